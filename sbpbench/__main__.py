@@ -1,0 +1,5 @@
+"""Allow ``python -m sbpbench``."""
+
+from sbpbench.cli import main
+
+main()

@@ -1,0 +1,180 @@
+"""The ``sbpbench`` command line.
+
+A user mistake ends with one line ``sbpbench: error: ...`` and exit code 2 (a traceback
+only with ``--debug``); Ctrl-C keeps every finished run and exits with 130.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+
+from sbpbench import __version__
+from sbpbench.errors import UserError
+
+
+class CliReporter:
+    """Progress on standard error: a redrawn line on a terminal, one line per run otherwise."""
+
+    def __init__(self, quiet: bool = False):
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+        self._t0 = time.time()
+        self._label = ""
+        self._last_draw = 0.0
+
+    def _say(self, text: str) -> None:
+        if not self.quiet:
+            click.echo(text, err=True)
+
+    def loaded(self, exp, n_train: int, n_test: int, seconds: float) -> None:
+        self._say(f"[{exp.name}] {exp.dataset.label}: {n_train} training / {n_test} test examples "
+                  f"(loaded in {seconds:.1f}s); {len(exp.solvers)} solver(s) x {exp.runs} run(s)")
+
+    def start(self, solver: str, run: int, runs: int) -> None:
+        self._label = f"{solver} run {run + 1}/{runs}"
+        self._t0 = time.time()
+
+    def checkpoint(self, fraction: float, row: dict[str, Any]) -> None:
+        if self.quiet or not self.tty or time.time() - self._last_draw < 0.2:
+            return
+        self._last_draw = time.time()
+        width = 24
+        filled = int(width * min(1.0, fraction))
+        bar = "#" * filled + "-" * (width - filled)
+        click.echo(
+            f"\r  {self._label:<28} [{bar}] {100 * min(1.0, fraction):5.1f}%  "
+            f"kevals {row['kernel_evals']:.3g}  test err {100 * row['test_error']:.2f}%  "
+            f"{time.time() - self._t0:.0f}s ",
+            err=True, nl=False,
+        )
+
+    def end(self, summary: dict[str, Any]) -> None:
+        err = summary["test_error"]
+        err_text = f"{100 * err:.2f}%" if err is not None else "n/a"
+        line = (f"  {self._label:<28} {summary['status']:<8} test err {err_text}  "
+                f"kevals {summary['kernel_evals']:.3g}  train {summary['train_time_s']:.1f}s")
+        if self.tty and not self.quiet:
+            click.echo("\r" + " " * 110 + "\r", err=True, nl=False)
+        self._say(line)
+
+
+def summary_table(curves: pd.DataFrame) -> str:
+    """Per solver: final test error mean ± std over runs, kernel evaluations, training seconds."""
+    if curves.empty:
+        return "(no checkpoints were recorded)"
+    last = curves.sort_values("checkpoint").groupby(["solver", "run"], sort=False).tail(1)
+    lines = [f"{'solver':<24} {'runs':>4} {'test error (%)':>16} {'kernel evals':>13} {'train s':>9}  status"]
+    for label, g in last.groupby("solver", sort=False):
+        err = 100 * g["test_error"]
+        std = err.std(ddof=0) if len(g) > 1 else 0.0
+        statuses = ",".join(sorted(set(g["status"].astype(str))))
+        lines.append(f"{label:<24} {len(g):>4} {err.mean():>9.2f} ± {std:<4.2f} "
+                     f"{g['kernel_evals'].mean():>13.3g} {g['train_time_s'].mean():>9.2f}  {statuses}")
+    return "\n".join(lines)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="sbpbench")
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+def cli(debug: bool) -> None:
+    """Reproduce the SBP, Pegasos and SGD-revisited experiments and compare SVM solvers.
+
+    Start with: sbpbench run configs/quickstart.yaml
+    """
+
+
+@cli.command()
+@click.argument("configs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--results", "results_root", default="results", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Root folder for results.")
+@click.option("--no-plot", is_flag=True, help="Do not draw the figure after the run.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+def run(configs: tuple[Path, ...], results_root: Path, no_plot: bool, quiet: bool) -> None:
+    """Run the experiments in CONFIGS (YAML files) and write results/<name>/<run-id>/.
+
+    Every config is validated before anything runs. Each run writes curves.csv (one row
+    per checkpoint) and meta.json (resolved configuration, versions, host, statuses).
+    """
+    from sbpbench import config
+    from sbpbench.plotting import plot_results
+    from sbpbench.results import read_curves
+    from sbpbench.runner import run_experiment
+
+    experiments = [config.load(path) for path in configs]
+    reporter = CliReporter(quiet)
+    for exp in experiments:
+        directory = run_experiment(exp, results_root, reporter)
+        click.echo(f"\n{exp.name}: final checkpoint of each run")
+        click.echo(summary_table(read_curves(directory)))
+        click.echo(f"results: {directory}/curves.csv, {directory}/meta.json")
+        if not no_plot:
+            written = plot_results(directory)
+            if written:
+                click.echo("figure:  " + ", ".join(str(p) for p in written))
+
+
+@cli.command()
+@click.argument("configs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+def validate(configs: tuple[Path, ...]) -> None:
+    """Check experiment configs without running them."""
+    from sbpbench import config
+
+    for path in configs:
+        exp = config.load(path)
+        click.echo(f"{path}: ok ({exp.name}: {len(exp.solvers)} solver(s), {exp.runs} run(s))")
+
+
+@cli.command()
+@click.argument("results_dir", type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder (default: RESULTS_DIR).")
+def plot(results_dir: Path, out: Path | None) -> None:
+    """Draw Figure 2 (test error against kernel evaluations) from RESULTS_DIR.
+
+    RESULTS_DIR is a run folder, or a tree of them (the newest run of each experiment is
+    drawn). Writes figure2.png and figure2.svg.
+    """
+    from sbpbench.plotting import plot_results
+
+    written = plot_results(results_dir, out)
+    if not written:
+        raise UserError(f"{results_dir}: no curves.csv with kernel evaluations found")
+    for path in written:
+        click.echo(str(path))
+
+
+@cli.command()
+def solvers() -> None:
+    """List the solvers, what they need and their parameters."""
+    from sbpbench.solvers import SOLVERS
+
+    for name, cls in sorted(SOLVERS.items()):
+        needs = ", ".join(sorted(cls.needs)) or "-"
+        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {'yes' if cls.supports_bias else 'no'}")
+        for pname, p in cls.params.items():
+            click.echo(f"    {pname} ({p.type.__name__}, default {p.default!r}): {p.doc}")
+
+
+def main() -> None:
+    """Entry point: run the CLI, turning user errors into one line and exit code 2."""
+    debug = "--debug" in sys.argv[1:]
+    try:
+        cli.main(standalone_mode=False)
+    except UserError as exc:
+        if debug:
+            raise
+        click.echo(f"sbpbench: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (KeyboardInterrupt, click.Abort):
+        click.echo("\nsbpbench: interrupted; finished runs were kept", err=True)
+        sys.exit(130)

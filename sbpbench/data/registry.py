@@ -1,0 +1,163 @@
+"""The dataset registry: a name resolves to a loader of a train and a test split.
+
+A dataset knows nothing of solvers. Each entry says where its data come from and how to
+load it; :func:`load` applies the experiment's subsampling. ``adult`` resolves to the
+copy of LIBSVM's ``a9a``/``a9a.t`` bundled inside the package (compressed with xz and
+checked against its sha256 when loaded), so Adult needs no download.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import lzma
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Callable
+
+import numpy as np
+
+from sbpbench.data.libsvm import Split, read_libsvm, subsample, to_binary
+from sbpbench.errors import UserError
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """The ``dataset:`` section of an experiment.
+
+    Parameters
+    ----------
+    name : str, optional
+        A registered dataset (see :data:`REGISTRY`).
+    path, test_path : str, optional
+        LIBSVM files to use instead of a registered dataset.
+    n_train, n_test : int, optional
+        Subsample sizes (all examples when omitted).
+    n_features : int, optional
+        Number of features for ``path`` files (inferred when omitted).
+    positive : float, optional
+        For ``path`` files with more than two labels: the label that becomes +1.
+    """
+
+    name: str | None = None
+    path: str | None = None
+    test_path: str | None = None
+    n_train: int | None = None
+    n_test: int | None = None
+    n_features: int | None = None
+    positive: float | None = None
+
+    @property
+    def label(self) -> str:
+        """A short name for tables and file names."""
+        return self.name or self.path or "?"
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """A registered dataset: what it is and how to load its full train and test splits."""
+
+    name: str
+    description: str
+    source: str
+    n_features: int
+    task: str
+    load: Callable[[], tuple[Split, Split]] = field(repr=False)
+
+
+#: Every registered dataset by name. Downloaders add entries here.
+REGISTRY: dict[str, DatasetInfo] = {}
+
+
+def register(info: DatasetInfo) -> DatasetInfo:
+    """Add a dataset to :data:`REGISTRY` (its name must be new)."""
+    if info.name in REGISTRY:
+        raise ValueError(f"dataset {info.name!r} registered twice")
+    REGISTRY[info.name] = info
+    return info
+
+
+# ----------------------------------------------------------------------------- bundled Adult
+
+#: sha256 of the decompressed bundled files (the same bytes as LIBSVM's a9a and a9a.t).
+BUNDLED_SHA256 = {
+    "a9a": "f5d5ffd8d865ff41328e7ee043e4b020816914ff6843ff15b98905ddbedce906",
+    "a9a.t": "1f448a153f0320399a7e40836eb207655b0bde0f21fc941cc472193daa9f5de9",
+}
+ADULT_FEATURES = 123
+
+
+def bundled_bytes(filename: str) -> bytes:
+    """The decompressed bytes of a bundled file, verified against :data:`BUNDLED_SHA256`."""
+    ref = resources.files("sbpbench.data") / "bundled" / f"{filename}.xz"
+    data = lzma.decompress(ref.read_bytes())
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != BUNDLED_SHA256[filename]:
+        raise UserError(
+            f"{ref}: sha256 {digest} does not match the expected {BUNDLED_SHA256[filename]} "
+            "(the installed package is damaged; reinstall it)"
+        )
+    return data
+
+
+def _load_bundled_adult() -> tuple[Split, Split]:
+    splits = []
+    for filename in ("a9a", "a9a.t"):
+        # a9a.t never uses index 123, so the feature count must be given explicitly
+        X, labels = read_libsvm(bundled_bytes(filename), f"bundled {filename}", n_features=ADULT_FEATURES)
+        splits.append(Split(X, to_binary(labels, filename, positive=1.0)[0]))
+    return splits[0], splits[1]
+
+
+register(
+    DatasetInfo(
+        name="adult",
+        description="UCI Adult (census income > 50K), Platt's 123 binary features (LIBSVM a9a)",
+        source="bundled copy of LIBSVM's a9a / a9a.t (32561 / 16281 rows)",
+        n_features=ADULT_FEATURES,
+        task="income >50K (+1) vs <=50K (-1)",
+        load=_load_bundled_adult,
+    )
+)
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+def load(spec: DatasetSpec, rng: np.random.Generator) -> tuple[Split, Split]:
+    """Load the train and test splits an experiment asks for, subsampled with ``rng``.
+
+    Parameters
+    ----------
+    spec : DatasetSpec
+        The experiment's dataset section.
+    rng : numpy.random.Generator
+        Source of the subsampling (the experiment's seed, so every run and solver sees the
+        same data).
+
+    Returns
+    -------
+    train, test : Split
+    """
+    if spec.name is not None:
+        if spec.name not in REGISTRY:
+            raise UserError(f"unknown dataset {spec.name!r} (valid: {', '.join(sorted(REGISTRY))})")
+        train, test = REGISTRY[spec.name].load()
+    else:
+        train_X, train_labels = read_libsvm(spec.path, spec.path, spec.n_features)
+        n_features = spec.n_features or train_X.shape[1]
+        test_X, test_labels = read_libsvm(spec.test_path, spec.test_path, n_features)
+        if test_X.shape[1] > n_features:
+            raise UserError(
+                f"{spec.test_path}: uses feature index {test_X.shape[1]} but {spec.path} has only "
+                f"{n_features} features (set dataset.n_features)"
+            )
+        if test_X.shape[1] < n_features:
+            test_X.resize((test_X.shape[0], n_features))
+        train_y, positive = to_binary(train_labels, spec.path, spec.positive)
+        test_y, _ = to_binary(test_labels, spec.test_path, positive)
+        train, test = Split(train_X, train_y), Split(test_X, test_y)
+    train = subsample(train, spec.n_train, rng)
+    test = subsample(test, spec.n_test, rng)
+    if np.unique(train.y).size < 2:
+        raise UserError(f"dataset {spec.label}: the training sample has only one class")
+    return train, test

@@ -1,0 +1,331 @@
+"""The counting kernel: every kernel value a solver uses comes from here.
+
+The SBP paper compares solvers by the number of kernel evaluations, so that the
+comparison does not depend on an implementation. A :class:`Kernel` owns the training
+data and three counters (see ``shared/design.md``):
+
+``kernel_evals``
+    evaluations between training points that the algorithm, as published, performs,
+    counted as if there were no cache (the x-axis of the SBP paper's Figure 2);
+``kernel_evals_computed``
+    evaluations actually computed, after the LRU row cache;
+``eval_kernel_evals``
+    evaluations made only to measure (test error), which never enter the two above.
+
+The diagonal ``K(x_i, x_i)`` is not counted: for the Gaussian kernel it is exactly 1,
+and for the linear kernel it is the squared norm, which is precomputed once for every
+kernel row anyway.
+
+Rows are computed by compiled loops (numba) over CSR or dense float64 data with the
+squared norms precomputed: ``||x - x'||^2 = ||x||^2 + ||x'||^2 - 2 <x, x'>``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+#: Data denser than this is stored dense; sparser data stays CSR.
+DENSE_THRESHOLD = 0.25
+#: Test rows per block when measuring decision values.
+EVAL_BLOCK_ROWS = 2048
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """What kernel to use.
+
+    Parameters
+    ----------
+    name : {"gaussian", "linear"}
+        ``gaussian`` is ``exp(-||x - x'||^2 / (2 sigma2))``; ``linear`` is ``<x, x'>``.
+    sigma2 : float
+        The Gaussian bandwidth sigma^2 (ignored by the linear kernel).
+    cache_mb : float
+        Size of the LRU row cache in MiB (0 disables it).
+    """
+
+    name: str = "gaussian"
+    sigma2: float = 1.0
+    cache_mb: float = 256.0
+
+
+# ----------------------------------------------------------------------------- compiled loops
+
+
+@numba.njit(cache=True, inline="always")
+def _transform(dot, sq_i, sq_j, gaussian, gamma):
+    if not gaussian:
+        return dot
+    d2 = sq_i + sq_j - 2.0 * dot
+    if d2 < 0.0:
+        d2 = 0.0
+    return np.exp(-gamma * d2)
+
+
+@numba.njit(cache=True, parallel=True)
+def _sparse_row(indptr, indices, data, sq, dense_xi, sq_i, idx, gaussian, gamma, out):
+    """out[r] = K(x_i, x_idx[r]) for CSR rows, with x_i scattered into ``dense_xi``."""
+    for r in numba.prange(idx.shape[0]):
+        j = idx[r]
+        acc = 0.0
+        for k in range(indptr[j], indptr[j + 1]):
+            acc += data[k] * dense_xi[indices[k]]
+        out[r] = _transform(acc, sq_i, sq[j], gaussian, gamma)
+
+
+@numba.njit(cache=True, parallel=True)
+def _dense_row(X, sq, xi, sq_i, idx, gaussian, gamma, out):
+    """out[r] = K(x_i, x_idx[r]) for dense rows."""
+    d = X.shape[1]
+    for r in numba.prange(idx.shape[0]):
+        j = idx[r]
+        acc = 0.0
+        for k in range(d):
+            acc += X[j, k] * xi[k]
+        out[r] = _transform(acc, sq_i, sq[j], gaussian, gamma)
+
+
+@numba.njit(cache=True, parallel=True)
+def _sparse_decision(z_indptr, z_indices, z_data, z_sq, s_indptr, s_indices, s_data, s_sq,
+                     coef, d, gaussian, gamma, out):
+    """out[r] = sum_j coef[j] K(z_r, s_j) for sparse test rows z and sparse rows s."""
+    m = z_indptr.shape[0] - 1
+    nsv = s_indptr.shape[0] - 1
+    for r in numba.prange(m):
+        dense = np.zeros(d)
+        for k in range(z_indptr[r], z_indptr[r + 1]):
+            dense[z_indices[k]] = z_data[k]
+        total = 0.0
+        for j in range(nsv):
+            acc = 0.0
+            for k in range(s_indptr[j], s_indptr[j + 1]):
+                acc += s_data[k] * dense[s_indices[k]]
+            total += coef[j] * _transform(acc, z_sq[r], s_sq[j], gaussian, gamma)
+        out[r] = total
+
+
+@numba.njit(cache=True, parallel=True)
+def _finish_block(dots, z_sq, s_sq, coef, gaussian, gamma, out):
+    """out[r] = sum_j coef[j] K from a block of inner products ``dots[r, j]``."""
+    m, nsv = dots.shape
+    for r in numba.prange(m):
+        total = 0.0
+        for j in range(nsv):
+            total += coef[j] * _transform(dots[r, j], z_sq[r], s_sq[j], gaussian, gamma)
+        out[r] = total
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def as_kernel_matrix(X) -> np.ndarray | sp.csr_matrix:
+    """Return ``X`` as float64 CSR (sparse data) or C-contiguous dense (dense data).
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix
+        The examples, one per row.
+
+    Returns
+    -------
+    numpy.ndarray or scipy.sparse.csr_matrix
+        Dense when the fraction of nonzeros is at least :data:`DENSE_THRESHOLD`.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        density = X.nnz / max(1, X.shape[0] * X.shape[1])
+        if density >= DENSE_THRESHOLD:
+            return np.ascontiguousarray(X.toarray())
+        X.sum_duplicates()
+        X.sort_indices()
+        X.indices = X.indices.astype(np.int32, copy=False)
+        X.indptr = X.indptr.astype(np.int32 if X.nnz < 2**31 else np.int64, copy=False)
+        return X
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def squared_norms(X) -> np.ndarray:
+    """Squared Euclidean norm of every row of ``X`` (dense or CSR)."""
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel().astype(np.float64)
+    return np.einsum("ij,ij->i", X, X)
+
+
+# ----------------------------------------------------------------------------- the kernel
+
+
+class Kernel:
+    """A Gaussian or linear kernel over a fixed training set that counts every evaluation.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n, d)
+        Training examples.
+    spec : KernelSpec
+        Kernel name, bandwidth and row-cache size.
+
+    Notes
+    -----
+    Counting rules (the contract of ``shared/design.md``):
+
+    * :meth:`row` adds ``n`` to ``kernel_evals`` always, and to ``kernel_evals_computed``
+      only when the row was not in the cache;
+    * :meth:`entries` adds ``len(idx)`` to both (no cache);
+    * :meth:`decision` adds ``m * len(support)`` to ``eval_kernel_evals`` only;
+    * :meth:`diag` is free (see the module docstring).
+    """
+
+    def __init__(self, X, spec: KernelSpec):
+        if spec.name not in ("gaussian", "linear"):
+            raise ValueError(f"unknown kernel {spec.name!r}")
+        if spec.name == "gaussian" and not spec.sigma2 > 0:
+            raise ValueError("sigma2 must be positive")
+        self.spec = spec
+        self.X = as_kernel_matrix(X)
+        self.sparse = sp.issparse(self.X)
+        self.n, self.d = self.X.shape
+        self.sq = squared_norms(self.X)
+        self._gaussian = spec.name == "gaussian"
+        self._gamma = 1.0 / (2.0 * spec.sigma2) if self._gaussian else 0.0
+        self._scratch = np.zeros(self.d)
+        self._all = np.arange(self.n, dtype=np.int64)
+        row_bytes = 8 * max(1, self.n)
+        self._cache_rows = int(spec.cache_mb * 2**20 // row_bytes)
+        self.reset()
+
+    # -- counters -------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Zero the counters and empty the row cache (done at the start of every run)."""
+        self.kernel_evals = 0
+        self.kernel_evals_computed = 0
+        self.eval_kernel_evals = 0
+        self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+
+    # -- training-time access ---------------------------------------------------------------
+    def diag(self) -> np.ndarray:
+        """``K(x_i, x_i)`` for every training point (not counted)."""
+        return np.ones(self.n) if self._gaussian else self.sq.copy()
+
+    def row(self, i: int) -> np.ndarray:
+        """Kernel row ``K(x_i, x_j)`` for all training points ``j``.
+
+        Parameters
+        ----------
+        i : int
+            Index of a training point.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n,)
+            A read-only array (it may be shared with the cache).
+        """
+        self.kernel_evals += self.n
+        cached = self._cache.get(i)
+        if cached is not None:
+            self._cache.move_to_end(i)
+            return cached
+        self.kernel_evals_computed += self.n
+        out = self._compute(i, self._all)
+        if self._cache_rows > 0:
+            out.flags.writeable = False
+            self._cache[i] = out
+            if len(self._cache) > self._cache_rows:
+                self._cache.popitem(last=False)
+        return out
+
+    def entries(self, i: int, idx: np.ndarray) -> np.ndarray:
+        """``K(x_i, x_j)`` for the training points ``j`` in ``idx`` only (no cache).
+
+        Parameters
+        ----------
+        i : int
+            Index of a training point.
+        idx : numpy.ndarray of int
+            Indices of training points.
+
+        Returns
+        -------
+        numpy.ndarray, shape (len(idx),)
+        """
+        idx = np.asarray(idx, dtype=np.int64)
+        self.kernel_evals += idx.size
+        self.kernel_evals_computed += idx.size
+        return self._compute(i, idx)
+
+    def _compute(self, i: int, idx: np.ndarray) -> np.ndarray:
+        """``K(x_i, x_j)`` for ``j`` in ``idx`` by the compiled loops (no counting here)."""
+        out = np.empty(idx.size)
+        if self.sparse:
+            X = self.X
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            cols = X.indices[lo:hi]
+            self._scratch[cols] = X.data[lo:hi]
+            _sparse_row(X.indptr, X.indices, X.data, self.sq, self._scratch, self.sq[i], idx,
+                        self._gaussian, self._gamma, out)
+            self._scratch[cols] = 0.0
+        else:
+            _dense_row(self.X, self.sq, self.X[i], self.sq[i], idx, self._gaussian, self._gamma, out)
+        return out
+
+    # -- measurement ----------------------------------------------------------------------
+    def prepare(self, Z):
+        """Return points ``Z`` in this kernel's storage format (CSR or dense float64)."""
+        if self.sparse:
+            Z = sp.csr_matrix(Z, dtype=np.float64)
+            Z.indices = Z.indices.astype(np.int32, copy=False)
+            return Z
+        return np.ascontiguousarray(Z.toarray() if sp.issparse(Z) else Z, dtype=np.float64)
+
+    def decision(self, Z, support: np.ndarray, coef: np.ndarray, bias: float = 0.0) -> np.ndarray:
+        """Decision values ``f(z) = sum_j coef_j K(x_support[j], z) + bias`` for rows of ``Z``.
+
+        Counted in ``eval_kernel_evals`` only: this is measurement, never training.
+
+        Parameters
+        ----------
+        Z : array-like or scipy sparse matrix, shape (m, d)
+            Points to score, already in the format of :func:`as_kernel_matrix`.
+        support : numpy.ndarray of int
+            Indices of training points with nonzero coefficients.
+        coef : numpy.ndarray
+            Coefficient of each support point (``alpha_j y_j`` scaled as the solver outputs).
+        bias : float
+            Unregularized bias added to every value.
+
+        Returns
+        -------
+        numpy.ndarray, shape (m,)
+        """
+        m = Z.shape[0]
+        support = np.asarray(support, dtype=np.int64)
+        self.eval_kernel_evals += m * support.size
+        if support.size == 0 or m == 0:
+            return np.full(m, float(bias))
+        coef = np.asarray(coef, dtype=np.float64)
+        return self._decision_values(Z, squared_norms(Z), support, coef) + bias
+
+    def _decision_values(self, Z, z_sq, support, coef):
+        """Blocked decision values of :meth:`decision` (no counting here)."""
+        S = self.X[support]
+        s_sq = self.sq[support]
+        m = Z.shape[0]
+        out = np.empty(m)
+        small_d = self.d <= 4096
+        if sp.issparse(Z) and not small_d:
+            Z = sp.csr_matrix(Z)
+            _sparse_decision(Z.indptr, Z.indices.astype(np.int32), Z.data, z_sq, S.indptr,
+                             S.indices, S.data, s_sq, coef, self.d, self._gaussian, self._gamma, out)
+            return out
+        Sd = S.toarray() if sp.issparse(S) else S
+        for lo in range(0, m, EVAL_BLOCK_ROWS):
+            hi = min(m, lo + EVAL_BLOCK_ROWS)
+            Zb = Z[lo:hi]
+            Zb = Zb.toarray() if sp.issparse(Zb) else Zb
+            dots = np.ascontiguousarray(Zb @ Sd.T)
+            _finish_block(dots, z_sq[lo:hi], s_sq, coef, self._gaussian, self._gamma, out[lo:hi])
+        return out

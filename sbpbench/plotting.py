@@ -1,0 +1,145 @@
+"""Figures from result curves: the SBP paper's Figure 2 and its relatives.
+
+Figure 2 plots test error (linear axis) against kernel evaluations (log axis), the mean
+over runs with a band of one standard deviation, one line per solver and one panel per
+experiment. Runs of one solver reach their checkpoints at slightly different counts, so
+each run is interpolated (in log kernel evaluations) onto a common grid before averaging.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from sbpbench.results import read_curves  # noqa: E402
+
+#: Grid points per decade for averaging runs.
+GRID_PER_DECADE = 20
+
+
+def latest_runs(root: str | Path) -> list[Path]:
+    """The run folders to draw from ``root``.
+
+    ``root`` may be a run folder (it is used alone), an experiment folder, or a results tree;
+    in the latter cases the newest run folder of each experiment is used.
+    """
+    root = Path(root)
+    if (root / "curves.csv").is_file():
+        return [root]
+    newest: dict[Path, Path] = {}
+    for f in sorted(root.rglob("curves.csv")):
+        run_dir = f.parent
+        if "reference" in run_dir.relative_to(root).parts:
+            continue
+        newest[run_dir.parent] = run_dir  # sorted: later timestamps win
+    return [newest[k] for k in sorted(newest)]
+
+
+def mean_curve(frame: pd.DataFrame, x: str = "kernel_evals", y: str = "test_error"):
+    """Mean and standard deviation over runs of ``y`` against ``x`` on a common log grid.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of one solver (several runs).
+    x, y : str
+        Column names.
+
+    Returns
+    -------
+    grid, mean, std : numpy.ndarray
+        Empty arrays when no run has a positive ``x``.
+    """
+    curves = []
+    for _, run in frame.groupby("run"):
+        run = run[run[x] > 0].sort_values(x)
+        if len(run):
+            curves.append((np.log10(run[x].to_numpy(float)), run[y].to_numpy(float)))
+    if not curves:
+        return np.array([]), np.array([]), np.array([])
+    lo = max(c[0][0] for c in curves)
+    hi = min(c[0][-1] for c in curves)
+    if hi <= lo:
+        grid = np.array([hi])
+    else:
+        grid = np.linspace(lo, hi, max(2, int((hi - lo) * GRID_PER_DECADE) + 1))
+    values = np.array([np.interp(grid, cx, cy) for cx, cy in curves])
+    return 10.0**grid, values.mean(axis=0), values.std(axis=0)
+
+
+def figure2(curves: pd.DataFrame, out_stem: Path, title: str | None = None) -> list[Path]:
+    """Draw test error against kernel evaluations, one panel per experiment.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of ``curves.csv`` files.
+    out_stem : pathlib.Path
+        Output path without suffix; ``.png`` and ``.svg`` are written.
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written (none when nothing has kernel evaluations).
+    """
+    curves = curves[curves["kernel_evals"] > 0]
+    experiments = list(dict.fromkeys(curves["experiment"]))
+    if not experiments:
+        return []
+    fig, axes = plt.subplots(1, len(experiments), figsize=(5.2 * len(experiments), 4.2), squeeze=False)
+    for ax, name in zip(axes[0], experiments):
+        sub = curves[curves["experiment"] == name]
+        for label, frame in sub.groupby("solver", sort=False):
+            grid, mean, std = mean_curve(frame)
+            if grid.size == 0:
+                continue
+            line, = ax.plot(grid, 100 * mean, label=f"{label} ({frame['run'].nunique()} runs)")
+            ax.fill_between(grid, 100 * (mean - std), 100 * (mean + std), color=line.get_color(), alpha=0.2, lw=0)
+        ax.set_xscale("log")
+        ax.set_xlabel("kernel evaluations")
+        ax.set_ylabel("test error (%)")
+        ax.set_title(f"{name} ({sub['dataset'].iloc[0]})")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    out_stem.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for suffix in (".png", ".svg"):
+        path = out_stem.with_suffix(suffix)
+        fig.savefig(path, dpi=130)
+        written.append(path)
+    plt.close(fig)
+    return written
+
+
+def plot_results(root: str | Path, out_dir: str | Path | None = None) -> list[Path]:
+    """Draw Figure 2 for the newest run of every experiment under ``root``.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path
+        A run folder or a results tree.
+    out_dir : str or pathlib.Path, optional
+        Where to write; defaults to ``root`` itself.
+
+    Returns
+    -------
+    list of pathlib.Path
+        Files written.
+    """
+    runs = latest_runs(root)
+    if not runs:
+        return []
+    curves = pd.concat([read_curves(r) for r in runs], ignore_index=True)
+    out = Path(out_dir) if out_dir is not None else Path(root)
+    return figure2(curves, out / "figure2")

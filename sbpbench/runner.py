@@ -1,0 +1,256 @@
+"""The runner: the only place that decides when to measure.
+
+For every solver and run of an experiment it creates the solver with its own random
+generator, advances it checkpoint by checkpoint, and measures at each checkpoint: test
+error through the kernel's measurement path (counted apart, excluded from training time),
+the solver's objectives, and the counters.
+
+Checkpoints are spaced logarithmically in ``kernel_evals`` (``per_decade`` per decade,
+default ten), plus every epoch boundary (``n`` iterations) and the end of the budget.
+A solver stops only between iterations, so a checkpoint lands on the first iteration
+boundary at or after its target.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import zlib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from sbpbench import data
+from sbpbench.config import Experiment, SolverSpec, eval_lambda
+from sbpbench.problem import Problem
+from sbpbench.results import ResultsWriter, environment, new_run_dir
+from sbpbench.solvers import SOLVERS, Snapshot, Solver
+
+
+def run_rng(seed: int, run: int, solver_name: str) -> np.random.Generator:
+    """The generator of one run, derived from (experiment seed, run index, solver name) only."""
+    return np.random.default_rng([seed, run, zlib.crc32(solver_name.encode())])
+
+
+def next_log_target(current: float, per_decade: int) -> float:
+    """The smallest ``10 ** (k / per_decade)`` (k integer) strictly above ``current``."""
+    if current < 1:
+        return 1.0
+    k = math.floor(math.log10(current) * per_decade + 1e-9) + 1
+    target = 10.0 ** (k / per_decade)
+    while target <= current:
+        k += 1
+        target = 10.0 ** (k / per_decade)
+    return target
+
+
+def test_error(problem: Problem, snap: Snapshot) -> float:
+    """Fraction of test points with ``y f(x) <= 0`` (the paper's 0/1 loss), measured apart."""
+    scores = problem.kernel.decision(problem.test_X, snap.support, snap.coef, snap.bias)
+    return float(np.mean(problem.test_y * scores <= 0))
+
+
+@dataclass
+class RunResult:
+    """What one run produced: its checkpoint rows and its summary for ``meta.json``."""
+
+    rows: list[dict[str, Any]]
+    summary: dict[str, Any]
+
+
+#: Called after every checkpoint with (fraction of budget done, row).
+Progress = Callable[[float, dict[str, Any]], None]
+
+
+def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
+            progress: Progress | None = None) -> RunResult:
+    """Run one solver once on a problem, measuring at every checkpoint.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment (budget, checkpoints, seed, names).
+    problem : Problem
+        The problem; its kernel counters are reset here.
+    spec : SolverSpec
+        The solver and its parameters.
+    run : int
+        Run index (selects the random stream).
+    progress : callable, optional
+        Told about every checkpoint.
+
+    Returns
+    -------
+    RunResult
+        Rows and a summary whose ``status`` is ``done`` (the solver finished or the target
+        test error was reached), ``budget``, ``diverged`` or ``failed: <reason>``.
+    """
+    n = problem.n
+    kernel = problem.kernel
+    kernel.reset()
+    budget = exp.budget
+    max_it = round(budget.epochs * n) if budget.epochs is not None else math.inf
+    max_kev = budget.kernel_evals if budget.kernel_evals is not None else math.inf
+    max_sec = budget.seconds if budget.seconds is not None else math.inf
+    base = {
+        "experiment": exp.name, "dataset": exp.dataset.label, "solver": spec.label,
+        "solver_name": spec.name, "params": spec.describe(), "seed": exp.seed, "run": run,
+    }
+    rows: list[dict[str, Any]] = []
+    train_time = 0.0
+    status = "budget"
+    started = time.time()
+    try:
+        solver: Solver = SOLVERS[spec.name](problem, run_rng(exp.seed, run, spec.name), **spec.params)
+        while True:
+            target_it = max_it
+            if exp.checkpoints.epochs:
+                target_it = min(target_it, (solver.iteration // n + 1) * n)
+            target_kev = min(max_kev, next_log_target(kernel.kernel_evals, exp.checkpoints.per_decade))
+            before = (solver.iteration, kernel.kernel_evals)
+            t0 = time.perf_counter()
+            finished = solver.advance(target_it, target_kev, t0 + (max_sec - train_time))
+            train_time += time.perf_counter() - t0
+            if (solver.iteration, kernel.kernel_evals) == before and not finished:
+                break  # out of time before another iteration
+            row = _measure(problem, solver, train_time, base, len(rows))
+            if not _finite(row):
+                status = "diverged"
+                break
+            rows.append(row)
+            if progress is not None:
+                progress(max(solver.iteration / max_it, kernel.kernel_evals / max_kev, train_time / max_sec), row)
+            if finished or (budget.test_error is not None and row["test_error"] <= budget.test_error):
+                status = "done"
+                break
+            if solver.iteration >= max_it or kernel.kernel_evals >= max_kev or train_time >= max_sec:
+                break
+    except Exception as exc:  # a failing run must not take the others down
+        status = f"failed: {type(exc).__name__}: {exc}"
+    last = rows[-1] if rows else {}
+    summary = {
+        **{k: base[k] for k in ("solver", "solver_name", "params", "run")},
+        "status": status,
+        "checkpoints": len(rows),
+        "iterations": last.get("iteration", 0),
+        "kernel_evals": last.get("kernel_evals", 0),
+        "train_time_s": last.get("train_time_s", 0.0),
+        "test_error": last.get("test_error"),
+        "wall_time_s": round(time.time() - started, 3),
+    }
+    return RunResult(rows, summary)
+
+
+def _measure(problem: Problem, solver: Solver, train_time: float, base: dict, index: int) -> dict[str, Any]:
+    snap = solver.snapshot()
+    kernel = problem.kernel
+    row = {
+        **base,
+        "checkpoint": index,
+        "iteration": solver.iteration,
+        "epoch": solver.iteration / problem.n,
+        "kernel_evals": kernel.kernel_evals,
+        "kernel_evals_computed": kernel.kernel_evals_computed,
+        "train_time_s": train_time,
+        "test_error": test_error(problem, snap),
+        "objective": snap.objective,
+        "primal_objective": snap.primal_objective,
+        "n_support": snap.n_support,
+    }
+    row["eval_kernel_evals"] = kernel.eval_kernel_evals
+    row.update(snap.extra)
+    return row
+
+
+def _finite(row: dict[str, Any]) -> bool:
+    return all(math.isfinite(v) for v in row.values() if isinstance(v, float))
+
+
+def resolve(exp: Experiment, n_train: int) -> dict[str, Any]:
+    """Problem parameters with every derived value written out (for ``meta.json``)."""
+    return {
+        "lambda": eval_lambda(exp.lam, n_train) if exp.lam is not None else None,
+        "lambda_expression": exp.lam,
+        "nu": exp.nu,
+        "bias": exp.bias,
+    }
+
+
+def run_experiment(exp: Experiment, results_root: Path, reporter: "Reporter | None" = None) -> Path:
+    """Run every solver of an experiment ``exp.runs`` times and write the results.
+
+    Parameters
+    ----------
+    exp : Experiment
+        A validated experiment.
+    results_root : pathlib.Path
+        Results go to ``results_root/<experiment>/<run-id>/``.
+    reporter : Reporter, optional
+        Receives progress.
+
+    Returns
+    -------
+    pathlib.Path
+        The run folder. On Ctrl-C the finished runs are kept, ``meta.json`` says
+        ``interrupted`` and the interruption propagates.
+    """
+    reporter = reporter or Reporter()
+    t0 = time.time()
+    train, test = data.load(exp.dataset, np.random.default_rng([exp.seed, zlib.crc32(b"dataset")]))
+    resolved = resolve(exp, train.n)
+    problem = Problem.build(train, test, exp.kernel, resolved["lambda"], exp.nu, exp.bias)
+    reporter.loaded(exp, train.n, test.n, time.time() - t0)
+    directory = new_run_dir(results_root, exp.name)
+    meta = {
+        "experiment": exp.name,
+        "config_file": exp.source,
+        "config": exp.raw,
+        "resolved": {
+            "dataset": {**asdict(exp.dataset), "n_train": train.n, "n_test": test.n,
+                        "n_features": train.X.shape[1], "positives_train": int((train.y > 0).sum()),
+                        "positives_test": int((test.y > 0).sum())},
+            "kernel": asdict(exp.kernel),
+            "problem": resolved,
+            "solvers": [{"name": s.name, "label": s.label,
+                         "params": {**{k: p.default for k, p in SOLVERS[s.name].params.items()}, **s.params}}
+                        for s in exp.solvers],
+            "budget": asdict(exp.budget),
+            "checkpoints": asdict(exp.checkpoints),
+            "runs": exp.runs,
+            "seed": exp.seed,
+        },
+        **environment(),
+    }
+    writer = ResultsWriter(directory, meta)
+    writer.flush()
+    try:
+        for spec in exp.solvers:
+            for run in range(exp.runs):
+                reporter.start(spec.label, run, exp.runs)
+                result = run_one(exp, problem, spec, run, reporter.checkpoint)
+                writer.add_run(result.rows, result.summary)
+                reporter.end(result.summary)
+    except KeyboardInterrupt:
+        writer.meta["interrupted"] = True
+        writer.flush(finished=True)
+        raise
+    writer.flush(finished=True)
+    return directory
+
+
+class Reporter:
+    """Progress of an experiment; this base class stays silent (the CLI prints)."""
+
+    def loaded(self, exp: Experiment, n_train: int, n_test: int, seconds: float) -> None:
+        """The data are loaded."""
+
+    def start(self, solver: str, run: int, runs: int) -> None:
+        """A run begins."""
+
+    def checkpoint(self, fraction: float, row: dict[str, Any]) -> None:
+        """A checkpoint was measured; ``fraction`` of the run's budget is spent."""
+
+    def end(self, summary: dict[str, Any]) -> None:
+        """A run ended."""

@@ -1,0 +1,11 @@
+"""Pluggable solvers. Importing this package registers every solver module in it."""
+
+import importlib
+import pkgutil
+
+from sbpbench.solvers.base import SOLVERS, Param, Snapshot, Solver, register
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
+
+__all__ = ["SOLVERS", "Param", "Snapshot", "Solver", "register"]

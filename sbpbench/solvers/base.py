@@ -1,0 +1,135 @@
+"""What every solver provides, and the registry that names them.
+
+A solver knows nothing of YAML, files or plots. The runner creates it with a
+:class:`~sbpbench.problem.Problem`, a random generator and its parameters, then calls
+:meth:`Solver.advance` to move it to the next checkpoint and :meth:`Solver.snapshot` to
+measure it. Every kernel value goes through ``problem.kernel``, which counts.
+
+Solvers register themselves with :func:`register`; ``sbpbench.solvers`` imports every
+module of the package, so adding a solver is adding a module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+
+from sbpbench.problem import Problem
+
+
+@dataclass(frozen=True)
+class Param:
+    """A solver parameter that an experiment may set.
+
+    Parameters
+    ----------
+    type : type
+        ``int``, ``float``, ``bool`` or ``str``.
+    default : Any
+        Value when the experiment leaves it out.
+    doc : str
+        One line for ``sbpbench solvers`` and error messages.
+    choices : tuple, optional
+        Allowed values.
+    check : callable, optional
+        Returns an error text for a bad value, or None.
+    """
+
+    type: type
+    default: Any
+    doc: str
+    choices: tuple | None = None
+    check: Callable[[Any], str | None] | None = None
+
+
+def positive(value) -> str | None:
+    """Parameter check: the value must be > 0."""
+    return None if value > 0 else "must be positive"
+
+
+@dataclass
+class Snapshot:
+    """The predictor at a checkpoint and what the solver knows about it for free.
+
+    ``f(x) = sum_j coef[j] K(x_support[j], x) + bias``. ``objective`` is the solver's own
+    objective, ``primal_objective`` that of Problem 2.2 (None when lambda is undefined).
+    ``extra`` holds further columns (for example ``dual_objective``).
+    """
+
+    support: np.ndarray
+    coef: np.ndarray
+    bias: float = 0.0
+    objective: float | None = None
+    primal_objective: float | None = None
+    extra: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def n_support(self) -> int:
+        """Number of support vectors (nonzero coefficients)."""
+        return int(self.support.size)
+
+
+class Solver:
+    """Base class of all solvers.
+
+    Subclasses set ``name``, ``params``, ``needs`` (the problem parameters they require:
+    ``"lambda"`` and/or ``"nu"``), ``supports_bias``, and document their cost model in
+    kernel evaluations in their docstring.
+
+    Attributes
+    ----------
+    iteration : int
+        Iterations done so far (one epoch is ``n`` iterations).
+    """
+
+    name: ClassVar[str]
+    params: ClassVar[dict[str, Param]] = {}
+    needs: ClassVar[frozenset[str]] = frozenset()
+    supports_bias: ClassVar[bool] = False
+    uses_kernel: ClassVar[bool] = True
+
+    def __init__(self, problem: Problem, rng: np.random.Generator, **params: Any):
+        self.problem = problem
+        self.kernel = problem.kernel
+        self.rng = rng
+        self.n = problem.n
+        self.iteration = 0
+        for key, spec in self.params.items():
+            setattr(self, key, params.get(key, spec.default))
+
+    def advance(self, max_iterations: int, max_kernel_evals: float, deadline: float) -> bool:
+        """Run iterations until one of the limits is reached.
+
+        Parameters
+        ----------
+        max_iterations : int
+            Stop once ``self.iteration`` reaches this.
+        max_kernel_evals : float
+            Stop once ``kernel.kernel_evals`` reaches this.
+        deadline : float
+            Stop once :func:`time.perf_counter` passes this.
+
+        Returns
+        -------
+        bool
+            True if the solver has finished by itself (converged); it is not advanced again.
+        """
+        raise NotImplementedError
+
+    def snapshot(self) -> Snapshot:
+        """The current predictor (the averaged one for averaging methods), without kernel evaluations."""
+        raise NotImplementedError
+
+
+#: Every registered solver class by name.
+SOLVERS: dict[str, type[Solver]] = {}
+
+
+def register(cls: type[Solver]) -> type[Solver]:
+    """Class decorator adding a solver to :data:`SOLVERS`."""
+    if cls.name in SOLVERS:
+        raise ValueError(f"solver {cls.name!r} registered twice")
+    SOLVERS[cls.name] = cls
+    return cls
