@@ -27,7 +27,7 @@ DEFAULTS_DOC = {
     "name": "the config file's name without .yaml",
     "dataset.n_train / n_test": "all examples",
     "kernel": "{name: gaussian, sigma2: 1.0, cache_mb: 256}",
-    "problem": "{lambda: none, nu: none, bias: false}",
+    "problem": "{lambda: none, C: none, nu: none, bias: false}; C means lambda = 1/(C n)",
     "budget": "{epochs: 1}; kernel_evals, seconds and test_error (stop at or below) may be added",
     "checkpoints": "{per_decade: 10, epochs: true}",
     "runs": "1",
@@ -273,6 +273,9 @@ def _solvers(source: str, value, problem: dict) -> tuple[SolverSpec, ...]:
                 sec.fail("name", f"solver {name!r} needs problem.{need}")
         if problem["bias"] and not cls.supports_bias:
             sec.fail("name", f"solver {name!r} does not support problem.bias: true")
+        if problem["kernel"] not in cls.kernels:
+            sec.fail("name", f"solver {name!r} needs kernel.name {' or '.join(cls.kernels)}, "
+                             f"not {problem['kernel']!r}")
         spec = SolverSpec(name, params, sec.get("label", str, ""))
         label = spec.label or name + (f"[{spec.describe()}]" if params else "")
         if label in labels:
@@ -311,8 +314,13 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     top.get("description", str)
 
     prob = _Section(source, "problem", top.data.get("problem"))
-    prob.only(["lambda", "nu", "bias"])
+    prob.only(["lambda", "C", "nu", "bias"])
     lam = prob.data.get("lambda")
+    C = prob.get("C", float, check=_positive)
+    if C is not None:
+        if lam is not None:
+            prob.fail("C", "give either lambda or C (lambda = 1/(C n)), not both")
+        lam = f"1/({C!r}*n)"
     if lam is not None:
         if isinstance(lam, bool) or not isinstance(lam, (int, float, str)):
             prob.fail("lambda", f"expected a number or an expression in n, got {lam!r}")
@@ -340,12 +348,14 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     chk.only(["per_decade", "epochs"])
     checkpoints = Checkpoints(chk.get("per_decade", int, 10, check=_positive), chk.get("epochs", bool, True))
 
+    kernel = _kernel(source, top.data.get("kernel"))
     return Experiment(
         name=name,
         dataset=_dataset(source, top.data["dataset"], base),
-        kernel=_kernel(source, top.data.get("kernel")),
+        kernel=kernel,
         lam=lam, nu=nu, bias=bias,
-        solvers=_solvers(source, top.data["solvers"], {"lambda": lam, "nu": nu, "bias": bias}),
+        solvers=_solvers(source, top.data["solvers"],
+                         {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name}),
         budget=budget, checkpoints=checkpoints,
         runs=top.get("runs", int, 1, check=_positive),
         seed=top.get("seed", int, 0, check=_non_negative),

@@ -7,6 +7,7 @@ the solver's objectives, and the counters.
 
 Checkpoints are spaced logarithmically in ``kernel_evals`` (``per_decade`` per decade,
 default ten), plus every epoch boundary (``n`` iterations) and the end of the budget.
+For solvers that do not count kernel evaluations the log spacing is in iterations.
 A solver stops only between iterations, so a checkpoint lands on the first iteration
 boundary at or after its target.
 """
@@ -108,7 +109,11 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
             target_it = max_it
             if exp.checkpoints.epochs:
                 target_it = min(target_it, (solver.iteration // n + 1) * n)
-            target_kev = min(max_kev, next_log_target(kernel.kernel_evals, exp.checkpoints.per_decade))
+            if solver.counts_kernel_evals:
+                target_kev = min(max_kev, next_log_target(kernel.kernel_evals, exp.checkpoints.per_decade))
+            else:
+                target_kev = max_kev
+                target_it = min(target_it, math.ceil(next_log_target(solver.iteration, exp.checkpoints.per_decade)))
             before = (solver.iteration, kernel.kernel_evals)
             t0 = time.perf_counter()
             finished = solver.advance(target_it, target_kev, t0 + (max_sec - train_time))
@@ -125,7 +130,7 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
             if finished or (budget.test_error is not None and row["test_error"] <= budget.test_error):
                 status = "done"
                 break
-            if solver.iteration >= max_it or kernel.kernel_evals >= max_kev or train_time >= max_sec:
+            if solver.iteration >= max_it or row["kernel_evals"] >= max_kev or train_time >= max_sec:
                 break
     except Exception as exc:  # a failing run must not take the others down
         status = f"failed: {type(exc).__name__}: {exc}"
@@ -146,13 +151,14 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
 def _measure(problem: Problem, solver: Solver, train_time: float, base: dict, index: int) -> dict[str, Any]:
     snap = solver.snapshot()
     kernel = problem.kernel
+    counted = solver.counts_kernel_evals
     row = {
         **base,
         "checkpoint": index,
         "iteration": solver.iteration,
         "epoch": solver.iteration / problem.n,
-        "kernel_evals": kernel.kernel_evals,
-        "kernel_evals_computed": kernel.kernel_evals_computed,
+        "kernel_evals": kernel.kernel_evals if counted else math.nan,
+        "kernel_evals_computed": kernel.kernel_evals_computed if counted else math.nan,
         "train_time_s": train_time,
         "test_error": test_error(problem, snap),
         "objective": snap.objective,
@@ -164,8 +170,12 @@ def _measure(problem: Problem, solver: Solver, train_time: float, base: dict, in
     return row
 
 
+#: Columns that are never measurements (NaN there means "unknown", not divergence).
+_NOT_MEASURED = {"kernel_evals", "kernel_evals_computed", "epoch", "train_time_s"}
+
+
 def _finite(row: dict[str, Any]) -> bool:
-    return all(math.isfinite(v) for v in row.values() if isinstance(v, float))
+    return all(math.isfinite(v) for k, v in row.items() if isinstance(v, float) and k not in _NOT_MEASURED)
 
 
 def resolve(exp: Experiment, n_train: int) -> dict[str, Any]:

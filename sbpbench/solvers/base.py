@@ -75,8 +75,12 @@ class Solver:
     """Base class of all solvers.
 
     Subclasses set ``name``, ``params``, ``needs`` (the problem parameters they require:
-    ``"lambda"`` and/or ``"nu"``), ``supports_bias``, and document their cost model in
-    kernel evaluations in their docstring.
+    ``"lambda"`` and/or ``"nu"``), ``supports_bias``, ``kernels`` (the kernel names they
+    accept) and document their cost model in kernel evaluations in their docstring.
+    Solvers that never call the counting kernel (the LIBSVM/LIBLINEAR references, linear
+    solvers working on features) set ``counts_kernel_evals = False``: their kernel
+    evaluation columns are written as unknown (NaN) and their log-spaced checkpoints are
+    placed in iterations instead.
 
     Attributes
     ----------
@@ -88,7 +92,8 @@ class Solver:
     params: ClassVar[dict[str, Param]] = {}
     needs: ClassVar[frozenset[str]] = frozenset()
     supports_bias: ClassVar[bool] = False
-    uses_kernel: ClassVar[bool] = True
+    kernels: ClassVar[tuple[str, ...]] = ("gaussian", "linear")
+    counts_kernel_evals: ClassVar[bool] = True
 
     def __init__(self, problem: Problem, rng: np.random.Generator, **params: Any):
         self.problem = problem
