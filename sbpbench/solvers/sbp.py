@@ -18,7 +18,10 @@ Implementation (same arithmetic as Algorithm 1, fewer passes over ``n``): ``alph
 so the projection is O(1); the averages are kept as running sums
 ``sum_t s_t a^(t) = P_T a^(T) - sum_u P_(u-1) delta_u`` with ``P_t = sum_(tau<=t) s_tau``,
 so a checkpoint costs no kernel evaluations. The response update and both running sums are
-one fused compiled pass.
+one fused compiled pass. When ``s`` falls below :data:`FOLD_SCALE_BELOW` it is folded back into
+the vectors (``a <- s a``, ``acc <- acc - P a``, ``P <- 0``, ``s <- 1``, which leaves every
+average unchanged); without this, long runs underflow ``s`` and the running-sum difference
+cancels catastrophically.
 
 Cost model: exactly ``n`` kernel evaluations per iteration (one kernel row).
 Tie rule: Algorithm 1 samples from ``c_j < gamma`` strictly; with ``nu = 0`` that set is
@@ -35,6 +38,9 @@ import numpy as np
 
 from sbpbench.solvers.base import Param, Snapshot, Solver, register
 from sbpbench.solvers.waterlevel import sample_below, water_level
+
+#: Fold the global scale factor into the vectors when it drops below this.
+FOLD_SCALE_BELOW = 1e-3
 
 
 @numba.njit(cache=True)
@@ -94,8 +100,18 @@ class SBP(Solver):
             if self.norm2 > 1.0:
                 self.s /= np.sqrt(self.norm2)
                 self.norm2 = 1.0
+                if self.s < FOLD_SCALE_BELOW:
+                    self._fold_scale()
             self.P += self.s
         return False
+
+    def _fold_scale(self) -> None:
+        """Make ``s = 1`` without changing alpha, the responses or their running averages."""
+        for vec, acc in ((self.a, self.acc_a), (self.ct, self.acc_c)):
+            acc -= self.P * vec  # acc now holds minus the sum of the iterates so far
+            vec *= self.s
+        self.P = 0.0
+        self.s = 1.0
 
     def _iterate(self):
         """``(alpha, c)`` of the output iterate: the average, or the last one."""

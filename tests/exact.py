@@ -1,0 +1,87 @@
+"""Independent exact answers for tests: dense numpy/scipy, sharing no code with sbpbench.
+
+Everything here works on an explicit kernel matrix from scikit-learn, so a bug in the
+package's kernel, water level or solvers cannot hide in the reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog, minimize
+from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
+
+
+def kernel_matrix(X, Z=None, sigma2: float = 10.0, kind: str = "gaussian") -> np.ndarray:
+    """Dense kernel matrix by scikit-learn (the reference for our kernel rows)."""
+    if kind == "linear":
+        return linear_kernel(X, Z)
+    return rbf_kernel(X, Z, gamma=1.0 / (2.0 * sigma2))
+
+
+def water_level_lp(c: np.ndarray, volume: float) -> float:
+    """max gamma s.t. gamma <= c_i + xi_i, xi >= 0, sum xi <= volume, as a linear program."""
+    n = c.size
+    # variables (gamma, xi_1..xi_n); minimize -gamma
+    cost = np.r_[-1.0, np.zeros(n)]
+    A = np.hstack([np.ones((n, 1)), -np.eye(n)])  # gamma - xi_i <= c_i
+    A = np.vstack([A, np.r_[0.0, np.ones(n)]])  # sum xi <= volume
+    b = np.r_[c, volume]
+    res = linprog(cost, A_ub=A, b_ub=b, bounds=[(None, None)] + [(0, None)] * n, method="highs")
+    assert res.status == 0, res.message
+    return -res.fun
+
+
+def lambda_optimum(K: np.ndarray, y: np.ndarray, lam: float) -> dict:
+    """Optimum of Problem 2.2 without bias, via its box-constrained dual (Problem 4.1).
+
+    Solved by L-BFGS-B to tight tolerance; returns the dual variables, the primal objective
+    of ``w = sum alpha_i y_i Phi(x_i)`` and the duality gap (which certifies accuracy).
+    """
+    n = y.size
+    Q = K * np.outer(y, y)
+    upper = 1.0 / (lam * n)
+
+    def neg_dual(a):
+        Qa = Q @ a
+        return 0.5 * a @ Qa - a.sum(), Qa - 1.0
+
+    res = minimize(neg_dual, np.zeros(n), jac=True, method="L-BFGS-B", bounds=[(0, upper)] * n,
+                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 100000, "maxfun": 100000})
+    alpha = res.x
+    margins = Q @ alpha  # y_i <w, Phi(x_i)>
+    norm2 = alpha @ margins
+    primal = 0.5 * lam * norm2 + np.maximum(0.0, 1.0 - margins).mean()
+    dual = lam * (alpha.sum() - 0.5 * norm2)  # dual of the 1/n-scaled objective
+    return {"alpha": alpha, "primal": primal, "dual": dual, "gap": primal - dual, "margins": margins}
+
+
+def slack_constrained_optimum(K: np.ndarray, y: np.ndarray, nu: float) -> float:
+    """Optimal value of Problem 2.3 without bias, through its dual over the simplex.
+
+    ``max_{||w||<=1} max_xi min_i (y_i <w, Phi_i> + xi_i)`` equals
+    ``min_{p in simplex} ||sum_i p_i y_i Phi_i|| + n nu max_i p_i`` (minimax); the max is
+    written with an epigraph variable and solved by SLSQP. The primal value at the
+    minimizing ``p``'s direction is returned after checking that both sides agree.
+    """
+    n = y.size
+    Q = K * np.outer(y, y)
+
+    def objective(z):
+        p, m = z[:n], z[n]
+        return np.sqrt(max(p @ Q @ p, 1e-300)) + n * nu * m
+
+    cons = [
+        {"type": "eq", "fun": lambda z: z[:n].sum() - 1.0},
+        {"type": "ineq", "fun": lambda z: z[n] - z[:n]},  # m >= p_i
+    ]
+    z0 = np.r_[np.full(n, 1.0 / n), 1.0 / n]
+    res = minimize(objective, z0, method="SLSQP", constraints=cons,
+                   bounds=[(0, 1)] * n + [(0, 1)], options={"ftol": 1e-14, "maxiter": 2000})
+    p = res.x[:n]
+    dual_value = objective(res.x)
+    # primal value of w proportional to sum p_i y_i Phi_i: the water level of its responses
+    norm = np.sqrt(p @ Q @ p)
+    responses = Q @ p / norm
+    primal_value = water_level_lp(responses, n * nu)
+    assert abs(primal_value - dual_value) < 1e-5 * max(1.0, abs(dual_value)), (primal_value, dual_value)
+    return primal_value

@@ -1,0 +1,85 @@
+"""The counting kernel: values against scikit-learn, counters against the contract."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from exact import kernel_matrix
+
+from sbpbench.kernels import Kernel, KernelSpec
+
+
+@pytest.fixture(scope="module")
+def adult_X(adult_small):
+    return adult_small[0].X
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "linear"])
+@pytest.mark.parametrize("dense", [False, True])
+def test_rows_match_scikit_learn(adult_X, kind, dense):
+    X = adult_X.toarray() if dense else adult_X
+    k = Kernel(X, KernelSpec(kind, 10.0, cache_mb=0))
+    assert k.sparse is not dense
+    ref = kernel_matrix(adult_X, sigma2=10.0, kind=kind)
+    for i in (0, 7, 299):
+        np.testing.assert_allclose(k.row(i), ref[i], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(k.entries(5, np.array([3, 1, 250])), ref[5, [3, 1, 250]], rtol=1e-12)
+    np.testing.assert_allclose(k.diag(), np.diag(ref), rtol=1e-12)
+
+
+def test_real_valued_sparse_rows_match():
+    rng = np.random.default_rng(0)
+    X = sp.random(120, 400, density=0.05, random_state=1, format="csr") * 3.0
+    k = Kernel(X, KernelSpec("gaussian", 0.5, 0))
+    ref = kernel_matrix(X, sigma2=0.5)
+    for i in rng.integers(0, 120, 5):
+        np.testing.assert_allclose(k.row(i), ref[i], rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_decision_matches_dense_computation(adult_small, dense):
+    train, test = adult_small
+    k = Kernel(train.X.toarray() if dense else train.X, KernelSpec("gaussian", 10.0, 0))
+    support = np.array([4, 9, 100, 200])
+    coef = np.array([0.5, -1.0, 2.0, 0.25])
+    Z = k.prepare(test.X)
+    got = k.decision(Z, support, coef, bias=0.3)
+    ref = kernel_matrix(test.X, train.X[support], sigma2=10.0) @ coef + 0.3
+    np.testing.assert_allclose(got, ref, rtol=1e-11)
+
+
+def test_counters_follow_the_contract(adult_X):
+    n = adult_X.shape[0]
+    k = Kernel(adult_X, KernelSpec("gaussian", 10.0, cache_mb=1))
+    k.row(3)
+    k.row(3)
+    k.row(4)
+    assert (k.kernel_evals, k.kernel_evals_computed) == (3 * n, 2 * n)
+    k.entries(1, np.arange(10))
+    assert (k.kernel_evals, k.kernel_evals_computed) == (3 * n + 10, 2 * n + 10)
+    k.decision(k.prepare(adult_X[:20]), np.arange(7), np.ones(7))
+    assert k.eval_kernel_evals == 140
+    assert (k.kernel_evals, k.kernel_evals_computed) == (3 * n + 10, 2 * n + 10)
+    k.diag()
+    assert k.kernel_evals == 3 * n + 10
+    k.reset()
+    assert (k.kernel_evals, k.kernel_evals_computed, k.eval_kernel_evals) == (0, 0, 0)
+    k.row(3)
+    assert k.kernel_evals_computed == n  # the cache was emptied too
+
+
+def test_lru_cache_evicts_the_least_recently_used(adult_X):
+    n = adult_X.shape[0]
+    k = Kernel(adult_X, KernelSpec("gaussian", 10.0, cache_mb=2.5 * 8 * n / 2**20))  # two rows
+    for i in (0, 1, 0, 2, 0, 1):
+        k.row(i)
+    # 0 miss, 1 miss, 0 hit, 2 miss (evicts 1), 0 hit, 1 miss
+    assert k.kernel_evals_computed == 4 * n
+    cached = k.row(0)
+    assert not cached.flags.writeable
+
+
+def test_invalid_kernel_spec_rejected(adult_X):
+    with pytest.raises(ValueError):
+        Kernel(adult_X, KernelSpec("poly", 1.0))
+    with pytest.raises(ValueError):
+        Kernel(adult_X, KernelSpec("gaussian", 0.0))

@@ -1,0 +1,79 @@
+"""The water level (Algorithm 2) against a linear program solving the same problem."""
+
+import numpy as np
+import pytest
+from exact import water_level_lp
+
+from sbpbench.solvers.waterlevel import sample_below, water_level
+
+
+def level(c, volume):
+    return water_level(np.asarray(c, dtype=float), volume, np.empty(len(c)))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_vectors_match_linear_program(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 80))
+    c = rng.normal(size=n) * rng.choice([0.01, 1.0, 100.0])
+    volume = float(rng.exponential()) * rng.choice([1e-3, 1.0, 10.0 * n])
+    gamma, below = level(c, volume)
+    assert gamma == pytest.approx(water_level_lp(c, volume), rel=1e-7, abs=1e-7)
+    assert below == np.sum(c < gamma)
+    assert np.maximum(0.0, gamma - c).sum() == pytest.approx(volume, rel=1e-9)
+
+
+def test_ties_are_covered_together():
+    c = np.array([3.0, 1.0, 1.0, 1.0, 2.0, 1.0])
+    gamma, below = level(c, 0.4)
+    assert gamma == pytest.approx(1.1)
+    assert below == 4
+
+
+def test_volume_smaller_than_one_gap():
+    c = np.array([5.0, 0.0, 1.0, 2.0])
+    gamma, below = level(c, 0.25)
+    assert gamma == pytest.approx(0.25)
+    assert below == 1
+
+
+def test_all_equal_responses():
+    c = np.full(7, -0.3)
+    gamma, below = level(c, 0.7)
+    assert gamma == pytest.approx(-0.2)
+    assert below == 7
+
+
+def test_volume_covering_everything():
+    c = np.array([0.0, 1.0, 2.0])
+    gamma, below = level(c, 30.0)
+    assert gamma == pytest.approx(11.0)
+    assert below == 3
+
+
+def test_zero_volume_is_the_minimum():
+    gamma, below = level([2.0, -1.0, 3.0], 0.0)
+    assert gamma == -1.0 and below == 0
+
+
+def test_input_is_not_modified():
+    c = np.array([3.0, 1.0, 2.0])
+    level(c, 1.0)
+    assert c.tolist() == [3.0, 1.0, 2.0]
+
+
+def test_sampling_is_uniform_below_the_level():
+    c = np.array([0.0, 5.0, 0.1, 9.0, 0.2])
+    gamma, below = level(c, 0.4)  # level 0.7 / 3: the three small values are submerged
+    rng = np.random.default_rng(0)
+    draws = np.array([sample_below(c, gamma, below, rng) for _ in range(3000)])
+    assert set(np.unique(draws)) == {0, 2, 4}
+    counts = np.bincount(draws, minlength=5)[[0, 2, 4]]
+    assert counts.min() > 900
+
+
+def test_sampling_with_zero_volume_takes_the_minimizers():
+    c = np.array([1.0, 0.0, 0.0])
+    gamma, below = level(c, 0.0)
+    rng = np.random.default_rng(1)
+    assert {sample_below(c, gamma, below, rng) for _ in range(50)} == {1, 2}
