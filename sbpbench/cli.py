@@ -93,9 +93,12 @@ def cli(debug: bool) -> None:
 @click.argument("configs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--results", "results_root", default="results", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="Root folder for results.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a config key before validation, e.g. --set budget.epochs=3 --set 'solvers=[sbp]'.")
 @click.option("--no-plot", is_flag=True, help="Do not draw the figure after the run.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def run(configs: tuple[Path, ...], results_root: Path, no_plot: bool, quiet: bool) -> None:
+def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...], no_plot: bool,
+        quiet: bool) -> None:
     """Run the experiments in CONFIGS (YAML files) and write results/<name>/<run-id>/.
 
     Every config is validated before anything runs. Each run writes curves.csv (one row
@@ -106,7 +109,7 @@ def run(configs: tuple[Path, ...], results_root: Path, no_plot: bool, quiet: boo
     from sbpbench.results import read_curves
     from sbpbench.runner import run_experiment
 
-    experiments = [config.load(path) for path in configs]
+    experiments = [config.load(path, list(overrides)) for path in configs]
     reporter = CliReporter(quiet)
     for exp in experiments:
         directory = run_experiment(exp, results_root, reporter)

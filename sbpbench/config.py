@@ -363,13 +363,43 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     )
 
 
-def load(path: str | Path) -> Experiment:
+def apply_overrides(data: Any, overrides: list[str], source: str) -> Any:
+    """Apply ``KEY=VALUE`` overrides (dotted keys, YAML values) to a config mapping.
+
+    For example ``budget.epochs=3`` or ``solvers=[sbp]``. Intermediate mappings are created
+    as needed; the result is validated like the file itself.
+    """
+    if not overrides:
+        return data
+    data = dict(data) if isinstance(data, dict) else {}
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise UserError(f"--set {item!r}: expected KEY=VALUE, for example budget.epochs=3")
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise UserError(f"--set {item!r}: the value is not valid YAML") from None
+        node = data
+        parts = key.split(".")
+        for part in parts[:-1]:
+            child = node.get(part)
+            child = dict(child) if isinstance(child, dict) else {}
+            node[part] = child
+            node = child
+        node[parts[-1]] = value
+    return data
+
+
+def load(path: str | Path, overrides: list[str] | None = None) -> Experiment:
     """Read and validate an experiment YAML file.
 
     Parameters
     ----------
     path : str or pathlib.Path
         The config file.
+    overrides : list of str, optional
+        ``KEY=VALUE`` items applied before validation (see :func:`apply_overrides`).
 
     Returns
     -------
@@ -392,4 +422,4 @@ def load(path: str | Path) -> Experiment:
         where = f":{mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "not valid YAML"
         raise UserError(f"{path}{where}: invalid YAML: {problem}") from None
-    return parse(data, str(path), path.parent)
+    return parse(apply_overrides(data, overrides or [], str(path)), str(path), path.parent)

@@ -146,13 +146,6 @@ def load(spec: DatasetSpec, rng: np.random.Generator) -> tuple[Split, Split]:
         train_X, train_labels = read_libsvm(spec.path, spec.path, spec.n_features)
         n_features = spec.n_features or train_X.shape[1]
         test_X, test_labels = read_libsvm(spec.test_path, spec.test_path, n_features)
-        if test_X.shape[1] > n_features:
-            raise UserError(
-                f"{spec.test_path}: uses feature index {test_X.shape[1]} but {spec.path} has only "
-                f"{n_features} features (set dataset.n_features)"
-            )
-        if test_X.shape[1] < n_features:
-            test_X.resize((test_X.shape[0], n_features))
         train_y, positive = to_binary(train_labels, spec.path, spec.positive)
         test_y, _ = to_binary(test_labels, spec.test_path, positive)
         train, test = Split(train_X, train_y), Split(test_X, test_y)

@@ -1,0 +1,73 @@
+"""Kernel Pegasos: against a literal dense implementation, the exact optimum, and its cost model."""
+
+import numpy as np
+import pytest
+from conftest import make_problem
+from exact import kernel_matrix, lambda_optimum
+
+from sbpbench.solvers.pegasos import DRAW_CHUNK, Pegasos
+
+
+def pegasos_literal(K, y, lam, T, k, projection, rng):
+    """Figure 1 of the Pegasos paper with explicit coefficients (w = sum beta_j Phi(x_j))."""
+    n = y.size
+    beta = np.zeros(n)
+    violations = 0
+    draws = np.empty((0, k), dtype=np.int64)
+    for t in range(1, T + 1):
+        if draws.shape[0] == 0:
+            draws = rng.integers(0, n, size=(DRAW_CHUNK, k))
+        batch, draws = draws[0], draws[1:]
+        margins = y[batch] * (K[batch] @ beta)
+        plus = batch[margins < 1]
+        violations += plus.size
+        eta = 1.0 / (lam * t)
+        beta = (1 - eta * lam) * beta
+        for i in plus:
+            beta[i] += eta / k * y[i]
+        norm = np.sqrt(beta @ K @ beta)
+        if projection and norm > 1 / np.sqrt(lam):
+            beta *= 1 / (np.sqrt(lam) * norm)
+    return beta, violations
+
+
+@pytest.fixture(scope="module")
+def small(adult_small):
+    train, test = adult_small
+    return (train.take(np.arange(120)), test)
+
+
+@pytest.mark.parametrize("k,projection", [(1, True), (1, False), (4, True)])
+def test_matches_the_literal_algorithm_and_cost_model(small, k, projection):
+    lam, T = 0.01, 600
+    problem = make_problem(small, lam=lam)
+    solver = Pegasos(problem, np.random.default_rng(5), mini_batch=k, projection=projection)
+    solver.advance(T, np.inf, np.inf)
+    snap = solver.snapshot()
+    K = kernel_matrix(small[0].X, sigma2=10.0)
+    y = small[0].y
+    beta, violations = pegasos_literal(K, y, lam, T, k, projection, np.random.default_rng(5))
+    coef = np.zeros(120)
+    coef[snap.support] = snap.coef
+    np.testing.assert_allclose(coef, beta, rtol=1e-9, atol=1e-12)
+    margins = y * (K @ beta)
+    objective = 0.5 * lam * beta @ K @ beta + np.maximum(0, 1 - margins).mean()
+    assert snap.objective == pytest.approx(objective, rel=1e-9)
+    # cost model: one kernel row per margin violation, nothing else
+    assert problem.kernel.kernel_evals == violations * 120
+    assert violations > 0
+
+
+def test_approaches_the_exact_optimum(small):
+    lam = 0.01
+    problem = make_problem(small, lam=lam)
+    K = kernel_matrix(small[0].X, sigma2=10.0)
+    optimum = lambda_optimum(K, small[0].y, lam)
+    assert optimum["gap"] < 1e-8
+    solver = Pegasos(problem, np.random.default_rng(0))
+    gaps = []
+    for T in (200, 40000):
+        solver.advance(T, np.inf, np.inf)
+        gaps.append(solver.snapshot().objective - optimum["primal"])
+    assert gaps[0] > gaps[1] > -1e-12
+    assert gaps[1] < 1e-2 * optimum["primal"]

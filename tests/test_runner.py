@@ -1,0 +1,117 @@
+"""The runner: checkpoints, counters kept apart, budgets, statuses, determinism."""
+
+import math
+
+import numpy as np
+import pytest
+
+from sbpbench import runner
+from sbpbench.config import Budget, Checkpoints, Experiment, SolverSpec
+from sbpbench.data import DatasetSpec
+from sbpbench.kernels import KernelSpec
+from sbpbench.solvers import SOLVERS, Snapshot, Solver
+from conftest import make_problem
+
+
+def experiment(budget=Budget(epochs=2), per_decade=10, solvers=("sbp",)):
+    return Experiment(
+        name="t", dataset=DatasetSpec(name="adult", n_train=100, n_test=200), kernel=KernelSpec("gaussian", 10.0, 0),
+        lam=0.01, nu=0.05, bias=False, solvers=tuple(SolverSpec(s, {}, s) for s in solvers), budget=budget,
+        checkpoints=Checkpoints(per_decade, True), runs=1, seed=0,
+    )
+
+
+@pytest.fixture(scope="module")
+def problem(adult_small):
+    train, test = adult_small
+    return make_problem((train.take(np.arange(100)), test.take(np.arange(200))), lam=0.01, nu=0.05)
+
+
+def run(problem, exp, name="sbp", index=0):
+    return runner.run_one(exp, problem, SolverSpec(name, {}, name), index)
+
+
+def test_checkpoints_are_log_spaced_plus_epoch_ends(problem):
+    result = run(problem, experiment())
+    rows = result.rows
+    iterations = [r["iteration"] for r in rows]
+    kevals = [r["kernel_evals"] for r in rows]
+    assert result.summary["status"] == "budget"
+    assert iterations[-1] == 200 and 100 in iterations
+    assert all(k == 100 * it for k, it in zip(kevals, iterations))  # SBP's cost model
+    assert kevals == sorted(set(kevals))
+    # every log target 10^(j/10) up to the end has a checkpoint at the first iteration reaching it
+    for j in range(0, 44):
+        target = 10 ** (j / 10)
+        first = 100 * math.ceil(target / 100)
+        assert first in kevals
+    assert [r["checkpoint"] for r in rows] == list(range(len(rows)))
+
+
+def test_measurement_is_kept_out_of_training_counters(problem):
+    rows = run(problem, experiment()).rows
+    assert rows[-1]["eval_kernel_evals"] > 0
+    assert rows[-1]["kernel_evals"] == 100 * rows[-1]["iteration"]
+    assert all(0 <= r["test_error"] <= 1 for r in rows)
+
+
+def test_same_seed_same_curve_independent_of_order(problem):
+    exp = experiment(solvers=("sbp", "pegasos"))
+    first = run(problem, exp, "pegasos").rows
+    run(problem, exp, "sbp")
+    again = run(problem, exp, "pegasos").rows
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "train_time_s"} for r in rows]  # noqa: E731
+    assert strip(first) == strip(again)
+    other_run = run(problem, exp, "pegasos", index=1).rows
+    assert strip(other_run) != strip(first)
+
+
+def test_kernel_evaluation_budget(problem):
+    result = run(problem, experiment(Budget(epochs=None, kernel_evals=1234)))
+    assert result.rows[-1]["kernel_evals"] == 1300
+    assert result.summary["status"] == "budget"
+
+
+def test_seconds_budget(problem):
+    result = run(problem, experiment(Budget(epochs=None, seconds=0.05)))
+    assert result.summary["status"] == "budget"
+    assert result.rows[-1]["train_time_s"] < 1.0
+
+
+def test_target_test_error_ends_with_done(problem):
+    result = run(problem, experiment(Budget(epochs=5, test_error=0.5)))
+    assert result.summary["status"] == "done"
+    assert result.rows[-1]["test_error"] <= 0.5
+
+
+class Faulty(Solver):
+    """A solver that breaks on purpose: raises, or returns NaN after two checkpoints."""
+
+    name = "faulty"
+    mode = "raise"
+
+    def advance(self, max_iterations, max_kernel_evals, deadline):
+        self.iteration += 1  # one iteration per checkpoint, whatever the limits
+        if self.mode == "raise" and self.iteration > 1:
+            raise RuntimeError("boom")
+        return False
+
+    def snapshot(self):
+        value = math.nan if self.iteration > 2 else 1.0
+        return Snapshot(np.array([0]), np.array([1.0]), objective=value)
+
+
+@pytest.mark.parametrize("mode,status", [("raise", "failed: RuntimeError: boom"), ("nan", "diverged")])
+def test_failures_end_the_run_with_a_status(problem, monkeypatch, mode, status):
+    monkeypatch.setitem(SOLVERS, "faulty", type("F", (Faulty,), {"mode": mode}))
+    result = run(problem, experiment(), "faulty")
+    assert result.summary["status"] == status
+    assert len(result.rows) >= 1
+    assert all(np.isfinite(r["objective"]) for r in result.rows)
+
+
+def test_next_log_target():
+    assert runner.next_log_target(0, 10) == 1.0
+    assert runner.next_log_target(1, 10) == pytest.approx(10**0.1)
+    assert runner.next_log_target(100, 10) == pytest.approx(10**2.1)
+    assert runner.next_log_target(99.99, 1) == pytest.approx(100)
