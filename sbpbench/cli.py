@@ -18,8 +18,13 @@ from sbpbench import __version__
 from sbpbench.errors import UserError
 
 
+#: Seconds between progress lines when standard error is not a terminal (a log file, CI).
+LOG_EVERY_S = 15.0
+
+
 class CliReporter:
-    """Progress on standard error: a redrawn line on a terminal, one line per run otherwise."""
+    """Progress on standard error: a redrawn line on a terminal; otherwise a line every
+    :data:`LOG_EVERY_S` seconds and one per finished run."""
 
     def __init__(self, quiet: bool = False):
         self.quiet = quiet
@@ -38,20 +43,20 @@ class CliReporter:
 
     def start(self, solver: str, run: int, runs: int) -> None:
         self._label = f"{solver} run {run + 1}/{runs}"
-        self._t0 = time.time()
+        self._t0 = self._last_draw = time.time()
 
     def checkpoint(self, fraction: float, row: dict[str, Any]) -> None:
-        if self.quiet or not self.tty or time.time() - self._last_draw < 0.2:
+        if self.quiet or time.time() - self._last_draw < (0.2 if self.tty else LOG_EVERY_S):
             return
         self._last_draw = time.time()
         width = 24
         filled = int(width * min(1.0, fraction))
         bar = "#" * filled + "-" * (width - filled)
         click.echo(
-            f"\r  {self._label:<28} [{bar}] {100 * min(1.0, fraction):5.1f}%  "
+            f"{chr(13) if self.tty else ''}  {self._label:<28} [{bar}] {100 * min(1.0, fraction):5.1f}%  "
             f"kevals {row['kernel_evals']:.3g}  test err {100 * row['test_error']:.2f}%  "
             f"{time.time() - self._t0:.0f}s ",
-            err=True, nl=False,
+            err=True, nl=not self.tty,
         )
 
     def end(self, summary: dict[str, Any]) -> None:
