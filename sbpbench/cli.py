@@ -170,6 +170,11 @@ def solvers() -> None:
             click.echo(f"    {pname} ({p.type.__name__}, default {p.default!r}): {p.doc}")
 
 
+from sbpbench.data.cli import datasets  # noqa: E402  (the `datasets` command group)
+
+cli.add_command(datasets)
+
+
 def main() -> None:
     """Entry point: run the CLI, turning user errors into one line and exit code 2."""
     debug = "--debug" in sys.argv[1:]

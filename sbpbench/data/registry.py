@@ -1,21 +1,27 @@
 """The dataset registry: a name resolves to a loader of a train and a test split.
 
 A dataset knows nothing of solvers. Each entry says where its data come from and how to
-load it; :func:`load` applies the experiment's subsampling. ``adult`` resolves to the
-copy of LIBSVM's ``a9a``/``a9a.t`` bundled inside the package (compressed with xz and
-checked against its sha256 when loaded), so Adult needs no download.
+load it; :func:`load` applies the experiment's subsampling. Every dataset of
+:mod:`sbpbench.data.sources` is registered here and fetched into the cache the first time it
+is loaded. ``adult`` loads the cached conversion of the UCI files when present, else tries
+to fetch it, and when the source cannot be reached falls back (with a one-line notice) to
+the copy of LIBSVM's ``a9a``/``a9a.t`` bundled inside the package (compressed with xz and
+checked against its sha256 when loaded): the same bytes, so Adult always works offline.
 """
 
 from __future__ import annotations
 
 import hashlib
 import lzma
+import sys
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Callable
 
 import numpy as np
 
+from sbpbench.data import sources
+from sbpbench.data.fetch import FetchOptions, mirror_root
 from sbpbench.data.libsvm import Split, read_libsvm, subsample, to_binary
 from sbpbench.errors import UserError
 
@@ -108,16 +114,33 @@ def _load_bundled_adult() -> tuple[Split, Split]:
     return splits[0], splits[1]
 
 
-register(
-    DatasetInfo(
-        name="adult",
-        description="UCI Adult (census income > 50K), Platt's 123 binary features (LIBSVM a9a)",
-        source="bundled copy of LIBSVM's a9a / a9a.t (32561 / 16281 rows)",
-        n_features=ADULT_FEATURES,
-        task="income >50K (+1) vs <=50K (-1)",
-        load=_load_bundled_adult,
+def _load_source(name: str) -> tuple[Split, Split]:
+    """Load a downloadable dataset, fetching and converting it first when not cached."""
+    if not sources.is_cached(name):
+        sources.prepare(name, FetchOptions(mirror=mirror_root()))
+    return sources.load_cached(name)
+
+
+def _load_adult() -> tuple[Split, Split]:
+    """The cached UCI conversion, else a fresh fetch, else the bundled copy (same bytes)."""
+    try:
+        return _load_source("adult")
+    except (UserError, OSError) as exc:
+        print(f"sbpbench: note: using the bundled copy of Adult (LIBSVM a9a) because {exc}", file=sys.stderr)
+        return _load_bundled_adult()
+
+
+for _source in sources.SOURCES.values():
+    register(
+        DatasetInfo(
+            name=_source.name,
+            description=_source.description,
+            source=_source.origin,
+            n_features=_source.n_features,
+            task=_source.task,
+            load=_load_adult if _source.name == "adult" else (lambda name=_source.name: _load_source(name)),
+        )
     )
-)
 
 
 # ----------------------------------------------------------------------------- loading

@@ -1,0 +1,448 @@
+"""Downloading dataset files: verified, resumable, locked, atomic.
+
+A :class:`RemoteFile` names one file of a dataset, the addresses it can be fetched from
+and the checksums that identify it. :func:`fetch_file` puts it into the cache folder
+``<cache>/downloads/<name>`` and guarantees that what is there is complete and verified:
+
+- requests streams the body with connect and read timeouts; 5xx answers and connection
+  errors (reset, dropped, stalled past the read timeout) are retried with exponential
+  backoff, resuming with an HTTP ``Range`` request where the server allows it;
+- the bytes go to ``<name>.part`` and are moved into place (``os.replace``) only after the
+  checksum matches; a mismatch deletes the partial file;
+- an exclusive ``fcntl.flock`` on ``<name>.lock`` makes two processes (or threads) that
+  fetch the same file download it once: the second waits and then finds it in the cache.
+
+Checksums: each file carries one or more :class:`Digest`; the file is accepted when one of
+them matches (for example MNIST: the md5 of the canonical ``.gz`` archive, or the sha256
+of the decompressed content, because some mirrors re-compress). A file with no pinned
+checksum is accepted on first download and its sha256 is recorded beside it
+(``<name>.sha256``, trust on first use); later verification compares against that record.
+
+Mirrors: with ``mirror`` (``--mirror`` or ``SBPBENCH_MIRROR``), every file is looked up as
+``<mirror>/<name>`` instead of at its original addresses. A mirror is an ``http(s)://``
+root, a ``file://`` URL or a plain folder.
+"""
+
+from __future__ import annotations
+
+import bz2
+import errno
+import fcntl
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+import urllib.parse
+import urllib.request
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import requests
+
+from sbpbench.errors import UserError
+
+#: Environment variable naming the cache folder (default ``./datasets``).
+DATA_ENV = "SBPBENCH_DATA"
+#: Environment variable naming a mirror root.
+MIRROR_ENV = "SBPBENCH_MIRROR"
+CHUNK = 1 << 20
+NET_CHUNK = 1 << 16  # network reads: bytes of a read cut short are lost, so keep them small
+
+
+def cache_dir() -> Path:
+    """The dataset cache: ``$SBPBENCH_DATA`` when set, else ``./datasets`` (relative to the
+    current working directory)."""
+    return Path(os.environ.get(DATA_ENV) or "datasets")
+
+
+def mirror_root(explicit: str | None = None) -> str | None:
+    """The mirror to use: ``explicit`` (``--mirror``) or ``$SBPBENCH_MIRROR``, else None."""
+    return explicit or os.environ.get(MIRROR_ENV) or None
+
+
+@dataclass(frozen=True)
+class Digest:
+    """A checksum: ``algo`` (``sha256`` or ``md5``) of the file or of its decompressed content.
+
+    Parameters
+    ----------
+    algo : str
+        ``"sha256"`` or ``"md5"``.
+    hexdigest : str
+        The expected digest.
+    content : bool
+        True when the digest is of the decompressed content (``.gz``/``.bz2``), so that a
+        re-compressed copy of the same data is accepted.
+    source : str
+        Where the value comes from (shown by ``sbpbench datasets info``).
+    """
+
+    algo: str
+    hexdigest: str
+    content: bool = False
+    source: str = ""
+
+    def describe(self) -> str:
+        """``sha256 abc... (of the file)`` style text."""
+        what = "decompressed content" if self.content else "file"
+        return f"{self.algo} {self.hexdigest} of the {what}" + (f" [{self.source}]" if self.source else "")
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One downloadable file.
+
+    Parameters
+    ----------
+    name : str
+        File name in the cache and under a mirror root (unique across all datasets).
+    urls : tuple of str
+        Original addresses, tried in order.
+    digests : tuple of Digest
+        Accepted checksums (any one matching is enough); empty means trust on first use.
+    """
+
+    name: str
+    urls: tuple[str, ...]
+    digests: tuple[Digest, ...] = field(default=())
+
+
+@dataclass
+class FetchOptions:
+    """How downloads behave.
+
+    Parameters
+    ----------
+    mirror : str, optional
+        Mirror root replacing the original addresses.
+    connect_timeout, read_timeout : float
+        Seconds to wait for a connection, and between two received chunks.
+    attempts : int
+        Tries per address (5xx and connection errors); each later try resumes.
+    backoff : float
+        Seconds before the second try, doubled for each further one.
+    progress : bool
+        Show a progress line on standard error (only when it is a terminal).
+    """
+
+    mirror: str | None = None
+    connect_timeout: float = 10.0
+    read_timeout: float = 60.0
+    attempts: int = 4
+    backoff: float = 0.5
+    progress: bool = True
+
+
+class _Retry(Exception):
+    """A transient failure worth another try (5xx, dropped or stalled connection)."""
+
+
+class _Fail(Exception):
+    """A failure of one address that another try cannot fix (404, unreachable host)."""
+
+
+# ----------------------------------------------------------------------------- checksums
+
+
+def _opener(name: str):
+    if name.endswith(".gz"):
+        return gzip.open
+    if name.endswith(".bz2"):
+        return bz2.open
+    return None
+
+
+def file_digests(path: Path, algos: set[tuple[str, bool]], name: str | None = None) -> dict[tuple[str, bool], str]:
+    """Compute the digests ``(algo, content)`` of ``path`` (content = decompressed bytes, the
+    compression told by the suffix of ``name``, default the file's name)."""
+    out: dict[tuple[str, bool], str] = {}
+    for content in (False, True):
+        wanted = [a for a, c in algos if c == content]
+        if not wanted:
+            continue
+        opener = _opener(name or path.name) if content else None
+        if content and opener is None:
+            continue
+        hashers = {a: hashlib.new(a) for a in wanted}
+        try:
+            with (opener(path, "rb") if opener else open(path, "rb")) as fh:
+                while chunk := fh.read(CHUNK):
+                    for h in hashers.values():
+                        h.update(chunk)
+        except (OSError, EOFError, ValueError):  # a damaged archive: no content digest
+            continue
+        out.update({(a, content): h.hexdigest() for a, h in hashers.items()})
+    return out
+
+
+def sha256_of(path: Path) -> str:
+    """sha256 of a file's bytes."""
+    return file_digests(path, {("sha256", False)})[("sha256", False)]
+
+
+def check_file(remote: RemoteFile, path: Path) -> tuple[bool, str]:
+    """Whether ``path`` matches one of ``remote``'s digests, and the actual digests as text."""
+    wanted = {(d.algo, d.content) for d in remote.digests} | {("sha256", False)}
+    actual = file_digests(path, wanted, remote.name)
+    ok = any(actual.get((d.algo, d.content)) == d.hexdigest.lower() for d in remote.digests)
+    shown = ", ".join(
+        f"{algo} {hexd} of the {'decompressed content' if content else 'file'}"
+        for (algo, content), hexd in sorted(actual.items())
+        if any((d.algo, d.content) == (algo, content) for d in remote.digests)
+    )
+    return ok, shown or f"sha256 {actual[('sha256', False)]}"
+
+
+def recorded_sha256(path: Path) -> str | None:
+    """The sha256 recorded beside a download (``<name>.sha256``), or None."""
+    record = path.with_name(path.name + ".sha256")
+    try:
+        return json.loads(record.read_text())["sha256"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def verify_download(remote: RemoteFile, path: Path) -> str | None:
+    """Re-check a cached download; None when good, else what is wrong (one line)."""
+    if not path.exists():
+        return f"{path}: missing"
+    if remote.digests:
+        ok, actual = check_file(remote, path)
+        if not ok:
+            return f"{path}: checksum mismatch (expected {_expected(remote)}; got {actual})"
+        return None
+    recorded = recorded_sha256(path)
+    actual = sha256_of(path)
+    if recorded is not None and recorded != actual:
+        return f"{path}: sha256 {actual} differs from the {recorded} recorded at download"
+    return None
+
+
+def _expected(remote: RemoteFile) -> str:
+    return " or ".join(d.describe() for d in remote.digests)
+
+
+# ----------------------------------------------------------------------------- locking and atomic writes
+
+
+@contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (created if needed) for the ``with`` block.
+
+    ``flock`` locks belong to the open file, so this excludes other processes and other
+    threads of this process alike.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+# ----------------------------------------------------------------------------- downloading
+
+
+class _ProgressLine:
+    """Bytes and rate on one redrawn line of standard error (silent when not a terminal)."""
+
+    def __init__(self, name: str, enabled: bool):
+        self.name = name
+        self.enabled = enabled and sys.stderr.isatty()
+        self.t0 = time.monotonic()
+        self.last = 0.0
+
+    def update(self, done: int, total: int | None, final: bool = False) -> None:
+        now = time.monotonic()
+        if not self.enabled or (not final and now - self.last < 0.2):
+            return
+        self.last = now
+        rate = done / max(now - self.t0, 1e-9)
+        size = f"{done / 1e6:.1f}" + (f"/{total / 1e6:.1f}" if total else "")
+        sys.stderr.write(f"\r  {self.name:<40} {size} MB  {rate / 1e6:.2f} MB/s" + ("\n" if final else ""))
+        sys.stderr.flush()
+
+
+def candidate_urls(remote: RemoteFile, mirror: str | None) -> list[str]:
+    """The addresses to try: ``<mirror>/<name>`` with a mirror, else the original ones."""
+    if not mirror:
+        return list(remote.urls)
+    if "://" not in mirror:
+        return [Path(mirror).resolve().joinpath(remote.name).as_uri()]
+    return [mirror.rstrip("/") + "/" + urllib.parse.quote(remote.name)]
+
+
+def _copy_local(url: str, part: Path) -> None:
+    """Copy a ``file://`` URL to ``part``."""
+    source = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))
+    try:
+        shutil.copyfile(source, part)
+    except OSError as exc:
+        raise _Fail(exc.strerror or str(exc)) from None
+
+
+def _http_get(session: requests.Session, url: str, part: Path, opts: FetchOptions, bar: _ProgressLine) -> None:
+    """One try at streaming ``url`` into ``part``, resuming from its current size."""
+    have = part.stat().st_size if part.exists() else 0
+    headers = {"Range": f"bytes={have}-"} if have else {}
+    try:
+        resp = session.get(url, stream=True, headers=headers,
+                           timeout=(opts.connect_timeout, opts.read_timeout))
+    except requests.exceptions.ConnectTimeout:
+        raise _Fail("connection timed out") from None
+    except requests.exceptions.ConnectionError as exc:
+        if _unreachable(exc):
+            raise _Fail(_reason(exc)) from None
+        raise _Retry(_reason(exc)) from None
+    except requests.exceptions.RequestException as exc:
+        raise _Retry(_reason(exc)) from None
+    with resp:
+        if resp.status_code == 416 and have:  # asked for bytes past the end: start again
+            part.unlink()
+            raise _Retry("range not satisfiable")
+        if resp.status_code >= 500:
+            raise _Retry(f"HTTP {resp.status_code}")
+        if resp.status_code not in (200, 206):
+            raise _Fail(f"HTTP {resp.status_code}")
+        if resp.status_code == 200:
+            have = 0  # the server ignored the range: start over
+        length = resp.headers.get("Content-Length")
+        expected_total = have + int(length) if length and length.isdigit() else None
+        received = have
+        try:
+            with open(part, "ab" if have else "wb") as fh:
+                for chunk in resp.iter_content(NET_CHUNK):
+                    fh.write(chunk)
+                    received += len(chunk)
+                    bar.update(received, expected_total)
+        except requests.exceptions.RequestException as exc:
+            raise _Retry(f"connection lost after {received} bytes ({_reason(exc)})") from None
+        if expected_total is not None and received < expected_total:
+            raise _Retry(f"body truncated at {received} of {expected_total} bytes")
+        bar.update(received, expected_total, final=True)
+
+
+def _unreachable(exc: Exception) -> bool:
+    """True for failures that retrying will not fix: unknown host, no route, refused."""
+    text = repr(exc)
+    return any(s in text for s in ("NameResolutionError", "Name or service not known", "nodename nor servname",
+                                   "Temporary failure in name resolution", "Network is unreachable",
+                                   "No route to host", "Connection refused"))
+
+
+def _reason(exc: Exception) -> str:
+    """A short reason: the innermost error's class and message, without the URL repeated."""
+    text = repr(exc)
+    for marker, short in (("NameResolutionError", "cannot resolve the host name"),
+                          ("Connection refused", "connection refused"),
+                          ("Network is unreachable", "network unreachable"),
+                          ("No route to host", "no route to host"),
+                          ("Read timed out", "read timed out"),
+                          ("IncompleteRead", "incomplete read"),
+                          ("Connection reset", "connection reset"),
+                          ("RemoteDisconnected", "server closed the connection")):
+        if marker in text:
+            return short
+    return (str(exc).splitlines()[0] if str(exc) else type(exc).__name__)[:120]
+
+
+def fetch_file(remote: RemoteFile, options: FetchOptions | None = None, root: Path | None = None) -> Path:
+    """Download ``remote`` into ``<root>/downloads`` unless a verified copy is there.
+
+    Parameters
+    ----------
+    remote : RemoteFile
+        What to fetch.
+    options : FetchOptions, optional
+        Mirror, timeouts, retries, progress.
+    root : pathlib.Path, optional
+        The cache folder (default :func:`cache_dir`).
+
+    Returns
+    -------
+    pathlib.Path
+        The verified file.
+
+    Raises
+    ------
+    UserError
+        When no address delivers the file (the message lists the addresses tried and how to
+        use a mirror), or when the bytes do not match the pinned checksum (naming the file,
+        the expected and the actual checksum). Nothing partial is left in the cache.
+    """
+    opts = options or FetchOptions()
+    folder = (root or cache_dir()) / "downloads"
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / remote.name
+    with file_lock(folder.parent / ".locks" / f"{remote.name}.lock"):
+        if final.exists():
+            return final
+        part = folder / f"{remote.name}.part"
+        part.unlink(missing_ok=True)  # left by a killed process: its source may differ
+        tried: list[str] = []
+        mismatch: str | None = None
+        session = requests.Session()
+        try:
+            for url in candidate_urls(remote, opts.mirror):
+                outcome = _try_url(session, url, part, opts, remote)
+                if outcome is None:
+                    ok, actual = check_file(remote, part) if remote.digests else (True, "")
+                    if ok:
+                        write_atomic(final.with_name(final.name + ".sha256"),
+                                     json.dumps({"sha256": sha256_of(part), "url": url,
+                                                 "pinned": bool(remote.digests)}).encode())
+                        os.replace(part, final)
+                        return final
+                    mismatch = f"{url}: checksum mismatch for {remote.name}: expected {_expected(remote)}; got {actual}"
+                    tried.append(f"{url} (checksum mismatch)")
+                else:
+                    tried.append(f"{url} ({outcome})")
+                part.unlink(missing_ok=True)
+        finally:
+            session.close()
+            part.unlink(missing_ok=True)
+    if mismatch is not None:
+        raise UserError(mismatch)
+    hint = ("check the mirror holds the file under that name" if opts.mirror else
+            f"without network, copy the file into a folder and pass --mirror DIR (or set {MIRROR_ENV})")
+    raise UserError(f"cannot download {remote.name}: tried {'; '.join(tried)}; {hint}")
+
+
+def _try_url(session: requests.Session, url: str, part: Path, opts: FetchOptions, remote: RemoteFile) -> str | None:
+    """Fetch ``url`` into ``part`` with retries; None on success, else why it failed."""
+    if url.startswith("file://"):
+        try:
+            _copy_local(url, part)
+        except _Fail as exc:
+            return str(exc)
+        return None
+    bar = _ProgressLine(remote.name, opts.progress)
+    reason = "no attempt"
+    for attempt in range(max(1, opts.attempts)):
+        if attempt:
+            time.sleep(opts.backoff * 2 ** (attempt - 1))
+        try:
+            _http_get(session, url, part, opts, bar)
+            return None
+        except _Fail as exc:
+            return str(exc)
+        except _Retry as exc:
+            reason = str(exc)
+        except OSError as exc:
+            if exc.errno == errno.ENOSPC:
+                raise UserError(f"{part}: no space left on the device") from None
+            raise
+    return f"{reason}, after {opts.attempts} tries"

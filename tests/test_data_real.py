@@ -1,0 +1,111 @@
+"""The real files of ../shared/datasets through the same code, served over loopback as a mirror."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from _dataserver import FileServer
+from sbpbench.data import registry, sources
+from sbpbench.data.convert import mnist_split, svmlight_split
+from sbpbench.data.fetch import FetchOptions, fetch_file
+from sbpbench.errors import UserError
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets is not available")
+FAST = dict(attempts=2, backoff=0.01, progress=False)
+
+
+@pytest.fixture(scope="module")
+def mirror():
+    """Every shared file under its registry name, served over HTTP on 127.0.0.1."""
+    files = {p.name: p for p in SHARED.rglob("*") if p.is_file() and p.name not in ("README.md", "SHA256SUMS")}
+    with FileServer(files) as server:
+        yield server
+
+
+def test_uci_adult_converts_to_a9a_row_for_row(mirror, tmp_path):
+    folder = sources.prepare("adult", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    for ours, theirs in (("train.svm", "a9a"), ("test.svm", "a9a.t")):
+        mine = (folder / ours).read_bytes().splitlines()
+        ref = (SHARED / "adult" / theirs).read_bytes().splitlines()
+        assert len(mine) == len(ref)
+        assert sum(a != b for a, b in zip(mine, ref)) == 0  # no row differs (the files are byte-identical)
+    train, test = sources.load_cached("adult", tmp_path)
+    assert (train.n, test.n) == (32561, 16281) and train.X.shape[1] == 123
+    assert (int((train.y > 0).sum()), int((test.y > 0).sum())) == (7841, 3846)
+
+
+def test_lasvm_adult_equals_a9a(mirror, tmp_path):
+    sources.prepare("adult-lasvm", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    train, test = sources.load_cached("adult-lasvm", tmp_path)
+    for split, name in ((train, "a9a"), (test, "a9a.t")):
+        X, y = svmlight_split(SHARED / "adult" / name, 123, zero_based=False)
+        assert (split.X != X).nnz == 0 and np.array_equal(split.y, y)
+
+
+def test_mnist_test_set_eight_vs_rest(mirror, tmp_path):
+    files = sources.SOURCES["mnist"].files  # pinned content checksums accept the re-gzipped copies
+    images = fetch_file(files["test_images"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    labels = fetch_file(files["test_labels"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    X, y = mnist_split(images, labels, 8)
+    assert X.shape == (10000, 784) and int((y > 0).sum()) == 974
+    assert X.max() == 1.0 and X.min() == 0.0
+    fetch_file(files["train_labels"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+
+
+def test_reuters_counts(mirror, tmp_path):
+    sources.prepare("reuters", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    train, test = sources.load_cached("reuters", tmp_path)
+    assert (train.n, test.n) == (7770, 3299) and train.X.shape[1] == 8315
+    assert (int((train.y > 0).sum()), int((test.y > 0).sum())) == (538, 179)
+
+
+def test_w8a_counts(mirror, tmp_path):
+    path = fetch_file(sources.SOURCES["w8a"].files["train"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    X, y = svmlight_split(path, 300, zero_based=False)
+    assert X.shape == (49749, 300) and int((np.diff(X.indptr) == 0).sum()) == 4203
+
+
+def test_run_fetches_an_uncached_dataset_through_the_mirror(mirror, tmp_path, monkeypatch):
+    from sbpbench.cli import cli
+
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("SBPBENCH_MIRROR", mirror.url)
+    config = tmp_path / "reuters.yaml"
+    config.write_text("name: tiny-reuters\ndataset: {name: reuters, n_train: 200, n_test: 100}\n"
+                      "kernel: {name: gaussian, sigma2: 0.5}\nproblem: {lambda: 1/n, nu: 0.01, bias: false}\n"
+                      "solvers: [sbp]\nbudget: {epochs: 1}\nruns: 1\nseed: 0\n")
+    result = CliRunner().invoke(cli, ["run", str(config), "--results", str(tmp_path / "res"), "--no-plot", "-q"])
+    assert result.exit_code == 0, result.output
+    assert sources.is_cached("reuters", tmp_path / "data")
+    assert any(r[0] == "reuters.trn.bz2" for r in mirror.requests)
+
+
+def test_adult_falls_back_to_bundled_copy_when_unreachable(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("SBPBENCH_MIRROR", str(tmp_path / "empty-mirror"))
+    train, test = registry.REGISTRY["adult"].load()
+    assert (train.n, test.n) == (32561, 16281)
+    assert "using the bundled copy of Adult" in capsys.readouterr().err
+    with pytest.raises(UserError, match="cannot download adult.data"):  # `datasets fetch adult` never falls back
+        sources.prepare("adult", FetchOptions(mirror=str(tmp_path / "empty-mirror"), **FAST), tmp_path / "data")
+
+
+def test_cli_fetch_info_verify_list(mirror, tmp_path, monkeypatch):
+    from sbpbench.cli import cli
+
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    runner = CliRunner()
+    assert runner.invoke(cli, ["datasets", "fetch", "adult-libsvm", "--mirror", mirror.url]).exit_code == 0
+    listing = runner.invoke(cli, ["datasets", "list"]).output
+    assert any(line.startswith("adult-libsvm") and " yes " in line for line in listing.splitlines())
+    info = runner.invoke(cli, ["datasets", "info", "w8a"]).output
+    assert "trusted on first download" in info and "b464b4f6ce6a5d9e" in info
+    assert "adult-libsvm: ok" in runner.invoke(cli, ["datasets", "verify"]).output
+    (tmp_path / "adult-libsvm" / "test.svm").write_bytes(b"damaged")
+    result = runner.invoke(cli, ["datasets", "verify"])
+    assert result.exit_code != 0 and "DAMAGED" in result.output
