@@ -55,7 +55,10 @@ class Snapshot:
 
     ``f(x) = sum_j coef[j] K(x_support[j], x) + bias``. ``objective`` is the solver's own
     objective, ``primal_objective`` that of Problem 2.2 (None when lambda is undefined).
-    ``extra`` holds further columns (for example ``dual_objective``).
+    ``extra`` holds further columns (for example ``dual_objective``). ``predict``, when
+    set, maps test points (in the kernel's storage format) to decision values and is used
+    by the runner instead of ``kernel.decision`` (a primal linear ``w`` or random features
+    are no combination of training points); it counts nothing in the training counters.
     """
 
     support: np.ndarray
@@ -64,6 +67,7 @@ class Snapshot:
     objective: float | None = None
     primal_objective: float | None = None
     extra: dict[str, float] = field(default_factory=dict)
+    predict: Callable | None = None
 
     @property
     def n_support(self) -> int:

@@ -17,6 +17,13 @@ a global scale factor, so the ``(1 - eta_t lambda)`` shrink and the projection a
 
 Cost model: ``n`` kernel evaluations per margin violation (per element of ``A_t^+``);
 iterations without a violation cost none. One epoch is ``n`` iterations.
+
+``representation`` chooses the implementation: ``responses`` is the kernel path above;
+``primal`` is the linear-kernel path of Section 2 (``w = a v`` over the features, sparse
+updates, no kernel rows: :class:`~sbpbench.solvers.primal_sgd.PrimalPegasos`, whose
+kernel evaluations are reported as unknown); ``auto`` (the default) takes ``primal`` for
+the linear kernel and ``responses`` otherwise. Both paths draw the same examples from the
+same generator, so on a linear-kernel problem they follow the same trajectory.
 """
 
 from __future__ import annotations
@@ -26,10 +33,8 @@ import time
 import numpy as np
 
 from sbpbench.solvers.base import Param, Snapshot, Solver, positive, register
+from sbpbench.solvers.primal_sgd import DRAW_CHUNK, PrimalPegasos
 from sbpbench.solvers.sbp import _add_row
-
-#: Examples drawn from the generator at once.
-DRAW_CHUNK = 4096
 
 
 @register
@@ -41,7 +46,19 @@ class Pegasos(Solver):
     params = {
         "mini_batch": Param(int, 1, "k, examples per iteration", check=positive),
         "projection": Param(bool, True, "project onto the ball of radius 1/sqrt(lambda)"),
+        "representation": Param(str, "auto", "responses (kernel rows), primal (linear kernel: "
+                                "w = a v, no kernel rows) or auto (primal for the linear kernel)",
+                                choices=("auto", "responses", "primal")),
     }
+
+    def __new__(cls, problem, rng, **params):
+        representation = params.get("representation", "auto")
+        linear = problem.kernel.spec.name == "linear"
+        if representation == "primal" and not linear:
+            raise ValueError("pegasos: representation 'primal' needs the linear kernel")
+        if representation == "primal" or (representation == "auto" and linear):
+            return PrimalPegasos(problem, rng, **params)
+        return super().__new__(cls)
 
     def __init__(self, problem, rng, **params):
         super().__init__(problem, rng, **params)

@@ -1,0 +1,110 @@
+"""The LIBLINEAR reference: scikit-learn's ``LinearSVC`` (LIBLINEAR's dual coordinate
+descent for the L1-loss SVM, ``-s 3``) measured in the same harness.
+
+``LinearSVC(loss="hinge", dual=True, C=1/(lambda n), fit_intercept=problem.bias)`` is
+fitted at a schedule of stopping tolerances ``tol_start, ...`` (``per_decade`` per decade)
+down to ``tol_end``, each fit from scratch, so that the reference also produces a curve:
+each ``advance`` does the next fit and returns True after the last one. LIBLINEAR's
+tolerance is on the spread of the projected gradients (``max PG - min PG <= tol``).
+
+Bias: with ``fit_intercept`` LIBLINEAR appends a constant feature 1 and so regularizes
+the bias (``1/2 (||w||^2 + b^2)``), unlike Problem 2.2's unregularized bias; the columns
+evaluate Problem 2.2 (bias unregularized) at LIBLINEAR's ``(w, b)``, which is therefore an
+upper bound on, not equal to, the optimum of the biased problem.
+
+Columns: ``objective`` is the SGD paper's ``J`` (C form) and ``primal_objective`` is
+Problem 2.2 (lambda form) at the fitted predictor; ``tol``, ``fit_time_s`` (this fit
+alone) and ``fit_epochs`` (LIBLINEAR's ``n_iter_`` for this fit). LinearSVC does not
+expose the dual variables, so there is no dual column; ``n_support`` counts the training
+points with margin ``y f(x) <= 1`` (the candidates for support vectors).
+
+Cost model: kernel evaluations unknown (``counts_kernel_evals = False``). ``iteration``
+adds ``n_iter_ * n`` over all fits so far and the runner's ``train_time_s`` adds the fits'
+times: both count the whole schedule of refits that produced the curve (``fit_time_s``
+and ``fit_epochs`` give one fit alone).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+
+from sbpbench.solvers.base import Param, positive, register
+from sbpbench.solvers.linear import LinearSolver
+
+
+def tolerance_schedule(start: float, end: float, per_decade: int) -> np.ndarray:
+    """Tolerances from ``start`` down to ``end``, ``per_decade`` per decade, both included.
+
+    Parameters
+    ----------
+    start, end : float
+        First and last tolerance (``start >= end > 0``).
+    per_decade : int
+        Tolerances per decade.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    steps = max(0, int(np.ceil(np.log10(start / end) * per_decade - 1e-9)))
+    return np.append(start * 10.0 ** (-np.arange(steps) / per_decade), end) if steps else np.array([end])
+
+
+@register
+class LibLinear(LinearSolver):
+    """LIBLINEAR (scikit-learn LinearSVC, hinge loss, dual) at a schedule of tolerances.
+
+    Cost: kernel evaluations unknown; iteration counts LIBLINEAR's epochs times n.
+    """
+
+    name = "liblinear"
+    supports_bias = True
+    params = {
+        "tol_start": Param(float, 1.0, "first (loosest) stopping tolerance", check=positive),
+        "tol_end": Param(float, 1e-4, "last (tightest) stopping tolerance", check=positive),
+        "per_decade": Param(int, 2, "tolerances per decade", check=positive),
+        "max_iter": Param(int, 100000, "LIBLINEAR's maximum number of epochs per fit", check=positive),
+    }
+
+    def __init__(self, problem, rng, **params):
+        super().__init__(problem, rng, **params)
+        if self.tol_end > self.tol_start:
+            raise ValueError("liblinear: tol_end must not exceed tol_start")
+        self.tols = tolerance_schedule(self.tol_start, self.tol_end, self.per_decade)
+        self.seed = int(rng.integers(0, 2**31 - 1))
+        self.fits = 0
+        self.w = np.zeros(self.d)
+        self.b = 0.0
+        self.fit_time = 0.0
+        self.fit_epochs = 0
+
+    def advance(self, max_iterations, max_kernel_evals, deadline):
+        if time.perf_counter() >= deadline:
+            return False
+        tol = float(self.tols[self.fits])
+        model = LinearSVC(loss="hinge", dual=True, C=self.C, fit_intercept=self.problem.bias,
+                          tol=tol, max_iter=self.max_iter, random_state=self.seed)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(self.X, self.y)
+        self.fit_time = time.perf_counter() - t0
+        self.w = np.ravel(model.coef_).astype(np.float64)
+        self.b = float(model.intercept_[0]) if self.problem.bias else 0.0
+        self.fit_epochs = int(np.max(model.n_iter_))
+        self.iteration += self.fit_epochs * self.n
+        self.fits += 1
+        return self.fits == len(self.tols)
+
+    def snapshot(self):
+        margins = self.y * (np.asarray(self.X @ self.w).ravel() + self.b)
+        support = np.flatnonzero(margins <= 1.0)
+        return self.linear_snapshot(
+            self.w, bias=self.b, support=support, coef=np.full(support.size, np.nan), c_form=True,
+            extra={"tol": float(self.tols[max(0, self.fits - 1)]), "fit_time_s": self.fit_time,
+                   "fit_epochs": float(self.fit_epochs)})
