@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +12,12 @@ import pytest
 from sbpbench.data import DatasetSpec, load
 from sbpbench.kernels import KernelSpec
 from sbpbench.problem import Problem
+
+# The suite never touches the internet: downloads only from loopback mirrors, into a scratch
+# cache (set at import so that subprocesses started by tests inherit it too).
+os.environ["SBPBENCH_OFFLINE"] = "1"
+os.environ["SBPBENCH_DATA"] = tempfile.mkdtemp(prefix="sbpbench-test-data-")
+os.environ.pop("SBPBENCH_MIRROR", None)
 
 #: The shared folder beside the checkout (real dataset copies); CI has it, users may not.
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"

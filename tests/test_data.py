@@ -75,3 +75,11 @@ def test_path_datasets_share_the_training_label_map(tmp_path):
     train, test = load(DatasetSpec(path=str(tmp_path / "tr"), test_path=str(tmp_path / "te"), n_features=3),
                        np.random.default_rng(0))
     assert train.y.tolist() == [-1.0, 1.0] and test.y.tolist() == [-1.0]
+
+
+def test_offline_mode_never_tries_the_internet(tmp_path):
+    from sbpbench.data.fetch import RemoteFile, fetch_file
+
+    remote = RemoteFile("x.bin", ("https://example.org/x.bin",))
+    with pytest.raises(UserError, match="SBPBENCH_OFFLINE is set and no mirror is given"):
+        fetch_file(remote, root=tmp_path)

@@ -50,6 +50,9 @@ from sbpbench.errors import UserError
 DATA_ENV = "SBPBENCH_DATA"
 #: Environment variable naming a mirror root.
 MIRROR_ENV = "SBPBENCH_MIRROR"
+#: Environment variable that forbids downloads from anywhere but a mirror or this machine's
+#: loopback addresses (the test suite sets it, so it can never reach the internet).
+OFFLINE_ENV = "SBPBENCH_OFFLINE"
 CHUNK = 1 << 20
 NET_CHUNK = 1 << 16  # network reads: bytes of a read cut short are lost, so keep them small
 
@@ -285,6 +288,12 @@ def candidate_urls(remote: RemoteFile, mirror: str | None) -> list[str]:
     return [mirror.rstrip("/") + "/" + urllib.parse.quote(remote.name)]
 
 
+def _is_loopback(url: str) -> bool:
+    """True for addresses on this machine (``localhost``, 127.0.0.0/8, ``::1``)."""
+    host = urllib.parse.urlparse(url).hostname or ""
+    return host == "localhost" or host == "::1" or host.startswith("127.")
+
+
 def _copy_local(url: str, part: Path) -> None:
     """Copy a ``file://`` URL to ``part``."""
     source = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))
@@ -384,6 +393,12 @@ def fetch_file(remote: RemoteFile, options: FetchOptions | None = None, root: Pa
         the expected and the actual checksum). Nothing partial is left in the cache.
     """
     opts = options or FetchOptions()
+    urls = candidate_urls(remote, opts.mirror)
+    if not opts.mirror and os.environ.get(OFFLINE_ENV, "") not in ("", "0"):
+        urls = [u for u in urls if _is_loopback(u)]
+        if not urls:
+            raise UserError(f"cannot download {remote.name}: {OFFLINE_ENV} is set and no mirror is given "
+                            f"(the sources are {', '.join(remote.urls)}); pass --mirror DIR or set {MIRROR_ENV}")
     folder = (root or cache_dir()) / "downloads"
     folder.mkdir(parents=True, exist_ok=True)
     final = folder / remote.name
@@ -396,7 +411,7 @@ def fetch_file(remote: RemoteFile, options: FetchOptions | None = None, root: Pa
         mismatch: str | None = None
         session = requests.Session()
         try:
-            for url in candidate_urls(remote, opts.mirror):
+            for url in urls:
                 outcome = _try_url(session, url, part, opts, remote)
                 if outcome is None:
                     ok, actual = check_file(remote, part) if remote.digests else (True, "")
