@@ -158,6 +158,27 @@ def plot(results_dir: Path, out: Path | None) -> None:
 
 
 @cli.command()
+@click.argument("results", type=click.Path(exists=True, path_type=Path))
+@click.option("--reference", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Reference folder, e.g. results/reference/ci-adult.")
+@click.option("--update", is_flag=True, help="Replace the reference with RESULTS instead of checking.")
+@click.option("--z", default=3.0, show_default=True, help="Band width in reference standard deviations over seeds.")
+def check(results: Path, reference: Path, update: bool, z: float) -> None:
+    """Check the curves in RESULTS against reference curves; exit 1 when a solver got worse.
+
+    Kernel evaluations (or iterations) must match at every checkpoint; test error and
+    objective must stay within z standard deviations over seeds of the reference mean (with
+    small floors). RESULTS is a run folder or an experiment folder (its newest run).
+    """
+    from sbpbench import regression
+
+    ok, report = regression.check(results, reference, update, z)
+    click.echo(report)
+    if not ok:
+        sys.exit(1)
+
+
+@cli.command()
 def solvers() -> None:
     """List the solvers, what they need and their parameters."""
     from sbpbench.solvers import SOLVERS

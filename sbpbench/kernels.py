@@ -33,6 +33,9 @@ import scipy.sparse as sp
 DENSE_THRESHOLD = 0.25
 #: Test rows per block when measuring decision values.
 EVAL_BLOCK_ROWS = 2048
+#: Rows needing fewer multiply-adds than this are computed on one thread (a parallel region's
+#: start-up and barrier cost more than they save on small rows, and much more on a busy machine).
+PARALLEL_MIN_WORK = 200_000
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,8 @@ class Kernel:
         self._gamma = 1.0 / (2.0 * spec.sigma2) if self._gaussian else 0.0
         self._scratch = np.zeros(self.d)
         self._all = np.arange(self.n, dtype=np.int64)
+        row_work = self.X.nnz if self.sparse else self.X.size
+        self._row_threads = numba.config.NUMBA_NUM_THREADS if row_work >= PARALLEL_MIN_WORK else 1
         row_bytes = 8 * max(1, self.n)
         self._cache_rows = int(spec.cache_mb * 2**20 // row_bytes)
         self.reset()
@@ -260,16 +265,21 @@ class Kernel:
     def _compute(self, i: int, idx: np.ndarray) -> np.ndarray:
         """``K(x_i, x_j)`` for ``j`` in ``idx`` by the compiled loops (no counting here)."""
         out = np.empty(idx.size)
-        if self.sparse:
-            X = self.X
-            lo, hi = X.indptr[i], X.indptr[i + 1]
-            cols = X.indices[lo:hi]
-            self._scratch[cols] = X.data[lo:hi]
-            _sparse_row(X.indptr, X.indices, X.data, self.sq, self._scratch, self.sq[i], idx,
-                        self._gaussian, self._gamma, out)
-            self._scratch[cols] = 0.0
-        else:
-            _dense_row(self.X, self.sq, self.X[i], self.sq[i], idx, self._gaussian, self._gamma, out)
+        threads = numba.get_num_threads()
+        numba.set_num_threads(self._row_threads if idx.size == self.n else 1)
+        try:
+            if self.sparse:
+                X = self.X
+                lo, hi = X.indptr[i], X.indptr[i + 1]
+                cols = X.indices[lo:hi]
+                self._scratch[cols] = X.data[lo:hi]
+                _sparse_row(X.indptr, X.indices, X.data, self.sq, self._scratch, self.sq[i], idx,
+                            self._gaussian, self._gamma, out)
+                self._scratch[cols] = 0.0
+            else:
+                _dense_row(self.X, self.sq, self.X[i], self.sq[i], idx, self._gaussian, self._gamma, out)
+        finally:
+            numba.set_num_threads(threads)
         return out
 
     # -- measurement ----------------------------------------------------------------------

@@ -1,0 +1,161 @@
+"""Regression check of result curves against committed reference curves.
+
+A reference is a copy of a run folder (``curves.csv`` and ``meta.json``) under
+``results/reference/<name>/``. :func:`compare` matches the new curves to it solver by
+solver and checkpoint by checkpoint:
+
+* the work done must be identical: ``kernel_evals`` (or ``iteration`` for solvers that do
+  not count kernel evaluations) at every checkpoint, and the number of checkpoints;
+* ``test_error`` and ``objective`` (means over runs) must stay within a band around the
+  reference mean: ``z`` times the reference's standard deviation over seeds at that
+  checkpoint, but at least an absolute floor (test error) or a relative floor (objective).
+
+Only a worse value fails: a lower test error, or a better objective, is reported as an
+improvement (regenerate the reference deliberately with ``sbpbench check --update``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from sbpbench.errors import UserError
+from sbpbench.plotting import latest_runs
+from sbpbench.results import read_curves
+
+#: Band width in reference standard deviations.
+Z = 3.0
+#: Smallest band for the test error (absolute, a fraction: 0.005 = half a percentage point).
+TEST_ERROR_FLOOR = 0.005
+#: Smallest band for the objective (relative to its magnitude).
+OBJECTIVE_FLOOR = 1e-3
+
+
+@dataclass
+class Deviation:
+    """One checkpoint of one solver outside its band (or a structural mismatch)."""
+
+    solver: str
+    checkpoint: int
+    column: str
+    reference: float
+    value: float
+    band: float
+    worse: bool
+
+    def line(self) -> str:
+        """One row of the report table."""
+        sign = "WORSE" if self.worse else "better"
+        return (f"{self.solver:<20} {self.checkpoint:>10} {self.column:<15} {self.reference:>13.6g} "
+                f"{self.value:>13.6g} {self.value - self.reference:>+12.4g} {self.band:>10.3g}  {sign}")
+
+
+HEADER = (f"{'solver':<20} {'checkpoint':>10} {'column':<15} {'reference':>13} {'new':>13} "
+          f"{'difference':>12} {'band':>10}  verdict")
+
+
+def _objective_sense(reference: pd.DataFrame, solver: str) -> int:
+    """+1 when a larger objective is better (SBP maximizes its margin), -1 otherwise."""
+    names = set(reference.loc[reference["solver"] == solver, "solver_name"])
+    return 1 if names & {"sbp"} else -1
+
+
+def compare(new: pd.DataFrame, reference: pd.DataFrame, z: float = Z) -> list[Deviation]:
+    """Compare new curves with reference curves.
+
+    Parameters
+    ----------
+    new, reference : pandas.DataFrame
+        Rows of ``curves.csv`` files.
+    z : float
+        Band width in reference standard deviations over seeds.
+
+    Returns
+    -------
+    list of Deviation
+        Everything outside its band; structural mismatches (a missing solver, different
+        checkpoints or kernel evaluations) have ``worse`` set.
+    """
+    deviations: list[Deviation] = []
+    for solver, ref in reference.groupby("solver", sort=False):
+        got = new[new["solver"] == solver]
+        if got.empty:
+            deviations.append(Deviation(solver, -1, "missing solver", 1, 0, 0, True))
+            continue
+        ref_mean = ref.groupby("checkpoint").mean(numeric_only=True)
+        ref_std = ref.groupby("checkpoint").std(ddof=0, numeric_only=True).fillna(0.0)
+        got_mean = got.groupby("checkpoint").mean(numeric_only=True)
+        if len(got_mean) != len(ref_mean):
+            deviations.append(Deviation(solver, -1, "checkpoints", len(ref_mean), len(got_mean), 0, True))
+        work = "kernel_evals" if ref["kernel_evals"].notna().all() else "iteration"
+        sense = _objective_sense(reference, solver)
+        for cp in ref_mean.index.intersection(got_mean.index):
+            r, g, s = ref_mean.loc[cp], got_mean.loc[cp], ref_std.loc[cp]
+            if r[work] != g[work]:
+                deviations.append(Deviation(solver, int(cp), work, r[work], g[work], 0.0, True))
+            band = max(z * s["test_error"], TEST_ERROR_FLOOR)
+            if abs(g["test_error"] - r["test_error"]) > band:
+                deviations.append(Deviation(solver, int(cp), "test_error", r["test_error"], g["test_error"],
+                                            band, g["test_error"] > r["test_error"]))
+            if "objective" in r and not (math.isnan(r["objective"]) or math.isnan(g["objective"])):
+                band = max(z * s["objective"], OBJECTIVE_FLOOR * max(abs(r["objective"]), 1e-12))
+                diff = g["objective"] - r["objective"]
+                if abs(diff) > band:
+                    deviations.append(Deviation(solver, int(cp), "objective", r["objective"], g["objective"],
+                                                band, sense * diff < 0))
+    return deviations
+
+
+def _run_folder(path: Path) -> Path:
+    runs = latest_runs(path)
+    if len(runs) != 1:
+        raise UserError(f"{path}: expected one run folder (with curves.csv), found {len(runs)}")
+    return runs[0]
+
+
+def check(results: Path, reference: Path, update: bool = False, z: float = Z) -> tuple[bool, str]:
+    """Check a run against a reference, or replace the reference with it.
+
+    Parameters
+    ----------
+    results : pathlib.Path
+        A run folder, or an experiment folder (its newest run is used).
+    reference : pathlib.Path
+        The reference folder (``results/reference/<name>``).
+    update : bool
+        Copy the run's ``curves.csv`` and ``meta.json`` into ``reference`` instead of checking.
+    z : float
+        Band width in reference standard deviations.
+
+    Returns
+    -------
+    ok : bool
+        False when any checkpoint is worse than its band allows.
+    report : str
+        A readable table.
+    """
+    run = _run_folder(results)
+    if update:
+        reference.mkdir(parents=True, exist_ok=True)
+        for name in ("curves.csv", "meta.json"):
+            shutil.copyfile(run / name, reference / name)
+        return True, f"reference {reference} updated from {run}"
+    if not (reference / "curves.csv").is_file():
+        raise UserError(f"{reference}: no reference curves.csv (create one with --update)")
+    ref_meta = json.loads((reference / "meta.json").read_text()) if (reference / "meta.json").exists() else {}
+    new_meta = json.loads((run / "meta.json").read_text()) if (run / "meta.json").exists() else {}
+    if ref_meta.get("resolved") and new_meta.get("resolved") and ref_meta["resolved"] != new_meta["resolved"]:
+        keys = sorted(k for k in ref_meta["resolved"] if ref_meta["resolved"][k] != new_meta["resolved"].get(k))
+        raise UserError(f"{run}: resolved configuration differs from the reference's in {', '.join(keys)}")
+    deviations = compare(read_curves(run), read_curves(reference / "curves.csv"), z)
+    worse = [d for d in deviations if d.worse]
+    lines = [f"{run} against {reference}: {len(worse)} worse, {len(deviations) - len(worse)} better"]
+    if deviations:
+        lines += [HEADER] + [d.line() for d in deviations]
+    return not worse, "\n".join(lines)
+

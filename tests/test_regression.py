@@ -1,0 +1,86 @@
+"""CI regression of curves: the CI configs against their committed reference curves.
+
+Also shows that the check can fail: a perturbed SBP (half the step size) must be caught,
+and the real solver must pass again.
+"""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sbpbench import config, regression
+from sbpbench.runner import run_experiment
+from sbpbench.solvers import sbp as sbp_module
+
+ROOT = Path(__file__).resolve().parents[1]
+CI_CONFIGS = sorted((ROOT / "configs" / "ci").glob("*.yaml"))
+
+
+def run_ci(path, tmp_path):
+    exp = config.load(path)
+    return exp, run_experiment(exp, tmp_path)
+
+
+@pytest.mark.parametrize("path", CI_CONFIGS, ids=[p.stem for p in CI_CONFIGS])
+def test_ci_config_matches_its_reference(path, tmp_path):
+    exp, run_dir = run_ci(path, tmp_path)
+    ok, report = regression.check(run_dir, ROOT / "results" / "reference" / exp.name)
+    assert ok, report
+
+
+def test_halved_sbp_step_is_caught(tmp_path, monkeypatch):
+    original = sbp_module.SBP.__init__
+
+    def halved(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self.eta0 *= 0.5
+
+    path = ROOT / "configs" / "ci" / "ci-adult.yaml"
+    monkeypatch.setattr(sbp_module.SBP, "__init__", halved)
+    exp, run_dir = run_ci(path, tmp_path / "perturbed")
+    ok, report = regression.check(run_dir, ROOT / "results" / "reference" / exp.name)
+    assert not ok
+    assert "sbp" in report and "WORSE" in report
+    monkeypatch.undo()
+    exp, run_dir = run_ci(path, tmp_path / "real")
+    assert regression.check(run_dir, ROOT / "results" / "reference" / exp.name)[0]
+
+
+def synthetic(errors_by_run, kevals=(10, 100)):
+    rows = []
+    for run, errors in enumerate(errors_by_run):
+        for cp, (err, kev) in enumerate(zip(errors, kevals)):
+            rows.append({"solver": "s", "solver_name": "pegasos", "run": run, "checkpoint": cp,
+                         "kernel_evals": kev, "iteration": cp, "test_error": err, "objective": 1.0})
+    return pd.DataFrame(rows)
+
+
+def test_bands_come_from_the_spread_over_seeds():
+    reference = synthetic([[0.30, 0.20], [0.34, 0.24]])  # std 0.02 at each checkpoint
+    assert regression.compare(synthetic([[0.35, 0.27]]), reference) == []  # within 3 std
+    worse = regression.compare(synthetic([[0.40, 0.22]]), reference)
+    assert [(d.checkpoint, d.column, d.worse) for d in worse] == [(0, "test_error", True)]
+    better = regression.compare(synthetic([[0.20, 0.22]]), reference)
+    assert [(d.column, d.worse) for d in better] == [("test_error", False)]
+    assert regression.compare(synthetic([[0.32, 0.22]], kevals=(10, 101)), reference)[0].column == "kernel_evals"
+
+
+def test_check_cli_exit_codes(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from sbpbench import cli
+
+    reference = ROOT / "results" / "reference" / "ci-adult"
+    run_dir = tmp_path / "ci-adult" / "run"
+    run_dir.mkdir(parents=True)
+    curves = pd.read_csv(reference / "curves.csv")
+    curves.loc[curves["solver"] == "sbp", "test_error"] += 0.05
+    curves.to_csv(run_dir / "curves.csv", index=False)
+    (run_dir / "meta.json").write_text((reference / "meta.json").read_text())
+    monkeypatch.setattr(sys, "argv", ["sbpbench", "check", str(run_dir), "--reference", str(reference)])
+    with pytest.raises(SystemExit) as info:
+        cli.main()
+    assert info.value.code == 1
+    out = capsys.readouterr().out
+    assert "WORSE" in out and "test_error" in out
