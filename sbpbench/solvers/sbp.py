@@ -34,7 +34,10 @@ Implementation (same arithmetic as Algorithm 1, fewer passes over ``n``): ``alph
 so the projection is O(1); the averages are kept as running sums
 ``sum_t s_t a^(t) = P_T a^(T) - sum_u P_(u-1) delta_u`` with ``P_t = sum_(tau<=t) s_tau``,
 so a checkpoint costs no kernel evaluations. The response update and both running sums are
-one fused compiled pass.
+one fused compiled pass. Since ``s`` only shrinks, ``P_T a^(T)`` and the running sum grow
+like ``1/s`` while their difference stays of order ``T``; to keep that difference exact to
+rounding, the state is rebased (``s := 1``, the sum so far moved into the running sum)
+whenever ``s`` falls below :data:`REBASE_BELOW`, an O(n) step without kernel evaluations.
 
 Cost model: exactly ``n`` kernel evaluations per iteration (one kernel row), with or
 without a bias.
@@ -53,6 +56,10 @@ import numpy as np
 from sbpbench.solvers.base import Param, Snapshot, Solver, register
 from sbpbench.errors import UserError
 from sbpbench.solvers.waterlevel import nth_lowest_in_class, sample_below, water_level, water_level_bias
+
+
+#: Rebase the lazy scale once it falls below this (bounds the cancellation to ~4 digits).
+REBASE_BELOW = 1e-4
 
 
 @numba.njit(cache=True)
@@ -117,7 +124,22 @@ class SBP(Solver):
                 self.s /= np.sqrt(self.norm2)
                 self.norm2 = 1.0
             self.P += self.s
+            if self.s < REBASE_BELOW:
+                self._rebase()
         return False
+
+    def _rebase(self) -> None:
+        """Fold the scale into the state: ``s := 1``, the sums so far kept in ``acc``.
+
+        ``P a - acc`` is ``sum_t s_t a^(t)`` (a true sum, independent of the current scale);
+        with ``acc := acc - P a``, ``a := s a`` and ``P := 0`` it goes on giving that sum
+        (the same for the responses).
+        """
+        for state, acc in ((self.a, self.acc_a), (self.ct, self.acc_c)):
+            acc -= self.P * state  # -(sum so far), already in unscaled units
+            state *= self.s
+        self.P = 0.0
+        self.s = 1.0
 
     def _sample_plain(self) -> int:
         """Draw ``i ~ p*``, uniform below the water level (Algorithm 1, lines 5-6)."""
