@@ -49,7 +49,10 @@ def next_log_target(current: float, per_decade: int) -> float:
 
 def test_error(problem: Problem, snap: Snapshot) -> float:
     """Fraction of test points with ``y f(x) <= 0`` (the paper's 0/1 loss), measured apart."""
-    scores = problem.kernel.decision(problem.test_X, snap.support, snap.coef, snap.bias)
+    if snap.predict is not None:
+        scores = snap.predict(problem.test_X)
+    else:
+        scores = problem.kernel.decision(problem.test_X, snap.support, snap.coef, snap.bias)
     return float(np.mean(problem.test_y * scores <= 0))
 
 

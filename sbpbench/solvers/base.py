@@ -55,7 +55,10 @@ class Snapshot:
 
     ``f(x) = sum_j coef[j] K(x_support[j], x) + bias``. ``objective`` is the solver's own
     objective, ``primal_objective`` that of Problem 2.2 (None when lambda is undefined).
-    ``extra`` holds further columns (for example ``dual_objective``).
+    ``extra`` holds further columns (for example ``dual_objective``). A predictor that is
+    not a kernel expansion (random Fourier features) gives ``predict``, mapping test points
+    (in the kernel's storage format) to decision values; the runner then uses it instead of
+    ``kernel.decision``.
     """
 
     support: np.ndarray
@@ -64,6 +67,7 @@ class Snapshot:
     objective: float | None = None
     primal_objective: float | None = None
     extra: dict[str, float] = field(default_factory=dict)
+    predict: Callable[[Any], np.ndarray] | None = None
 
     @property
     def n_support(self) -> int:
