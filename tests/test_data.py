@@ -4,7 +4,7 @@ import lzma
 
 import numpy as np
 import pytest
-from conftest import SHARED
+from tests.adult_rows import SHARED
 
 from sbpbench.data import DatasetSpec, load
 from sbpbench.data import registry

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from _dataserver import FileServer, closed_port
+from tests._dataserver import FileServer, closed_port
 from sbpbench.data import convert, sources
 from sbpbench.data.fetch import Digest, FetchOptions, RemoteFile, fetch_file, verify_download
 from sbpbench.errors import UserError

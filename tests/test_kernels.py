@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from exact import kernel_matrix
+from tests.exact import kernel_matrix
 
 from sbpbench.kernels import Kernel, KernelSpec
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-from conftest import make_problem
-from exact import kernel_matrix, lambda_optimum
+from tests.adult_rows import make_problem
+from tests.exact import kernel_matrix, lambda_optimum
 
 from sbpbench.solvers.pegasos import DRAW_CHUNK, Pegasos
 

@@ -10,7 +10,7 @@ from sbpbench.config import Budget, Checkpoints, Experiment, SolverSpec
 from sbpbench.data import DatasetSpec
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
-from conftest import make_problem
+from tests.adult_rows import make_problem
 
 
 def experiment(budget=Budget(epochs=2), per_decade=10, solvers=("sbp",)):

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from exact import water_level_lp
+from tests.exact import water_level_lp
 
 from sbpbench.solvers.waterlevel import sample_below, water_level
 

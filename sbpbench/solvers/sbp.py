@@ -13,17 +13,34 @@ stochastic supergradient ascent. Each iteration ``t``:
 The output is the averaged iterate ``alpha_bar = (1/T) sum_t alpha^(t)``, divided by the
 water level ``gamma_bar`` of its averaged responses ``c_bar`` (Algorithm 1, line 14).
 
+With an unregularized bias (``problem.bias``, Section 3.6 and Appendix B) the objective is
+Equation 3.9: the responses entering the water level are ``c_i + y_i b`` with the bias
+``b`` maximizing the level, found with it by the two-basin water filling
+(:func:`~sbpbench.solvers.waterlevel.water_level_bias`, Algorithm 3). A minimax-optimal
+``p*`` must then put mass 1/2 on each class (Appendix B); the optimal ``b`` submerges the
+same number ``k`` of points in each basin, and we sample uniformly from the ``k`` lowest
+responses of each class, i.e. ``p*_i = 1 / (2k)`` there. This ``p*`` is a best response
+to the level (it is supported on points at or below the water level in their basin and is
+constant, ``1/(2k)``, on every point strictly below it, where the slack is) and ``(b, xi)``
+is a best response to it (``sum_i p*_i y_i = 0``), so it is minimax optimal and
+``y_i Phi(x_i)``, ``i ~ p*``, is an unbiased supergradient (Lemma 3.1). Ties at the
+``k``-th response of a class are broken by index (any choice among them is optimal).
+The output's bias is chosen from the averaged responses: ``b_bar`` of the water filling of
+``c_bar``, and the predictor is ``(<w_bar, Phi(x)> + b_bar) / gamma_bar``, at the end and
+at every checkpoint.
+
 Implementation (same arithmetic as Algorithm 1, fewer passes over ``n``): ``alpha`` and
 ``c`` are stored unscaled with a global scale factor ``s`` (``alpha = s a``, ``c = s c~``),
 so the projection is O(1); the averages are kept as running sums
 ``sum_t s_t a^(t) = P_T a^(T) - sum_u P_(u-1) delta_u`` with ``P_t = sum_(tau<=t) s_tau``,
 so a checkpoint costs no kernel evaluations. The response update and both running sums are
-one fused compiled pass. When ``s`` falls below :data:`FOLD_SCALE_BELOW` it is folded back into
-the vectors (``a <- s a``, ``acc <- acc - P a``, ``P <- 0``, ``s <- 1``, which leaves every
-average unchanged); without this, long runs underflow ``s`` and the running-sum difference
-cancels catastrophically.
+one fused compiled pass. Since ``s`` only shrinks, ``P_T a^(T)`` and the running sum grow
+like ``1/s`` while their difference stays of order ``T``; to keep that difference exact to
+rounding, the state is rebased (``s := 1``, the sum so far moved into the running sum)
+whenever ``s`` falls below :data:`REBASE_BELOW`, an O(n) step without kernel evaluations.
 
-Cost model: exactly ``n`` kernel evaluations per iteration (one kernel row).
+Cost model: exactly ``n`` kernel evaluations per iteration (one kernel row), with or
+without a bias.
 Tie rule: Algorithm 1 samples from ``c_j < gamma`` strictly; with ``nu = 0`` that set is
 empty and we sample from ``c_j <= gamma`` (Section 3.2 allows any distribution on the
 minimizers).
@@ -37,10 +54,12 @@ import numba
 import numpy as np
 
 from sbpbench.solvers.base import Param, Snapshot, Solver, register
-from sbpbench.solvers.waterlevel import sample_below, water_level
+from sbpbench.errors import UserError
+from sbpbench.solvers.waterlevel import nth_lowest_in_class, sample_below, water_level, water_level_bias
 
-#: Fold the global scale factor into the vectors when it drops below this.
-FOLD_SCALE_BELOW = 1e-3
+
+#: Rebase the lazy scale once it falls below this (bounds the cancellation to ~4 digits).
+REBASE_BELOW = 1e-4
 
 
 @numba.njit(cache=True)
@@ -54,10 +73,11 @@ def _add_row(ct, acc, y, row, step, weight):
 
 @register
 class SBP(Solver):
-    """Stochastic Batch Perceptron without bias (Algorithm 1). Cost: n kernel evaluations per iteration."""
+    """Stochastic Batch Perceptron (Algorithm 1; with a bias, Algorithm 3). Cost: n kernel evaluations per iteration."""
 
     name = "sbp"
     needs = frozenset({"nu"})
+    supports_bias = True
     params = {
         "average": Param(bool, True, "output the averaged iterate (Algorithm 1) instead of the last"),
         "eta0": Param(float, 0.0, "initial step size; 0 means 1/sqrt(max_i K(x_i, x_i)) as in Algorithm 1"),
@@ -80,6 +100,10 @@ class SBP(Solver):
         self.acc_a = np.zeros(n)  # sum_u P_(u-1) delta_u for alpha
         self.acc_c = np.zeros(n)  # the same for the responses
         self._buf = np.empty(n)
+        self.bias = bool(problem.bias)
+        if self.bias and np.unique(self.y).size < 2:
+            raise UserError("sbp with bias: the training set needs examples of both classes")
+        self._sample = self._sample_bias if self.bias else self._sample_plain
 
     def advance(self, max_iterations, max_kernel_evals, deadline):
         k = self.kernel
@@ -88,8 +112,7 @@ class SBP(Solver):
                 break
             self.iteration += 1
             eta = self.eta0 / np.sqrt(self.iteration)
-            gamma, below = water_level(self.ct, self.volume / self.s, self._buf)
-            i = sample_below(self.ct, gamma, below, self.rng)
+            i = self._sample()
             c_i = self.s * self.ct[i]
             row = k.row(i)
             self.norm2 += 2.0 * eta * c_i + eta * eta * self.k_diag[i]
@@ -100,18 +123,36 @@ class SBP(Solver):
             if self.norm2 > 1.0:
                 self.s /= np.sqrt(self.norm2)
                 self.norm2 = 1.0
-                if self.s < FOLD_SCALE_BELOW:
-                    self._fold_scale()
             self.P += self.s
+            if self.s < REBASE_BELOW:
+                self._rebase()
         return False
 
-    def _fold_scale(self) -> None:
-        """Make ``s = 1`` without changing alpha, the responses or their running averages."""
-        for vec, acc in ((self.a, self.acc_a), (self.ct, self.acc_c)):
-            acc -= self.P * vec  # acc now holds minus the sum of the iterates so far
-            vec *= self.s
+    def _rebase(self) -> None:
+        """Fold the scale into the state: ``s := 1``, the sums so far kept in ``acc``.
+
+        ``P a - acc`` is ``sum_t s_t a^(t)`` (a true sum, independent of the current scale);
+        with ``acc := acc - P a``, ``a := s a`` and ``P := 0`` it goes on giving that sum
+        (the same for the responses).
+        """
+        for state, acc in ((self.a, self.acc_a), (self.ct, self.acc_c)):
+            acc -= self.P * state  # -(sum so far), already in unscaled units
+            state *= self.s
         self.P = 0.0
         self.s = 1.0
+
+    def _sample_plain(self) -> int:
+        """Draw ``i ~ p*``, uniform below the water level (Algorithm 1, lines 5-6)."""
+        gamma, below = water_level(self.ct, self.volume / self.s, self._buf)
+        return sample_below(self.ct, gamma, below, self.rng)
+
+    def _sample_bias(self) -> int:
+        """Draw ``i ~ p*`` of the two-basin water filling: ``1/(2k)`` on the ``k`` lowest of each class."""
+        _, _, k, top_pos, top_neg = water_level_bias(self.y, self.ct, self.volume / self.s, self._buf)
+        u = int(self.rng.integers(2 * k))
+        if u < k:
+            return int(nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, u))
+        return int(nth_lowest_in_class(self.ct, self.y, -1.0, top_neg, u - k))
 
     def _iterate(self):
         """``(alpha, c)`` of the output iterate: the average, or the last one."""
@@ -122,15 +163,21 @@ class SBP(Solver):
 
     def snapshot(self):
         alpha, c = self._iterate()
-        gamma, _ = water_level(c, self.volume, self._buf)
+        norm2 = float(alpha @ c)  # ||w_bar||^2 = sum_i alpha_i c_i
+        bias = 0.0
+        if self.bias:
+            gamma, bias, _, _, _ = water_level_bias(self.y, c, self.volume, self._buf)
+            c = c + self.y * bias
+        else:
+            gamma, _ = water_level(c, self.volume, self._buf)
         # Algorithm 1 returns alpha / gamma; while gamma <= 0 (early on) rescaling would flip
         # the sign of the predictor, so we keep the scale (the test error is unaffected)
         scale = 1.0 / gamma if gamma > 0 else 1.0
         support = np.flatnonzero(alpha)
-        norm2 = float(alpha @ c) * scale * scale
         return Snapshot(
             support=support,
             coef=alpha[support] * self.y[support] * scale,
+            bias=float(bias * scale),
             objective=float(gamma),
-            primal_objective=self.problem.hinge_objective(c * scale, norm2),
+            primal_objective=self.problem.hinge_objective(c * scale, norm2 * scale * scale),
         )

@@ -28,6 +28,35 @@ def _median3(a, b, c):
     return c if b < c else b
 
 
+@numba.njit(cache=True, inline="always")
+def _partition3(buf, lo, hi):
+    """Three-way partition of ``buf[lo:hi]`` around a median-of-three pivot.
+
+    Returns ``(lt, gt, pivot, sum_lt)``: afterwards ``buf[lo:lt] < pivot``,
+    ``buf[lt:gt] == pivot``, ``buf[gt:hi] > pivot``, and ``sum_lt = sum(buf[lo:lt])``.
+    """
+    pivot = _median3(buf[lo], buf[(lo + hi) // 2], buf[hi - 1])
+    lt = lo
+    i = lo
+    gt = hi
+    sum_lt = 0.0
+    while i < gt:
+        v = buf[i]
+        if v < pivot:
+            buf[i] = buf[lt]
+            buf[lt] = v
+            sum_lt += v
+            lt += 1
+            i += 1
+        elif v > pivot:
+            gt -= 1
+            buf[i] = buf[gt]
+            buf[gt] = v
+        else:
+            i += 1
+    return lt, gt, pivot, sum_lt
+
+
 @numba.njit(cache=True)
 def water_level(c, volume, buf):
     """Water level of responses ``c`` for a volume of water ``volume``.
@@ -60,25 +89,7 @@ def water_level(c, volume, buf):
     hi = n  # buf[hi:] are known to lie at or above it
     covered = 0.0
     while lo < hi:
-        pivot = _median3(buf[lo], buf[(lo + hi) // 2], buf[hi - 1])
-        lt = lo
-        i = lo
-        gt = hi
-        sum_lt = 0.0
-        while i < gt:  # three-way partition of buf[lo:hi] around the pivot
-            v = buf[i]
-            if v < pivot:
-                buf[i] = buf[lt]
-                buf[lt] = v
-                sum_lt += v
-                lt += 1
-                i += 1
-            elif v > pivot:
-                gt -= 1
-                buf[i] = buf[gt]
-                buf[gt] = v
-            else:
-                i += 1
+        lt, gt, pivot, sum_lt = _partition3(buf, lo, hi)
         # water needed to raise everything below the pivot up to the pivot
         if pivot * lt - (covered + sum_lt) >= volume:
             hi = lt  # the level is at most the pivot: the pivot and above stay dry
@@ -112,3 +123,176 @@ def sample_below(c: np.ndarray, gamma: float, below: int, rng: np.random.Generat
             return int(i)
     candidates = np.flatnonzero(c <= gamma)
     return int(candidates[rng.integers(candidates.size)])
+
+
+# ----------------------------------------------------------------------------- with a bias
+
+
+@numba.njit(cache=True, inline="always")
+def _cut_low(s, count, lo, total, top, stale, l, sum_l, value):
+    """Class ``s``: the ``count`` lowest are all submerged (``count`` in ``[l+1, g]`` of its block)."""
+    lo[s] = count
+    total[s] = sum_l[s] + (count - l[s]) * value[s]
+    top[s] = value[s]
+    stale[s] = True
+
+
+@numba.njit(cache=True, inline="always")
+def _cut_high(s, count, hi, bottom, stale, value):
+    """Class ``s``: at most ``count`` are submerged (``count`` in ``[l, g-1]`` of its block)."""
+    hi[s] = count
+    bottom[s] = value[s]
+    stale[s] = True
+
+
+@numba.njit(cache=True)
+def water_level_bias(y, c, volume, buf):
+    """Water level and bias of the two-basin water filling (Section 3.6, Appendix B, Algorithm 3).
+
+    Solves ``max_{gamma, b, xi >= 0, sum xi <= volume} gamma`` subject to
+    ``c_i + y_i b + xi_i >= gamma``: the positives form one basin with floor ``c_i + b``,
+    the negatives another with floor ``c_i - b``, and the volume fills both to a common
+    level ``gamma``.
+
+    With ``a_k``/``d_k`` the ``k``-th smallest response of the positives/negatives and
+    ``W(k)`` the water that raises the ``k`` lowest of each class to ``a_k`` and ``d_k``,
+    an optimal ``b`` submerges the same number ``k`` of points in each basin (Appendix B),
+    ``k* = max{k <= min(n+, n-) : W(k) <= volume}``, and the rest of the water,
+    ``Delta = (volume - W(k*)) / k*``, raises the two relative levels ``gamma - b`` and
+    ``gamma + b`` above ``a_k*`` and ``d_k*`` by a total of ``Delta``, each by at most the
+    gap to its class's next response. The optimal ``b`` form an interval; like line 42 of
+    Algorithm 3 we return its midpoint.
+
+    ``k*`` is found as in Algorithm 3 by two interleaved selections, one per class: each
+    class keeps a window of unresolved ranks, partitioned three ways around a
+    median-of-three pivot (a block of ranks sharing one value, on which the class's water
+    ``k a_k - sum_{j<=k} a_j`` is constant); comparing the two blocks' water with the
+    volume discards one side of at least one window per step, so the expected time is
+    linear in ``n`` (no sort).
+
+    Parameters
+    ----------
+    y : numpy.ndarray, shape (n,)
+        Labels in {-1, +1}; both classes must occur.
+    c : numpy.ndarray, shape (n,)
+        Responses ``y_i <w, Phi(x_i)>`` without the bias. Not modified.
+    volume : float
+        Total water ``n nu`` (>= 0).
+    buf : numpy.ndarray, shape (n,)
+        Scratch space, overwritten.
+
+    Returns
+    -------
+    gamma : float
+        The water level (the objective of Equation 3.9 at ``w``).
+    b : float
+        The bias (midpoint of the optimal interval).
+    k : int
+        Points submerged in each basin, ``k*``.
+    top_pos, top_neg : float
+        ``a_k*`` and ``d_k*``, the ``k*``-th smallest response of each class: the
+        minimax-optimal ``p*`` of :func:`nth_lowest_in_class` puts ``1 / (2 k*)`` on each
+        of the ``k*`` lowest responses of each class.
+    """
+    n = c.shape[0]
+    npos = 0  # positives go to buf[:npos], negatives fill buf from the end (branch-free)
+    back = n - 1
+    for i in range(n):
+        v = c[i]
+        buf[npos] = v
+        buf[back] = v
+        positive = y[i] > 0
+        npos += positive
+        back -= 1 - positive
+    if npos == 0 or npos == n:
+        raise ValueError("water_level_bias needs examples of both classes")
+    base = np.array([0, npos])
+    lo = np.zeros(2, np.int64)  # class s: its lo[s] lowest are known (sum total[s], max top[s])
+    hi = np.array([npos, n - npos])  # and its ranks from hi[s] on are known to stay dry (min bottom[s])
+    total = np.zeros(2)
+    top = np.full(2, -np.inf)
+    bottom = np.full(2, np.inf)
+    stale = np.ones(2, np.bool_)  # the block must be recomputed
+    l = np.zeros(2, np.int64)  # the block: ranks [l, g) hold `value`, sum of ranks < l is sum_l
+    g = np.zeros(2, np.int64)
+    value = np.zeros(2)
+    sum_l = np.zeros(2)
+    first = np.zeros(2, np.int64)  # the block as counts k in [first, last], with water `water`
+    last = np.zeros(2, np.int64)
+    water = np.zeros(2)
+    while lo[0] < hi[0] or lo[1] < hi[1]:
+        for s in range(2):
+            if lo[s] == hi[s]:  # resolved: k* = lo[s] (>= 1 since volume >= 0)
+                first[s] = lo[s]
+                last[s] = lo[s]
+                water[s] = lo[s] * top[s] - total[s]
+            elif stale[s]:
+                lt, gt, pivot, sum_lt = _partition3(buf, base[s] + lo[s], base[s] + hi[s])
+                l[s] = lt - base[s]
+                g[s] = gt - base[s]
+                value[s] = pivot
+                sum_l[s] = total[s] + sum_lt
+                first[s] = l[s] + 1
+                last[s] = g[s]
+                water[s] = l[s] * pivot - sum_l[s]
+                stale[s] = False
+        if lo[0] == hi[0] or lo[1] == hi[1]:
+            # one class is resolved at k0: select rank k0 in the other, whatever the volumes say
+            o = 1 if lo[0] == hi[0] else 0
+            k0 = lo[1 - o]
+            if k0 <= l[o]:
+                _cut_high(o, l[o], hi, bottom, stale, value)
+            elif k0 >= g[o]:
+                _cut_low(o, g[o], lo, total, top, stale, l, sum_l, value)
+            else:
+                _cut_low(o, k0, lo, total, top, stale, l, sum_l, value)
+                _cut_high(o, k0, hi, bottom, stale, value)
+            continue
+        needed = water[0] + water[1]
+        k_lo = max(first[0], first[1])
+        k_hi = min(last[0], last[1])
+        if k_lo <= k_hi:  # the blocks share counts k, where W(k) = needed
+            if needed <= volume:
+                for s in range(2):
+                    _cut_low(s, k_hi, lo, total, top, stale, l, sum_l, value)
+            else:
+                for s in range(2):
+                    _cut_high(s, k_lo - 1, hi, bottom, stale, value)
+        else:  # W is monotone: compare the lower block's last count with the upper's first
+            low = 0 if last[0] < first[1] else 1
+            if needed <= volume:  # W(last[low]) <= needed
+                _cut_low(low, last[low], lo, total, top, stale, l, sum_l, value)
+            else:  # W(first[up]) >= needed
+                up = 1 - low
+                _cut_high(up, first[up] - 1, hi, bottom, stale, value)
+    k = lo[0]
+    used = (k * top[0] - total[0]) + (k * top[1] - total[1])
+    delta = max(0.0, (volume - used) / k)
+    rise_pos = min(delta, bottom[0] - top[0])
+    rise_neg = min(delta, bottom[1] - top[1])
+    level_pos = top[0] + 0.5 * (delta + rise_pos - rise_neg)  # gamma - b
+    level_neg = top[1] + 0.5 * (delta - rise_pos + rise_neg)  # gamma + b
+    return 0.5 * (level_pos + level_neg), 0.5 * (level_neg - level_pos), k, top[0], top[1]
+
+
+@numba.njit(cache=True)
+def nth_lowest_in_class(c, y, label, top, u):
+    """Index of the ``u``-th point of the ``k`` lowest responses of class ``label``.
+
+    The ``k`` lowest are the points of the class with ``c_i < top`` and then, in index
+    order, as many with ``c_i == top`` as needed (``top`` is the ``k``-th smallest, from
+    :func:`water_level_bias`); ``u`` in ``[0, k)``. Returns -1 if there is no such point.
+    """
+    below = 0
+    for i in range(c.shape[0]):
+        if y[i] == label and c[i] < top:
+            below += 1
+    want_below = u < below
+    seen = 0
+    target = u if want_below else u - below
+    for i in range(c.shape[0]):
+        if y[i] == label and ((c[i] < top) if want_below else (c[i] == top)):
+            if seen == target:
+                return i
+            seen += 1
+    return -1

@@ -1,0 +1,117 @@
+"""The two-basin water level (Algorithm 3) against a linear program, and its p*."""
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from sbpbench.solvers.waterlevel import nth_lowest_in_class, water_level_bias
+
+
+def _lp(y, c, volume, gamma=None, sense=0):
+    """Brute force over (gamma, b, xi): max gamma, or (gamma fixed) min/max b (sense -1/+1)."""
+    n = c.size
+    A = np.zeros((n + 1, n + 2))
+    A[:n, 0] = 1.0
+    A[:n, 1] = -y
+    A[:n, 2:] = -np.eye(n)
+    A[n, 2:] = 1.0
+    bounds = [(None, None) if gamma is None else (gamma, gamma), (None, None)] + [(0, None)] * n
+    cost = np.zeros(n + 2)
+    if gamma is None:
+        cost[0] = -1.0
+    else:
+        cost[1] = sense
+    res = linprog(cost, A_ub=A, b_ub=np.r_[c, volume], bounds=bounds, method="highs")
+    assert res.status == 0
+    return res.x[0], res.x[1]
+
+
+def _support(y, c, k, top_pos, top_neg):
+    """The points p* samples: the u-th lowest of each class for u in [0, k)."""
+    pos = [nth_lowest_in_class(c, y, 1.0, top_pos, u) for u in range(k)]
+    neg = [nth_lowest_in_class(c, y, -1.0, top_neg, u) for u in range(k)]
+    return np.array(pos), np.array(neg)
+
+
+def _check(y, c, volume):
+    gamma, b, k, top_pos, top_neg = water_level_bias(y, c, volume, np.empty(c.size))
+    ref, _ = _lp(y, c, volume)
+    scale = max(1.0, abs(ref))
+    assert gamma == pytest.approx(ref, abs=1e-8 * scale)
+    # (gamma, b) is feasible: the water needed is the volume
+    assert np.maximum(0.0, gamma - c - y * b).sum() <= volume + 1e-8 * scale
+    # b is the midpoint of the interval of optimal biases (Algorithm 3, line 42)
+    b_lo = _lp(y, c, volume, gamma=ref - 1e-10 * scale, sense=1)[1]
+    b_hi = _lp(y, c, volume, gamma=ref - 1e-10 * scale, sense=-1)[1]
+    assert b_lo - 1e-6 * scale <= b <= b_hi + 1e-6 * scale
+    assert b == pytest.approx(0.5 * (b_lo + b_hi), abs=1e-6 * scale)
+    # p* = 1/(2k) on the k lowest of each class is minimax optimal: its dual value
+    # sum p_i c_i + volume max_i p_i (with sum p_i y_i = 0) equals the optimum
+    pos, neg = _support(y, c, k, top_pos, top_neg)
+    assert (pos >= 0).all() and (neg >= 0).all()
+    assert (y[pos] == 1).all() and (y[neg] == -1).all()
+    assert len(set(pos)) == k and len(set(neg)) == k
+    dual = (c[pos].sum() + c[neg].sum()) / (2 * k) + volume / (2 * k)
+    assert dual == pytest.approx(ref, abs=1e-8 * scale)
+    return gamma, b, k
+
+
+def test_random_against_linear_program():
+    rng = np.random.default_rng(0)
+    for trial in range(150):
+        n = int(rng.integers(2, 60))
+        y = np.where(rng.random(n) < rng.uniform(0.1, 0.9), 1.0, -1.0)
+        y[0], y[1] = 1.0, -1.0
+        c = rng.standard_normal(n) * rng.choice([0.01, 1.0, 100.0])
+        volume = float(rng.choice([0.0, rng.uniform(0, 0.1), rng.uniform(0, n)]) * np.abs(c).max())
+        _check(y, c, volume)
+
+
+def test_ties():
+    rng = np.random.default_rng(1)
+    for trial in range(100):
+        n = int(rng.integers(2, 40))
+        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+        y[0], y[1] = 1.0, -1.0
+        c = rng.integers(-3, 4, n).astype(float)  # many equal responses
+        volume = float(rng.integers(0, 2 * n))  # water often ends exactly at a response
+        _check(y, c, volume)
+
+
+def test_all_equal_responses():
+    y = np.array([1.0, -1.0] * 5 + [1.0] * 3)
+    c = np.full(y.size, 0.7)
+    for volume in (0.0, 1.0, 5.0, 40.0):
+        gamma, b, k = _check(y, c, volume)
+        assert k == 5  # every point of the smaller class is submerged once any water is poured
+    gamma, b, k, _, _ = water_level_bias(y, c, 0.0, np.empty(y.size))
+    assert (gamma, b) == (0.7, 0.0)
+
+
+def test_one_class_much_smaller():
+    rng = np.random.default_rng(2)
+    y = np.r_[1.0, -np.ones(50)]
+    for trial in range(30):
+        c = rng.standard_normal(51)
+        volume = float(rng.choice([0.0, 0.3, 3.0, 60.0]))
+        gamma, b, k = _check(y, c, volume)
+        assert k == 1
+        # all the water that the lowest negative cannot hold goes to the single positive
+        assert gamma == pytest.approx(0.5 * (c[0] + np.sort(c[1:])[0] + volume))
+    _check(-y, rng.standard_normal(51), 2.0)
+
+
+def test_known_values():
+    # two points per class; the bias levels the two basins
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    c = np.array([0.0, 10.0, 2.0, 10.0])
+    gamma, b, k, top_pos, top_neg = water_level_bias(y, c, 1.0, np.empty(4))
+    # one point per basin: level gamma - b = a_1 + t, gamma + b = d_1 + (1 - t)
+    assert (gamma, k) == (1.5, 1)
+    assert b == pytest.approx(0.5 * (2.0 - 0.0))  # midpoint of the optimal biases [0.5, 1.5]
+    assert (top_pos, top_neg) == (0.0, 2.0)
+
+
+def test_needs_both_classes():
+    with pytest.raises(ValueError):
+        water_level_bias(np.ones(3), np.zeros(3), 1.0, np.empty(3))
