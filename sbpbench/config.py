@@ -28,7 +28,8 @@ DEFAULTS_DOC = {
     "dataset.n_train / n_test": "all examples",
     "kernel": "{name: gaussian, sigma2: 1.0, cache_mb: 256}",
     "problem": "{lambda: none, C: none, nu: none, bias: false}; C means lambda = 1/(C n)",
-    "budget": "{epochs: 1}; kernel_evals, seconds and test_error (stop at or below) may be added",
+    "budget": "{epochs: 1}; kernel_evals, seconds and test_error (stop at or below) may be added; "
+              "a solver entry may carry its own budget",
     "checkpoints": "{per_decade: 10, epochs: true}",
     "runs": "1",
     "seed": "0",
@@ -37,11 +38,13 @@ DEFAULTS_DOC = {
 
 @dataclass(frozen=True)
 class SolverSpec:
-    """One entry of ``solvers:``: a registered solver name, its parameters and a label."""
+    """One entry of ``solvers:``: a registered solver name, its parameters, a label, and
+    optionally its own budget (replacing the experiment's for this solver)."""
 
     name: str
     params: dict[str, Any] = field(default_factory=dict)
     label: str = ""
+    budget: "Budget | None" = None
 
     def describe(self) -> str:
         """Parameters as a stable ``k=v;k=v`` string (the ``params`` column)."""
@@ -245,6 +248,20 @@ def _kernel(source: str, value) -> KernelSpec:
     )
 
 
+def _budget(source: str, key: str, value) -> Budget:
+    bud = _Section(source, key, value)
+    bud.only(["epochs", "kernel_evals", "seconds", "test_error"])
+    budget = Budget(
+        epochs=bud.get("epochs", float, check=_positive),
+        kernel_evals=bud.get("kernel_evals", float, check=_positive),
+        seconds=bud.get("seconds", float, check=_positive),
+        test_error=bud.get("test_error", float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]"),
+    )
+    if all(v is None for v in (budget.epochs, budget.kernel_evals, budget.seconds)):
+        budget = Budget(1.0, None, None, budget.test_error)
+    return budget
+
+
 def _solvers(source: str, value, problem: dict) -> tuple[SolverSpec, ...]:
     if isinstance(value, (str, dict)):
         value = [value]
@@ -262,7 +279,7 @@ def _solvers(source: str, value, problem: dict) -> tuple[SolverSpec, ...]:
         if name not in SOLVERS:
             sec.fail("name", f"unknown solver {name!r} (valid: {', '.join(sorted(SOLVERS))})")
         cls = SOLVERS[name]
-        sec.only(["name", "label", *cls.params])
+        sec.only(["name", "label", "budget", *cls.params])
         params = {}
         for pname, p in cls.params.items():
             v = sec.get(pname, p.type, None, choices=p.choices, check=p.check)
@@ -276,12 +293,13 @@ def _solvers(source: str, value, problem: dict) -> tuple[SolverSpec, ...]:
         if problem["kernel"] not in cls.kernels:
             sec.fail("name", f"solver {name!r} needs kernel.name {' or '.join(cls.kernels)}, "
                              f"not {problem['kernel']!r}")
+        budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
         spec = SolverSpec(name, params, sec.get("label", str, ""))
         label = spec.label or name + (f"[{spec.describe()}]" if params else "")
         if label in labels:
             sec.fail("label", f"two solvers are both labelled {label!r}; give one a 'label'")
         labels.add(label)
-        specs.append(SolverSpec(name, params, label))
+        specs.append(SolverSpec(name, params, label, budget))
     return tuple(specs)
 
 
@@ -333,16 +351,7 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     nu = prob.get("nu", float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]")
     bias = prob.get("bias", bool, False)
 
-    bud = _Section(source, "budget", top.data.get("budget"))
-    bud.only(["epochs", "kernel_evals", "seconds", "test_error"])
-    budget = Budget(
-        epochs=bud.get("epochs", float, check=_positive),
-        kernel_evals=bud.get("kernel_evals", float, check=_positive),
-        seconds=bud.get("seconds", float, check=_positive),
-        test_error=bud.get("test_error", float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]"),
-    )
-    if all(v is None for v in (budget.epochs, budget.kernel_evals, budget.seconds)):
-        budget = Budget(1.0, None, None, budget.test_error)
+    budget = _budget(source, "budget", top.data.get("budget"))
 
     chk = _Section(source, "checkpoints", top.data.get("checkpoints"))
     chk.only(["per_decade", "epochs"])

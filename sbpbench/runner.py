@@ -97,7 +97,7 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     n = problem.n
     kernel = problem.kernel
     kernel.reset()
-    budget = exp.budget
+    budget = spec.budget or exp.budget
     max_it = round(budget.epochs * n) if budget.epochs is not None else math.inf
     max_kev = budget.kernel_evals if budget.kernel_evals is not None else math.inf
     max_sec = budget.seconds if budget.seconds is not None else math.inf

@@ -50,7 +50,7 @@ def test_run_writes_results_table_and_figure(monkeypatch, capsys, tmp_path, conf
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["resolved"]["problem"]["lambda"] == pytest.approx(1 / 300)
     assert meta["resolved"]["dataset"]["n_train"] == 300
-    assert meta["resolved"]["solvers"][1]["params"] == {"mini_batch": 1, "projection": True}
+    assert meta["resolved"]["solvers"][1]["params"] == {"mini_batch": 1, "projection": True, "representation": "auto"}
     assert [r["status"] for r in meta["runs"]] == ["budget"] * 4
     assert "finished" in meta and meta["versions"]["numpy"]
     assert (run_dir / "figure2.png").stat().st_size > 0 and (run_dir / "figure2.svg").exists()

@@ -53,15 +53,19 @@ def test_defaults(tmp_path):
     assert (exp.runs, exp.seed, exp.bias, exp.lam) == (1, 0, False, None)
 
 
-def test_solver_parameters_and_labels(tmp_path):
+def test_solver_parameters_labels_and_budgets(tmp_path):
     exp = config.load(write(tmp_path, """
         dataset: adult
         problem: {lambda: 0.001}
-        solvers: [{name: pegasos, mini_batch: 4}, {name: pegasos, projection: false, label: noproj}]
+        budget: {epochs: 10}
+        solvers: [{name: pegasos, mini_batch: 4}, {name: pegasos, projection: false, label: noproj,
+                   budget: {epochs: 100}}]
         """))
     assert exp.solvers[0].params == {"mini_batch": 4}
     assert exp.solvers[0].label == "pegasos[mini_batch=4]"
     assert exp.solvers[1].label == "noproj"
+    assert exp.solvers[0].budget is None and exp.solvers[1].budget == config.Budget(100.0)
+    assert exp.budget.epochs == 10
 
 
 @pytest.mark.parametrize("expr,value", [("1/n", 1e-3), ("1/(100*n)", 1e-5), ("2 ** -3", 0.125), (0.5, 0.5)])
@@ -87,7 +91,9 @@ def test_C_means_one_over_C_n(tmp_path):
     ("dataset: adult\nsolvers: [{name: pegasos, mini_batch: 0}]\nproblem: {lambda: 0.1}\n",
      "key 'solvers[0].mini_batch': must be positive"),
     ("dataset: adult\nsolvers: [{name: pegasos, step: 2}]\nproblem: {lambda: 0.1}\n",
-     "key 'solvers[0].step': unknown key (valid: name, label, mini_batch, projection)"),
+     "key 'solvers[0].step': unknown key (valid: name, label, budget, mini_batch, projection, representation)"),
+    ("dataset: adult\nsolvers: [{name: pegasos, budget: {epoch: 2}}]\nproblem: {lambda: 0.1}\n",
+     "key 'solvers[0].budget.epoch': unknown key"),
     ("dataset: adult\nsolvers: [sbp]\nproblem: {nu: 0.1}\nkernel: {name: poly}\n",
      "key 'kernel.name': 'poly' is not one of: gaussian, linear"),
     ("dataset: {path: missing.svm, test_path: missing.t}\nsolvers: [sbp]\nproblem: {nu: 0.1}\n",

@@ -398,6 +398,27 @@ add_source(Source(
     notes="pixels / 255 (values in [0, 1]); 5851 training and 974 test eights",
 ))
 
+
+#: Seed of the fixed random split of MNIST's test images used by ``mnist-t10k``.
+MNIST_T10K_SPLIT_SEED = 2012
+
+
+def _mnist_t10k(paths: dict[str, Path]):
+    X, y = convert.mnist_split(paths["test_images"], paths["test_labels"], 8)
+    order = np.random.default_rng(MNIST_T10K_SPLIT_SEED).permutation(X.shape[0])
+    train, test = np.sort(order[:7000]), np.sort(order[7000:])
+    return (X[train], y[train]), (X[test], y[test])
+
+
+add_source(Source(
+    "mnist-t10k", "MNIST test images only, '8' vs rest, split 7000 / 3000 (a stated substitute for MNIST)",
+    "the MNIST t10k IDX files of the 'mnist' dataset", "digit 8 (+1) vs rest (-1)", 784, 7000, 3000,
+    {"test_images": SOURCES["mnist"].files["test_images"], "test_labels": SOURCES["mnist"].files["test_labels"]},
+    _mnist_t10k,
+    notes=f"a fixed random split (seed {MNIST_T10K_SPLIT_SEED}) of the 10000 test images, for machines "
+          "without the 60000 training images; pixels / 255",
+))
+
 COVTYPE = RemoteFile("covtype.data.gz", (UCI + "covtype/covtype.data.gz", FIGSHARE + "5976039"),
                      (_sha("614360d0257557dd1792834a85a1cdebfadc3c4f30b011d56afee7ffb5b15771", source=SKLEARN),))
 FOREST_TRAIN = 522910
