@@ -6,9 +6,12 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from _kernel_data import SHARED, biased_optimum, make_problem
+from _kernel_data import SHARED, biased_optimum, make_problem, real_split
+from sbpbench import data
 from sbpbench.config import parse
 from sbpbench.errors import UserError
+from sbpbench.kernels import KernelSpec
+from sbpbench.problem import Problem
 from sbpbench.runner import run_one
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.libsvm_ref import tolerance_schedule
@@ -65,9 +68,6 @@ def test_config_requires_the_biased_problem():
 
 
 def test_runner_writes_unknown_kernel_evals_and_one_point_per_tolerance():
-    from sbpbench import data
-    from sbpbench.problem import Problem
-
     exp = _config(True, [{"name": "libsvm", "final_tol": 0.01}])
     train, test = data.load(exp.dataset, np.random.default_rng(0))
     problem = Problem.build(train, test, exp.kernel, 1.0 / train.n, None, True)
@@ -80,3 +80,15 @@ def test_runner_writes_unknown_kernel_evals_and_one_point_per_tolerance():
     # the last model is LIBSVM's at tol 0.01
     svc = SVC(C=1.0, kernel="rbf", gamma=0.05, tol=0.01).fit(problem.kernel.X, problem.y)
     assert result.rows[-1]["n_support"] == svc.support_.size
+
+
+def test_linear_kernel_option():
+    split = real_split("w8a", 300)
+    problem = Problem.build(split, split, KernelSpec("linear", 1.0, 16), 1.0 / split.n, None, True)
+    ref = SOLVERS["libsvm"](problem, np.random.default_rng(0), final_tol=0.1)
+    while not ref.advance(math.inf, math.inf, math.inf):
+        pass
+    assert ref.model.kernel == "linear"
+    snap = ref.snapshot()
+    ours = problem.kernel.decision(problem.test_X, snap.support, snap.coef, snap.bias)
+    np.testing.assert_allclose(ours, ref.model.decision_function(problem.test_X), atol=1e-9)

@@ -39,6 +39,8 @@ No shrinking: every iteration works on all ``n`` variables (LIBSVM's ``-h 0``), 
 are exact and no gradient reconstruction is ever needed.
 
 One iteration is one working-set update; ``advance`` returns True once the stopping rule holds.
+Snapshot columns besides the objectives (:func:`~sbpbench.solvers.dual.dual_snapshot`):
+``dual_objective``, ``duality_gap`` and ``kkt_violation`` (``m - M`` at the last selection).
 """
 
 from __future__ import annotations
