@@ -99,7 +99,7 @@ def solve(problem: Problem, eps: float = OPTIMUM_EPS) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``nu``, ``objective`` (Problem 2.2), ``norm`` (``||w*||``), ``mean_hinge``, ``bias``,
+        ``nu``, ``objective`` (Problem 2.2), ``norm`` (``||w*||``), ``mean_hinge``, ``b`` (the bias),
         ``test_error``, ``dual_objective``, ``duality_gap``, ``n_support``, ``iterations``,
         ``kernel_evals`` and ``seconds``.
     """
@@ -121,7 +121,7 @@ def solve(problem: Problem, eps: float = OPTIMUM_EPS) -> dict[str, Any]:
         "objective": snap.primal_objective,
         "norm": norm,
         "mean_hinge": mean_hinge,
-        "bias": b,
+        "b": b,
         "test_error": test_error(problem, snap),
         "dual_objective": snap.extra["dual_objective"],
         "duality_gap": snap.extra["duality_gap"],

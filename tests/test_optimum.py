@@ -31,7 +31,7 @@ def test_nu_matches_independent_optimum_and_is_cached(tmp_path, bias):
 
     if bias:
         alpha, b, primal, _ = biased_optimum(problem)
-        assert first["bias"] == pytest.approx(b, abs=1e-4)
+        assert first["b"] == pytest.approx(b, abs=1e-4)
     else:
         alpha, primal, _ = unbiased_optimum(problem)
         b = 0.0

@@ -14,7 +14,7 @@ def smo(problem, eps=1e-8):
 
 @pytest.mark.parametrize("name", ["adult", "reuters", "w8a"])
 def test_unbiased_matches_scipy_dual_qp(name):
-    problem = make_problem(name, 400, bias=False)
+    problem = make_problem(name, 300, bias=False)
     s = smo(problem)
     assert run_to_end(s)
     snap = s.snapshot()
@@ -28,7 +28,7 @@ def test_unbiased_matches_scipy_dual_qp(name):
 
 @pytest.mark.parametrize("name", ["adult", "reuters", "w8a"])
 def test_biased_matches_libsvm(name):
-    problem = make_problem(name, 400, bias=True)
+    problem = make_problem(name, 300, bias=True)
     s = smo(problem)
     assert run_to_end(s)
     snap = s.snapshot()

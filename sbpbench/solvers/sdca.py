@@ -82,7 +82,7 @@ class SDCA(Solver):
             if self._pos == self._draws.size:
                 self._draws = self.rng.integers(0, self.n, size=DRAW_CHUNK)
                 self._pos = 0
-            stop = min(self._draws.size, self._pos + (max_iterations - self.iteration))
+            stop = int(min(self._draws.size, self._pos + (max_iterations - self.iteration)))
             p, new = _next_step(self._draws, self._pos, stop, self.q, self.alpha, self.diag, self.C)
             self.iteration += p - self._pos
             self._pos = p
