@@ -16,7 +16,8 @@ LIBSVM's ``Solver::select_working_set`` (WSS2) and two-variable update of ``Solv
 * the analytic update of ``(alpha_i, alpha_j)`` clipped to the box along ``y' alpha = 0``, exactly
   LIBSVM's case analysis, and ``G += Q_i d_i + Q_j d_j``.
 
-Tie rules are LIBSVM's: the last index wins both arg-max (``>=``) and arg-min (``<=``). The bias is
+Kernel rows are float64 (LIBSVM caches float32 rows), so iterates agree with LIBSVM's up to
+rounding, not bit for bit. Tie rules are LIBSVM's: the last index wins both arg-max (``>=``) and arg-min (``<=``). The bias is
 LIBSVM's ``-rho`` (``Solver::calculate_rho``: the mean of ``y_t G_t`` over free variables, else the
 midpoint of its bounds), so ``f(x) = sum_t alpha_t y_t K(x_t, x) + b``.
 
