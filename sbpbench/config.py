@@ -22,12 +22,16 @@ from sbpbench.errors import UserError
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS
 
+#: ``problem.nu`` value asking for nu derived from lambda (:mod:`sbpbench.optimum`).
+NU_FROM_LAMBDA = "from_lambda"
+
 #: Default value of every optional key (shown by ``sbpbench run --help`` and the README).
 DEFAULTS_DOC = {
     "name": "the config file's name without .yaml",
     "dataset.n_train / n_test": "all examples",
     "kernel": "{name: gaussian, sigma2: 1.0, cache_mb: 256}",
-    "problem": "{lambda: none, C: none, nu: none, bias: false}; C means lambda = 1/(C n)",
+    "problem": "{lambda: none, C: none, nu: none, bias: false}; C means lambda = 1/(C n); "
+               "nu: from_lambda derives nu from the exact optimum of the lambda-problem",
     "budget": "{epochs: 1}; kernel_evals, seconds and test_error (stop at or below) may be added; "
               "a solver entry may carry its own budget",
     "checkpoints": "{per_decade: 10, epochs: true}",
@@ -77,7 +81,7 @@ class Experiment:
     dataset: DatasetSpec
     kernel: KernelSpec
     lam: str | float | None
-    nu: float | None
+    nu: float | str | None
     bias: bool
     solvers: tuple[SolverSpec, ...]
     budget: Budget
@@ -195,6 +199,14 @@ def coerce(value, kind, fail):
     raise TypeError(kind)
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _positive(value):
     return None if value > 0 else "must be positive"
 
@@ -290,6 +302,8 @@ def _solvers(source: str, value, problem: dict) -> tuple[SolverSpec, ...]:
                 sec.fail("name", f"solver {name!r} needs problem.{need}")
         if problem["bias"] and not cls.supports_bias:
             sec.fail("name", f"solver {name!r} does not support problem.bias: true")
+        if not problem["bias"] and cls.requires_bias:
+            sec.fail("name", f"solver {name!r} solves only the biased problem: set problem.bias: true")
         if problem["kernel"] not in cls.kernels:
             sec.fail("name", f"solver {name!r} needs kernel.name {' or '.join(cls.kernels)}, "
                              f"not {problem['kernel']!r}")
@@ -348,7 +362,14 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
         except ValueError as exc:
             prob.fail("lambda", str(exc))
         lam = float(lam) if isinstance(lam, (int, float)) else lam
-    nu = prob.get("nu", float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]")
+    nu = prob.data.get("nu")
+    if nu == NU_FROM_LAMBDA:
+        if lam is None:
+            prob.fail("nu", f"'{NU_FROM_LAMBDA}' needs problem.lambda (or C) to derive nu from")
+    elif isinstance(nu, str) and not _is_number(nu):
+        prob.fail("nu", f"expected a number in [0, 1] or '{NU_FROM_LAMBDA}', got {nu!r}")
+    else:
+        nu = prob.get("nu", float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]")
     bias = prob.get("bias", bool, False)
 
     budget = _budget(source, "budget", top.data.get("budget"))

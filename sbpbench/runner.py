@@ -24,7 +24,8 @@ from typing import Any, Callable
 import numpy as np
 
 from sbpbench import data
-from sbpbench.config import Experiment, SolverSpec, eval_lambda
+from sbpbench.config import NU_FROM_LAMBDA, Experiment, SolverSpec, eval_lambda
+from sbpbench.optimum import optimum
 from sbpbench.problem import Problem
 from sbpbench.results import ResultsWriter, environment, new_run_dir
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
@@ -216,7 +217,13 @@ def run_experiment(exp: Experiment, results_root: Path, reporter: "Reporter | No
     t0 = time.time()
     train, test = data.load(exp.dataset, np.random.default_rng([exp.seed, zlib.crc32(b"dataset")]))
     resolved = resolve(exp, train.n)
-    problem = Problem.build(train, test, exp.kernel, resolved["lambda"], exp.nu, exp.bias)
+    problem = Problem.build(train, test, exp.kernel, resolved["lambda"],
+                            None if exp.nu == NU_FROM_LAMBDA else exp.nu, exp.bias)
+    if exp.nu == NU_FROM_LAMBDA:
+        opt = optimum(problem, asdict(exp.dataset), exp.seed)
+        problem.nu = resolved["nu"] = opt["nu"]
+        resolved["nu_expression"] = NU_FROM_LAMBDA
+        resolved["optimum"] = {k: v for k, v in opt.items() if k != "key"}
     reporter.loaded(exp, train.n, test.n, time.time() - t0)
     directory = new_run_dir(results_root, exp.name)
     meta = {

@@ -79,7 +79,8 @@ class Solver:
     """Base class of all solvers.
 
     Subclasses set ``name``, ``params``, ``needs`` (the problem parameters they require:
-    ``"lambda"`` and/or ``"nu"``), ``supports_bias``, ``kernels`` (the kernel names they
+    ``"lambda"`` and/or ``"nu"``), ``supports_bias``, ``requires_bias`` (solves only the
+    biased problem), ``kernels`` (the kernel names they
     accept) and document their cost model in kernel evaluations in their docstring.
     Solvers that never call the counting kernel (the LIBSVM/LIBLINEAR references, linear
     solvers working on features) set ``counts_kernel_evals = False``: their kernel
@@ -96,6 +97,7 @@ class Solver:
     params: ClassVar[dict[str, Param]] = {}
     needs: ClassVar[frozenset[str]] = frozenset()
     supports_bias: ClassVar[bool] = False
+    requires_bias: ClassVar[bool] = False
     kernels: ClassVar[tuple[str, ...]] = ("gaussian", "linear")
     counts_kernel_evals: ClassVar[bool] = True
 

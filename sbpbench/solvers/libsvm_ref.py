@@ -1,0 +1,103 @@
+"""LIBSVM through scikit-learn's ``SVC``, measured in the same harness as a reference.
+
+``SVC(kernel="rbf", gamma=1/(2 sigma2), C=1/(lambda n))`` (or ``kernel="linear"``) solves
+LIBSVM's C-SVC, which always has an unregularized bias, so this reference solves the biased
+Problem 2.2 only: an experiment must set ``problem.bias: true`` to use it (config validation
+rejects it otherwise, rather than comparing it against a different problem).
+
+To draw a curve, LIBSVM is run at a schedule of stopping tolerances
+``tol = 1, 10^-0.5, 10^-1, ...`` down to ``final_tol`` (the last one exactly), each fit from
+scratch (LIBSVM cannot resume). One ``advance`` call is one fit; ``iteration`` is the number
+of fits done, and ``advance`` returns True after the last. The runner times ``advance``, so
+``train_time_s`` at the ``k``-th point is the total time of the first ``k`` fits; the time of
+the ``k``-th fit alone is the extra column ``fit_time_s`` (with tolerances a factor 10^0.5 apart
+the last fit usually dominates). The extra column ``tol`` gives the tolerance.
+
+LIBSVM's kernel evaluations are not observable, so ``counts_kernel_evals`` is False and the
+runner writes them as unknown (NaN). The row cache is the kernel spec's ``cache_mb`` (LIBSVM's
+``-m``); ``shrinking`` is LIBSVM's ``-h`` (default on, as in LIBSVM).
+
+The snapshot's predictor is the fitted model's ``support_``, ``dual_coef_`` (``alpha_i y_i``)
+and ``intercept_`` (``b = -rho``), measured through our kernel like every solver's. Its primal
+objective, dual objective and duality gap need the responses on the training set; they are
+computed with :meth:`~sbpbench.kernels.Kernel.decision`, so they count as measurement
+(``eval_kernel_evals``), never as training.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.svm import SVC
+
+from sbpbench.solvers.base import Param, Solver, positive, register
+from sbpbench.solvers.dual import box_bound, dual_snapshot
+
+#: Smallest cache scikit-learn accepts (LIBSVM then keeps at least two rows anyway).
+MIN_CACHE_MB = 1e-3
+
+
+def tolerance_schedule(final_tol: float) -> list[float]:
+    """``1, 10^-0.5, 10^-1, ...`` strictly above ``final_tol``, then ``final_tol``."""
+    tols = []
+    k = 0
+    while 10.0 ** (-k / 2) > final_tol * (1 + 1e-9):
+        tols.append(10.0 ** (-k / 2))
+        k += 1
+    return tols + [final_tol]
+
+
+@register
+class LibSVMReference(Solver):
+    """LIBSVM (scikit-learn SVC) at decreasing tolerances; biased problem only; kernel evals unknown."""
+
+    name = "libsvm"
+    needs = frozenset({"lambda"})
+    supports_bias = True
+    requires_bias = True
+    counts_kernel_evals = False
+    params = {
+        "final_tol": Param(float, 1e-3, "last stopping tolerance of the schedule (LIBSVM's -e)",
+                           check=positive),
+        "shrinking": Param(bool, True, "LIBSVM's shrinking heuristic (-h)"),
+    }
+
+    def __init__(self, problem, rng, **params):
+        super().__init__(problem, rng, **params)
+        spec = self.kernel.spec
+        self.tols = tolerance_schedule(self.final_tol)
+        self._options = dict(
+            C=box_bound(problem),
+            kernel="rbf" if spec.name == "gaussian" else "linear",
+            gamma=1.0 / (2.0 * spec.sigma2) if spec.name == "gaussian" else "scale",
+            cache_size=max(spec.cache_mb, MIN_CACHE_MB),
+            shrinking=self.shrinking,
+        )
+        self.model: SVC | None = None
+        self.fit_time = math.nan
+
+    def advance(self, max_iterations, max_kernel_evals, deadline):
+        # one fit per call, so that every tolerance of the schedule gets its checkpoint
+        if self.iteration < min(max_iterations, len(self.tols)) and time.perf_counter() < deadline:
+            t0 = time.perf_counter()
+            self.model = SVC(tol=self.tols[self.iteration], **self._options).fit(self.kernel.X, self.problem.y)
+            self.fit_time = time.perf_counter() - t0
+            self.iteration += 1
+        return self.iteration == len(self.tols)
+
+    def snapshot(self):
+        m = self.model
+        support = m.support_.astype(np.int64)
+        dual_coef = m.dual_coef_.toarray() if sp.issparse(m.dual_coef_) else m.dual_coef_  # sparse for CSR data
+        coef = np.asarray(dual_coef[0], dtype=np.float64)
+        bias = float(m.intercept_[0])
+        y = self.problem.y
+        alpha = np.zeros(self.n)
+        alpha[support] = coef * y[support]
+        # responses without the bias, measured through our kernel (eval_kernel_evals only)
+        q = y * self.kernel.decision(self.kernel.X, support, coef, 0.0)
+        return dual_snapshot(self.problem, alpha, q, bias,
+                             {"tol": self.tols[self.iteration - 1], "fit_time_s": self.fit_time})
