@@ -208,7 +208,7 @@ class DaskExecutor(Executor):
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
         tasks = list(tasks)
         token = uuid.uuid4().hex[:8]
-        futures = [self._client.submit(execute, task, key=f"sbpbench-{task.name}-{token}", pure=False,
+        futures = [self._client.submit(execute, task, key=f"sbpbench-{task.exp.name}-{task.position}-{token}", pure=False,
                                        retries=self.retries) for task in tasks]
         owner = {future.key: task for future, task in zip(futures, tasks)}
         try:

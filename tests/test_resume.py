@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import numba
 import pandas as pd
 import pytest
 
@@ -50,8 +51,17 @@ def meta(directory: Path) -> dict:
     return json.loads((directory / "meta.json").read_text())
 
 
+@pytest.fixture(autouse=True, scope="module")
+def one_numba_thread():
+    """Tiny problems run faster on one thread on a busy machine; results do not depend on it."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory):
+def reference(one_numba_thread, tmp_path_factory):
     folder = tmp_path_factory.mktemp("reference")
     path = write_config(folder)
     return path, run(path, folder / "res")
@@ -132,8 +142,9 @@ def test_resume_without_a_previous_folder_starts_one(tmp_path, reference):
 
 def test_sigkill_during_a_sequential_run_then_resume(tmp_path):
     """SIGKILL after the first finished run: it survives intact and --resume gives the uninterrupted curves."""
-    path = write_config(tmp_path, "slow", n=800, epochs=2)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    path = write_config(tmp_path, "slow", n=1000, epochs=4)
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     command = [sys.executable, "-m", "sbpbench", "run", str(path), "--results", str(tmp_path / "res"), "--no-plot", "-q"]
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     folder = tmp_path / "res" / "slow"
