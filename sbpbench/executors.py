@@ -339,7 +339,7 @@ def _open(exp: Experiment, results_root: Path, executor: Executor, reporter: Rep
     reporter.loaded(exp, prep.dataset["n_train"], prep.dataset["n_test"], prep.seconds)
     resolved = runner.resolved_config(exp, prep)
     meta = {"experiment": exp.name, "config_file": exp.source, "config": exp.raw, "resolved": resolved,
-            **environment()}
+            "executor": executor.name, **environment()}
     directory = (resume_from or newest_run_dir(results_root, exp.name)) if resume else None
     if directory is None:
         writer = ResultsWriter(new_run_dir(results_root, exp.name), meta)
