@@ -2,4 +2,5 @@
 
 from sbpbench.cli import main
 
-main()
+if __name__ == "__main__":  # not when a spawned worker process re-imports it
+    main()

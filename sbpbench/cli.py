@@ -32,6 +32,7 @@ class CliReporter:
         self._t0 = time.time()
         self._label = ""
         self._last_draw = 0.0
+        self._total = self._done = 0
 
     def _say(self, text: str) -> None:
         if not self.quiet:
@@ -40,6 +41,10 @@ class CliReporter:
     def loaded(self, exp, n_train: int, n_test: int, seconds: float) -> None:
         self._say(f"[{exp.name}] {exp.dataset.label}: {n_train} training / {n_test} test examples "
                   f"(loaded in {seconds:.1f}s); {len(exp.solvers)} solver(s) x {exp.runs} run(s)")
+
+    def planned(self, total: int) -> None:
+        self._total, self._done = total, 0
+        self._say(f"{total} run(s) to do")
 
     def start(self, solver: str, run: int, runs: int) -> None:
         self._label = f"{solver} run {run + 1}/{runs}"
@@ -60,9 +65,11 @@ class CliReporter:
         )
 
     def end(self, summary: dict[str, Any]) -> None:
+        self._done += 1
         err = summary["test_error"]
         err_text = f"{100 * err:.2f}%" if err is not None else "n/a"
-        line = (f"  {self._label:<28} {summary['status']:<8} test err {err_text}  "
+        label = f"{summary['experiment']} {summary['solver']} run {summary['run'] + 1}"
+        line = (f"  [{self._done}/{self._total}] {label:<32} {summary['status']:<8} test err {err_text}  "
                 f"kevals {summary['kernel_evals']:.3g}  train {summary['train_time_s']:.1f}s")
         if self.tty and not self.quiet:
             click.echo("\r" + " " * 110 + "\r", err=True, nl=False)
@@ -100,24 +107,40 @@ def cli(debug: bool) -> None:
               type=click.Path(file_okay=False, path_type=Path), help="Root folder for results.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a config key before validation, e.g. --set budget.epochs=3 --set 'solvers=[sbp]'.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Runs at once: local processes (or Dask local workers). Default 1, in this process.")
+@click.option("--executor", type=click.Choice(["sequential", "processes", "dask"]), default=None,
+              help="Where runs execute. Default: sequential with --jobs 1, processes with --jobs N, "
+                   "dask with --scheduler.")
+@click.option("--scheduler", metavar="ADDR",
+              help="Dask scheduler, e.g. tcp://HOST:8786 (--executor dask without it starts a local cluster).")
+@click.option("--resume", is_flag=True,
+              help="Continue the newest run folder of each experiment: redo only the runs without a "
+                   "complete result.")
+@click.option("--resume-from", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Continue this run folder (one config; implies --resume).")
 @click.option("--no-plot", is_flag=True, help="Do not draw the figure after the run.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...], no_plot: bool,
+def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...], jobs: int | None,
+        executor: str | None, scheduler: str | None, resume: bool, resume_from: Path | None, no_plot: bool,
         quiet: bool) -> None:
     """Run the experiments in CONFIGS (YAML files) and write results/<name>/<run-id>/.
 
-    Every config is validated before anything runs. Each run writes curves.csv (one row
-    per checkpoint) and meta.json (resolved configuration, versions, host, statuses).
+    Every config is validated and its data loaded before anything runs. Each run writes
+    curves.csv (one row per checkpoint) and meta.json (resolved configuration, versions,
+    host, statuses). All configs share the --jobs workers; results are written by this
+    process only, in the same order whatever executor ran them.
     """
     from sbpbench import config
+    from sbpbench.executors import make_executor, run_experiments
     from sbpbench.plotting import plot_results
     from sbpbench.results import read_curves
-    from sbpbench.runner import run_experiment
 
     experiments = [config.load(path, list(overrides)) for path in configs]
-    reporter = CliReporter(quiet)
-    for exp in experiments:
-        directory = run_experiment(exp, results_root, reporter)
+    with make_executor(executor, jobs, scheduler) as runner_pool:
+        directories = run_experiments(experiments, results_root, runner_pool, CliReporter(quiet),
+                                      resume=resume, resume_from=resume_from)
+    for exp, directory in zip(experiments, directories):
         click.echo(f"\n{exp.name}: final checkpoint of each run")
         click.echo(summary_table(read_curves(directory)))
         click.echo(f"results: {directory}/curves.csv, {directory}/meta.json")

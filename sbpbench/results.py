@@ -19,6 +19,8 @@ from typing import Any
 
 import pandas as pd
 
+from sbpbench.errors import UserError
+
 #: Columns every ``curves.csv`` has, in this order; solver-specific columns follow, sorted.
 COLUMNS = [
     "experiment", "dataset", "solver", "solver_name", "params", "seed", "run", "checkpoint",
@@ -86,8 +88,16 @@ def environment() -> dict[str, Any]:
     }
 
 
+#: Run statuses that count as a complete result; ``--resume`` redoes every other run.
+COMPLETE = ("budget", "done", "diverged")
+
+
 class ResultsWriter:
     """Collects checkpoint rows and run statuses and keeps the two files up to date.
+
+    Runs may be added in any order (parallel executors finish them in any order); the
+    files always list them by their ``position`` (the plan order: solver order of the
+    config, then run index), so the same experiment gives the same files.
 
     Parameters
     ----------
@@ -100,25 +110,107 @@ class ResultsWriter:
     def __init__(self, directory: Path, meta: dict[str, Any]):
         self.directory = directory
         self.meta = dict(meta)
-        self.meta.setdefault("started", _now())
+        self.meta.setdefault("started", now())
         self.meta["runs"] = []
-        self.rows: list[dict[str, Any]] = []
+        self._runs: dict[int, tuple[list[dict[str, Any]], dict[str, Any]]] = {}
 
-    def add_run(self, rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
-        """Record one run's checkpoint rows (their ``status`` set to the run's) and write both files."""
+    def add_run(self, rows: list[dict[str, Any]], summary: dict[str, Any], position: int | None = None,
+                flush: bool = True) -> None:
+        """Record one run's checkpoint rows (their ``status`` set to the run's) and write both files.
+
+        Parameters
+        ----------
+        rows, summary
+            The run's checkpoint rows and its ``meta.json`` summary.
+        position : int, optional
+            The run's place in the files (default: after every run added so far). A run
+            added again at the same position replaces the earlier one.
+        flush : bool
+            Rewrite the files now.
+        """
         for row in rows:
             row["status"] = summary["status"]
-        self.rows.extend(rows)
-        self.meta["runs"].append(summary)
-        self.flush()
+        if position is None:
+            position = max(self._runs, default=-1) + 1
+        self._runs[position] = (rows, summary)
+        if flush:
+            self.flush()
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """Every checkpoint row, in position order."""
+        return [row for pos in sorted(self._runs) for row in self._runs[pos][0]]
 
     def flush(self, finished: bool = False) -> None:
-        """Rewrite ``curves.csv`` and ``meta.json`` atomically."""
+        """Rewrite ``curves.csv`` and then ``meta.json``, each atomically."""
         frame = curves_frame(self.rows)
         atomic_write(self.directory / "curves.csv", frame.to_csv(index=False))
+        self.meta["runs"] = [self._runs[pos][1] for pos in sorted(self._runs)]
         if finished:
-            self.meta["finished"] = _now()
+            self.meta["finished"] = now()
         atomic_write(self.directory / "meta.json", json.dumps(self.meta, indent=2, default=str) + "\n")
+
+
+def newest_run_dir(root: Path, experiment: str) -> Path | None:
+    """The newest run folder (by its time stamp name) of ``experiment`` that has a ``meta.json``."""
+    parent = root / experiment
+
+    def stamp(path: Path) -> tuple[str, str, int]:  # names are YYYYmmdd-HHMMSS[-k]
+        day, _, rest = path.name.partition("-")
+        clock, _, k = rest.partition("-")
+        return day, clock, int(k) if k.isdigit() else 0
+
+    folders = [p for p in parent.iterdir() if (p / "meta.json").is_file()] if parent.is_dir() else []
+    return max(folders, key=stamp, default=None)
+
+
+def read_meta(directory: Path) -> dict[str, Any]:
+    """Read a run folder's ``meta.json`` (a :class:`~sbpbench.errors.UserError` if it is unreadable)."""
+    path = directory / "meta.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{path}: cannot read the run's metadata ({exc})") from None
+
+
+def complete_runs(directory: Path, meta: dict[str, Any]) -> list[tuple[list[dict[str, Any]], dict[str, Any]]]:
+    """The runs of a run folder with a complete result (status in :data:`COMPLETE`), with their rows.
+
+    Rows of any other run (failed, interrupted, or written to ``curves.csv`` but not yet
+    to ``meta.json`` when the process died) are left out.
+    """
+    curves = read_curves(directory / "curves.csv") if (directory / "curves.csv").is_file() else pd.DataFrame()
+    runs = []
+    for summary in meta.get("runs", []):
+        if str(summary.get("status")).split(":")[0] not in COMPLETE:
+            continue
+        if curves.empty:
+            rows = []
+        else:
+            mine = curves[(curves["solver"].astype(str) == str(summary["solver"])) & (curves["run"] == summary["run"])]
+            rows = mine.to_dict("records")
+        runs.append((rows, summary))
+    return runs
+
+
+def first_difference(old: Any, new: Any, key: str = "") -> str | None:
+    """The dotted key of the first place two JSON-like values differ, or None when they are equal."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for k in list(old) + [k for k in new if k not in old]:
+            sub = f"{key}.{k}" if key else str(k)
+            if k not in old or k not in new:
+                return sub
+            if (found := first_difference(old[k], new[k], sub)) is not None:
+                return found
+        return None
+    if isinstance(old, list) and isinstance(new, list):
+        if len(old) != len(new):
+            return key
+        for i, (a, b) in enumerate(zip(old, new)):
+            if (found := first_difference(a, b, f"{key}[{i}]")) is not None:
+                return found
+        return None
+    return None if old == new else key
 
 
 def curves_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -138,5 +230,6 @@ def read_curves(directory: str | Path) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _now() -> str:
+def now() -> str:
+    """The local time in ISO 8601 with its offset, to the second."""
     return _dt.datetime.now().astimezone().isoformat(timespec="seconds")

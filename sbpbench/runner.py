@@ -27,7 +27,6 @@ from sbpbench import data
 from sbpbench.config import NU_FROM_LAMBDA, Experiment, SolverSpec, eval_lambda
 from sbpbench.optimum import optimum
 from sbpbench.problem import Problem
-from sbpbench.results import ResultsWriter, environment, new_run_dir
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
 
 
@@ -141,18 +140,28 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
                 break
     except Exception as exc:  # a failing run must not take the others down
         status = f"failed: {type(exc).__name__}: {exc}"
+    return RunResult(rows, _summary(exp, spec, run, status, rows, time.time() - started))
+
+
+def failed_result(exp: Experiment, spec: SolverSpec, run: int, reason: str) -> RunResult:
+    """The result of a run that could not execute at all (e.g. its worker was lost): no rows."""
+    return RunResult([], _summary(exp, spec, run, f"failed: {reason}", [], 0.0))
+
+
+def _summary(exp: Experiment, spec: SolverSpec, run: int, status: str, rows: list[dict[str, Any]],
+             wall: float) -> dict[str, Any]:
     last = rows[-1] if rows else {}
-    summary = {
-        **{k: base[k] for k in ("solver", "solver_name", "params", "run")},
+    return {
+        "experiment": exp.name, "solver": spec.label, "solver_name": spec.name, "params": spec.describe(),
+        "run": run,
         "status": status,
         "checkpoints": len(rows),
         "iterations": last.get("iteration", 0),
         "kernel_evals": last.get("kernel_evals", 0),
         "train_time_s": last.get("train_time_s", 0.0),
         "test_error": last.get("test_error"),
-        "wall_time_s": round(time.time() - started, 3),
+        "wall_time_s": round(wall, 3),
     }
-    return RunResult(rows, summary)
 
 
 def _measure(problem: Problem, solver: Solver, train_time: float, base: dict, index: int) -> dict[str, Any]:
@@ -195,8 +204,73 @@ def resolve(exp: Experiment, n_train: int) -> dict[str, Any]:
     }
 
 
+@dataclass
+class Prepared:
+    """An experiment's problem, built from its dataset, and the facts it was built from.
+
+    Attributes
+    ----------
+    problem : Problem
+        The problem every run of the experiment solves.
+    dataset : dict
+        The dataset section with the actual sizes and class counts (``meta.json``).
+    params : dict
+        The problem parameters with derived values written out (see :func:`resolve`).
+    seconds : float
+        How long loading and building took.
+    """
+
+    problem: Problem
+    dataset: dict[str, Any]
+    params: dict[str, Any]
+    seconds: float
+
+
+def prepare(exp: Experiment) -> Prepared:
+    """Load an experiment's data (subsampled with its seed) and build its problem.
+
+    The one place that turns an experiment into a problem: the client and every worker
+    call it, so they solve the same problem. The result depends only on
+    :func:`problem_key`.
+    """
+    t0 = time.time()
+    train, test = data.load(exp.dataset, np.random.default_rng([exp.seed, zlib.crc32(b"dataset")]))
+    params = resolve(exp, train.n)
+    derive_nu = exp.nu == NU_FROM_LAMBDA
+    problem = Problem.build(train, test, exp.kernel, params["lambda"], None if derive_nu else exp.nu, exp.bias)
+    if derive_nu:
+        opt = optimum(problem, asdict(exp.dataset), exp.seed)  # cached on disk after the first time
+        problem.nu = params["nu"] = opt["nu"]
+        params["nu_expression"] = NU_FROM_LAMBDA
+        params["optimum"] = {k: v for k, v in opt.items() if k != "key"}
+    dataset = {**asdict(exp.dataset), "n_train": train.n, "n_test": test.n, "n_features": train.X.shape[1],
+               "positives_train": int((train.y > 0).sum()), "positives_test": int((test.y > 0).sum())}
+    return Prepared(problem, dataset, params, time.time() - t0)
+
+
+def resolved_config(exp: Experiment, prep: Prepared) -> dict[str, Any]:
+    """The configuration with every default and derived value written out (``meta.json``'s ``resolved``)."""
+    return {
+        "dataset": prep.dataset,
+        "kernel": asdict(exp.kernel),
+        "problem": prep.params,
+        "solvers": [{"name": s.name, "label": s.label,
+                     "params": {**{k: p.default for k, p in SOLVERS[s.name].params.items()}, **s.params}}
+                    for s in exp.solvers],
+        "budget": asdict(exp.budget),
+        "checkpoints": asdict(exp.checkpoints),
+        "runs": exp.runs,
+        "seed": exp.seed,
+    }
+
+
+def problem_key(exp: Experiment) -> tuple:
+    """What determines :func:`prepare`'s problem (a cache key)."""
+    return (exp.dataset, exp.seed, exp.kernel, exp.lam, exp.nu, exp.bias)
+
+
 def run_experiment(exp: Experiment, results_root: Path, reporter: "Reporter | None" = None) -> Path:
-    """Run every solver of an experiment ``exp.runs`` times and write the results.
+    """Run every solver of an experiment ``exp.runs`` times, in this process, and write the results.
 
     Parameters
     ----------
@@ -213,58 +287,20 @@ def run_experiment(exp: Experiment, results_root: Path, reporter: "Reporter | No
         The run folder. On Ctrl-C the finished runs are kept, ``meta.json`` says
         ``interrupted`` and the interruption propagates.
     """
-    reporter = reporter or Reporter()
-    t0 = time.time()
-    train, test = data.load(exp.dataset, np.random.default_rng([exp.seed, zlib.crc32(b"dataset")]))
-    resolved = resolve(exp, train.n)
-    problem = Problem.build(train, test, exp.kernel, resolved["lambda"],
-                            None if exp.nu == NU_FROM_LAMBDA else exp.nu, exp.bias)
-    if exp.nu == NU_FROM_LAMBDA:
-        opt = optimum(problem, asdict(exp.dataset), exp.seed)
-        problem.nu = resolved["nu"] = opt["nu"]
-        resolved["nu_expression"] = NU_FROM_LAMBDA
-        resolved["optimum"] = {k: v for k, v in opt.items() if k != "key"}
-    reporter.loaded(exp, train.n, test.n, time.time() - t0)
-    directory = new_run_dir(results_root, exp.name)
-    meta = {
-        "experiment": exp.name,
-        "config_file": exp.source,
-        "config": exp.raw,
-        "resolved": {
-            "dataset": {**asdict(exp.dataset), "n_train": train.n, "n_test": test.n,
-                        "n_features": train.X.shape[1], "positives_train": int((train.y > 0).sum()),
-                        "positives_test": int((test.y > 0).sum())},
-            "kernel": asdict(exp.kernel),
-            "problem": resolved,
-            "solvers": [{"name": s.name, "label": s.label,
-                         "params": {**{k: p.default for k, p in SOLVERS[s.name].params.items()}, **s.params}}
-                        for s in exp.solvers],
-            "budget": asdict(exp.budget),
-            "checkpoints": asdict(exp.checkpoints),
-            "runs": exp.runs,
-            "seed": exp.seed,
-        },
-        **environment(),
-    }
-    writer = ResultsWriter(directory, meta)
-    writer.flush()
-    try:
-        for spec in exp.solvers:
-            for run in range(exp.runs):
-                reporter.start(spec.label, run, exp.runs)
-                result = run_one(exp, problem, spec, run, reporter.checkpoint)
-                writer.add_run(result.rows, result.summary)
-                reporter.end(result.summary)
-    except KeyboardInterrupt:
-        writer.meta["interrupted"] = True
-        writer.flush(finished=True)
-        raise
-    writer.flush(finished=True)
-    return directory
+    from sbpbench.executors import SequentialExecutor, run_experiments
+
+    return run_experiments([exp], results_root, SequentialExecutor(), reporter)[0]
 
 
 class Reporter:
-    """Progress of an experiment; this base class stays silent (the CLI prints)."""
+    """Progress of a set of experiments; this base class stays silent (the CLI prints).
+
+    ``start`` and ``checkpoint`` are called only when runs execute in the client's
+    process (the sequential executor); ``planned``, ``loaded`` and ``end`` always.
+    """
+
+    def planned(self, total: int) -> None:
+        """``total`` runs are about to execute."""
 
     def loaded(self, exp: Experiment, n_train: int, n_test: int, seconds: float) -> None:
         """The data are loaded."""
@@ -276,4 +312,4 @@ class Reporter:
         """A checkpoint was measured; ``fraction`` of the run's budget is spent."""
 
     def end(self, summary: dict[str, Any]) -> None:
-        """A run ended."""
+        """A run ended (``summary`` as in ``meta.json``'s ``runs``, with ``experiment``)."""

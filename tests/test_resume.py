@@ -1,0 +1,174 @@
+"""--resume: interrupted (Ctrl-C, SIGKILL) or failed runs are redone, finished ones kept, once each."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numba
+import pandas as pd
+import pytest
+
+from sbpbench import config, runner
+from sbpbench.errors import UserError
+from sbpbench.executors import SequentialExecutor, run_experiments
+from sbpbench.results import ResultsWriter, first_difference
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CONFIG = """
+name: {name}
+dataset: {{name: adult, n_train: {n}, n_test: 200}}
+kernel: {{name: gaussian, sigma2: 10}}
+problem: {{lambda: 1/n, nu: 0.011}}
+solvers: [sbp, pegasos]
+budget: {{epochs: {epochs}}}
+runs: 2
+seed: 0
+"""
+
+
+def write_config(folder: Path, name="tiny", n=200, epochs=1) -> Path:
+    path = folder / f"{name}.yaml"
+    path.write_text(CONFIG.format(name=name, n=n, epochs=epochs))
+    return path
+
+
+def run(path: Path, root: Path, overrides=(), **kwargs) -> Path:
+    exp = config.load(path, list(overrides))
+    return run_experiments([exp], root, SequentialExecutor(), **kwargs)[0]
+
+
+def curves(directory: Path) -> pd.DataFrame:
+    """The curves without the wall-clock columns (which legitimately differ between runs)."""
+    return pd.read_csv(directory / "curves.csv").drop(columns=["train_time_s"])
+
+
+def meta(directory: Path) -> dict:
+    return json.loads((directory / "meta.json").read_text())
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_numba_thread():
+    """Tiny problems run faster on one thread on a busy machine; results do not depend on it."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def reference(one_numba_thread, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("reference")
+    path = write_config(folder)
+    return path, run(path, folder / "res")
+
+
+def test_first_difference_names_the_key():
+    old = {"budget": {"epochs": 1.0}, "solvers": [{"name": "sbp"}, {"name": "pegasos"}]}
+    assert first_difference(old, json.loads(json.dumps(old))) is None
+    assert first_difference(old, {**old, "budget": {"epochs": 2.0}}) == "budget.epochs"
+    assert first_difference(old, {**old, "solvers": [{"name": "sbp"}, {"name": "x"}]}) == "solvers[1].name"
+    assert first_difference(old, {**old, "seed": 1}) == "seed"
+
+
+def test_writer_orders_runs_by_position_and_replaces(tmp_path):
+    writer = ResultsWriter(tmp_path, {})
+    for pos, status in [(2, "budget"), (0, "failed: x"), (1, "done"), (0, "budget")]:
+        writer.add_run([{"run": pos, "checkpoint": 0}], {"run": pos, "status": status}, pos)
+    frame = pd.read_csv(tmp_path / "curves.csv")
+    assert list(frame["run"]) == [0, 1, 2] and list(frame["status"]) == ["budget", "done", "budget"]
+    assert [r["run"] for r in meta(tmp_path)["runs"]] == [0, 1, 2]
+
+
+def test_interrupted_and_failed_runs_are_redone(tmp_path, monkeypatch, reference):
+    ref_path, ref_dir = reference
+    real = runner.run_one
+    calls = []
+
+    def flaky(exp, problem, spec, run_index, progress=None):
+        calls.append(1)
+        if len(calls) == 2:
+            return runner.failed_result(exp, spec, run_index, "RuntimeError: lost")
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(exp, problem, spec, run_index, progress)
+
+    monkeypatch.setattr(runner, "run_one", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        run(ref_path, tmp_path)
+    (directory,) = (tmp_path / "tiny").iterdir()
+    first = meta(directory)
+    assert first["interrupted"] is True
+    assert [r["status"] for r in first["runs"]] == ["budget", "failed: RuntimeError: lost"]
+    assert set(pd.read_csv(directory / "curves.csv")["run"]) == {0}
+
+    monkeypatch.setattr(runner, "run_one", real)
+    assert run(ref_path, tmp_path, resume=True) == directory  # continues the same folder
+    pd.testing.assert_frame_equal(curves(directory), curves(ref_dir))
+    final = meta(directory)
+    assert "interrupted" not in final and "finished" in final and final["started"] == first["started"]
+    assert [r["status"] for r in final["runs"]] == ["budget"] * 4
+    assert [(r["solver"], r["run"]) for r in final["runs"]] == [("sbp", 0), ("sbp", 1), ("pegasos", 0), ("pegasos", 1)]
+    assert [(r["kept"], r["redone"]) for r in final["resumes"]] == [(1, 3)]
+    assert not [p for p in directory.iterdir() if p.name.startswith(".")]
+
+    # nothing left to redo: the files stay the same, the resume is recorded
+    before = (directory / "curves.csv").read_bytes()
+    run(ref_path, tmp_path, resume=True)
+    assert (directory / "curves.csv").read_bytes() == before
+    assert [(r["kept"], r["redone"]) for r in meta(directory)["resumes"]] == [(1, 3), (4, 0)]
+
+
+def test_resume_refuses_a_changed_config(tmp_path, reference):
+    ref_path, _ = reference
+    directory = run(ref_path, tmp_path)
+    with pytest.raises(UserError, match=r"resolved\.budget\.epochs.*1\.0 there, 2\.0 now"):
+        run(ref_path, tmp_path, ["budget.epochs=2"], resume=True)
+    with pytest.raises(UserError, match=r"resolved\.dataset\.n_train"):
+        run(ref_path, tmp_path, ["dataset.n_train=150"], resume_from=directory)
+    assert [p.name for p in (tmp_path / "tiny").iterdir()] == [directory.name]
+
+
+def test_resume_without_a_previous_folder_starts_one(tmp_path, reference):
+    ref_path, ref_dir = reference
+    directory = run(ref_path, tmp_path, resume=True)
+    pd.testing.assert_frame_equal(curves(directory), curves(ref_dir))
+    assert "resumes" not in meta(directory)
+
+
+def test_sigkill_during_a_sequential_run_then_resume(tmp_path):
+    """SIGKILL after the first finished run: it survives intact and --resume gives the uninterrupted curves."""
+    path = write_config(tmp_path, "slow", n=1000, epochs=4)
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "sbpbench", "run", str(path), "--results", str(tmp_path / "res"), "--no-plot", "-q"]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    folder = tmp_path / "res" / "slow"
+    deadline = time.time() + 60
+    killed_after = None
+    while time.time() < deadline and proc.poll() is None:
+        metas = list(folder.glob("*/meta.json"))
+        if metas and (runs := json.loads(metas[0].read_text())["runs"]):
+            os.kill(proc.pid, signal.SIGKILL)
+            killed_after = len(runs)
+            break
+        time.sleep(0.01)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()
+    (directory,) = folder.iterdir()
+    survived = meta(directory)
+    assert 1 <= killed_after <= len(survived["runs"]) < 4 and "finished" not in survived
+    partial = curves(directory)
+    assert not [p for p in directory.iterdir() if p.name.startswith(".")]
+
+    assert run(path, tmp_path / "res", resume=True) == directory
+    reference = run(path, tmp_path / "reference")
+    pd.testing.assert_frame_equal(curves(directory), curves(reference))
+    kept = len(survived["runs"])
+    # the runs finished before the kill were kept as they were, not redone
+    pd.testing.assert_frame_equal(curves(directory).iloc[: len(partial)], partial)
+    assert [(r["kept"], r["redone"]) for r in meta(directory)["resumes"]] == [(kept, 4 - kept)]
