@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -26,17 +25,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from sbpbench.data.fetch import cache_dir
 from sbpbench.problem import Problem
 from sbpbench.results import atomic_write
 from sbpbench.solvers.smo import SMO
 
 #: SMO's stopping tolerance for the exact optimum (LIBSVM's default is 1e-3).
 OPTIMUM_EPS = 1e-6
-
-
-def data_root() -> Path:
-    """The data folder: ``$SBPBENCH_DATA`` if set, else ``./datasets``."""
-    return Path(os.environ.get("SBPBENCH_DATA") or "datasets")
 
 
 def fingerprint(X, y: np.ndarray) -> str:
@@ -145,7 +140,8 @@ def optimum(problem: Problem, dataset: dict[str, Any], seed: int, root: Path | N
     seed : int
         The experiment seed (part of the key).
     root : pathlib.Path, optional
-        Data folder (default :func:`data_root`); the file goes to ``root/optima/``.
+        Data folder (default: the dataset cache, :func:`sbpbench.data.fetch.cache_dir`); the file
+        goes to ``root/optima/``.
     eps : float
         SMO's stopping tolerance.
 
@@ -156,7 +152,7 @@ def optimum(problem: Problem, dataset: dict[str, Any], seed: int, root: Path | N
     """
     key = cache_key(problem, dataset, seed, eps)
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
-    path = (root or data_root()) / "optima" / f"{digest}.json"
+    path = (root or cache_dir()) / "optima" / f"{digest}.json"
     if path.is_file():
         record = json.loads(path.read_text())
         if record.get("key") == key:

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import bz2
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.optimize
 from sklearn.metrics.pairwise import rbf_kernel
 
 from sbpbench.data.libsvm import Split, read_libsvm, subsample, to_binary
 from sbpbench.kernels import KernelSpec
 from sbpbench.problem import Problem
+from tests.adult_rows import SHARED
+from tests.exact import lambda_optimum
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 #: file, number of features, Gaussian sigma^2 used in the tests.
 FILES = {
@@ -65,22 +64,9 @@ def objectives(problem: Problem, K: np.ndarray, alpha: np.ndarray, b: float = 0.
 
 
 def unbiased_optimum(problem: Problem) -> tuple[np.ndarray, float, float]:
-    """The dual QP without bias by L-BFGS-B on the box: ``(alpha, primal, dual)``."""
-    K = gram(problem)
-    y = problem.y
-    Q = K * np.outer(y, y)
-    C = 1.0 / (problem.lam * problem.n)
-
-    def f(a):
-        Qa = Q @ a
-        return 0.5 * a @ Qa - a.sum(), Qa - 1.0
-
-    res = scipy.optimize.minimize(f, np.zeros(problem.n), jac=True, method="L-BFGS-B",
-                                  bounds=[(0.0, C)] * problem.n,
-                                  options={"ftol": 1e-16, "gtol": 1e-12, "maxiter": 100000, "maxcor": 50})
-    alpha = res.x
-    primal, dual = objectives(problem, K, alpha)
-    return alpha, primal, dual
+    """The dual QP without bias (:func:`tests.exact.lambda_optimum`): ``(alpha, primal, dual)``."""
+    opt = lambda_optimum(gram(problem), problem.y, problem.lam)
+    return opt["alpha"], opt["primal"], opt["dual"]
 
 
 def biased_optimum(problem: Problem):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from _kernel_data import SHARED, biased_optimum, make_problem, real_split
+from tests._kernel_data import SHARED, biased_optimum, make_problem, real_split
 from sbpbench import data
 from sbpbench.config import parse
 from sbpbench.errors import UserError

@@ -6,10 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from _kernel_data import SHARED, biased_optimum, gram, make_problem, unbiased_optimum
+from tests._kernel_data import SHARED, biased_optimum, gram, make_problem, unbiased_optimum
 from sbpbench.config import parse
 from sbpbench.errors import UserError
-from sbpbench.optimum import data_root, optimum
+from sbpbench.data.fetch import cache_dir
+from sbpbench.optimum import optimum
 from sbpbench.runner import run_experiment
 
 DATASET = {"name": "test-subsample"}
@@ -58,9 +59,9 @@ def test_cache_key_separates_problems(tmp_path):
 
 def test_data_root_from_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
-    assert data_root() == tmp_path
+    assert cache_dir() == tmp_path
     monkeypatch.delenv("SBPBENCH_DATA")
-    assert str(data_root()) == "datasets"
+    assert str(cache_dir()) == "datasets"
 
 
 def _config(nu, solvers=("sbp",), lam="1/n"):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from _kernel_data import biased_optimum, make_problem, run_to_end, unbiased_optimum
+from tests._kernel_data import biased_optimum, make_problem, run_to_end, unbiased_optimum
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.smo import _pair_step, _select_single
 
