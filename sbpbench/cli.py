@@ -15,6 +15,7 @@ import click
 import pandas as pd
 
 from sbpbench import __version__
+from sbpbench.data.cli import datasets
 from sbpbench.errors import UserError
 
 
@@ -213,8 +214,6 @@ def solvers() -> None:
         for pname, p in cls.params.items():
             click.echo(f"    {pname} ({p.type.__name__}, default {p.default!r}): {p.doc}")
 
-
-from sbpbench.data.cli import datasets  # noqa: E402  (the `datasets` command group)
 
 cli.add_command(datasets)
 
