@@ -339,3 +339,31 @@ class Kernel:
             dots = np.ascontiguousarray(Zb @ Sd.T)
             _finish_block(dots, z_sq[lo:hi], s_sq, coef, self._gaussian, self._gamma, out[lo:hi])
         return out
+
+    def row_entries(self, i: int, idx: np.ndarray) -> np.ndarray:
+        """``K(x_i, x_j)`` for the ``j`` in ``idx``: part of row ``i``, served by the row cache.
+
+        Counts ``len(idx)`` in ``kernel_evals``. When the full row ``i`` is cached the entries
+        are read from it (nothing computed, the row becomes most recently used); otherwise only
+        these entries are computed (``len(idx)`` in ``kernel_evals_computed``) and not cached.
+        For solvers working on a subset of the rows' entries (SMO with shrinking).
+
+        Parameters
+        ----------
+        i : int
+            Index of a training point.
+        idx : numpy.ndarray of int
+            Indices of training points.
+
+        Returns
+        -------
+        numpy.ndarray, shape (len(idx),)
+        """
+        idx = np.asarray(idx, dtype=np.int64)
+        self.kernel_evals += idx.size
+        cached = self._cache.get(i)
+        if cached is not None:
+            self._cache.move_to_end(i)
+            return cached[idx]
+        self.kernel_evals_computed += idx.size
+        return self._compute(i, idx)
