@@ -74,13 +74,13 @@ def test_single_coordinate_gain_is_the_best_clipped_newton_step():
     G = rng.normal(size=n)
     alpha = rng.choice([0.0, C, 0.1], size=n)
     diag = rng.uniform(0.5, 2.0, size=n)
-    i, new, violation = _select_single(G, alpha, C, diag)
+    i, new, up_, down_ = _select_single(G, alpha, C, diag, np.arange(n))
     steps = np.clip(alpha - G / diag, 0, C) - alpha
     gains = -(G * steps + 0.5 * diag * steps**2)
     assert i == np.argmax(gains) and new == pytest.approx(alpha[i] + steps[i])
     up = max(0.0, (-G[alpha < C]).max())
     down = max(0.0, G[alpha > 0].max())
-    assert violation == pytest.approx(up + down)
+    assert (up_, down_) == pytest.approx((up, down))
 
 
 def test_pair_step_optimizes_the_two_variable_subproblem():

@@ -31,17 +31,62 @@ stopping rule is the one-variable form of LIBSVM's ``m - M < eps`` with ``b = 0`
 ``max(0, max {-G_t : alpha_t < C}) + max(0, max {G_t : alpha_t > 0}) < eps`` (the largest violation
 of each sign of the KKT conditions; both parts vanish exactly at the optimum).
 
-Cost model (kernel evaluations, counted by the kernel as if uncached): with bias, exactly ``2 n``
-per iteration (rows ``i`` and ``j``); without bias, exactly ``n`` per iteration (row ``i``). The
-stopping test uses only ``G``, so the final check costs nothing (LIBSVM fetches row ``i`` once more
-before it sees that it is done). Rows come through the kernel's LRU row cache (``cache_mb`` of the
-kernel spec, LIBSVM's ``-m``); ``kernel_evals_computed`` counts the rows the cache did not hold.
-No shrinking: every iteration works on all ``n`` variables (LIBSVM's ``-h 0``), so the counts above
-are exact and no gradient reconstruction is ever needed.
+Shrinking (``shrinking``, default False; LIBSVM's ``-h 1``), as in LIBSVM's ``Solver::Solve``,
+``do_shrinking``, ``be_shrunk`` and ``reconstruct_gradient``. The solver keeps an active set
+(initially all variables) and ``G_bar = sum_{t: alpha_t = C} C Q_t``; ``G`` and the working-set
+selection are kept on the active set only. Every ``min(n, 1000)`` iterations (counted from the
+start; the first time after ``min(n, 1000)`` iterations):
+
+* ``Gmax1``, ``Gmax2`` are the two halves of the violation on the active set (with bias ``m`` and
+  ``-M``; without bias ``up`` and ``down`` below);
+* once per run, when ``Gmax1 + Gmax2 <= 10 eps``, the gradient of the shrunk variables is
+  reconstructed and all variables become active again ("unshrink");
+* every variable at a bound whose gradient points out of the box by more than the violation on
+  the other side is removed: with bias LIBSVM's ``be_shrunk`` (at a bound that only allows moving
+  up in ``-y G`` when ``y_t G_t > Gmax2``, only down when ``-y_t G_t > Gmax1``); without bias the
+  same rule with all ``y_t = +1`` and ``b = 0``: ``alpha_t = 0`` is shrunk when ``G_t > down``,
+  ``alpha_t = C`` when ``-G_t > up``. This is the one-variable analogue: ``up`` and ``down`` are
+  LIBSVM's ``Gmax1`` and ``Gmax2`` for the problem whose only "other variable" is the fixed bias
+  ``0``, which is why both are at least ``0``; so a shrunk variable satisfies its KKT condition
+  strictly (``G_t > 0`` at ``0``, ``G_t < 0`` at ``C``) by more than the current violation.
+
+When the active set satisfies the stopping rule, the whole gradient is reconstructed, all
+variables become active, and the rule is checked again on all of them: the run stops only if
+it holds on the full set (else shrinking runs again at the next iteration). So the final
+``kkt_violation`` is over all variables. The active set is kept in increasing index order
+(LIBSVM permutes its arrays by ``swap_index``), so the tie rules stay "last index wins" in the
+original order. Reconstruction: ``G_t = G_bar_t - 1 + sum_{free s} alpha_s Q_ts`` for the shrunk
+``t``; with ``a`` active and ``f`` free (active) variables LIBSVM uses the rows of the ``n - a``
+shrunk variables restricted to the active set when ``f n > 2 a (n - a)``, else the full rows of
+the ``f`` free variables.
+
+Cost model (kernel evaluations, counted by the kernel as if uncached). Without shrinking: with
+bias, exactly ``2 n`` per iteration (rows ``i`` and ``j``); without bias, exactly ``n`` per
+iteration (row ``i``). The stopping test uses only ``G``, so the final check costs nothing
+(LIBSVM fetches row ``i`` once more before it sees that it is done). With shrinking, with ``a``
+the active-set size at that iteration:
+
+* ``2 a`` per iteration with bias, ``a`` without (rows ``i`` and ``j``, or ``i``, restricted to
+  the active set; a full row when ``a = n``);
+* plus ``n`` each time an updated variable enters or leaves the upper bound ``C`` while ``a < n``
+  (its full row, for ``G_bar``; when ``a = n`` the row just fetched is used, so nothing more);
+* plus, at each reconstruction with ``a < n`` (the unshrink and each time the active set
+  satisfies the stopping rule), ``(n - a) a`` if ``f n > 2 a (n - a)`` else ``f n``.
+
+Rows come through the kernel's LRU row cache (``cache_mb`` of the kernel spec, LIBSVM's ``-m``);
+``kernel_evals_computed`` counts what the cache did not hold. A row restricted to the active set
+(:meth:`~sbpbench.kernels.Kernel.row_entries`) is read from the cached full row when there is one,
+else only its ``a`` entries are computed, and not cached: LIBSVM caches such partial rows (the
+first ``a`` entries of its permuted order) and extends them later, which needs the active set to
+be a prefix of a permuted order. So ``kernel_evals`` (rows as the algorithm requests them) is
+unaffected by this choice, while ``kernel_evals_computed`` can exceed what LIBSVM's cache computes. A snapshot taken while
+variables are shrunk rebuilds their ``Q alpha`` from ``G_bar`` and the free variables for
+measurement only (``eval_kernel_evals``); it does not change the iterate.
 
 One iteration is one working-set update; ``advance`` returns True once the stopping rule holds.
 Snapshot columns besides the objectives (:func:`~sbpbench.solvers.dual.dual_snapshot`):
-``dual_objective``, ``duality_gap`` and ``kkt_violation`` (``m - M`` at the last selection).
+``dual_objective``, ``duality_gap``, ``kkt_violation`` (``m - M`` at the last selection, over the
+active set) and, with shrinking, ``active_size``.
 """
 
 from __future__ import annotations
@@ -54,17 +99,22 @@ import numpy as np
 from sbpbench.solvers.base import Param, Snapshot, Solver, positive, register
 from sbpbench.solvers.dual import TAU, box_bound, dual_snapshot
 
+#: LIBSVM shrinks every ``min(n, SHRINK_INTERVAL)`` iterations.
+SHRINK_INTERVAL = 1000
+
 
 # ----------------------------------------------------------------------------- with bias (pairs)
 
 
 @numba.njit(cache=True)
-def _select_i(y, G, alpha, C):
-    """WSS2 first index: ``i = argmax_{I_up} -y G`` and ``m``; also ``-M = max_{I_low} y G``."""
+def _select_i(y, G, alpha, C, act):
+    """WSS2 first index over the active set ``act``: ``i = argmax_{I_up} -y G`` and ``m``; also
+    ``-M = max_{I_low} y G``."""
     gmax = -np.inf
     gmax2 = -np.inf
     imax = -1
-    for t in range(G.shape[0]):
+    for r in range(act.shape[0]):
+        t = act[r]
         if y[t] > 0:
             if alpha[t] < C and -G[t] >= gmax:
                 gmax = -G[t]
@@ -81,11 +131,13 @@ def _select_i(y, G, alpha, C):
 
 
 @numba.njit(cache=True)
-def _select_j(y, G, alpha, C, diag, i, K_i, gmax):
-    """WSS2 second index: the ``t`` in ``I_low`` with the largest second-order decrease."""
+def _select_j(y, G, alpha, C, diag, i, K_i, gmax, act):
+    """WSS2 second index: the position ``r`` in ``act`` of the ``t = act[r]`` in ``I_low`` with the
+    largest second-order decrease (``K_i[r] = K(x_i, x_act[r])``)."""
     jmin = -1
     best = np.inf
-    for t in range(G.shape[0]):
+    for r in range(act.shape[0]):
+        t = act[r]
         if y[t] > 0:
             if not alpha[t] > 0:
                 continue
@@ -95,13 +147,13 @@ def _select_j(y, G, alpha, C, diag, i, K_i, gmax):
                 continue
             grad_diff = gmax - G[t]
         if grad_diff > 0:
-            quad = diag[i] + diag[t] - 2.0 * K_i[t]
+            quad = diag[i] + diag[t] - 2.0 * K_i[r]
             if quad <= 0:
                 quad = TAU
             obj_diff = -(grad_diff * grad_diff) / quad
             if obj_diff <= best:
                 best = obj_diff
-                jmin = t
+                jmin = r
     return jmin
 
 
@@ -153,10 +205,12 @@ def _pair_step(yi, yj, ai, aj, Gi, Gj, Kii, Kjj, Kij, C):
 
 
 @numba.njit(cache=True)
-def _add_pair(G, y, K_i, ci, K_j, cj):
-    """``G_t += y_t (ci K_it + cj K_jt)``, i.e. ``G += Q_i d_i + Q_j d_j`` with ``c = y d``."""
-    for t in range(G.shape[0]):
-        G[t] += y[t] * (ci * K_i[t] + cj * K_j[t])
+def _add_pair(G, y, K_i, ci, K_j, cj, act):
+    """``G_t += y_t (ci K_it + cj K_jt)`` for ``t = act[r]`` (rows indexed by ``r``), i.e.
+    ``G += Q_i d_i + Q_j d_j`` on the active set with ``c = y d``."""
+    for r in range(act.shape[0]):
+        t = act[r]
+        G[t] += y[t] * (ci * K_i[r] + cj * K_j[r])
 
 
 @numba.njit(cache=True)
@@ -190,14 +244,16 @@ def _rho(y, G, alpha, C):
 
 
 @numba.njit(cache=True)
-def _select_single(G, alpha, C, diag):
-    """The coordinate with the largest clipped second-order gain, its new value, and the violation."""
+def _select_single(G, alpha, C, diag, act):
+    """Over the active set ``act``: the coordinate with the largest clipped second-order gain, its
+    new value, and the two one-sided violations ``up`` and ``down``."""
     best = 0.0
     imax = -1
     new = 0.0
     up = 0.0  # max(0, max {-G_t : alpha_t < C})
     down = 0.0  # max(0, max {G_t : alpha_t > 0})
-    for t in range(G.shape[0]):
+    for r in range(act.shape[0]):
+        t = act[r]
         g = G[t]
         if alpha[t] < C and -g > up:
             up = -g
@@ -212,14 +268,44 @@ def _select_single(G, alpha, C, diag):
                 best = gain
                 imax = t
                 new = target
-    return imax, new, up + down
+    return imax, new, up, down
 
 
 @numba.njit(cache=True)
-def _add_single(G, y, K_i, ci):
-    """``G_t += y_t ci K_it``, i.e. ``G += Q_i d_i`` with ``ci = y_i d_i``."""
-    for t in range(G.shape[0]):
-        G[t] += y[t] * ci * K_i[t]
+def _add_single(G, y, K_i, ci, act):
+    """``G_t += y_t ci K_it`` for ``t = act[r]`` (row indexed by ``r``), i.e. ``G += Q_i d_i`` on
+    the active set with ``ci = y_i d_i``."""
+    for r in range(act.shape[0]):
+        t = act[r]
+        G[t] += y[t] * ci * K_i[r]
+
+
+# ----------------------------------------------------------------------------- shrinking
+
+
+@numba.njit(cache=True)
+def _shrink(y, G, alpha, C, act, gmax1, gmax2):
+    """The active set without the variables LIBSVM's ``Solver::be_shrunk`` removes (order kept).
+
+    A variable at a bound that can only move up in ``-y G`` (``I_up`` only) is shrunk when
+    ``y_t G_t > gmax2``; one that can only move down (``I_low`` only) when ``-y_t G_t > gmax1``;
+    free variables stay.
+    """
+    keep = np.empty(act.shape[0], dtype=np.int64)
+    k = 0
+    for r in range(act.shape[0]):
+        t = act[r]
+        yG = y[t] * G[t]
+        if alpha[t] >= C:
+            out = -yG > gmax1 if y[t] > 0 else yG > gmax2
+        elif alpha[t] <= 0:
+            out = yG > gmax2 if y[t] > 0 else -yG > gmax1
+        else:
+            out = False
+        if not out:
+            keep[k] = t
+            k += 1
+    return keep[:k].copy()
 
 
 # ----------------------------------------------------------------------------- the solver
@@ -227,7 +313,7 @@ def _add_single(G, y, K_i, ci):
 
 @register
 class SMO(Solver):
-    """SMO with WSS2 (LIBSVM). Cost: 2n kernel evaluations per iteration with bias, n without."""
+    """SMO with WSS2 (LIBSVM), optionally with LIBSVM's shrinking; cost model in the module docstring."""
 
     name = "smo"
     needs = frozenset({"lambda"})
@@ -235,6 +321,7 @@ class SMO(Solver):
     params = {
         "eps": Param(float, 1e-3, "stopping tolerance on the maximal KKT violation (LIBSVM's -e)",
                      check=positive),
+        "shrinking": Param(bool, False, "LIBSVM's shrinking heuristic (-h 1)"),
     }
 
     def __init__(self, problem, rng, **params):
@@ -245,54 +332,159 @@ class SMO(Solver):
         self.diag = self.kernel.diag()
         self.alpha = np.zeros(self.n)
         self.G = -np.ones(self.n)
-        self.violation = np.inf  # m - M at the last selection
+        self.violation = np.inf  # m - M at the last selection (over the active set)
         self.converged = False
+        self._all = np.arange(self.n, dtype=np.int64)
+        #: Indices of the active (not shrunk) variables, increasing; all of them without shrinking.
+        self.active = self._all
+        if self.shrinking:
+            self.G_bar = np.zeros(self.n)  # sum of C Q_t over the t at the upper bound
+            self._sign = self.y if self.bias else np.ones(self.n)  # be_shrunk's y (all +1 without bias)
+            self._counter = min(self.n, SHRINK_INTERVAL) + 1
+            self._unshrunk = False
+            #: ``(active size, free active variables)`` at every gradient reconstruction with work.
+            self.reconstructions: list[tuple[int, int]] = []
 
     def advance(self, max_iterations, max_kernel_evals, deadline):
         k = self.kernel
         while not self.converged and self.iteration < max_iterations and k.kernel_evals < max_kernel_evals:
             if time.perf_counter() >= deadline:
                 break
-            if self.bias:
-                self._pair_iteration()
-            else:
-                self._single_iteration()
+            if self.shrinking:
+                self._counter -= 1
+                if self._counter == 0:
+                    self._counter = min(self.n, SHRINK_INTERVAL)
+                    self._do_shrinking()
+            chosen = self._select()
+            if self.violation < self.eps:
+                if self.active.size == self.n:
+                    self.converged = True
+                    break
+                self._reconstruct_gradient()  # optimal on the active set: check them all
+                self.active = self._all
+                chosen = self._select()
+                if self.violation < self.eps:
+                    self.converged = True
+                    break
+                self._counter = 1  # shrink again at the next iteration
+            self._step(*chosen)
+            self.iteration += 1
         return self.converged
 
-    def _pair_iteration(self) -> None:
+    # -- one iteration --------------------------------------------------------------------------
+    def _select(self) -> tuple:
+        """Choose the working set on the active set and set ``violation``; returns what ``_step`` takes."""
+        if self.bias:
+            i, gmax, gmax2 = _select_i(self.y, self.G, self.alpha, self.C, self.active)
+            self.violation = gmax + gmax2
+            return i, gmax
+        i, new, up, down = _select_single(self.G, self.alpha, self.C, self.diag, self.active)
+        self.violation = up + down
+        return i, new
+
+    def _step(self, i: int, value: float) -> None:
+        """Update the working set (``value``: ``m`` with bias, the new ``alpha_i`` without)."""
+        y, G, alpha, C, act = self.y, self.G, self.alpha, self.C, self.active
+        K_i = self._active_row(i)
+        if self.bias:
+            r = _select_j(y, G, alpha, C, self.diag, i, K_i, value, act)
+            j = int(act[r])
+            K_j = self._active_row(j)
+            old_i, old_j = alpha[i], alpha[j]
+            alpha[i], alpha[j] = _pair_step(y[i], y[j], old_i, old_j, G[i], G[j],
+                                            self.diag[i], self.diag[j], K_i[r], C)
+            _add_pair(G, y, K_i, y[i] * (alpha[i] - old_i), K_j, y[j] * (alpha[j] - old_j), act)
+            if self.shrinking:
+                self._update_G_bar(i, old_i, K_i)
+                self._update_G_bar(j, old_j, K_j)
+        else:
+            old = alpha[i]
+            alpha[i] = value
+            _add_single(G, y, K_i, y[i] * (value - old), act)
+            if self.shrinking:
+                self._update_G_bar(i, old, K_i)
+
+    def _active_row(self, i: int) -> np.ndarray:
+        """``K(x_i, x_t)`` for the active ``t``: the (cached) full row when all are active."""
+        if self.active.size == self.n:
+            return self.kernel.row(i)
+        return self.kernel.row_entries(i, self.active)
+
+    # -- shrinking (LIBSVM's Solver::do_shrinking, reconstruct_gradient and the G_bar update) -----
+    def _update_G_bar(self, t: int, old: float, K_t: np.ndarray) -> None:
+        """Keep ``G_bar = sum_{alpha_s = C} C Q_s`` when ``alpha_t`` enters or leaves the upper bound."""
+        was_upper, is_upper = old >= self.C, self.alpha[t] >= self.C
+        if was_upper == is_upper:
+            return
+        K_full = K_t if self.active.size == self.n else self.kernel.row(t)
+        sign = 1.0 if is_upper else -1.0
+        _add_single(self.G_bar, self.y, K_full, sign * self.C * self.y[t], self._all)
+
+    def _do_shrinking(self) -> None:
+        """Unshrink once when the violation is within ``10 eps``, then drop what ``be_shrunk`` says."""
+        if self.bias:
+            _, gmax1, gmax2 = _select_i(self.y, self.G, self.alpha, self.C, self.active)
+        else:
+            _, _, gmax1, gmax2 = _select_single(self.G, self.alpha, self.C, self.diag, self.active)
+        if not self._unshrunk and gmax1 + gmax2 <= 10 * self.eps:
+            self._unshrunk = True
+            self._reconstruct_gradient()
+            self.active = self._all
+        self.active = _shrink(self._sign, self.G, self.alpha, self.C, self.active, gmax1, gmax2)
+
+    def _inactive(self) -> np.ndarray:
+        mask = np.ones(self.n, dtype=bool)
+        mask[self.active] = False
+        return np.flatnonzero(mask)
+
+    def _reconstruct_gradient(self) -> None:
+        """LIBSVM's ``reconstruct_gradient``: the exact ``G`` of the shrunk variables.
+
+        ``G_t = G_bar_t - 1 + sum_{free s} alpha_s Q_ts`` (free variables are all active). With
+        ``a`` active and ``f`` free variables, LIBSVM computes the rows of the ``n - a`` shrunk
+        variables restricted to the active set when ``f n > 2 a (n - a)``, else the full rows
+        of the ``f`` free variables.
+        """
+        act = self.active
+        n, a = self.n, act.size
+        if a == n:
+            return
         y, G, alpha, C = self.y, self.G, self.alpha, self.C
-        i, gmax, gmax2 = _select_i(y, G, alpha, C)
-        self.violation = gmax + gmax2
-        if self.violation < self.eps:
-            self.converged = True
-            return
-        K_i = self.kernel.row(i)
-        j = _select_j(y, G, alpha, C, self.diag, i, K_i, gmax)
-        K_j = self.kernel.row(j)
-        old_i, old_j = alpha[i], alpha[j]
-        alpha[i], alpha[j] = _pair_step(y[i], y[j], old_i, old_j, G[i], G[j],
-                                        self.diag[i], self.diag[j], K_i[j], C)
-        _add_pair(G, y, K_i, y[i] * (alpha[i] - old_i), K_j, y[j] * (alpha[j] - old_j))
-        self.iteration += 1
+        inactive = self._inactive()
+        G[inactive] = self.G_bar[inactive] - 1.0
+        free = act[(alpha[act] > 0) & (alpha[act] < C)]
+        self.reconstructions.append((a, free.size))
+        if free.size * n > 2 * a * (n - a):
+            coef = np.where((alpha[act] > 0) & (alpha[act] < C), alpha[act] * y[act], 0.0)
+            for t in inactive:
+                G[t] += y[t] * float(self.kernel.row_entries(t, act) @ coef)
+        else:
+            y_in = y[inactive]
+            for s in free:
+                G[inactive] += (alpha[s] * y[s]) * y_in * self.kernel.row(s)[inactive]
 
-    def _single_iteration(self) -> None:
-        G, alpha = self.G, self.alpha
-        i, new, self.violation = _select_single(G, alpha, self.C, self.diag)
-        if self.violation < self.eps:
-            self.converged = True
-            return
-        K_i = self.kernel.row(i)
-        step = new - alpha[i]
-        alpha[i] = new
-        _add_single(G, self.y, K_i, self.y[i] * step)
-        self.iteration += 1
-
+    # -- output ---------------------------------------------------------------------------------
     def solution(self) -> tuple[np.ndarray, np.ndarray, float]:
-        """``(alpha, Q alpha, b)`` of the current iterate (``b = -rho`` with bias, else 0)."""
-        b = -_rho(self.y, self.G, self.alpha, self.C) if self.bias else 0.0
-        return self.alpha.copy(), self.G + 1.0, float(b)
+        """``(alpha, Q alpha, b)`` of the current iterate (``b = -rho`` with bias, else 0).
+
+        While variables are shrunk their ``Q alpha`` is rebuilt from ``G_bar`` and the free
+        variables through :meth:`~sbpbench.kernels.Kernel.decision` (measurement only:
+        ``eval_kernel_evals``, never the training counts); the iterate is not changed.
+        """
+        q = self.G + 1.0
+        if self.active.size < self.n:
+            act, alpha, y = self.active, self.alpha, self.y
+            inactive = self._inactive()
+            free = act[(alpha[act] > 0) & (alpha[act] < self.C)]
+            k = self.kernel
+            q[inactive] = self.G_bar[inactive] + y[inactive] * k.decision(
+                k.X[inactive], free, alpha[free] * y[free])
+        b = -_rho(self.y, q - 1.0, self.alpha, self.C) if self.bias else 0.0
+        return self.alpha.copy(), q, float(b)
 
     def snapshot(self) -> Snapshot:
         alpha, q, b = self.solution()
         extra = {"kkt_violation": float(self.violation)} if np.isfinite(self.violation) else {}
+        if self.shrinking:
+            extra["active_size"] = float(self.active.size)
         return dual_snapshot(self.problem, alpha, q, b, extra)
