@@ -433,9 +433,15 @@ class SMO(Solver):
         self.active = _shrink(self._sign, self.G, self.alpha, self.C, self.active, gmax1, gmax2)
 
     def _inactive(self) -> np.ndarray:
+        """Indices of the shrunk variables, increasing."""
         mask = np.ones(self.n, dtype=bool)
         mask[self.active] = False
         return np.flatnonzero(mask)
+
+    def _free_active(self) -> np.ndarray:
+        """Boolean mask over ``active``: the free variables (``0 < alpha < C``), all of them active."""
+        a = self.alpha[self.active]
+        return (a > 0) & (a < self.C)
 
     def _reconstruct_gradient(self) -> None:
         """LIBSVM's ``reconstruct_gradient``: the exact ``G`` of the shrunk variables.
@@ -449,13 +455,14 @@ class SMO(Solver):
         n, a = self.n, act.size
         if a == n:
             return
-        y, G, alpha, C = self.y, self.G, self.alpha, self.C
+        y, G, alpha = self.y, self.G, self.alpha
         inactive = self._inactive()
         G[inactive] = self.G_bar[inactive] - 1.0
-        free = act[(alpha[act] > 0) & (alpha[act] < C)]
+        is_free = self._free_active()
+        free = act[is_free]
         self.reconstructions.append((a, free.size))
         if free.size * n > 2 * a * (n - a):
-            coef = np.where((alpha[act] > 0) & (alpha[act] < C), alpha[act] * y[act], 0.0)
+            coef = np.where(is_free, alpha[act] * y[act], 0.0)
             for t in inactive:
                 G[t] += y[t] * float(self.kernel.row_entries(t, act) @ coef)
         else:
@@ -475,7 +482,7 @@ class SMO(Solver):
         if self.active.size < self.n:
             act, alpha, y = self.active, self.alpha, self.y
             inactive = self._inactive()
-            free = act[(alpha[act] > 0) & (alpha[act] < self.C)]
+            free = act[self._free_active()]
             k = self.kernel
             q[inactive] = self.G_bar[inactive] + y[inactive] * k.decision(
                 k.X[inactive], free, alpha[free] * y[free])
