@@ -55,11 +55,18 @@ import numpy as np
 
 from sbpbench.solvers.base import Param, Snapshot, Solver, register
 from sbpbench.errors import UserError
-from sbpbench.solvers.waterlevel import nth_lowest_in_class, sample_below, water_level, water_level_bias
+from sbpbench.solvers.waterlevel import (nth_lowest_in_class, sample_below, water_level, water_level_bias,
+                                        water_level_near)
 
 
 #: Rebase the lazy scale once it falls below this (bounds the cancellation to ~4 digits).
 REBASE_BELOW = 1e-4
+#: The water level's search window (see ``SBP._sample_plain``): first half-width relative to
+#: the level, growth factor when the level leaves it, and the fraction of responses above
+#: which it narrows.
+WINDOW_START = 1e-2
+WINDOW_GROWTH = 4.0
+WINDOW_MAX_FRACTION = 1 / 16
 
 
 @numba.njit(cache=True)
@@ -100,6 +107,8 @@ class SBP(Solver):
         self.acc_a = np.zeros(n)  # sum_u P_(u-1) delta_u for alpha
         self.acc_c = np.zeros(n)  # the same for the responses
         self._buf = np.empty(n)
+        self._level = 0.0  # the last water level, in units of ct
+        self._width = 0.0  # half-width of its search window (0: none yet)
         self.bias = bool(problem.bias)
         if self.bias and np.unique(self.y).size < 2:
             raise UserError("sbp with bias: the training set needs examples of both classes")
@@ -140,10 +149,25 @@ class SBP(Solver):
             state *= self.s
         self.P = 0.0
         self.s = 1.0
+        self._width = 0.0  # the level's units changed
 
     def _sample_plain(self) -> int:
-        """Draw ``i ~ p*``, uniform below the water level (Algorithm 1, lines 5-6)."""
-        gamma, below = water_level(self.ct, self.volume / self.s, self._buf)
+        """Draw ``i ~ p*``, uniform below the water level (Algorithm 1, lines 5-6).
+
+        The level is searched near the last one (:func:`water_level_near`), in a window
+        that widens when the level leaves it (then the full selection runs) and narrows
+        while it holds many responses.
+        """
+        volume = self.volume / self.s
+        inside = -1
+        if self._width > 0:
+            gamma, below, inside = water_level_near(self.ct, volume, self._level, self._width, self._buf)
+        if inside < 0:
+            gamma, below = water_level(self.ct, volume, self._buf)
+            self._width = WINDOW_GROWTH * self._width if self._width > 0 else abs(gamma) * WINDOW_START
+        elif inside > self.n * WINDOW_MAX_FRACTION:
+            self._width /= WINDOW_GROWTH
+        self._level = gamma
         return sample_below(self.ct, gamma, below, self.rng)
 
     def _sample_bias(self) -> int:

@@ -9,6 +9,10 @@ Equation 3.1, and the minimax-optimal distribution ``p*`` is uniform on ``{i : c
 of ``c`` three ways around a median-of-three pivot, decides from the count and sum of the
 values below the pivot whether the level lies below or above it, and recurses into one
 side only, so the expected time is linear in ``n`` (no sort).
+
+:func:`water_level_near` is the same selection started from a guess (SBP's level moves
+little between iterations): one branch-free pass brackets the level in a window around
+the guess and the selection runs on the few responses inside it.
 """
 
 from __future__ import annotations
@@ -85,18 +89,68 @@ def water_level(c, volume, buf):
         for i in range(n):
             lowest = min(lowest, buf[i])
         return lowest, 0
-    lo = 0  # buf[:lo] are known to lie below the level, with sum `covered`
-    hi = n  # buf[hi:] are known to lie at or above it
-    covered = 0.0
+    return _select_level(buf, 0, n, 0, 0.0, volume)
+
+
+@numba.njit(cache=True)
+def _select_level(buf, lo, hi, below, covered, volume):
+    """The selection of :func:`water_level` on ``buf[lo:hi]``, ``below`` values lower with sum ``covered``.
+
+    The level must lie at or above every value outside ``buf[lo:hi]`` that is counted in
+    ``below`` and at or below every other one.
+    """
+    start = lo
     while lo < hi:
         lt, gt, pivot, sum_lt = _partition3(buf, lo, hi)
         # water needed to raise everything below the pivot up to the pivot
-        if pivot * lt - (covered + sum_lt) >= volume:
+        if pivot * (below + lt - start) - (covered + sum_lt) >= volume:
             hi = lt  # the level is at most the pivot: the pivot and above stay dry
         else:
             covered += sum_lt + pivot * (gt - lt)  # the level is above the pivot
             lo = gt
-    return (volume + covered) / lo, lo
+    count = below + lo - start
+    return (volume + covered) / count, count
+
+
+@numba.njit(cache=True)
+def water_level_near(c, volume, guess, width, buf):
+    """:func:`water_level` when the level is known to lie near ``guess``, in one branch-free pass.
+
+    One pass counts and sums the responses below ``guess - width`` and gathers those in
+    ``[guess - width, guess + width)`` into ``buf``; if the water of the two window edges
+    brackets ``volume``, the selection of :func:`water_level` runs on the gathered values
+    only. The level and the set below it are those of :func:`water_level` (the sums are
+    added in another order, so ``gamma`` may differ in its last bits).
+
+    Returns
+    -------
+    gamma : float
+    below : int
+    inside : int
+        Responses gathered from the window; ``-1`` if the level lies outside it (then
+        ``gamma`` and ``below`` are meaningless and the caller uses :func:`water_level`).
+    """
+    low_edge = guess - width
+    high_edge = guess + width
+    n_low = 0
+    sum_low = 0.0
+    inside = 0
+    sum_inside = 0.0
+    for i in range(c.shape[0]):
+        v = c[i]
+        is_low = v < low_edge
+        is_inside = (v >= low_edge) & (v < high_edge)
+        n_low += is_low
+        sum_low += v if is_low else 0.0
+        buf[inside] = v
+        inside += is_inside
+        sum_inside += v if is_inside else 0.0
+    if volume <= 0.0 or low_edge * n_low - sum_low >= volume:
+        return 0.0, 0, -1  # the level is below the window
+    if high_edge * (n_low + inside) - (sum_low + sum_inside) < volume:
+        return 0.0, 0, -1  # above it
+    gamma, below = _select_level(buf, 0, inside, n_low, sum_low, volume)
+    return gamma, below, inside
 
 
 @numba.njit(cache=True)
