@@ -44,8 +44,9 @@ from numba.extending import intrinsic
 DENSE_THRESHOLD = 0.25
 #: Test rows per block when measuring decision values.
 EVAL_BLOCK_ROWS = 2048
-#: Rows needing fewer multiply-adds than this are computed on one thread (a parallel region's
-#: start-up and barrier cost more than they save on small rows, and much more on a busy machine).
+#: Rows needing fewer multiply-adds (or bit-set words) than this are computed on one thread (a
+#: parallel region's start-up and barrier cost more than they save on small rows, and much
+#: more on a busy machine); larger rows use numba's current thread count.
 PARALLEL_MIN_WORK = 200_000
 
 
@@ -81,10 +82,10 @@ def _transform(dot, sq_i, sq_j, gaussian, gamma):
     return np.exp(-gamma * d2)
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def _sparse_row(indptr, indices, data, sq, dense_xi, sq_i, idx, gaussian, gamma, out):
     """out[r] = K(x_i, x_idx[r]) for CSR rows, with x_i scattered into ``dense_xi``."""
-    for r in numba.prange(idx.shape[0]):
+    for r in range(idx.shape[0]):
         j = idx[r]
         acc = 0.0
         for k in range(indptr[j], indptr[j + 1]):
@@ -100,7 +101,7 @@ def _popcount(typingctx, x):
     return types.uint64(types.uint64), codegen
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def _binary_row(bits, counts, bits_i, count_i, idx, gaussian, table, out):
     """out[r] = K(x_i, x_idx[r]) for binary rows stored as bit sets ``bits[j]`` (uint64 words).
 
@@ -110,7 +111,7 @@ def _binary_row(bits, counts, bits_i, count_i, idx, gaussian, table, out):
     returns the inner product itself.
     """
     words = bits.shape[1]
-    for r in numba.prange(idx.shape[0]):
+    for r in range(idx.shape[0]):
         j = idx[r]
         dot = 0
         for w in range(words):
@@ -130,16 +131,49 @@ def _distance_table(size, gamma):
     return table
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def _dense_row(X, sq, xi, sq_i, idx, gaussian, gamma, out):
     """out[r] = K(x_i, x_idx[r]) for dense rows."""
     d = X.shape[1]
-    for r in numba.prange(idx.shape[0]):
+    for r in range(idx.shape[0]):
         j = idx[r]
         acc = 0.0
         for k in range(d):
             acc += X[j, k] * xi[k]
         out[r] = _transform(acc, sq_i, sq[j], gaussian, gamma)
+
+
+# A parallel region costs a wake-up and a barrier of every thread (much more on a busy
+# machine), so rows with little work run the serial loops above directly, and the others
+# these wrappers, which hand chunks of ``idx`` to the threads (numba's current count).
+
+@numba.njit(cache=True)
+def _chunk(r, chunks, m):
+    return r * m // chunks, (r + 1) * m // chunks
+
+
+@numba.njit(cache=True, parallel=True)
+def _sparse_row_parallel(indptr, indices, data, sq, dense_xi, sq_i, idx, gaussian, gamma, out):
+    chunks = 4 * numba.get_num_threads()
+    for r in numba.prange(chunks):
+        lo, hi = _chunk(r, chunks, idx.shape[0])
+        _sparse_row(indptr, indices, data, sq, dense_xi, sq_i, idx[lo:hi], gaussian, gamma, out[lo:hi])
+
+
+@numba.njit(cache=True, parallel=True)
+def _binary_row_parallel(bits, counts, bits_i, count_i, idx, gaussian, table, out):
+    chunks = 4 * numba.get_num_threads()
+    for r in numba.prange(chunks):
+        lo, hi = _chunk(r, chunks, idx.shape[0])
+        _binary_row(bits, counts, bits_i, count_i, idx[lo:hi], gaussian, table, out[lo:hi])
+
+
+@numba.njit(cache=True, parallel=True)
+def _dense_row_parallel(X, sq, xi, sq_i, idx, gaussian, gamma, out):
+    chunks = 4 * numba.get_num_threads()
+    for r in numba.prange(chunks):
+        lo, hi = _chunk(r, chunks, idx.shape[0])
+        _dense_row(X, sq, xi, sq_i, idx[lo:hi], gaussian, gamma, out[lo:hi])
 
 
 @numba.njit(cache=True, parallel=True)
@@ -269,7 +303,7 @@ class Kernel:
             self._bin_counts = np.diff(self.X.indptr).astype(np.int64)
             self._bin_table = _distance_table(2 * int(self._bin_counts.max()) + 1, self._gamma)
         row_work = self._bits.size if self._binary else self.X.nnz if self.sparse else self.X.size
-        self._row_threads = numba.config.NUMBA_NUM_THREADS if row_work >= PARALLEL_MIN_WORK else 1
+        self._row_parallel = row_work >= PARALLEL_MIN_WORK
         self._all = np.arange(self.n, dtype=np.int64)
         row_bytes = 8 * max(1, self.n)
         self._cache_rows = int(spec.cache_mb * 2**20 // row_bytes)
@@ -337,24 +371,23 @@ class Kernel:
     def _compute(self, i: int, idx: np.ndarray) -> np.ndarray:
         """``K(x_i, x_j)`` for ``j`` in ``idx`` by the compiled loops (no counting here)."""
         out = np.empty(idx.size)
-        threads = numba.get_num_threads()
-        numba.set_num_threads(self._row_threads if idx.size == self.n else 1)
-        try:
-            if self._binary:
-                _binary_row(self._bits, self._bin_counts, self._bits[i], self._bin_counts[i], idx,
-                            self._gaussian, self._bin_table, out)
-            elif self.sparse:
-                X = self.X
-                lo, hi = X.indptr[i], X.indptr[i + 1]
-                cols = X.indices[lo:hi]
-                self._scratch[cols] = X.data[lo:hi]
-                _sparse_row(X.indptr, X.indices, X.data, self.sq, self._scratch, self.sq[i], idx,
-                            self._gaussian, self._gamma, out)
-                self._scratch[cols] = 0.0
-            else:
-                _dense_row(self.X, self.sq, self.X[i], self.sq[i], idx, self._gaussian, self._gamma, out)
-        finally:
-            numba.set_num_threads(threads)
+        parallel = self._row_parallel and idx.size == self.n
+        if self._binary:
+            row = _binary_row_parallel if parallel else _binary_row
+            row(self._bits, self._bin_counts, self._bits[i], self._bin_counts[i], idx, self._gaussian,
+                self._bin_table, out)
+        elif self.sparse:
+            X = self.X
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            cols = X.indices[lo:hi]
+            self._scratch[cols] = X.data[lo:hi]
+            row = _sparse_row_parallel if parallel else _sparse_row
+            row(X.indptr, X.indices, X.data, self.sq, self._scratch, self.sq[i], idx, self._gaussian,
+                self._gamma, out)
+            self._scratch[cols] = 0.0
+        else:
+            row = _dense_row_parallel if parallel else _dense_row
+            row(self.X, self.sq, self.X[i], self.sq[i], idx, self._gaussian, self._gamma, out)
         return out
 
     # -- measurement ----------------------------------------------------------------------

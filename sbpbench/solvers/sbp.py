@@ -65,7 +65,8 @@ REBASE_BELOW = 1e-4
 #: the level, growth factor when the level leaves it, and the fraction of responses above
 #: which it narrows.
 WINDOW_START = 1e-2
-WINDOW_GROWTH = 4.0
+WINDOW_GROWTH = 2.0
+WINDOW_SHRINK = 0.8
 WINDOW_MAX_FRACTION = 1 / 16
 
 
@@ -166,7 +167,7 @@ class SBP(Solver):
             gamma, below = water_level(self.ct, volume, self._buf)
             self._width = WINDOW_GROWTH * self._width if self._width > 0 else abs(gamma) * WINDOW_START
         elif inside > self.n * WINDOW_MAX_FRACTION:
-            self._width /= WINDOW_GROWTH
+            self._width *= WINDOW_SHRINK
         self._level = gamma
         return sample_below(self.ct, gamma, below, self.rng)
 

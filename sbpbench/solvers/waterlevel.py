@@ -116,10 +116,10 @@ def _select_level(buf, lo, hi, below, covered, volume):
 def water_level_near(c, volume, guess, width, buf):
     """:func:`water_level` when the level is known to lie near ``guess``, in one branch-free pass.
 
-    One pass counts and sums the responses below ``guess - width`` and gathers those in
-    ``[guess - width, guess + width)`` into ``buf``; if the water of the two window edges
-    brackets ``volume``, the selection of :func:`water_level` runs on the gathered values
-    only. The level and the set below it are those of :func:`water_level` (the sums are
+    One vectorized pass counts and sums the responses below ``guess - width`` and in
+    ``[guess - width, guess + width)``; if the water of the two window edges brackets
+    ``volume``, a second pass gathers the responses in the window into ``buf`` and the
+    selection of :func:`water_level` runs on them only. The level and the set below it are those of :func:`water_level` (the sums are
     added in another order, so ``gamma`` may differ in its last bits).
 
     Returns
@@ -132,6 +132,24 @@ def water_level_near(c, volume, guess, width, buf):
     """
     low_edge = guess - width
     high_edge = guess + width
+    n_low, sum_low, inside, sum_inside = _window_sums(c, low_edge, high_edge)
+    if volume <= 0.0 or low_edge * n_low - sum_low >= volume:
+        return 0.0, 0, -1  # the level is below the window
+    if high_edge * (n_low + inside) - (sum_low + sum_inside) < volume:
+        return 0.0, 0, -1  # above it
+    gathered = 0
+    for i in range(c.shape[0]):
+        v = c[i]
+        if (v >= low_edge) & (v < high_edge):  # rarely true: a predictable branch
+            buf[gathered] = v
+            gathered += 1
+    gamma, below = _select_level(buf, 0, inside, n_low, sum_low, volume)
+    return gamma, below, inside
+
+
+@numba.njit(cache=True, fastmath={"reassoc"})
+def _window_sums(c, low_edge, high_edge):
+    """Count and sum of ``c`` below ``low_edge`` and in ``[low_edge, high_edge)`` (SIMD sums)."""
     n_low = 0
     sum_low = 0.0
     inside = 0
@@ -142,15 +160,9 @@ def water_level_near(c, volume, guess, width, buf):
         is_inside = (v >= low_edge) & (v < high_edge)
         n_low += is_low
         sum_low += v if is_low else 0.0
-        buf[inside] = v
         inside += is_inside
         sum_inside += v if is_inside else 0.0
-    if volume <= 0.0 or low_edge * n_low - sum_low >= volume:
-        return 0.0, 0, -1  # the level is below the window
-    if high_edge * (n_low + inside) - (sum_low + sum_inside) < volume:
-        return 0.0, 0, -1  # above it
-    gamma, below = _select_level(buf, 0, inside, n_low, sum_low, volume)
-    return gamma, below, inside
+    return n_low, sum_low, inside, sum_inside
 
 
 @numba.njit(cache=True)
@@ -158,10 +170,9 @@ def nth_below(c, gamma, u):
     """Index of the ``u``-th (0-based) entry of ``c`` with ``c_i < gamma``, or -1."""
     seen = 0
     for i in range(c.shape[0]):
-        if c[i] < gamma:
-            if seen == u:
-                return i
-            seen += 1
+        seen += c[i] < gamma  # branch-free: c_i < gamma is unpredictable
+        if seen > u:
+            return i
     return -1
 
 
