@@ -26,7 +26,9 @@ is the number of shared features (``popcount`` of the AND of two bit sets), so
 ``||x - x'||^2`` is an exact integer ``m`` and the Gaussian value is read from a table of
 ``exp(-gamma m)`` computed once by the same compiled ``exp`` as the general path. The
 general path computes exactly these integers in floating point (sums of ones are exact),
-so both paths give identical rows.
+so both paths give identical rows. Measurement (:meth:`Kernel.decision`) takes the same
+path when the scored points are binary too, summing ``coef_j K`` in the same order as the
+blocked products, so decision values are identical as well.
 """
 
 from __future__ import annotations
@@ -145,7 +147,7 @@ def _dense_row(X, sq, xi, sq_i, idx, gaussian, gamma, out):
 
 # A parallel region costs a wake-up and a barrier of every thread (much more on a busy
 # machine), so rows with little work run the serial loops above directly, and the others
-# these wrappers, which hand chunks of ``idx`` to the threads (numba's current count).
+# these wrappers, which hand ``chunks`` pieces of ``idx`` to numba's threads.
 
 @numba.njit(cache=True)
 def _chunk(r, chunks, m):
@@ -153,24 +155,21 @@ def _chunk(r, chunks, m):
 
 
 @numba.njit(cache=True, parallel=True)
-def _sparse_row_parallel(indptr, indices, data, sq, dense_xi, sq_i, idx, gaussian, gamma, out):
-    chunks = 4 * numba.get_num_threads()
+def _sparse_row_parallel(indptr, indices, data, sq, dense_xi, sq_i, idx, gaussian, gamma, out, chunks):
     for r in numba.prange(chunks):
         lo, hi = _chunk(r, chunks, idx.shape[0])
         _sparse_row(indptr, indices, data, sq, dense_xi, sq_i, idx[lo:hi], gaussian, gamma, out[lo:hi])
 
 
 @numba.njit(cache=True, parallel=True)
-def _binary_row_parallel(bits, counts, bits_i, count_i, idx, gaussian, table, out):
-    chunks = 4 * numba.get_num_threads()
+def _binary_row_parallel(bits, counts, bits_i, count_i, idx, gaussian, table, out, chunks):
     for r in numba.prange(chunks):
         lo, hi = _chunk(r, chunks, idx.shape[0])
         _binary_row(bits, counts, bits_i, count_i, idx[lo:hi], gaussian, table, out[lo:hi])
 
 
 @numba.njit(cache=True, parallel=True)
-def _dense_row_parallel(X, sq, xi, sq_i, idx, gaussian, gamma, out):
-    chunks = 4 * numba.get_num_threads()
+def _dense_row_parallel(X, sq, xi, sq_i, idx, gaussian, gamma, out, chunks):
     for r in numba.prange(chunks):
         lo, hi = _chunk(r, chunks, idx.shape[0])
         _dense_row(X, sq, xi, sq_i, idx[lo:hi], gaussian, gamma, out[lo:hi])
@@ -192,6 +191,23 @@ def _sparse_decision(z_indptr, z_indices, z_data, z_sq, s_indptr, s_indices, s_d
             for k in range(s_indptr[j], s_indptr[j + 1]):
                 acc += s_data[k] * dense[s_indices[k]]
             total += coef[j] * _transform(acc, z_sq[r], s_sq[j], gaussian, gamma)
+        out[r] = total
+
+
+@numba.njit(cache=True, parallel=True)
+def _binary_decision(z_bits, z_counts, s_bits, s_counts, coef, gaussian, table, out):
+    """out[r] = sum_j coef[j] K(z_r, s_j) for binary rows stored as bit sets (see :func:`_binary_row`)."""
+    words = z_bits.shape[1]
+    for r in numba.prange(z_bits.shape[0]):
+        total = 0.0
+        for j in range(s_bits.shape[0]):
+            dot = 0
+            for w in range(words):
+                dot += _popcount(z_bits[r, w] & s_bits[j, w])
+            if gaussian:
+                total += coef[j] * table[z_counts[r] + s_counts[j] - 2 * dot]
+            else:
+                total += coef[j] * dot
         out[r] = total
 
 
@@ -295,6 +311,7 @@ class Kernel:
         self._gaussian = spec.name == "gaussian"
         self._gamma = 1.0 / (2.0 * spec.sigma2) if self._gaussian else 0.0
         self._scratch = np.zeros(self.d)
+        self._points = None  # the last points scored by the bit-set path, see _binary_points
         # binary rows as bit sets when a row's words are no more than its stored features
         self._binary = (self.sparse and self.n > 0 and -(-self.d // 64) <= self.X.nnz / self.n
                         and bool(np.all(self.X.data == 1.0)))
@@ -372,10 +389,11 @@ class Kernel:
         """``K(x_i, x_j)`` for ``j`` in ``idx`` by the compiled loops (no counting here)."""
         out = np.empty(idx.size)
         parallel = self._row_parallel and idx.size == self.n
+        chunks = (4 * numba.get_num_threads(),) if parallel else ()
         if self._binary:
             row = _binary_row_parallel if parallel else _binary_row
             row(self._bits, self._bin_counts, self._bits[i], self._bin_counts[i], idx, self._gaussian,
-                self._bin_table, out)
+                self._bin_table, out, *chunks)
         elif self.sparse:
             X = self.X
             lo, hi = X.indptr[i], X.indptr[i + 1]
@@ -383,11 +401,11 @@ class Kernel:
             self._scratch[cols] = X.data[lo:hi]
             row = _sparse_row_parallel if parallel else _sparse_row
             row(X.indptr, X.indices, X.data, self.sq, self._scratch, self.sq[i], idx, self._gaussian,
-                self._gamma, out)
+                self._gamma, out, *chunks)
             self._scratch[cols] = 0.0
         else:
             row = _dense_row_parallel if parallel else _dense_row
-            row(self.X, self.sq, self.X[i], self.sq[i], idx, self._gaussian, self._gamma, out)
+            row(self.X, self.sq, self.X[i], self.sq[i], idx, self._gaussian, self._gamma, out, *chunks)
         return out
 
     # -- measurement ----------------------------------------------------------------------
@@ -427,12 +445,37 @@ class Kernel:
         coef = np.asarray(coef, dtype=np.float64)
         return self._decision_values(Z, squared_norms(Z), support, coef) + bias
 
+    def _binary_points(self, Z):
+        """``(bit sets, feature counts, distance table)`` of binary CSR points ``Z``, else None.
+
+        Remembered for the last ``Z`` (the runner scores the same test set at every checkpoint).
+        """
+        if not (self._binary and sp.issparse(Z) and Z.shape[1] == self.d):
+            return None
+        if self._points is None or self._points[0] is not Z:
+            points = sp.csr_matrix(Z, copy=True)
+            points.sum_duplicates()
+            prepared = None
+            if np.all(points.data == 1.0):
+                counts = np.diff(points.indptr).astype(np.int64)
+                size = 2 * max(int(self._bin_counts.max()), int(counts.max(initial=0))) + 1
+                table = self._bin_table if size <= self._bin_table.size else _distance_table(size, self._gamma)
+                prepared = (bit_sets(points), counts, table)
+            self._points = (Z, prepared)
+        return self._points[1]
+
     def _decision_values(self, Z, z_sq, support, coef):
         """Blocked decision values of :meth:`decision` (no counting here)."""
-        S = self.X[support]
-        s_sq = self.sq[support]
         m = Z.shape[0]
         out = np.empty(m)
+        binary = self._binary_points(Z)
+        if binary is not None:  # the same values as the blocked products below (module docstring)
+            z_bits, z_counts, table = binary
+            _binary_decision(z_bits, z_counts, self._bits[support], self._bin_counts[support], coef,
+                             self._gaussian, table, out)
+            return out
+        S = self.X[support]
+        s_sq = self.sq[support]
         small_d = self.d <= 4096
         if sp.issparse(Z) and not small_d:
             Z = sp.csr_matrix(Z)

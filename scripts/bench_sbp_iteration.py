@@ -13,6 +13,11 @@ are those of a real run; then
   (``_add_row``); what remains of an iteration (Python and numba dispatch, step size,
   projection by the global scale) is the difference.
 
+Then the share of a run's wall time spent measuring: one epoch of SBP on full Adult through
+the runner (checkpoints ten per decade and at the epoch's end, test error on all 16281
+test points at each), with the current measurement path and with the bit-set decision
+path switched off (the blocked products with ``exp`` of before).
+
 Times are best-of-``--repeats``; the machine's load average is printed with them (the
 machine may be shared: a parallel region waits for its slowest thread, so numba threads
 are used only for rows with enough work, see ``PARALLEL_MIN_WORK`` in sbpbench/kernels.py).
@@ -30,8 +35,10 @@ import numba
 import numpy as np
 
 from bench_common import load_average, machine_facts, update_section
+from sbpbench import config
 from sbpbench.data import DatasetSpec, load
-from sbpbench.kernels import KernelSpec
+from sbpbench.kernels import Kernel, KernelSpec
+from sbpbench.runner import prepare, run_one
 from sbpbench.problem import Problem
 from sbpbench.solvers.sbp import SBP, _add_row
 from sbpbench.solvers.waterlevel import sample_below, water_level, water_level_near
@@ -84,15 +91,37 @@ def measure(iterations: int, warmup: int, repeats: int) -> dict:
     return {"parts": parts, "n": kernel.n, "window": width, "inside": water_level_near(solver.ct, volume, gamma, width, buf)[2]}
 
 
+def measuring_share(epochs: float) -> dict[str, tuple[float, float, int]]:
+    """(wall s, training s, checkpoints) of an SBP run on full Adult, with each measurement path."""
+    exp = config.parse({"name": "share", "dataset": {"name": "adult"}, "kernel": {"name": "gaussian", "sigma2": 10},
+                        "problem": {"nu": 1.1e-2}, "solvers": ["sbp"], "budget": {"epochs": epochs}},
+                       "bench_sbp_iteration.py")
+    problem = prepare(exp).problem
+    found = {}
+    for label, bit_sets in (("bit-set decision path", True), ("blocked products + exp", False)):
+        original = Kernel._binary_points
+        if not bit_sets:
+            Kernel._binary_points = lambda self, Z: None
+        try:
+            t0 = time.perf_counter()
+            rows = run_one(exp, problem, exp.solvers[0], 0).rows
+            found[label] = (time.perf_counter() - t0, rows[-1]["train_time_s"], len(rows))
+        finally:
+            Kernel._binary_points = original
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=3000, help="iterations timed per round")
     parser.add_argument("--warmup", type=int, default=3000, help="iterations run before timing")
     parser.add_argument("--repeats", type=int, default=3, help="rounds; the best is reported")
+    parser.add_argument("--epochs", type=float, default=1.0, help="epochs of the measuring-share run")
     parser.add_argument("--out", default="BENCHMARKS.md", help="report to update")
     args = parser.parse_args()
     load_before = load_average()
     result = measure(args.iterations, args.warmup, args.repeats)
+    share = measuring_share(args.epochs)
     load_after = load_average()
     it_wall, it_cpu = result["parts"]["iteration"]
     lines = [
@@ -108,7 +137,12 @@ def main() -> None:
         lines.append(f"| {name} | {wall:.4f} | {cpu:.4f} |")
     verdict = "meets" if it_wall <= TARGET_MS else f"misses by {it_wall / TARGET_MS:.2f}x (CPU time {it_cpu:.3f} ms)"
     lines += ["", f"Target {TARGET_MS} ms per iteration: {verdict}. The windowed water level's window held "
-              f"{result['inside']} of {result['n']} responses at the end.", "", machine_facts()]
+              f"{result['inside']} of {result['n']} responses at the end.", "",
+              f"Share of wall time spent measuring, SBP on full Adult for {args.epochs:g} epoch(s) through the runner:",
+              "", "| test-error path | wall (s) | training (s) | checkpoints | measuring share |", "|---|---|---|---|---|"]
+    for label, (wall, train, checkpoints) in share.items():
+        lines.append(f"| {label} | {wall:.1f} | {train:.1f} | {checkpoints} | {(wall - train) / wall:.0%} |")
+    lines += ["", machine_facts()]
     text = "\n".join(lines)
     print(text)
     update_section(args.out, "SBP iteration (scripts/bench_sbp_iteration.py)", text)

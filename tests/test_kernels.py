@@ -101,3 +101,18 @@ def test_real_valued_or_wide_data_stays_on_the_general_path(adult_X):
     assert not Kernel(adult_X * 2.0, KernelSpec("gaussian", 10.0, 0))._binary
     wide = sp.hstack([adult_X, sp.csr_matrix((adult_X.shape[0], 10_000))]).tocsr()
     assert not Kernel(wide, KernelSpec("gaussian", 10.0, 0))._binary
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "linear"])
+def test_binary_decision_values_equal_the_blocked_products_bitwise(adult_small, kind):
+    train, test = adult_small
+    fast = Kernel(train.X, KernelSpec(kind, 10.0, 0))
+    general = Kernel(train.X, KernelSpec(kind, 10.0, 0))
+    general._binary = False
+    Z = fast.prepare(test.X)
+    support = np.array([4, 9, 100, 200, 7])
+    coef = np.array([0.5, -1.0, 2.0, 0.25, -0.125])
+    got = fast.decision(Z, support, coef, bias=0.3)
+    assert fast._points[1] is not None  # the bit-set path was taken
+    assert np.array_equal(got, general.decision(Z, support, coef, bias=0.3))
+    assert fast.eval_kernel_evals == Z.shape[0] * support.size
