@@ -13,8 +13,9 @@ computation; ``SBPBENCH_DATA`` says where):
 Linear part, Adult and w8a with C = 1 (no bias): LIBLINEAR (``LinearSVC``, hinge loss,
 dual) fitted from scratch at decreasing tolerances, the time of the first fit whose
 objective ``J = 1/2 ||w||^2 + C sum hinge`` is within 1% of ``J*`` (a fit at tolerance
-1e-8); SGD-s and SGD-m (the SGD paper's solvers) stop by their own certificate at 1%
-relative accuracy: their training time and their ``J / J* - 1`` (target: SGD-m within 2x).
+1e-8); SGD-s and SGD-m (the SGD paper's solvers, at most 1000 epochs, checked at every
+epoch): the training time to their first checkpoint with ``J <= 1.01 J*`` (inf: not
+within the budget), ``J / J* - 1`` there and the epochs it took (target: SGD-m within 2x).
 
 Usage: ``python scripts/bench_vs_libsvm.py [--skip-kernel] [--skip-linear] [--out BENCHMARKS.md]``.
 w8a is read from ``$SBPBENCH_MIRROR/w8a`` (training file only: these are training objectives).
@@ -129,8 +130,8 @@ def linear_part(lines: list[str]) -> None:
     datasets = {"adult": {"name": "adult"},
                 "w8a": {"path": str(mirror / "w8a"), "test_path": str(mirror / "w8a"), "n_features": 300}}
     lines += ["", "Linear SVM, C = 1, no bias: time to 1% relative accuracy of J.", "",
-              "| dataset | J* | LIBLINEAR (s) | SGD-s (s) | SGD-s J/J*-1 | SGD-m (s) | SGD-m J/J*-1 | SGD-m / LIBLINEAR | target |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| dataset | J* | LIBLINEAR (s) | SGD-s (s) | SGD-s J/J*-1 | SGD-s epochs | SGD-m (s) | SGD-m J/J*-1 | SGD-m epochs | SGD-m / LIBLINEAR | target |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, section in datasets.items():
         exp = experiment(section, {"name": "linear"}, {"C": 1, "bias": False},
                          [{"name": "sgd-s", "target_accuracy": 0.01}, {"name": "sgd-m", "target_accuracy": 0.01}],
@@ -152,12 +153,13 @@ def linear_part(lines: list[str]) -> None:
         found = {}
         for spec in exp.solvers:
             rows = run_one(exp, problem, spec, 0).rows
-            last = rows[-1]
-            found[spec.name] = (last["train_time_s"], last["objective"] / J_star - 1)
+            hit = first(rows, lambda r: r["objective"] <= 1.01 * J_star)
+            found[spec.name] = (math.inf, rows[-1]["objective"] / J_star - 1, rows[-1]["epoch"]) if hit is None else \
+                (hit["train_time_s"], hit["objective"] / J_star - 1, hit["epoch"])
         ratio = found["sgd-m"][0] / liblinear_s
         verdict = "met" if ratio <= SGDM_RATIO_TARGET else f"missed by {ratio / SGDM_RATIO_TARGET:.1f}x"
-        lines.append(f"| {name} (n = {problem.n}) | {J_star:.2f} | {liblinear_s:.3f} | {found['sgd-s'][0]:.3f} | "
-                     f"{found['sgd-s'][1]:.2%} | {found['sgd-m'][0]:.3f} | {found['sgd-m'][1]:.2%} | {ratio:.2f} | "
+        cells = " | ".join(f"{t:.3f} | {gap:.2%} | {epochs:g}" for t, gap, epochs in (found["sgd-s"], found["sgd-m"]))
+        lines.append(f"| {name} (n = {problem.n}) | {J_star:.2f} | {liblinear_s:.3f} | {cells} | {ratio:.2f} | "
                      f"{SGDM_RATIO_TARGET:g}: {verdict} |")
 
 
