@@ -350,14 +350,12 @@ def nth_lowest_in_class(c, y, label, top, u):
     """
     below = 0
     for i in range(c.shape[0]):
-        if y[i] == label and c[i] < top:
-            below += 1
+        below += (y[i] == label) & (c[i] < top)  # branch-free: unpredictable
     want_below = u < below
     seen = 0
     target = u if want_below else u - below
     for i in range(c.shape[0]):
-        if y[i] == label and ((c[i] < top) if want_below else (c[i] == top)):
-            if seen == target:
-                return i
-            seen += 1
+        seen += (y[i] == label) & ((c[i] < top) if want_below else (c[i] == top))
+        if seen > target:
+            return i
     return -1
