@@ -99,3 +99,22 @@ def test_approaches_the_exact_slack_constrained_optimum(tiny, nu):
         gaps.append(optimum - value)
     assert gaps[1] < gaps[0]
     assert gaps[1] < 0.02 * optimum
+
+
+def test_windowed_water_level_keeps_the_trajectory_bitwise(adult_small, monkeypatch):
+    """The level searched near the last one samples exactly what the full selection samples."""
+    train = adult_small[0]
+    problem = make_problem((train.take(np.arange(min(400, train.n))), adult_small[1]), nu=0.02, lam=1e-3)
+    windowed = SBP(problem, np.random.default_rng(5))
+    windowed.advance(1500, np.inf, np.inf)
+    hits = []
+    original = sbp_module.water_level_near
+    monkeypatch.setattr(sbp_module, "water_level_near",
+                        lambda *args: hits.append(original(*args)[2] >= 0) or (0.0, 0, -1))
+    problem.kernel.reset()
+    full = SBP(problem, np.random.default_rng(5))
+    full.advance(1500, np.inf, np.inf)
+    assert sum(hits) > 1000  # the window held the level in most iterations
+    for name in ("a", "ct", "acc_a", "acc_c"):
+        assert np.array_equal(getattr(windowed, name), getattr(full, name)), name
+    assert (windowed.s, windowed.P) == (full.s, full.P)
