@@ -38,6 +38,10 @@ one fused compiled pass. Since ``s`` only shrinks, ``P_T a^(T)`` and the running
 like ``1/s`` while their difference stays of order ``T``; to keep that difference exact to
 rounding, the state is rebased (``s := 1``, the sum so far moved into the running sum)
 whenever ``s`` falls below :data:`REBASE_BELOW`, an O(n) step without kernel evaluations.
+The water level is searched in a window around the last one (with a bias: around the
+current responses of the points that were each class's ``k``-th), in one vectorized pass
+plus the selection on the few responses inside; the sampled points, and so the whole
+trajectory, are those of the full selection (a test checks it bitwise).
 
 Cost model: exactly ``n`` kernel evaluations per iteration (one kernel row), with or
 without a bias.
@@ -56,7 +60,7 @@ import numpy as np
 from sbpbench.solvers.base import Param, Snapshot, Solver, register
 from sbpbench.errors import UserError
 from sbpbench.solvers.waterlevel import (nth_lowest_in_class, sample_below, water_level, water_level_bias,
-                                        water_level_near)
+                                        water_level_bias_near, water_level_near)
 
 
 #: Rebase the lazy scale once it falls below this (bounds the cancellation to ~4 digits).
@@ -109,6 +113,7 @@ class SBP(Solver):
         self.acc_c = np.zeros(n)  # the same for the responses
         self._buf = np.empty(n)
         self._level = 0.0  # the last water level, in units of ct
+        self._anchors = (0, 0)  # with a bias: the last k-th point of each class
         self._width = 0.0  # half-width of its search window (0: none yet)
         self.bias = bool(problem.bias)
         if self.bias and np.unique(self.y).size < 2:
@@ -172,8 +177,28 @@ class SBP(Solver):
         return sample_below(self.ct, gamma, below, self.rng)
 
     def _sample_bias(self) -> int:
-        """Draw ``i ~ p*`` of the two-basin water filling: ``1/(2k)`` on the ``k`` lowest of each class."""
-        _, _, k, top_pos, top_neg = water_level_bias(self.y, self.ct, self.volume / self.s, self._buf)
+        """Draw ``i ~ p*`` of the two-basin water filling: ``1/(2k)`` on the ``k`` lowest of each class.
+
+        Each class's ``k``-th response is searched (:func:`water_level_bias_near`) near the
+        current response of the point that was the class's ``k``-th at the last iteration
+        (the bias moves the two classes' responses apart by about a step per iteration, so
+        the last values themselves are poor guesses), with the window rule of
+        :meth:`_sample_plain`.
+        """
+        volume = self.volume / self.s
+        inside = -1
+        if self._width > 0:
+            _, _, k, top_pos, top_neg, inside = water_level_bias_near(
+                self.y, self.ct, volume, self.ct[self._anchors[0]], self.ct[self._anchors[1]], self._width,
+                self._buf)
+        if inside < 0:
+            _, _, k, top_pos, top_neg = water_level_bias(self.y, self.ct, volume, self._buf)
+            scale = max(abs(top_pos), abs(top_neg))
+            self._width = WINDOW_GROWTH * self._width if self._width > 0 else scale * WINDOW_START
+        elif inside > self.n * WINDOW_MAX_FRACTION:
+            self._width *= WINDOW_SHRINK
+        self._anchors = (nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, k - 1),
+                         nth_lowest_in_class(self.ct, self.y, -1.0, top_neg, k - 1))
         u = int(self.rng.integers(2 * k))
         if u < k:
             return int(nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, u))

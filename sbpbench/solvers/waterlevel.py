@@ -13,6 +13,8 @@ side only, so the expected time is linear in ``n`` (no sort).
 :func:`water_level_near` is the same selection started from a guess (SBP's level moves
 little between iterations): one branch-free pass brackets the level in a window around
 the guess and the selection runs on the few responses inside it.
+:func:`water_level_bias_near` does the same for the two-basin water filling with a bias,
+with one window per class.
 """
 
 from __future__ import annotations
@@ -271,12 +273,20 @@ def water_level_bias(y, c, volume, buf):
         back -= 1 - positive
     if npos == 0 or npos == n:
         raise ValueError("water_level_bias needs examples of both classes")
-    base = np.array([0, npos])
-    lo = np.zeros(2, np.int64)  # class s: its lo[s] lowest are known (sum total[s], max top[s])
-    hi = np.array([npos, n - npos])  # and its ranks from hi[s] on are known to stay dry (min bottom[s])
-    total = np.zeros(2)
-    top = np.full(2, -np.inf)
-    bottom = np.full(2, np.inf)
+    return _two_basins(buf, np.array([0, npos]), np.zeros(2, np.int64), np.array([npos, n - npos]),
+                       np.zeros(2), np.full(2, -np.inf), np.full(2, np.inf), volume)
+
+
+@numba.njit(cache=True)
+def _two_basins(buf, base, lo, hi, total, top, bottom, volume):
+    """The interleaved selections of :func:`water_level_bias` from a partly resolved state.
+
+    Class ``s`` (0: positives, 1: negatives) has its unresolved ranks ``[lo[s], hi[s])`` in
+    ``buf[base[s] + lo[s]:base[s] + hi[s]]``; its ``lo[s]`` lowest responses are known (sum
+    ``total[s]``, largest ``top[s]``) and its ranks from ``hi[s]`` on stay dry (smallest
+    ``bottom[s]``). ``k*`` must lie in ``[lo[s], hi[s]]`` for both classes. Returns what
+    :func:`water_level_bias` returns.
+    """
     stale = np.ones(2, np.bool_)  # the block must be recomputed
     l = np.zeros(2, np.int64)  # the block: ranks [l, g) hold `value`, sum of ranks < l is sum_l
     g = np.zeros(2, np.int64)
@@ -338,6 +348,85 @@ def water_level_bias(y, c, volume, buf):
     level_pos = top[0] + 0.5 * (delta + rise_pos - rise_neg)  # gamma - b
     level_neg = top[1] + 0.5 * (delta - rise_pos + rise_neg)  # gamma + b
     return 0.5 * (level_pos + level_neg), 0.5 * (level_neg - level_pos), k, top[0], top[1]
+
+
+@numba.njit(cache=True)
+def water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, buf):
+    """:func:`water_level_bias` when each class's ``k*``-th response is known to lie near a guess.
+
+    One pass counts, sums and bounds each class's responses below and above the window
+    ``[guess - width, guess + width)`` of its class and gathers those inside into ``buf``;
+    the selections of :func:`water_level_bias` then run on the gathered responses only, from
+    that partly resolved state. The answer is the global one when its ``k*`` lies strictly
+    inside both classes' windows of ranks and ``W(k*) <= volume < W(k* + 1)`` holds
+    (``W`` as in :func:`water_level_bias`); then ``k``, ``top_pos`` and ``top_neg`` are those
+    of :func:`water_level_bias` (the sums are added in another order, so ``gamma`` and ``b``
+    may differ in their last bits).
+
+    Returns
+    -------
+    tuple
+        ``(gamma, b, k, top_pos, top_neg, inside)``: ``inside`` responses were gathered from
+        the windows; ``-1`` when the level left a window (then the rest is meaningless and the
+        caller uses :func:`water_level_bias`).
+    """
+    n = c.shape[0]
+    low_p, high_p = guess_pos - width, guess_pos + width
+    low_n, high_n = guess_neg - width, guess_neg + width
+    below_p, below_n, total_p, total_n, top_p, top_n, bottom_p, bottom_n, inside_p, inside_n = \
+        _class_window_sums(y, c, low_p, high_p, low_n, high_n)
+    gathered = 0
+    back = n - 1
+    for i in range(n):  # positives from the front, negatives from the back, as in water_level_bias
+        v = c[i]
+        positive = y[i] > 0
+        if positive & (v >= low_p) & (v < high_p):  # rarely true: predictable branches
+            buf[gathered] = v
+            gathered += 1
+        elif (not positive) & (v >= low_n) & (v < high_n):
+            buf[back] = v
+            back -= 1
+    below = np.array([below_p, below_n])
+    inside = np.array([inside_p, inside_n])
+    total = np.array([total_p, total_n])
+    top = np.array([top_p, top_n])
+    bottom = np.array([bottom_p, bottom_n])
+    if volume <= 0.0 or inside[0] == 0 or inside[1] == 0:
+        return 0.0, 0.0, 0, 0.0, 0.0, -1
+    lo = below.copy()
+    hi = below + inside
+    base = np.array([-below[0], n - inside[1] - below[1]])
+    gamma, b, k, top_pos, top_neg = _two_basins(buf, base, lo, hi.copy(), total, top, bottom, volume)
+    if (below[0] < k) & (k < hi[0]) & (below[1] < k) & (k < hi[1]):
+        return gamma, b, k, top_pos, top_neg, inside[0] + inside[1]
+    return gamma, b, k, top_pos, top_neg, -1
+
+
+@numba.njit(cache=True, fastmath={"reassoc"})
+def _class_window_sums(y, c, low_p, high_p, low_n, high_n):
+    """Per class: count, sum and largest below its window, smallest above it, count inside (SIMD)."""
+    below_p = below_n = inside_p = inside_n = 0
+    total_p = total_n = 0.0
+    top_p = top_n = -np.inf
+    bottom_p = bottom_n = np.inf
+    for i in range(c.shape[0]):
+        v = c[i]
+        positive = y[i] > 0
+        lp = positive & (v < low_p)
+        ln = (not positive) & (v < low_n)
+        hp = positive & (v >= high_p)
+        hn = (not positive) & (v >= high_n)
+        below_p += lp
+        below_n += ln
+        inside_p += positive & (not lp) & (not hp)
+        inside_n += (not positive) & (not ln) & (not hn)
+        total_p += v if lp else 0.0
+        total_n += v if ln else 0.0
+        top_p = max(top_p, v if lp else -np.inf)
+        top_n = max(top_n, v if ln else -np.inf)
+        bottom_p = min(bottom_p, v if hp else np.inf)
+        bottom_n = min(bottom_n, v if hn else np.inf)
+    return below_p, below_n, total_p, total_n, top_p, top_n, bottom_p, bottom_n, inside_p, inside_n
 
 
 @numba.njit(cache=True)
