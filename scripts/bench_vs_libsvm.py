@@ -16,6 +16,7 @@ objective ``J = 1/2 ||w||^2 + C sum hinge`` is within 1% of ``J*`` (a fit at tol
 1e-8); SGD-s and SGD-m (the SGD paper's solvers, at most 1000 epochs, checked at every
 epoch): the training time to their first checkpoint with ``J <= 1.01 J*`` (inf: not
 within the budget), ``J / J* - 1`` there and the epochs it took (target: SGD-m within 2x).
+Each linear time is the best of :data:`REPEATS` identical runs.
 
 Usage: ``python scripts/bench_vs_libsvm.py [--skip-kernel] [--skip-linear] [--out BENCHMARKS.md]``.
 w8a is read from ``$SBPBENCH_MIRROR/w8a`` (training file only: these are training objectives).
@@ -42,6 +43,15 @@ from sbpbench.solvers import Snapshot
 SBP_RATIO_TARGET = 1 / 20
 SMO_RATIO_TARGET = 1.5
 SGDM_RATIO_TARGET = 2.0
+#: The linear fits take fractions of a second: each is timed this many times, the best kept.
+REPEATS = 5
+
+
+def seconds_of(fn) -> float:
+    """Wall time of one call of ``fn``."""
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 def experiment(dataset: dict, kernel: dict, problem: dict, solvers: list, budget: dict, per_decade: int = 20):
@@ -144,18 +154,19 @@ def linear_part(lines: list[str]) -> None:
             J_star = hinge_J(X, y, best.coef_.ravel(), 1.0)
             liblinear_s = math.nan
             for tol in (1.0, 0.3, 0.1, 0.03, 0.01, 3e-3, 1e-3, 3e-4, 1e-4):
-                t0 = time.perf_counter()
-                fit = LinearSVC(loss="hinge", dual=True, C=1.0, fit_intercept=False, tol=tol, max_iter=10**6).fit(X, y)
-                seconds = time.perf_counter() - t0
-                if hinge_J(X, y, fit.coef_.ravel(), 1.0) <= 1.01 * J_star:
-                    liblinear_s = seconds
+                fit = LinearSVC(loss="hinge", dual=True, C=1.0, fit_intercept=False, tol=tol, max_iter=10**6)
+                if hinge_J(X, y, fit.fit(X, y).coef_.ravel(), 1.0) <= 1.01 * J_star:
+                    liblinear_s = min(seconds_of(lambda: fit.fit(X, y)) for _ in range(REPEATS))
                     break
         found = {}
         for spec in exp.solvers:
-            rows = run_one(exp, problem, spec, 0).rows
-            hit = first(rows, lambda r: r["objective"] <= 1.01 * J_star)
-            found[spec.name] = (math.inf, rows[-1]["objective"] / J_star - 1, rows[-1]["epoch"]) if hit is None else \
-                (hit["train_time_s"], hit["objective"] / J_star - 1, hit["epoch"])
+            runs = [run_one(exp, problem, spec, 0).rows for _ in range(REPEATS)]  # same curve, best time
+            hits = [first(rows, lambda r: r["objective"] <= 1.01 * J_star) for rows in runs]
+            if hits[0] is None:
+                found[spec.name] = (math.inf, runs[0][-1]["objective"] / J_star - 1, runs[0][-1]["epoch"])
+            else:
+                found[spec.name] = (min(h["train_time_s"] for h in hits), hits[0]["objective"] / J_star - 1,
+                                    hits[0]["epoch"])
         ratio = found["sgd-m"][0] / liblinear_s
         verdict = "met" if ratio <= SGDM_RATIO_TARGET else f"missed by {ratio / SGDM_RATIO_TARGET:.1f}x"
         cells = " | ".join(f"{t:.3f} | {gap:.2%} | {epochs:g}" for t, gap, epochs in (found["sgd-s"], found["sgd-m"]))
