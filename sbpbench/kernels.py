@@ -18,6 +18,17 @@ kernel row anyway.
 
 Rows are computed by compiled loops (numba) over CSR or dense float64 data with the
 squared norms precomputed: ``||x - x'||^2 = ||x||^2 + ||x'||^2 - 2 <x, x'>``.
+
+Binary sparse data (every stored value 1, e.g. Adult's a9a and w8a) with few features
+(``ceil(d / 64)`` words per row at most the mean number of stored features) take a faster
+path with the same values to the last bit: rows are stored as bit sets, the inner product
+is the number of shared features (``popcount`` of the AND of two bit sets), so
+``||x - x'||^2`` is an exact integer ``m`` and the Gaussian value is read from a table of
+``exp(-gamma m)`` computed once by the same compiled ``exp`` as the general path. The
+general path computes exactly these integers in floating point (sums of ones are exact),
+so both paths give identical rows. Measurement (:meth:`Kernel.decision`) takes the same
+path when the scored points are binary too, summing ``coef_j K`` in the same order as the
+blocked products, so decision values are identical as well.
 """
 
 from __future__ import annotations
@@ -28,13 +39,16 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 import scipy.sparse as sp
+from numba.core import types
+from numba.extending import intrinsic
 
 #: Data denser than this is stored dense; sparser data stays CSR.
 DENSE_THRESHOLD = 0.25
 #: Test rows per block when measuring decision values.
 EVAL_BLOCK_ROWS = 2048
-#: Rows needing fewer multiply-adds than this are computed on one thread (a parallel region's
-#: start-up and barrier cost more than they save on small rows, and much more on a busy machine).
+#: Rows needing fewer multiply-adds (or bit-set words) than this are computed on one thread (a
+#: parallel region's start-up and barrier cost more than they save on small rows, and much
+#: more on a busy machine); larger rows use numba's current thread count.
 PARALLEL_MIN_WORK = 200_000
 
 
@@ -70,10 +84,10 @@ def _transform(dot, sq_i, sq_j, gaussian, gamma):
     return np.exp(-gamma * d2)
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def _sparse_row(indptr, indices, data, sq, dense_xi, sq_i, idx, gaussian, gamma, out):
     """out[r] = K(x_i, x_idx[r]) for CSR rows, with x_i scattered into ``dense_xi``."""
-    for r in numba.prange(idx.shape[0]):
+    for r in range(idx.shape[0]):
         j = idx[r]
         acc = 0.0
         for k in range(indptr[j], indptr[j + 1]):
@@ -81,16 +95,84 @@ def _sparse_row(indptr, indices, data, sq, dense_xi, sq_i, idx, gaussian, gamma,
         out[r] = _transform(acc, sq_i, sq[j], gaussian, gamma)
 
 
-@numba.njit(cache=True, parallel=True)
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of a uint64 (LLVM's ``ctpop``, one instruction on current CPUs)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.uint64(types.uint64), codegen
+
+
+@numba.njit(cache=True)
+def _binary_row(bits, counts, bits_i, count_i, idx, gaussian, table, out):
+    """out[r] = K(x_i, x_idx[r]) for binary rows stored as bit sets ``bits[j]`` (uint64 words).
+
+    The inner product is the number of shared features, ``popcount(bits_i & bits[j])``;
+    ``counts`` are the rows' numbers of features (their squared norms), so the squared
+    distance ``count_i + counts[j] - 2 dot`` indexes ``table`` (Gaussian); the linear kernel
+    returns the inner product itself.
+    """
+    words = bits.shape[1]
+    for r in range(idx.shape[0]):
+        j = idx[r]
+        dot = 0
+        for w in range(words):
+            dot += _popcount(bits[j, w] & bits_i[w])
+        if gaussian:
+            out[r] = table[count_i + counts[j] - 2 * dot]
+        else:
+            out[r] = dot
+
+
+@numba.njit(cache=True)
+def _distance_table(size, gamma):
+    """``table[m] = exp(-gamma m)`` by :func:`_transform`, the general path's arithmetic."""
+    table = np.empty(size)
+    for m in range(size):
+        table[m] = _transform(0.0, float(m), 0.0, True, gamma)
+    return table
+
+
+@numba.njit(cache=True)
 def _dense_row(X, sq, xi, sq_i, idx, gaussian, gamma, out):
     """out[r] = K(x_i, x_idx[r]) for dense rows."""
     d = X.shape[1]
-    for r in numba.prange(idx.shape[0]):
+    for r in range(idx.shape[0]):
         j = idx[r]
         acc = 0.0
         for k in range(d):
             acc += X[j, k] * xi[k]
         out[r] = _transform(acc, sq_i, sq[j], gaussian, gamma)
+
+
+# A parallel region costs a wake-up and a barrier of every thread (much more on a busy
+# machine), so rows with little work run the serial loops above directly, and the others
+# these wrappers, which hand ``chunks`` pieces of ``idx`` to numba's threads.
+
+@numba.njit(cache=True)
+def _chunk(r, chunks, m):
+    return r * m // chunks, (r + 1) * m // chunks
+
+
+@numba.njit(cache=True, parallel=True)
+def _sparse_row_parallel(indptr, indices, data, sq, dense_xi, sq_i, idx, gaussian, gamma, out, chunks):
+    for r in numba.prange(chunks):
+        lo, hi = _chunk(r, chunks, idx.shape[0])
+        _sparse_row(indptr, indices, data, sq, dense_xi, sq_i, idx[lo:hi], gaussian, gamma, out[lo:hi])
+
+
+@numba.njit(cache=True, parallel=True)
+def _binary_row_parallel(bits, counts, bits_i, count_i, idx, gaussian, table, out, chunks):
+    for r in numba.prange(chunks):
+        lo, hi = _chunk(r, chunks, idx.shape[0])
+        _binary_row(bits, counts, bits_i, count_i, idx[lo:hi], gaussian, table, out[lo:hi])
+
+
+@numba.njit(cache=True, parallel=True)
+def _dense_row_parallel(X, sq, xi, sq_i, idx, gaussian, gamma, out, chunks):
+    for r in numba.prange(chunks):
+        lo, hi = _chunk(r, chunks, idx.shape[0])
+        _dense_row(X, sq, xi, sq_i, idx[lo:hi], gaussian, gamma, out[lo:hi])
 
 
 @numba.njit(cache=True, parallel=True)
@@ -109,6 +191,23 @@ def _sparse_decision(z_indptr, z_indices, z_data, z_sq, s_indptr, s_indices, s_d
             for k in range(s_indptr[j], s_indptr[j + 1]):
                 acc += s_data[k] * dense[s_indices[k]]
             total += coef[j] * _transform(acc, z_sq[r], s_sq[j], gaussian, gamma)
+        out[r] = total
+
+
+@numba.njit(cache=True, parallel=True)
+def _binary_decision(z_bits, z_counts, s_bits, s_counts, coef, gaussian, table, out):
+    """out[r] = sum_j coef[j] K(z_r, s_j) for binary rows stored as bit sets (see :func:`_binary_row`)."""
+    words = z_bits.shape[1]
+    for r in numba.prange(z_bits.shape[0]):
+        total = 0.0
+        for j in range(s_bits.shape[0]):
+            dot = 0
+            for w in range(words):
+                dot += _popcount(z_bits[r, w] & s_bits[j, w])
+            if gaussian:
+                total += coef[j] * table[z_counts[r] + s_counts[j] - 2 * dot]
+            else:
+                total += coef[j] * dot
         out[r] = total
 
 
@@ -150,6 +249,22 @@ def as_kernel_matrix(X) -> np.ndarray | sp.csr_matrix:
         X.indptr = X.indptr.astype(np.int32 if X.nnz < 2**31 else np.int64, copy=False)
         return X
     return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def bit_sets(X: sp.csr_matrix) -> np.ndarray:
+    """Rows of a binary CSR matrix as bit sets: bit ``k % 64`` of word ``k // 64`` is feature ``k``.
+
+    Returns
+    -------
+    numpy.ndarray of uint64, shape (n, ceil(d / 64))
+    """
+    n, d = X.shape
+    words = max(1, -(-d // 64))
+    bits = np.zeros((n, words), np.uint64)
+    rows = np.repeat(np.arange(n), np.diff(X.indptr))
+    cols = X.indices.astype(np.int64)
+    np.bitwise_or.at(bits, (rows, cols // 64), np.left_shift(np.uint64(1), (cols % 64).astype(np.uint64)))
+    return bits
 
 
 def squared_norms(X) -> np.ndarray:
@@ -196,9 +311,17 @@ class Kernel:
         self._gaussian = spec.name == "gaussian"
         self._gamma = 1.0 / (2.0 * spec.sigma2) if self._gaussian else 0.0
         self._scratch = np.zeros(self.d)
+        self._points = None  # the last points scored by the bit-set path, see _binary_points
+        # binary rows as bit sets when a row's words are no more than its stored features
+        self._binary = (self.sparse and self.n > 0 and -(-self.d // 64) <= self.X.nnz / self.n
+                        and bool(np.all(self.X.data == 1.0)))
+        if self._binary:  # the exact bit-set path (module docstring)
+            self._bits = bit_sets(self.X)
+            self._bin_counts = np.diff(self.X.indptr).astype(np.int64)
+            self._bin_table = _distance_table(2 * int(self._bin_counts.max()) + 1, self._gamma)
+        row_work = self._bits.size if self._binary else self.X.nnz if self.sparse else self.X.size
+        self._row_parallel = row_work >= PARALLEL_MIN_WORK
         self._all = np.arange(self.n, dtype=np.int64)
-        row_work = self.X.nnz if self.sparse else self.X.size
-        self._row_threads = numba.config.NUMBA_NUM_THREADS if row_work >= PARALLEL_MIN_WORK else 1
         row_bytes = 8 * max(1, self.n)
         self._cache_rows = int(spec.cache_mb * 2**20 // row_bytes)
         self.reset()
@@ -265,21 +388,24 @@ class Kernel:
     def _compute(self, i: int, idx: np.ndarray) -> np.ndarray:
         """``K(x_i, x_j)`` for ``j`` in ``idx`` by the compiled loops (no counting here)."""
         out = np.empty(idx.size)
-        threads = numba.get_num_threads()
-        numba.set_num_threads(self._row_threads if idx.size == self.n else 1)
-        try:
-            if self.sparse:
-                X = self.X
-                lo, hi = X.indptr[i], X.indptr[i + 1]
-                cols = X.indices[lo:hi]
-                self._scratch[cols] = X.data[lo:hi]
-                _sparse_row(X.indptr, X.indices, X.data, self.sq, self._scratch, self.sq[i], idx,
-                            self._gaussian, self._gamma, out)
-                self._scratch[cols] = 0.0
-            else:
-                _dense_row(self.X, self.sq, self.X[i], self.sq[i], idx, self._gaussian, self._gamma, out)
-        finally:
-            numba.set_num_threads(threads)
+        parallel = self._row_parallel and idx.size == self.n
+        chunks = (4 * numba.get_num_threads(),) if parallel else ()
+        if self._binary:
+            row = _binary_row_parallel if parallel else _binary_row
+            row(self._bits, self._bin_counts, self._bits[i], self._bin_counts[i], idx, self._gaussian,
+                self._bin_table, out, *chunks)
+        elif self.sparse:
+            X = self.X
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            cols = X.indices[lo:hi]
+            self._scratch[cols] = X.data[lo:hi]
+            row = _sparse_row_parallel if parallel else _sparse_row
+            row(X.indptr, X.indices, X.data, self.sq, self._scratch, self.sq[i], idx, self._gaussian,
+                self._gamma, out, *chunks)
+            self._scratch[cols] = 0.0
+        else:
+            row = _dense_row_parallel if parallel else _dense_row
+            row(self.X, self.sq, self.X[i], self.sq[i], idx, self._gaussian, self._gamma, out, *chunks)
         return out
 
     # -- measurement ----------------------------------------------------------------------
@@ -319,12 +445,37 @@ class Kernel:
         coef = np.asarray(coef, dtype=np.float64)
         return self._decision_values(Z, squared_norms(Z), support, coef) + bias
 
+    def _binary_points(self, Z):
+        """``(bit sets, feature counts, distance table)`` of binary CSR points ``Z``, else None.
+
+        Remembered for the last ``Z`` (the runner scores the same test set at every checkpoint).
+        """
+        if not (self._binary and sp.issparse(Z) and Z.shape[1] == self.d):
+            return None
+        if self._points is None or self._points[0] is not Z:
+            points = sp.csr_matrix(Z, copy=True)
+            points.sum_duplicates()
+            prepared = None
+            if np.all(points.data == 1.0):
+                counts = np.diff(points.indptr).astype(np.int64)
+                size = 2 * max(int(self._bin_counts.max()), int(counts.max(initial=0))) + 1
+                table = self._bin_table if size <= self._bin_table.size else _distance_table(size, self._gamma)
+                prepared = (bit_sets(points), counts, table)
+            self._points = (Z, prepared)
+        return self._points[1]
+
     def _decision_values(self, Z, z_sq, support, coef):
         """Blocked decision values of :meth:`decision` (no counting here)."""
-        S = self.X[support]
-        s_sq = self.sq[support]
         m = Z.shape[0]
         out = np.empty(m)
+        binary = self._binary_points(Z)
+        if binary is not None:  # the same values as the blocked products below (module docstring)
+            z_bits, z_counts, table = binary
+            _binary_decision(z_bits, z_counts, self._bits[support], self._bin_counts[support], coef,
+                             self._gaussian, table, out)
+            return out
+        S = self.X[support]
+        s_sq = self.sq[support]
         small_d = self.d <= 4096
         if sp.issparse(Z) and not small_d:
             Z = sp.csr_matrix(Z)

@@ -36,3 +36,11 @@ def update_section(path: str | Path, title: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + section
     path.write_text(text.rstrip() + "\n")
+
+
+def load_average() -> float:
+    """The machine's 1-minute load average (NaN where the OS does not say)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return float("nan")

@@ -83,3 +83,36 @@ def test_invalid_kernel_spec_rejected(adult_X):
         Kernel(adult_X, KernelSpec("poly", 1.0))
     with pytest.raises(ValueError):
         Kernel(adult_X, KernelSpec("gaussian", 0.0))
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "linear"])
+def test_binary_bit_set_rows_equal_the_general_path_bitwise(adult_X, kind):
+    fast = Kernel(adult_X, KernelSpec(kind, 10.0, cache_mb=0))
+    general = Kernel(adult_X, KernelSpec(kind, 10.0, cache_mb=0))
+    general._binary = False
+    assert fast._binary
+    for i in (0, 7, 299):
+        assert np.array_equal(fast.row(i).view(np.int64), general.row(i).view(np.int64))
+    idx = np.array([3, 1, 250, 3])
+    assert np.array_equal(fast.entries(5, idx), general.entries(5, idx))
+
+
+def test_real_valued_or_wide_data_stays_on_the_general_path(adult_X):
+    assert not Kernel(adult_X * 2.0, KernelSpec("gaussian", 10.0, 0))._binary
+    wide = sp.hstack([adult_X, sp.csr_matrix((adult_X.shape[0], 10_000))]).tocsr()
+    assert not Kernel(wide, KernelSpec("gaussian", 10.0, 0))._binary
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "linear"])
+def test_binary_decision_values_equal_the_blocked_products_bitwise(adult_small, kind):
+    train, test = adult_small
+    fast = Kernel(train.X, KernelSpec(kind, 10.0, 0))
+    general = Kernel(train.X, KernelSpec(kind, 10.0, 0))
+    general._binary = False
+    Z = fast.prepare(test.X)
+    support = np.array([4, 9, 100, 200, 7])
+    coef = np.array([0.5, -1.0, 2.0, 0.25, -0.125])
+    got = fast.decision(Z, support, coef, bias=0.3)
+    assert fast._points[1] is not None  # the bit-set path was taken
+    assert np.array_equal(got, general.decision(Z, support, coef, bias=0.3))
+    assert fast.eval_kernel_evals == Z.shape[0] * support.size

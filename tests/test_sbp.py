@@ -99,3 +99,30 @@ def test_approaches_the_exact_slack_constrained_optimum(tiny, nu):
         gaps.append(optimum - value)
     assert gaps[1] < gaps[0]
     assert gaps[1] < 0.02 * optimum
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_windowed_water_level_keeps_the_trajectory_bitwise(adult_small, monkeypatch, bias):
+    """The level searched near the last one samples exactly what the full selection samples."""
+    train = adult_small[0]
+    problem = make_problem((train.take(np.arange(min(400, train.n))), adult_small[1]), nu=0.02, lam=1e-3)
+    problem.bias = bias
+    windowed = SBP(problem, np.random.default_rng(5))
+    windowed.advance(1500, np.inf, np.inf)
+    hits = []
+    name = "water_level_bias_near" if bias else "water_level_near"
+    original = getattr(sbp_module, name)
+
+    def missing(*args):  # record whether the window held the level, then force the full selection
+        found = original(*args)
+        hits.append(found[-1] >= 0)
+        return found[:-1] + (-1,)
+
+    monkeypatch.setattr(sbp_module, name, missing)
+    problem.kernel.reset()
+    full = SBP(problem, np.random.default_rng(5))
+    full.advance(1500, np.inf, np.inf)
+    assert sum(hits) > 1000  # the window held the level in most iterations
+    for state in ("a", "ct", "acc_a", "acc_c"):
+        assert np.array_equal(getattr(windowed, state), getattr(full, state)), state
+    assert (windowed.s, windowed.P) == (full.s, full.P)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from tests.exact import water_level_lp
 
-from sbpbench.solvers.waterlevel import sample_below, water_level
+from sbpbench.solvers.waterlevel import sample_below, water_level, water_level_near
 
 
 def level(c, volume):
@@ -77,3 +77,25 @@ def test_sampling_with_zero_volume_takes_the_minimizers():
     gamma, below = level(c, 0.0)
     rng = np.random.default_rng(1)
     assert {sample_below(c, gamma, below, rng) for _ in range(50)} == {1, 2}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_windowed_level_equals_the_full_selection_or_says_it_missed(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    c = np.round(rng.normal(size=n), int(rng.integers(1, 4)))  # ties too
+    volume = float(rng.exponential()) * rng.choice([1e-3, 1.0, 0.1 * n])
+    gamma, below = level(c, volume)
+    hits = 0
+    for guess, width in ((gamma, 1e-3), (gamma + 0.05, 0.1), (gamma - 0.5, 0.2), (gamma + 3.0, 0.5), (0.0, 100.0)):
+        g, b, inside = water_level_near(c, volume, guess, width, np.empty(n))
+        bracketed = guess - width < gamma <= guess + width
+        if inside < 0:
+            # missed only when the level is outside the window (up to rounding at an edge)
+            assert not bracketed or min(abs(gamma - guess + width), abs(gamma - guess - width)) < 1e-9
+            continue
+        hits += 1
+        assert g == pytest.approx(gamma, rel=1e-12, abs=1e-12)
+        assert b == below == np.sum(c < g)
+        assert inside == np.sum((c >= guess - width) & (c < guess + width))
+    assert hits >= 2  # the exact window and the wide one

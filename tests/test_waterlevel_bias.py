@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from sbpbench.solvers.waterlevel import nth_lowest_in_class, water_level_bias
+from sbpbench.solvers.waterlevel import nth_lowest_in_class, water_level_bias, water_level_bias_near
 
 
 def _lp(y, c, volume, gamma=None, sense=0):
@@ -115,3 +115,25 @@ def test_known_values():
 def test_needs_both_classes():
     with pytest.raises(ValueError):
         water_level_bias(np.ones(3), np.zeros(3), 1.0, np.empty(3))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_windowed_two_basin_level_equals_the_full_one_or_says_it_missed(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 300))
+    y = np.where(np.arange(n) % 3 == 0, 1.0, -1.0)
+    rng.shuffle(y)
+    c = np.round(rng.normal(size=n), int(rng.integers(1, 4)))  # ties too
+    volume = float(rng.exponential()) * rng.choice([1e-3, 1.0, 0.1 * n])
+    gamma, b, k, top_pos, top_neg = water_level_bias(y, c, volume, np.empty(n))
+    hits = 0
+    for guess_pos, guess_neg, width in ((top_pos, top_neg, 1e-3), (top_pos + 0.1, top_neg - 0.05, 0.3),
+                                        (top_pos, top_neg, 10.0), (top_pos + 2.0, top_neg, 0.5)):
+        got = water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, np.empty(n))
+        if got[5] < 0:
+            continue
+        hits += 1
+        assert got[2:5] == (k, top_pos, top_neg)
+        assert got[0] == pytest.approx(gamma, rel=1e-9, abs=1e-9)
+        assert got[1] == pytest.approx(b, rel=1e-9, abs=1e-9)
+    assert hits >= 1  # the wide window always holds the answer

@@ -38,6 +38,10 @@ one fused compiled pass. Since ``s`` only shrinks, ``P_T a^(T)`` and the running
 like ``1/s`` while their difference stays of order ``T``; to keep that difference exact to
 rounding, the state is rebased (``s := 1``, the sum so far moved into the running sum)
 whenever ``s`` falls below :data:`REBASE_BELOW`, an O(n) step without kernel evaluations.
+The water level is searched in a window around the last one (with a bias: around the
+current responses of the points that were each class's ``k``-th), in one vectorized pass
+plus the selection on the few responses inside; the sampled points, and so the whole
+trajectory, are those of the full selection (a test checks it bitwise).
 
 Cost model: exactly ``n`` kernel evaluations per iteration (one kernel row), with or
 without a bias.
@@ -55,11 +59,19 @@ import numpy as np
 
 from sbpbench.solvers.base import Param, Snapshot, Solver, register
 from sbpbench.errors import UserError
-from sbpbench.solvers.waterlevel import nth_lowest_in_class, sample_below, water_level, water_level_bias
+from sbpbench.solvers.waterlevel import (nth_lowest_in_class, sample_below, water_level, water_level_bias,
+                                        water_level_bias_near, water_level_near)
 
 
 #: Rebase the lazy scale once it falls below this (bounds the cancellation to ~4 digits).
 REBASE_BELOW = 1e-4
+#: The water level's search window (see ``SBP._sample_plain``): first half-width relative to
+#: the level, growth factor when the level leaves it, and the fraction of responses above
+#: which it narrows.
+WINDOW_START = 1e-2
+WINDOW_GROWTH = 2.0
+WINDOW_SHRINK = 0.8
+WINDOW_MAX_FRACTION = 1 / 16
 
 
 @numba.njit(cache=True)
@@ -100,6 +112,9 @@ class SBP(Solver):
         self.acc_a = np.zeros(n)  # sum_u P_(u-1) delta_u for alpha
         self.acc_c = np.zeros(n)  # the same for the responses
         self._buf = np.empty(n)
+        self._level = 0.0  # the last water level, in units of ct
+        self._anchors = (0, 0)  # with a bias: the last k-th point of each class
+        self._width = 0.0  # half-width of its search window (0: none yet)
         self.bias = bool(problem.bias)
         if self.bias and np.unique(self.y).size < 2:
             raise UserError("sbp with bias: the training set needs examples of both classes")
@@ -140,15 +155,50 @@ class SBP(Solver):
             state *= self.s
         self.P = 0.0
         self.s = 1.0
+        self._width = 0.0  # the level's units changed
 
     def _sample_plain(self) -> int:
-        """Draw ``i ~ p*``, uniform below the water level (Algorithm 1, lines 5-6)."""
-        gamma, below = water_level(self.ct, self.volume / self.s, self._buf)
+        """Draw ``i ~ p*``, uniform below the water level (Algorithm 1, lines 5-6).
+
+        The level is searched near the last one (:func:`water_level_near`), in a window
+        that widens when the level leaves it (then the full selection runs) and narrows
+        while it holds many responses.
+        """
+        volume = self.volume / self.s
+        inside = -1
+        if self._width > 0:
+            gamma, below, inside = water_level_near(self.ct, volume, self._level, self._width, self._buf)
+        if inside < 0:
+            gamma, below = water_level(self.ct, volume, self._buf)
+            self._width = WINDOW_GROWTH * self._width if self._width > 0 else abs(gamma) * WINDOW_START
+        elif inside > self.n * WINDOW_MAX_FRACTION:
+            self._width *= WINDOW_SHRINK
+        self._level = gamma
         return sample_below(self.ct, gamma, below, self.rng)
 
     def _sample_bias(self) -> int:
-        """Draw ``i ~ p*`` of the two-basin water filling: ``1/(2k)`` on the ``k`` lowest of each class."""
-        _, _, k, top_pos, top_neg = water_level_bias(self.y, self.ct, self.volume / self.s, self._buf)
+        """Draw ``i ~ p*`` of the two-basin water filling: ``1/(2k)`` on the ``k`` lowest of each class.
+
+        Each class's ``k``-th response is searched (:func:`water_level_bias_near`) near the
+        current response of the point that was the class's ``k``-th at the last iteration
+        (the bias moves the two classes' responses apart by about a step per iteration, so
+        the last values themselves are poor guesses), with the window rule of
+        :meth:`_sample_plain`.
+        """
+        volume = self.volume / self.s
+        inside = -1
+        if self._width > 0:
+            _, _, k, top_pos, top_neg, inside = water_level_bias_near(
+                self.y, self.ct, volume, self.ct[self._anchors[0]], self.ct[self._anchors[1]], self._width,
+                self._buf)
+        if inside < 0:
+            _, _, k, top_pos, top_neg = water_level_bias(self.y, self.ct, volume, self._buf)
+            scale = max(abs(top_pos), abs(top_neg))
+            self._width = WINDOW_GROWTH * self._width if self._width > 0 else scale * WINDOW_START
+        elif inside > self.n * WINDOW_MAX_FRACTION:
+            self._width *= WINDOW_SHRINK
+        self._anchors = (nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, k - 1),
+                         nth_lowest_in_class(self.ct, self.y, -1.0, top_neg, k - 1))
         u = int(self.rng.integers(2 * k))
         if u < k:
             return int(nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, u))

@@ -9,6 +9,12 @@ Equation 3.1, and the minimax-optimal distribution ``p*`` is uniform on ``{i : c
 of ``c`` three ways around a median-of-three pivot, decides from the count and sum of the
 values below the pivot whether the level lies below or above it, and recurses into one
 side only, so the expected time is linear in ``n`` (no sort).
+
+:func:`water_level_near` is the same selection started from a guess (SBP's level moves
+little between iterations): one branch-free pass brackets the level in a window around
+the guess and the selection runs on the few responses inside it.
+:func:`water_level_bias_near` does the same for the two-basin water filling with a bias,
+with one window per class.
 """
 
 from __future__ import annotations
@@ -85,18 +91,80 @@ def water_level(c, volume, buf):
         for i in range(n):
             lowest = min(lowest, buf[i])
         return lowest, 0
-    lo = 0  # buf[:lo] are known to lie below the level, with sum `covered`
-    hi = n  # buf[hi:] are known to lie at or above it
-    covered = 0.0
+    return _select_level(buf, 0, n, 0, 0.0, volume)
+
+
+@numba.njit(cache=True)
+def _select_level(buf, lo, hi, below, covered, volume):
+    """The selection of :func:`water_level` on ``buf[lo:hi]``, ``below`` values lower with sum ``covered``.
+
+    The level must lie at or above every value outside ``buf[lo:hi]`` that is counted in
+    ``below`` and at or below every other one.
+    """
+    start = lo
     while lo < hi:
         lt, gt, pivot, sum_lt = _partition3(buf, lo, hi)
         # water needed to raise everything below the pivot up to the pivot
-        if pivot * lt - (covered + sum_lt) >= volume:
+        if pivot * (below + lt - start) - (covered + sum_lt) >= volume:
             hi = lt  # the level is at most the pivot: the pivot and above stay dry
         else:
             covered += sum_lt + pivot * (gt - lt)  # the level is above the pivot
             lo = gt
-    return (volume + covered) / lo, lo
+    count = below + lo - start
+    return (volume + covered) / count, count
+
+
+@numba.njit(cache=True)
+def water_level_near(c, volume, guess, width, buf):
+    """:func:`water_level` when the level is known to lie near ``guess``, in one branch-free pass.
+
+    One vectorized pass counts and sums the responses below ``guess - width`` and in
+    ``[guess - width, guess + width)``; if the water of the two window edges brackets
+    ``volume``, a second pass gathers the responses in the window into ``buf`` and the
+    selection of :func:`water_level` runs on them only. The level and the set below it are those of :func:`water_level` (the sums are
+    added in another order, so ``gamma`` may differ in its last bits).
+
+    Returns
+    -------
+    gamma : float
+    below : int
+    inside : int
+        Responses gathered from the window; ``-1`` if the level lies outside it (then
+        ``gamma`` and ``below`` are meaningless and the caller uses :func:`water_level`).
+    """
+    low_edge = guess - width
+    high_edge = guess + width
+    n_low, sum_low, inside, sum_inside = _window_sums(c, low_edge, high_edge)
+    if volume <= 0.0 or low_edge * n_low - sum_low >= volume:
+        return 0.0, 0, -1  # the level is below the window
+    if high_edge * (n_low + inside) - (sum_low + sum_inside) < volume:
+        return 0.0, 0, -1  # above it
+    gathered = 0
+    for i in range(c.shape[0]):
+        v = c[i]
+        if (v >= low_edge) & (v < high_edge):  # rarely true: a predictable branch
+            buf[gathered] = v
+            gathered += 1
+    gamma, below = _select_level(buf, 0, inside, n_low, sum_low, volume)
+    return gamma, below, inside
+
+
+@numba.njit(cache=True, fastmath={"reassoc"})
+def _window_sums(c, low_edge, high_edge):
+    """Count and sum of ``c`` below ``low_edge`` and in ``[low_edge, high_edge)`` (SIMD sums)."""
+    n_low = 0
+    sum_low = 0.0
+    inside = 0
+    sum_inside = 0.0
+    for i in range(c.shape[0]):
+        v = c[i]
+        is_low = v < low_edge
+        is_inside = (v >= low_edge) & (v < high_edge)
+        n_low += is_low
+        sum_low += v if is_low else 0.0
+        inside += is_inside
+        sum_inside += v if is_inside else 0.0
+    return n_low, sum_low, inside, sum_inside
 
 
 @numba.njit(cache=True)
@@ -104,10 +172,9 @@ def nth_below(c, gamma, u):
     """Index of the ``u``-th (0-based) entry of ``c`` with ``c_i < gamma``, or -1."""
     seen = 0
     for i in range(c.shape[0]):
-        if c[i] < gamma:
-            if seen == u:
-                return i
-            seen += 1
+        seen += c[i] < gamma  # branch-free: c_i < gamma is unpredictable
+        if seen > u:
+            return i
     return -1
 
 
@@ -206,12 +273,20 @@ def water_level_bias(y, c, volume, buf):
         back -= 1 - positive
     if npos == 0 or npos == n:
         raise ValueError("water_level_bias needs examples of both classes")
-    base = np.array([0, npos])
-    lo = np.zeros(2, np.int64)  # class s: its lo[s] lowest are known (sum total[s], max top[s])
-    hi = np.array([npos, n - npos])  # and its ranks from hi[s] on are known to stay dry (min bottom[s])
-    total = np.zeros(2)
-    top = np.full(2, -np.inf)
-    bottom = np.full(2, np.inf)
+    return _two_basins(buf, np.array([0, npos]), np.zeros(2, np.int64), np.array([npos, n - npos]),
+                       np.zeros(2), np.full(2, -np.inf), np.full(2, np.inf), volume)
+
+
+@numba.njit(cache=True)
+def _two_basins(buf, base, lo, hi, total, top, bottom, volume):
+    """The interleaved selections of :func:`water_level_bias` from a partly resolved state.
+
+    Class ``s`` (0: positives, 1: negatives) has its unresolved ranks ``[lo[s], hi[s])`` in
+    ``buf[base[s] + lo[s]:base[s] + hi[s]]``; its ``lo[s]`` lowest responses are known (sum
+    ``total[s]``, largest ``top[s]``) and its ranks from ``hi[s]`` on stay dry (smallest
+    ``bottom[s]``). ``k*`` must lie in ``[lo[s], hi[s]]`` for both classes. Returns what
+    :func:`water_level_bias` returns.
+    """
     stale = np.ones(2, np.bool_)  # the block must be recomputed
     l = np.zeros(2, np.int64)  # the block: ranks [l, g) hold `value`, sum of ranks < l is sum_l
     g = np.zeros(2, np.int64)
@@ -276,6 +351,85 @@ def water_level_bias(y, c, volume, buf):
 
 
 @numba.njit(cache=True)
+def water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, buf):
+    """:func:`water_level_bias` when each class's ``k*``-th response is known to lie near a guess.
+
+    One pass counts, sums and bounds each class's responses below and above the window
+    ``[guess - width, guess + width)`` of its class and gathers those inside into ``buf``;
+    the selections of :func:`water_level_bias` then run on the gathered responses only, from
+    that partly resolved state. The answer is the global one when its ``k*`` lies strictly
+    inside both classes' windows of ranks and ``W(k*) <= volume < W(k* + 1)`` holds
+    (``W`` as in :func:`water_level_bias`); then ``k``, ``top_pos`` and ``top_neg`` are those
+    of :func:`water_level_bias` (the sums are added in another order, so ``gamma`` and ``b``
+    may differ in their last bits).
+
+    Returns
+    -------
+    tuple
+        ``(gamma, b, k, top_pos, top_neg, inside)``: ``inside`` responses were gathered from
+        the windows; ``-1`` when the level left a window (then the rest is meaningless and the
+        caller uses :func:`water_level_bias`).
+    """
+    n = c.shape[0]
+    low_p, high_p = guess_pos - width, guess_pos + width
+    low_n, high_n = guess_neg - width, guess_neg + width
+    below_p, below_n, total_p, total_n, top_p, top_n, bottom_p, bottom_n, inside_p, inside_n = \
+        _class_window_sums(y, c, low_p, high_p, low_n, high_n)
+    gathered = 0
+    back = n - 1
+    for i in range(n):  # positives from the front, negatives from the back, as in water_level_bias
+        v = c[i]
+        positive = y[i] > 0
+        if positive & (v >= low_p) & (v < high_p):  # rarely true: predictable branches
+            buf[gathered] = v
+            gathered += 1
+        elif (not positive) & (v >= low_n) & (v < high_n):
+            buf[back] = v
+            back -= 1
+    below = np.array([below_p, below_n])
+    inside = np.array([inside_p, inside_n])
+    total = np.array([total_p, total_n])
+    top = np.array([top_p, top_n])
+    bottom = np.array([bottom_p, bottom_n])
+    if volume <= 0.0 or inside[0] == 0 or inside[1] == 0:
+        return 0.0, 0.0, 0, 0.0, 0.0, -1
+    lo = below.copy()
+    hi = below + inside
+    base = np.array([-below[0], n - inside[1] - below[1]])
+    gamma, b, k, top_pos, top_neg = _two_basins(buf, base, lo, hi.copy(), total, top, bottom, volume)
+    if (below[0] < k) & (k < hi[0]) & (below[1] < k) & (k < hi[1]):
+        return gamma, b, k, top_pos, top_neg, inside[0] + inside[1]
+    return gamma, b, k, top_pos, top_neg, -1
+
+
+@numba.njit(cache=True, fastmath={"reassoc"})
+def _class_window_sums(y, c, low_p, high_p, low_n, high_n):
+    """Per class: count, sum and largest below its window, smallest above it, count inside (SIMD)."""
+    below_p = below_n = inside_p = inside_n = 0
+    total_p = total_n = 0.0
+    top_p = top_n = -np.inf
+    bottom_p = bottom_n = np.inf
+    for i in range(c.shape[0]):
+        v = c[i]
+        positive = y[i] > 0
+        lp = positive & (v < low_p)
+        ln = (not positive) & (v < low_n)
+        hp = positive & (v >= high_p)
+        hn = (not positive) & (v >= high_n)
+        below_p += lp
+        below_n += ln
+        inside_p += positive & (not lp) & (not hp)
+        inside_n += (not positive) & (not ln) & (not hn)
+        total_p += v if lp else 0.0
+        total_n += v if ln else 0.0
+        top_p = max(top_p, v if lp else -np.inf)
+        top_n = max(top_n, v if ln else -np.inf)
+        bottom_p = min(bottom_p, v if hp else np.inf)
+        bottom_n = min(bottom_n, v if hn else np.inf)
+    return below_p, below_n, total_p, total_n, top_p, top_n, bottom_p, bottom_n, inside_p, inside_n
+
+
+@numba.njit(cache=True)
 def nth_lowest_in_class(c, y, label, top, u):
     """Index of the ``u``-th point of the ``k`` lowest responses of class ``label``.
 
@@ -285,14 +439,12 @@ def nth_lowest_in_class(c, y, label, top, u):
     """
     below = 0
     for i in range(c.shape[0]):
-        if y[i] == label and c[i] < top:
-            below += 1
+        below += (y[i] == label) & (c[i] < top)  # branch-free: unpredictable
     want_below = u < below
     seen = 0
     target = u if want_below else u - below
     for i in range(c.shape[0]):
-        if y[i] == label and ((c[i] < top) if want_below else (c[i] == top)):
-            if seen == target:
-                return i
-            seen += 1
+        seen += (y[i] == label) & ((c[i] < top) if want_below else (c[i] == top))
+        if seen > target:
+            return i
     return -1

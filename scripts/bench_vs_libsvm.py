@@ -1,0 +1,195 @@
+"""sbpbench against LIBSVM and LIBLINEAR (through scikit-learn), timed in the same process run.
+
+Kernel part, full Adult with the SBP paper's biased setting (sigma^2 = 100,
+lambda = 1/(100 n), nu from lambda, the exact optimum cached on disk after its first
+computation; ``SBPBENCH_DATA`` says where):
+
+* LIBSVM: scikit-learn's ``SVC(C = 1/(lambda n), gamma = 1/(2 sigma^2))`` trained once to
+  its default tolerance (1e-3), its time, test error and Problem 2.2 objective;
+* SBP with bias: training time (measurement excluded) to LIBSVM's test error + 0.1
+  percentage point, and the ratio to LIBSVM's time (target: at most 1/20);
+* our SMO (WSS2, eps 1e-3): training time to LIBSVM's objective (target: within 1.5x).
+
+Linear part, Adult and w8a with C = 1 (no bias): LIBLINEAR (``LinearSVC``, hinge loss,
+dual) fitted from scratch at decreasing tolerances, the time of the first fit whose
+objective ``J = 1/2 ||w||^2 + C sum hinge`` is within 1% of ``J*`` (a fit at tolerance
+1e-8); SGD-s and SGD-m (the SGD paper's solvers, at most 1000 epochs, checked at every
+epoch): the training time to their first checkpoint with ``J <= 1.01 J*`` (inf: not
+within the budget), ``J / J* - 1`` there and the epochs it took (target: SGD-m within 2x).
+Each linear time is the best of :data:`REPEATS` identical runs.
+
+Usage: ``python scripts/bench_vs_libsvm.py [--skip-kernel] [--skip-linear] [--out BENCHMARKS.md]``.
+w8a is read from ``$SBPBENCH_MIRROR/w8a`` (training file only: these are training objectives).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC, LinearSVC
+
+from bench_common import load_average, machine_facts, update_section
+from sbpbench import config
+from sbpbench.runner import prepare, run_one, test_error as measure_error
+from sbpbench.solvers import Snapshot
+
+SBP_RATIO_TARGET = 1 / 20
+SMO_RATIO_TARGET = 1.5
+SGDM_RATIO_TARGET = 2.0
+#: The linear fits take fractions of a second: each is timed this many times, the best kept.
+REPEATS = 5
+
+
+def seconds_of(fn) -> float:
+    """Wall time of one call of ``fn``."""
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def experiment(dataset: dict, kernel: dict, problem: dict, solvers: list, budget: dict, per_decade: int = 20):
+    """A validated experiment from its sections (as a config file would give them)."""
+    return config.parse({"name": "bench", "dataset": dataset, "kernel": kernel, "problem": problem,
+                         "solvers": solvers, "budget": budget, "checkpoints": {"per_decade": per_decade},
+                         "runs": 1, "seed": 0}, "bench_vs_libsvm.py")
+
+
+def first(rows: list[dict], predicate) -> dict | None:
+    """The first checkpoint row satisfying ``predicate``."""
+    return next((r for r in rows if predicate(r)), None)
+
+
+def libsvm(problem) -> dict:
+    """Train SVC once to its default tolerance; time, test error and Problem 2.2 objective."""
+    kernel = problem.kernel
+    C = 1.0 / (problem.lam * problem.n)
+    svc = SVC(C=C, kernel="rbf", gamma=1.0 / (2.0 * kernel.spec.sigma2), tol=1e-3, cache_size=1000)
+    t0 = time.perf_counter()
+    svc.fit(kernel.X, problem.y)
+    seconds = time.perf_counter() - t0
+    coef = np.asarray(svc.dual_coef_.toarray() if hasattr(svc.dual_coef_, "toarray") else svc.dual_coef_)[0]
+    support = svc.support_.astype(np.int64)
+    bias = float(svc.intercept_[0])
+    f = svc.decision_function(kernel.X)
+    norm2 = float(coef @ (f[support] - bias))
+    objective = problem.hinge_objective(problem.y * f, norm2)
+    snap = Snapshot(support=support, coef=coef, bias=bias, objective=objective, primal_objective=objective)
+    return {"seconds": seconds, "test_error": measure_error(problem, snap), "objective": objective,
+            "n_support": int(support.size)}
+
+
+def kernel_part(lines: list[str]) -> None:
+    """LIBSVM, SBP with bias and our SMO on full Adult (biased setting)."""
+    problem_section = {"lambda": "1/(100*n)", "nu": "from_lambda", "bias": True}
+    kernel_section = {"name": "gaussian", "sigma2": 100, "cache_mb": 1000}
+    base = experiment({"name": "adult"}, kernel_section, problem_section, ["sbp"], {"epochs": 1})
+    prep = prepare(base)
+    problem = prep.problem
+    ref = libsvm(problem)
+    target_error = ref["test_error"] + 0.001
+    exp = experiment({"name": "adult"}, kernel_section, problem_section, ["sbp"],
+                     {"epochs": 100, "seconds": ref["seconds"], "test_error": target_error})
+    sbp = run_one(exp, problem, exp.solvers[0], 0)
+    hit = first(sbp.rows, lambda r: r["test_error"] <= target_error)
+    exp = experiment({"name": "adult"}, kernel_section, problem_section, [{"name": "smo", "eps": 1e-3}],
+                     {"epochs": 1e9, "seconds": 3 * ref["seconds"]})
+    smo = run_one(exp, problem, exp.solvers[0], 0)
+    smo_hit = first(smo.rows, lambda r: r["primal_objective"] <= ref["objective"])
+    lines += [
+        f"Full Adult (n = {problem.n}, {problem.test_y.size} test), sigma^2 = 100, lambda = 1/(100 n), "
+        f"nu = {problem.nu:.4g} (from lambda), bias.",
+        "",
+        "| solver | training time (s) | test error | Problem 2.2 objective | ratio to LIBSVM | target |",
+        "|---|---|---|---|---|---|",
+        f"| LIBSVM (SVC, tol 1e-3) | {ref['seconds']:.1f} | {ref['test_error']:.2%} | {ref['objective']:.6f} | 1 | |",
+    ]
+    lines.append(_row(f"SBP with bias, to LIBSVM's error + 0.1 pp ({target_error:.2%})", hit, ref["seconds"],
+                      SBP_RATIO_TARGET, sbp.rows))
+    lines.append(_row("our SMO (eps 1e-3), to LIBSVM's objective", smo_hit, ref["seconds"], SMO_RATIO_TARGET,
+                      smo.rows))
+
+
+def _row(label: str, hit: dict | None, reference_s: float, target: float, rows: list[dict]) -> str:
+    """A table row for a solver's time to a target (or what it reached within its budget)."""
+    if hit is None:
+        last = rows[-1] if rows else {}
+        return (f"| {label} | not reached in {last.get('train_time_s', math.nan):.1f} | "
+                f"{last.get('test_error', math.nan):.2%} | {last.get('primal_objective', math.nan):.6f} | "
+                f"> {last.get('train_time_s', math.nan) / reference_s:.3f} | {target:g}: missed |")
+    ratio = hit["train_time_s"] / reference_s
+    verdict = "met" if ratio <= target else f"missed by {ratio / target:.1f}x"
+    return (f"| {label} | {hit['train_time_s']:.2f} | {hit['test_error']:.2%} | {hit['primal_objective']:.6f} | "
+            f"{ratio:.3f} | {target:g}: {verdict} |")
+
+
+def hinge_J(X, y, w, C: float) -> float:
+    """The SGD paper's ``J = 1/2 ||w||^2 + C sum_i max(0, 1 - y_i <w, x_i>)``."""
+    return 0.5 * float(w @ w) + C * float(np.maximum(0.0, 1.0 - y * (X @ w)).sum())
+
+
+def linear_part(lines: list[str]) -> None:
+    """LIBLINEAR, SGD-s and SGD-m on Adult and w8a, C = 1: time to 1% relative accuracy."""
+    mirror = Path(os.environ.get("SBPBENCH_MIRROR", "."))
+    datasets = {"adult": {"name": "adult"},
+                "w8a": {"path": str(mirror / "w8a"), "test_path": str(mirror / "w8a"), "n_features": 300}}
+    lines += ["", "Linear SVM, C = 1, no bias: time to 1% relative accuracy of J.", "",
+              "| dataset | J* | LIBLINEAR (s) | SGD-s (s) | SGD-s J/J*-1 | SGD-s epochs | SGD-m (s) | SGD-m J/J*-1 | SGD-m epochs | SGD-m / LIBLINEAR | target |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, section in datasets.items():
+        exp = experiment(section, {"name": "linear"}, {"C": 1, "bias": False},
+                         [{"name": "sgd-s", "target_accuracy": 0.01}, {"name": "sgd-m", "target_accuracy": 0.01}],
+                         {"epochs": 1000})
+        problem = prepare(exp).problem
+        X, y = problem.kernel.X, problem.y
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            best = LinearSVC(loss="hinge", dual=True, C=1.0, fit_intercept=False, tol=1e-8, max_iter=10**6).fit(X, y)
+            J_star = hinge_J(X, y, best.coef_.ravel(), 1.0)
+            liblinear_s = math.nan
+            for tol in (1.0, 0.3, 0.1, 0.03, 0.01, 3e-3, 1e-3, 3e-4, 1e-4):
+                fit = LinearSVC(loss="hinge", dual=True, C=1.0, fit_intercept=False, tol=tol, max_iter=10**6)
+                if hinge_J(X, y, fit.fit(X, y).coef_.ravel(), 1.0) <= 1.01 * J_star:
+                    liblinear_s = min(seconds_of(lambda: fit.fit(X, y)) for _ in range(REPEATS))
+                    break
+        found = {}
+        for spec in exp.solvers:
+            runs = [run_one(exp, problem, spec, 0).rows for _ in range(REPEATS)]  # same curve, best time
+            hits = [first(rows, lambda r: r["objective"] <= 1.01 * J_star) for rows in runs]
+            if hits[0] is None:
+                found[spec.name] = (math.inf, runs[0][-1]["objective"] / J_star - 1, runs[0][-1]["epoch"])
+            else:
+                found[spec.name] = (min(h["train_time_s"] for h in hits), hits[0]["objective"] / J_star - 1,
+                                    hits[0]["epoch"])
+        ratio = found["sgd-m"][0] / liblinear_s
+        verdict = "met" if ratio <= SGDM_RATIO_TARGET else f"missed by {ratio / SGDM_RATIO_TARGET:.1f}x"
+        cells = " | ".join(f"{t:.3f} | {gap:.2%} | {epochs:g}" for t, gap, epochs in (found["sgd-s"], found["sgd-m"]))
+        lines.append(f"| {name} (n = {problem.n}) | {J_star:.2f} | {liblinear_s:.3f} | {cells} | {ratio:.2f} | "
+                     f"{SGDM_RATIO_TARGET:g}: {verdict} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-kernel", action="store_true", help="skip the kernel (LIBSVM) part")
+    parser.add_argument("--skip-linear", action="store_true", help="skip the linear (LIBLINEAR) part")
+    parser.add_argument("--out", default="BENCHMARKS.md", help="report to update")
+    args = parser.parse_args()
+    lines = [f"Load average (1 min) at the start: {load_average():.2f} on {os.cpu_count()} cores.", ""]
+    if not args.skip_kernel:
+        kernel_part(lines)
+    if not args.skip_linear:
+        linear_part(lines)
+    lines += ["", f"Load average at the end: {load_average():.2f}. {machine_facts()}"]
+    text = "\n".join(lines)
+    print(text)
+    update_section(args.out, "Against LIBSVM and LIBLINEAR (scripts/bench_vs_libsvm.py)", text)
+
+
+if __name__ == "__main__":
+    main()
