@@ -103,12 +103,14 @@ def _save(fig, stem: Path) -> list[Path]:
 
 def _draw_sbp_figure2(results: list[ExperimentResult], stem: Path) -> list[Path]:
     curves = pd.concat([r.curves for r in results], ignore_index=True)
-    return plotting.figure2(curves, stem, "SBP paper, Figure 2: test error vs kernel evaluations")
+    return plotting.figure2(curves, stem, "SBP paper, Figure 2: test error vs kernel evaluations",
+                            zoom=True)
 
 
 def _draw_sbp_figure3(results: list[ExperimentResult], stem: Path) -> list[Path]:
     curves = pd.concat([r.curves for r in results], ignore_index=True)
-    return plotting.figure3(curves, stem, "SBP paper, Figure 3: test error vs d-dimensional inner products")
+    return plotting.figure3(curves, stem, "SBP paper, Figure 3: test error vs d-dimensional inner products",
+                            zoom=True)
 
 
 def _draw_objective_panels(results: list[ExperimentResult], stem: Path) -> list[Path]:
