@@ -422,6 +422,21 @@ def _machines(root: Path) -> list[str]:
             for k, v in seen.items()]
 
 
+def data_files(name: str | None) -> str:
+    """The files a registered dataset is built from, with their expected checksums (its version)."""
+    from sbpbench.data.sources import SOURCES
+
+    source = SOURCES.get(name or "")
+    if source is None:
+        return "bundled or given by path"
+    parts = []
+    for remote in source.files.values():
+        digest = next(iter(remote.digests), None)
+        parts.append(f"{remote.name} ({digest.algo}{' of content' if digest.content else ''} "
+                     f"{digest.hexdigest[:12]}...)" if digest else f"{remote.name} (trusted on first download)")
+    return ", ".join(parts)
+
+
 def _data_versions(root: Path) -> list[str]:
     lines = []
     for folder in sorted(Path(root).iterdir()) if Path(root).is_dir() else []:
@@ -431,7 +446,7 @@ def _data_versions(root: Path) -> list[str]:
         d = res.meta["resolved"]["dataset"]
         name = d.get("name") or Path(str(d.get("path"))).name
         lines.append(f"- {res.name}: {name}, {d.get('n_train')} training / {d.get('n_test')} test rows, "
-                     f"{d.get('n_features')} features")
+                     f"{d.get('n_features')} features; files: {data_files(d.get('name'))}")
     return lines
 
 
