@@ -65,7 +65,7 @@ def find_experiment(root: str | Path, name: str) -> ExperimentResult | None:
     """The results of experiment ``name`` under ``root`` (None when there are none).
 
     ``root/name`` holds either ``curves.csv[.gz]`` and ``meta.json`` directly, or run folders
-    (the newest, by name, is used).
+    (the newest, by name, with at least one checkpoint is used).
     """
     folder = Path(root) / name
     if not folder.is_dir():
@@ -73,8 +73,11 @@ def find_experiment(root: str | Path, name: str) -> ExperimentResult | None:
     candidates = [folder] + sorted((p for p in folder.iterdir() if p.is_dir()), reverse=True)
     for directory in candidates:
         path = _curves_file(directory)
-        if path is not None and (directory / "meta.json").is_file():
-            return ExperimentResult(name, directory, pd.read_csv(path), read_meta(directory))
+        if path is None or not (directory / "meta.json").is_file() or path.stat().st_size == 0:
+            continue
+        curves = pd.read_csv(path)
+        if not curves.empty:
+            return ExperimentResult(name, directory, curves, read_meta(directory))
     return None
 
 

@@ -458,6 +458,35 @@ def _data_versions(root: Path) -> list[str]:
     return lines
 
 
+#: Prefixes of the configs that reproduce the papers' experiments.
+PAPER_CONFIG_PREFIXES = ("sbp-", "pegasos-", "sgd-")
+
+
+def experiment_rows(root: Path, configs: Path = Path("configs")) -> list[Row]:
+    """One row per paper experiment config: its committed results, or why there are none."""
+    import yaml
+
+    rows = []
+    for path in sorted(configs.glob("*.yaml")):
+        if not path.stem.startswith(PAPER_CONFIG_PREFIXES):
+            continue
+        res = find_experiment(root, path.stem)
+        config = yaml.safe_load(path.read_text())
+        if res is None:
+            dataset = (config.get("dataset") or {}).get("name", "")
+            rows.append(Row(path.stem, config.get("description", ""), "-", _why_missing(path.stem, dataset)))
+            continue
+        c = res.curves
+        runs = c.groupby("solver")["run"].nunique()
+        ran = res.meta.get("config") or {}
+        changed = sorted(k for k in set(ran) | set(config) if ran.get(k) != config.get(k))
+        overrides = f" (run with overrides of {', '.join(changed)}: see its meta.json)" if changed else ""
+        rows.append(Row(path.stem, config.get("description", ""),
+                        f"run {res.meta.get('run_id', res.directory.name)}: {len(runs)} solver(s), "
+                        f"{int(runs.max())} run(s) each{overrides}", "run"))
+    return rows
+
+
 def build(root: str | Path = PAPER_RESULTS) -> str:
     """The text of REPRODUCTION.md from the results under ``root``."""
     root = Path(root)
@@ -492,6 +521,10 @@ def build(root: str | Path = PAPER_RESULTS) -> str:
         "paper) is not publicly obtainable: the Pegasos figures use Reuters (linear kernel) instead.",
         "",
         *_data_versions(root),
+        "",
+        "## Experiments",
+        "",
+        _table(experiment_rows(root), ("config", "experiment", "committed results", "status")),
         "",
         f"## SBP paper, Table 2: nu derived from lambda ({SBP})",
         "",
