@@ -4,7 +4,7 @@ Usage: python scripts/promote_results.py RUN_DIR [RUN_DIR ...] [--dest results/p
 
 RUN_DIR is a folder written by ``sbpbench run`` (results/<experiment>/<run-id>/). Its meta.json is
 copied as is (with ``run_id`` and ``source`` added); curves.csv is copied, gzip-compressed
-(``curves.csv.gz``, deterministic: no timestamp in the header) when larger than 1 MB. The
+(``curves.csv.gz``, deterministic: no timestamp in the header) when larger than 100 kB. The
 experiment's previous copy is replaced. `sbpbench figures` and `sbpbench report` read from here.
 """
 
@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 #: Larger curves.csv files are stored gzip-compressed.
-GZIP_ABOVE_BYTES = 1_000_000
+GZIP_ABOVE_BYTES = 100_000
 
 
 def promote(run_dir: Path, dest_root: Path) -> Path:
