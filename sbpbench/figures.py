@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,7 +99,7 @@ def _save(fig, stem: Path) -> list[Path]:
     written = []
     for suffix in (".png", ".svg"):
         path = stem.with_suffix(suffix)
-        fig.savefig(path, dpi=110, metadata={"Date": None} if suffix == ".svg" else None)
+        fig.savefig(path, dpi=110)
         written.append(path)
     plt.close(fig)
     return written
@@ -106,13 +107,13 @@ def _save(fig, stem: Path) -> list[Path]:
 
 def _draw_sbp_figure2(results: list[ExperimentResult], stem: Path) -> list[Path]:
     curves = pd.concat([r.curves for r in results], ignore_index=True)
-    return plotting.figure2(curves, stem, "SBP paper, Figure 2: test error vs kernel evaluations",
+    return plotting.figure2(curves, stem, "SBP paper, Figure 2",
                             zoom=True)
 
 
 def _draw_sbp_figure3(results: list[ExperimentResult], stem: Path) -> list[Path]:
     curves = pd.concat([r.curves for r in results], ignore_index=True)
-    return plotting.figure3(curves, stem, "SBP paper, Figure 3: test error vs d-dimensional inner products",
+    return plotting.figure3(curves, stem, "SBP paper, Figure 3",
                             zoom=True)
 
 
@@ -135,7 +136,7 @@ def _draw_objective_panels(results: list[ExperimentResult], stem: Path) -> list[
         ax.set_title(f"{res.name} ({res.curves['dataset'].iloc[0]})")
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle("Pegasos paper, Figure 2: primal objective vs iterations")
+    fig.suptitle("Pegasos paper, Figure 2")
     fig.tight_layout()
     return _save(fig, stem)
 
@@ -159,7 +160,7 @@ def _draw_pegasos_figure3(results: list[ExperimentResult], stem: Path) -> list[P
         ax.set_ylabel("primal objective at the end")
         ax.set_title(f"{group} ({results[0].curves['dataset'].iloc[0]})")
         ax.grid(True, alpha=0.3)
-    fig.suptitle("Pegasos paper, Figure 3: effect of k")
+    fig.suptitle("Pegasos paper, Figure 3")
     fig.tight_layout()
     return _save(fig, stem)
 
@@ -210,6 +211,9 @@ def draw_all(results_root: str | Path = PAPER_RESULTS, out: str | Path = "figure
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    # Reproducible SVG files: fixed element ids and no creation date.
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    matplotlib.rcParams["svg.hashsalt"] = "sbpbench"
     drawn = []
     for fig in FIGURES:
         used, missing = [], []
