@@ -20,7 +20,6 @@ Verdict rules (stated in the report too):
 
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -600,7 +599,7 @@ def build(root: str | Path = PAPER_RESULTS) -> str:
     parts = [
         "# Reproduction of the papers' numbers",
         "",
-        f"Written by `sbpbench report` from the results in `{root}/` on {_dt.date.today().isoformat()}; every "
+        f"Written by `sbpbench report` from the results in `{root}/`; every "
         "number under 'measured here' is read from those results (meta.json, curves.csv), the papers' numbers "
         "from the tables in `sbpbench/report.py`. Figures: `figures/index.html` (`sbpbench figures`).",
         "",

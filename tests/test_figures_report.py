@@ -92,3 +92,8 @@ def test_promoted_results_are_found_gzipped(tmp_path, monkeypatch):
     res = figures.find_experiment(tmp_path / "paper", "ci-adult")
     assert res.curves.equals(pd.read_csv(REF / "ci-adult" / "curves.csv"))
     assert res.meta["run_id"] == "20260101-000000"
+
+
+def test_committed_reproduction_md_is_generated_from_committed_results(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert (ROOT / "REPRODUCTION.md").read_text() == report.build(Path("results") / "paper")
