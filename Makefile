@@ -17,9 +17,11 @@ run:
 test:
 	$(PYTHON) -m pytest -q
 
-# Redraw the figures from whatever is in results/ (the newest run of each experiment).
+# Redraw every figure of the papers from the committed results (results/paper/) into figures/,
+# and REPRODUCTION.md from the same results.
 figures:
-	$(PYTHON) -m sbpbench plot results --out figures
+	$(PYTHON) -m sbpbench figures --results results/paper --out figures
+	$(PYTHON) -m sbpbench report --results results/paper --out REPRODUCTION.md
 
 # Speed claims: each script times sbpbench and the reference tools in one process run and
 # rewrites its section of BENCHMARKS.md (machine, versions, load, ratios). Takes about

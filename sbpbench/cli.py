@@ -203,6 +203,39 @@ def check(results: Path, reference: Path, update: bool, z: float) -> None:
 
 
 @cli.command()
+@click.option("--results", "results_root", default="results/paper", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Results root: <experiment>/curves.csv[.gz] + meta.json, or <experiment>/<run-id>/.")
+@click.option("--out", default="figures", show_default=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder.")
+def figures(results_root: Path, out: Path) -> None:
+    """Draw every figure of the papers (PNG, SVG, index.html) and the SGD paper's tables.
+
+    Missing results are listed, not an error.
+    """
+    from sbpbench.figures import draw_all
+
+    for d in draw_all(results_root, out):
+        files = ", ".join(str(p) for p in d.files) or "(nothing drawn)"
+        click.echo(f"{d.figure.stem}: {files}")
+        if d.missing:
+            click.echo(f"  missing results: {', '.join(d.missing)}")
+    click.echo(f"{out / 'sgd-tables.md'}\n{out / 'index.html'}")
+
+
+@cli.command()
+@click.option("--results", "results_root", default="results/paper", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Results root (as for `figures`).")
+@click.option("--out", default="REPRODUCTION.md", show_default=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Output file.")
+def report(results_root: Path, out: Path) -> None:
+    """Write REPRODUCTION.md: every number the papers report next to what we measured, with a verdict."""
+    from sbpbench.report import write
+
+    click.echo(str(write(results_root, out)))
+
+
+@cli.command()
 def solvers() -> None:
     """List the solvers, what they need and their parameters."""
     from sbpbench.solvers import SOLVERS

@@ -103,8 +103,17 @@ def _draw_curve(ax, label: str, frame: pd.DataFrame, x: str) -> None:
         ax.plot(np.r_[split, grid[~before]], 100 * np.r_[at, mean[~before]], ls="--", color=line.get_color())
 
 
-def _draw_figure(curves: pd.DataFrame, x: str, xlabel: str, out_stem: Path, title: str | None) -> list[Path]:
-    """Test error against column ``x`` (log axis), one panel per experiment, saved as png and svg."""
+#: With ``zoom``, a panel's test-error axis ends at this multiple of its largest final mean error.
+ZOOM_FACTOR = 3.0
+
+
+def _draw_figure(curves: pd.DataFrame, x: str, xlabel: str, out_stem: Path, title: str | None,
+                 zoom: bool = False) -> list[Path]:
+    """Test error against column ``x`` (log axis), one panel per experiment, saved as png and svg.
+
+    With ``zoom`` each panel's test-error axis runs from 0 to :data:`ZOOM_FACTOR` times the largest
+    final mean test error of its solvers (at most 100%), as the papers' panels show the converging part.
+    """
     curves = curves[curves[x] > 0]
     experiments = list(dict.fromkeys(curves["experiment"]))
     if not experiments:
@@ -120,6 +129,10 @@ def _draw_figure(curves: pd.DataFrame, x: str, xlabel: str, out_stem: Path, titl
         ax.set_title(f"{name} ({sub['dataset'].iloc[0]})")
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=8)
+        if zoom:
+            finals = sub.sort_values("checkpoint").groupby(["solver", "run"]).tail(1)
+            top = ZOOM_FACTOR * 100 * finals.groupby("solver")["test_error"].mean().max()
+            ax.set_ylim(0, min(100.0, top))
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -133,7 +146,7 @@ def _draw_figure(curves: pd.DataFrame, x: str, xlabel: str, out_stem: Path, titl
     return written
 
 
-def figure2(curves: pd.DataFrame, out_stem: Path, title: str | None = None) -> list[Path]:
+def figure2(curves: pd.DataFrame, out_stem: Path, title: str | None = None, zoom: bool = False) -> list[Path]:
     """Draw test error against kernel evaluations, one panel per experiment.
 
     Parameters
@@ -144,16 +157,18 @@ def figure2(curves: pd.DataFrame, out_stem: Path, title: str | None = None) -> l
         Output path without suffix; ``.png`` and ``.svg`` are written.
     title : str, optional
         Figure title.
+    zoom : bool
+        Limit each panel's test-error axis (see :func:`_draw_figure`).
 
     Returns
     -------
     list of pathlib.Path
         The files written (none when nothing has kernel evaluations).
     """
-    return _draw_figure(curves, "kernel_evals", "kernel evaluations", out_stem, title)
+    return _draw_figure(curves, "kernel_evals", "kernel evaluations", out_stem, title, zoom)
 
 
-def figure3(curves: pd.DataFrame, out_stem: Path, title: str | None = None) -> list[Path]:
+def figure3(curves: pd.DataFrame, out_stem: Path, title: str | None = None, zoom: bool = False) -> list[Path]:
     """Draw test error against d-dimensional inner products (the SBP paper's Figure 3).
 
     The cost of a kernel solver is its kernel evaluations (one inner product each); that of
@@ -167,6 +182,8 @@ def figure3(curves: pd.DataFrame, out_stem: Path, title: str | None = None) -> l
         Output path without suffix; ``.png`` and ``.svg`` are written.
     title : str, optional
         Figure title.
+    zoom : bool
+        Limit each panel's test-error axis (see :func:`_draw_figure`).
 
     Returns
     -------
@@ -177,7 +194,7 @@ def figure3(curves: pd.DataFrame, out_stem: Path, title: str | None = None) -> l
     if "inner_products" in curves:
         cost = curves["inner_products"].fillna(cost)
     return _draw_figure(curves.assign(inner_product_cost=cost), "inner_product_cost",
-                        "d-dimensional inner products", out_stem, title)
+                        "d-dimensional inner products", out_stem, title, zoom)
 
 
 def plot_results(root: str | Path, out_dir: str | Path | None = None) -> list[Path]:

@@ -118,6 +118,20 @@ def _run_folder(path: Path) -> Path:
     return runs[0]
 
 
+#: Keys of ``resolved.problem.optimum`` (nu from lambda) that describe where and how fast the
+#: optimum was computed, not the problem: ignored when comparing configurations.
+VOLATILE_OPTIMUM_KEYS = ("seconds", "cache_file")
+
+
+def _comparable(resolved: dict | None) -> dict | None:
+    """``resolved`` without :data:`VOLATILE_OPTIMUM_KEYS`."""
+    optimum = ((resolved or {}).get("problem") or {}).get("optimum")
+    if not isinstance(optimum, dict):
+        return resolved
+    optimum = {k: v for k, v in optimum.items() if k not in VOLATILE_OPTIMUM_KEYS}
+    return {**resolved, "problem": {**resolved["problem"], "optimum": optimum}}
+
+
 def check(results: Path, reference: Path, update: bool = False, z: float = Z) -> tuple[bool, str]:
     """Check a run against a reference, or replace the reference with it.
 
@@ -149,8 +163,9 @@ def check(results: Path, reference: Path, update: bool = False, z: float = Z) ->
         raise UserError(f"{reference}: no reference curves.csv (create one with --update)")
     ref_meta = json.loads((reference / "meta.json").read_text()) if (reference / "meta.json").exists() else {}
     new_meta = json.loads((run / "meta.json").read_text()) if (run / "meta.json").exists() else {}
-    if ref_meta.get("resolved") and new_meta.get("resolved") and ref_meta["resolved"] != new_meta["resolved"]:
-        keys = sorted(k for k in ref_meta["resolved"] if ref_meta["resolved"][k] != new_meta["resolved"].get(k))
+    ref_resolved, new_resolved = _comparable(ref_meta.get("resolved")), _comparable(new_meta.get("resolved"))
+    if ref_resolved and new_resolved and ref_resolved != new_resolved:
+        keys = sorted(k for k in ref_resolved if ref_resolved[k] != new_resolved.get(k))
         raise UserError(f"{run}: resolved configuration differs from the reference's in {', '.join(keys)}")
     deviations = compare(read_curves(run), read_curves(reference / "curves.csv"), z)
     worse = [d for d in deviations if d.worse]

@@ -1,0 +1,99 @@
+"""`sbpbench figures` and `sbpbench report` on real curves (the committed CI references, which
+are real Adult-subsample runs), arranged as committed reproduction results."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sbpbench import figures, report
+from scripts.promote_results import promote
+
+ROOT = Path(__file__).resolve().parents[1]
+REF = ROOT / "results" / "reference"
+
+
+def _as_experiment(root: Path, name: str, sources: list[str], nu=None) -> Path:
+    """Write the reference runs ``sources`` as the committed results of experiment ``name``."""
+    curves = pd.concat([pd.read_csv(REF / s / "curves.csv") for s in sources], ignore_index=True)
+    meta = json.loads((REF / sources[0] / "meta.json").read_text())
+    meta["experiment"] = name
+    if nu is not None:
+        meta["config"]["problem"]["nu"] = "from_lambda"
+        meta["resolved"]["problem"]["nu"] = nu
+    folder = root / name
+    folder.mkdir(parents=True)
+    curves.assign(experiment=name).to_csv(folder / "curves.csv", index=False)
+    (folder / "meta.json").write_text(json.dumps(meta))
+    return folder
+
+
+@pytest.fixture()
+def results_root(tmp_path):
+    root = tmp_path / "paper"
+    _as_experiment(root, "sbp-figure2-adult", ["ci-adult", "ci-kernel-solvers"], nu=0.010973)
+    _as_experiment(root, "sbp-libsvm-adult", ["ci-bias-libsvm"])
+    return root
+
+
+def test_figures_draw_what_exists_and_list_what_is_missing(results_root, tmp_path):
+    out = tmp_path / "figures"
+    drawn = {d.figure.stem: d for d in figures.draw_all(results_root, out)}
+    fig2 = drawn["sbp-figure2"]
+    assert {p.name for p in fig2.files} == {"sbp-figure2.png", "sbp-figure2.svg"}
+    assert [r.name for r in fig2.used] == ["sbp-figure2-adult"]
+    assert fig2.missing == ["sbp-figure2-reuters", "sbp-figure2-mnist"]
+    assert drawn["pegasos-figure3"].files == [] and drawn["pegasos-figure3"].missing == ["pegasos-figure3-k"]
+    page = (out / "index.html").read_text()
+    assert page.count("data:image/png;base64,") == 1          # self-contained: the image is inlined
+    assert "src='http" not in page and "src=\"http" not in page
+    assert "config of sbp-figure2-adult" in page and "sigma2: 10" in page
+    assert (out / "sgd-tables.md").read_text().count("| Adult |") == 15
+
+
+def test_report_reads_nu_and_claims_from_results(results_root):
+    text = report.build(results_root)
+    nu_line = next(l for l in text.splitlines() if l.startswith("| nu, Adult, without bias"))
+    assert "1.0973e-02 (from lambda; n = 1000" in nu_line and nu_line.endswith("| matches |")
+    bias_line = next(l for l in text.splitlines() if l.startswith("| nu, Adult, with bias"))
+    assert "(from lambda; n = 600" in bias_line and "| differs (" in bias_line  # a 600-row subsample
+    claims = [l for l in text.splitlines() if l.startswith("| SBP below pegasos") and "Adult" in l]
+    assert len(claims) == 1 and ("held" in claims[0] or "did not hold" in claims[0])
+    libsvm = next(l for l in text.splitlines() if l.startswith("| LIBSVM test error / time, Adult"))
+    curves = pd.read_csv(REF / "ci-bias-libsvm" / "curves.csv")
+    lib_err = 100 * curves[curves["solver_name"] == "libsvm"].groupby("run").tail(1)["test_error"].mean()
+    assert f"{lib_err:.2f}% in" in libsvm                       # read from the curves, not typed in
+    assert "not run here: needs MNIST's 60000 training images" in text
+
+
+def test_nu_verdict_differs_when_not_equal_at_three_digits(tmp_path):
+    root = tmp_path / "paper"
+    _as_experiment(root, "sbp-figure2-adult", ["ci-adult"], nu=0.01367)
+    line = next(l for l in report.build(root).splitlines() if l.startswith("| nu, Adult, without bias"))
+    assert "| differs (1.24x)" in line
+
+
+def test_sgd_verdicts():
+    row = {"paper_epochs": 100, "epochs": 120.0, "rel_acc": 0.008}
+    assert report._sgd_verdict(row).startswith("matches")
+    assert report._sgd_verdict({**row, "rel_acc": 0.02}).startswith("differs")
+    assert report._sgd_verdict({**row, "epochs": 200.0}).startswith("differs")
+    assert report._sgd_verdict({"paper_epochs": None, "epochs": 5.0, "rel_acc": 0.001}).startswith("matches")
+
+
+def test_promoted_results_are_found_gzipped(tmp_path, monkeypatch):
+    run = tmp_path / "results" / "ci-adult" / "20260101-000000"
+    shutil.copytree(REF / "ci-adult", run)
+    monkeypatch.setattr("scripts.promote_results.GZIP_ABOVE_BYTES", 10)
+    dest = promote(run, tmp_path / "paper")
+    assert (dest / "curves.csv.gz").is_file() and not (dest / "curves.csv").exists()
+    res = figures.find_experiment(tmp_path / "paper", "ci-adult")
+    assert res.curves.equals(pd.read_csv(REF / "ci-adult" / "curves.csv"))
+    assert res.meta["run_id"] == "20260101-000000"
+
+
+def test_committed_reproduction_md_is_generated_from_committed_results(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert (ROOT / "REPRODUCTION.md").read_text() == report.build(Path("results") / "paper")
