@@ -293,7 +293,8 @@ class Kernel:
 
     * :meth:`row` adds ``n`` to ``kernel_evals`` always, and to ``kernel_evals_computed``
       only when the row was not in the cache;
-    * :meth:`entries` adds ``len(idx)`` to both (no cache);
+    * :meth:`entries` adds ``len(idx)`` to ``kernel_evals``, and to ``kernel_evals_computed``
+      unless row ``i`` is in the cache;
     * :meth:`decision` adds ``m * len(support)`` to ``eval_kernel_evals`` only;
     * :meth:`diag` is free (see the module docstring).
     """
@@ -367,7 +368,13 @@ class Kernel:
         return out
 
     def entries(self, i: int, idx: np.ndarray) -> np.ndarray:
-        """``K(x_i, x_j)`` for the training points ``j`` in ``idx`` only (no cache).
+        """``K(x_i, x_j)`` for the ``j`` in ``idx``: part of row ``i``, served by the row cache.
+
+        Counts ``len(idx)`` in ``kernel_evals``. When the full row ``i`` is cached the entries
+        are read from it (nothing computed, the row becomes most recently used); otherwise only
+        these entries are computed (``len(idx)`` in ``kernel_evals_computed``) and not cached.
+        For solvers that need a part of a row only (the Perceptron's support vectors, SMO
+        with shrinking).
 
         Parameters
         ----------
@@ -382,8 +389,13 @@ class Kernel:
         """
         idx = np.asarray(idx, dtype=np.int64)
         self.kernel_evals += idx.size
+        cached = self._cache.get(i)
+        if cached is not None:
+            self._cache.move_to_end(i)
+            return cached[idx]
         self.kernel_evals_computed += idx.size
         return self._compute(i, idx)
+
 
     def _compute(self, i: int, idx: np.ndarray) -> np.ndarray:
         """``K(x_i, x_j)`` for ``j`` in ``idx`` by the compiled loops (no counting here)."""
@@ -490,31 +502,3 @@ class Kernel:
             dots = np.ascontiguousarray(Zb @ Sd.T)
             _finish_block(dots, z_sq[lo:hi], s_sq, coef, self._gaussian, self._gamma, out[lo:hi])
         return out
-
-    def row_entries(self, i: int, idx: np.ndarray) -> np.ndarray:
-        """``K(x_i, x_j)`` for the ``j`` in ``idx``: part of row ``i``, served by the row cache.
-
-        Counts ``len(idx)`` in ``kernel_evals``. When the full row ``i`` is cached the entries
-        are read from it (nothing computed, the row becomes most recently used); otherwise only
-        these entries are computed (``len(idx)`` in ``kernel_evals_computed``) and not cached.
-        For solvers working on a subset of the rows' entries (SMO with shrinking).
-
-        Parameters
-        ----------
-        i : int
-            Index of a training point.
-        idx : numpy.ndarray of int
-            Indices of training points.
-
-        Returns
-        -------
-        numpy.ndarray, shape (len(idx),)
-        """
-        idx = np.asarray(idx, dtype=np.int64)
-        self.kernel_evals += idx.size
-        cached = self._cache.get(i)
-        if cached is not None:
-            self._cache.move_to_end(i)
-            return cached[idx]
-        self.kernel_evals_computed += idx.size
-        return self._compute(i, idx)

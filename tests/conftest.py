@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 
+import numba
 import numpy as np
 import pytest
 
@@ -24,3 +25,12 @@ def adult_small():
     train, test = _bundled()
     rng = np.random.default_rng(7)
     return subsample(train, 300, rng), subsample(test, 500, rng)
+
+
+@pytest.fixture(scope="module")
+def one_numba_thread():
+    """Tiny problems run faster on one thread on a busy machine; results do not depend on it."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(before)

@@ -1,12 +1,12 @@
 """The command line end to end on a small real subsample, and its error and interruption paths."""
 
 import json
-import sys
 
 import pandas as pd
 import pytest
 
-from sbpbench import cli, runner
+from tests.cli_runner import sbpbench
+from sbpbench import runner
 from sbpbench.results import COLUMNS
 
 CONFIG = """
@@ -20,15 +20,6 @@ runs: 2
 seed: 0
 """
 
-
-def sbpbench(monkeypatch, *args):
-    """Run the CLI in-process; return its exit code."""
-    monkeypatch.setattr(sys, "argv", ["sbpbench", *map(str, args)])
-    try:
-        cli.main()
-    except SystemExit as exc:
-        return exc.code
-    return 0
 
 
 @pytest.fixture

@@ -5,11 +5,11 @@ import os
 import sys
 from pathlib import Path
 
-import numba
 import pandas as pd
 import pytest
 
-from sbpbench import cli, config
+from tests.cli_runner import sbpbench
+from sbpbench import config
 from sbpbench.executors import DaskExecutor, SequentialExecutor, plan, run_experiments
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import Param
@@ -58,23 +58,8 @@ def sequential(path: Path, root: Path) -> Path:
     return run_experiments([config.load(path)], root, SequentialExecutor())[0]
 
 
-def sbpbench(monkeypatch, *args) -> int:
-    """Run the CLI in-process; return its exit code."""
-    monkeypatch.setattr(sys, "argv", ["sbpbench", *map(str, args)])
-    try:
-        cli.main()
-    except SystemExit as exc:
-        return exc.code
-    return 0
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_numba_thread():
-    """Tiny problems run faster on one thread on a busy machine; results do not depend on it."""
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_numba_thread")
 
 
 @pytest.fixture(scope="module")

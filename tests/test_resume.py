@@ -8,7 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-import numba
 import pandas as pd
 import pytest
 
@@ -51,13 +50,7 @@ def meta(directory: Path) -> dict:
     return json.loads((directory / "meta.json").read_text())
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_numba_thread():
-    """Tiny problems run faster on one thread on a busy machine; results do not depend on it."""
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_numba_thread")
 
 
 @pytest.fixture(scope="module")

@@ -47,16 +47,16 @@ def test_shrinking_is_off_by_default():
     assert SOLVERS["smo"].params["shrinking"].default is False
 
 
-def test_row_entries_counts_and_reads_the_cache():
+def test_entries_counts_and_reads_the_cache():
     problem = make_problem("adult", 300, bias=False, cache_mb=64)
     k = problem.kernel
     idx = np.array([3, 0, 299, 17, 17])
     exact = rbf_kernel(k.X[[5]], k.X[idx], gamma=1.0 / (2.0 * k.spec.sigma2))[0]
-    part = k.row_entries(5, idx)
+    part = k.entries(5, idx)
     assert np.allclose(part, exact, atol=1e-12)
     assert (k.kernel_evals, k.kernel_evals_computed, len(k._cache)) == (5, 5, 0)  # computed, not cached
     k.row(5)
-    assert np.array_equal(k.row_entries(5, idx), k.row(5)[idx])
+    assert np.array_equal(k.entries(5, idx), k.row(5)[idx])
     assert (k.kernel_evals, k.kernel_evals_computed) == (5 + 300 + 5 + 300, 5 + 300)  # served by the cache
 
 

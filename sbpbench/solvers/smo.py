@@ -75,7 +75,7 @@ the active-set size at that iteration:
 
 Rows come through the kernel's LRU row cache (``cache_mb`` of the kernel spec, LIBSVM's ``-m``);
 ``kernel_evals_computed`` counts what the cache did not hold. A row restricted to the active set
-(:meth:`~sbpbench.kernels.Kernel.row_entries`) is read from the cached full row when there is one,
+(:meth:`~sbpbench.kernels.Kernel.entries`) is read from the cached full row when there is one,
 else only its ``a`` entries are computed, and not cached: LIBSVM caches such partial rows (the
 first ``a`` entries of its permuted order) and extends them later, which needs the active set to
 be a prefix of a permuted order. So ``kernel_evals`` (rows as the algorithm requests them) is
@@ -408,7 +408,7 @@ class SMO(Solver):
         """``K(x_i, x_t)`` for the active ``t``: the (cached) full row when all are active."""
         if self.active.size == self.n:
             return self.kernel.row(i)
-        return self.kernel.row_entries(i, self.active)
+        return self.kernel.entries(i, self.active)
 
     # -- shrinking (LIBSVM's Solver::do_shrinking, reconstruct_gradient and the G_bar update) -----
     def _update_G_bar(self, t: int, old: float, K_t: np.ndarray) -> None:
@@ -464,7 +464,7 @@ class SMO(Solver):
         if free.size * n > 2 * a * (n - a):
             coef = np.where(is_free, alpha[act] * y[act], 0.0)
             for t in inactive:
-                G[t] += y[t] * float(self.kernel.row_entries(t, act) @ coef)
+                G[t] += y[t] * float(self.kernel.entries(t, act) @ coef)
         else:
             y_in = y[inactive]
             for s in free:
