@@ -192,7 +192,10 @@ def libsvm_rows(root: Path) -> tuple[list[Row], list[tuple[str, bool | None, str
             continue
         c = res.curves
         lib = final_rows(c[c["solver_name"] == "libsvm"])
-        lib_err, lib_time = 100 * lib["test_error"].mean(), lib["train_time_s"].mean()
+        # LIBSVM's time is its final fit alone (trained to the final tolerance from scratch);
+        # train_time_s adds up every refit of the tolerance schedule, which would flatter SBP
+        time_column = "fit_time_s" if "fit_time_s" in lib else "train_time_s"
+        lib_err, lib_time = 100 * lib["test_error"].mean(), lib[time_column].mean()
         sbp = c[c["solver_name"] == "sbp"]
         ours = 100 * _run_error_at_time(sbp, lib_time / 4)
         rows.append(Row(f"LIBSVM test error / time, {dataset}", f"{err}% in {secs:g} s",
