@@ -95,14 +95,7 @@ class Figure:
 
 
 def _save(fig, stem: Path) -> list[Path]:
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    written = []
-    for suffix in (".png", ".svg"):
-        path = stem.with_suffix(suffix)
-        fig.savefig(path, dpi=110)
-        written.append(path)
-    plt.close(fig)
-    return written
+    return plotting.save_figure(fig, stem, dpi=110)
 
 
 def _draw_sbp_figure2(results: list[ExperimentResult], stem: Path) -> list[Path]:

@@ -136,11 +136,16 @@ def _draw_figure(curves: pd.DataFrame, x: str, xlabel: str, out_stem: Path, titl
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    out_stem.parent.mkdir(parents=True, exist_ok=True)
+    return save_figure(fig, out_stem, dpi=130)
+
+
+def save_figure(fig, stem: Path, dpi: int = 130) -> list[Path]:
+    """Write ``fig`` as ``stem.png`` and ``stem.svg`` (creating the folder), close it, return the paths."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
     written = []
     for suffix in (".png", ".svg"):
-        path = out_stem.with_suffix(suffix)
-        fig.savefig(path, dpi=130)
+        path = stem.with_suffix(suffix)
+        fig.savefig(path, dpi=dpi)
         written.append(path)
     plt.close(fig)
     return written
