@@ -291,8 +291,10 @@ class Kernel:
     -----
     Counting rules (the contract of ``shared/design.md``):
 
-    * :meth:`row` adds ``n`` to ``kernel_evals`` always, and to ``kernel_evals_computed``
-      only when the row was not in the cache;
+    * :meth:`row` adds ``n`` to ``kernel_evals`` (unless told the solver counts its entries
+      with :meth:`count`), and to ``kernel_evals_computed`` only when the row was not in the
+      cache;
+    * :meth:`count` adds to ``kernel_evals`` only;
     * :meth:`entries` adds ``len(idx)`` to ``kernel_evals``, and to ``kernel_evals_computed``
       unless row ``i`` is in the cache;
     * :meth:`decision` adds ``m * len(support)`` to ``eval_kernel_evals`` only;
@@ -340,20 +342,26 @@ class Kernel:
         """``K(x_i, x_i)`` for every training point (not counted)."""
         return np.ones(self.n) if self._gaussian else self.sq.copy()
 
-    def row(self, i: int) -> np.ndarray:
+    def row(self, i: int, counted: bool = True) -> np.ndarray:
         """Kernel row ``K(x_i, x_j)`` for all training points ``j``.
 
         Parameters
         ----------
         i : int
             Index of a training point.
+        counted : bool
+            Add ``n`` to ``kernel_evals`` (the default). False for a solver whose published
+            algorithm reads other entries than the rows it is served, and which reports
+            those with :meth:`count` (the Perceptron); ``kernel_evals_computed`` counts the
+            row either way unless it was cached.
 
         Returns
         -------
         numpy.ndarray, shape (n,)
             A read-only array (it may be shared with the cache).
         """
-        self.kernel_evals += self.n
+        if counted:
+            self.kernel_evals += self.n
         cached = self._cache.get(i)
         if cached is not None:
             self._cache.move_to_end(i)
@@ -373,8 +381,7 @@ class Kernel:
         Counts ``len(idx)`` in ``kernel_evals``. When the full row ``i`` is cached the entries
         are read from it (nothing computed, the row becomes most recently used); otherwise only
         these entries are computed (``len(idx)`` in ``kernel_evals_computed``) and not cached.
-        For solvers that need a part of a row only (the Perceptron's support vectors, SMO
-        with shrinking).
+        For solvers that need a part of a row only (SMO with shrinking).
 
         Parameters
         ----------
@@ -396,6 +403,21 @@ class Kernel:
         self.kernel_evals_computed += idx.size
         return self._compute(i, idx)
 
+    def count(self, evals: int) -> None:
+        """Add ``evals`` to ``kernel_evals``: entries the published algorithm computes one by
+        one and this implementation reads from rows it holds (fetched with
+        ``row(i, counted=False)``).
+
+        The Perceptron's published form computes ``f(x_i)`` from its support vectors, ``|SV|``
+        entries per presented example; ours keeps every ``f(x_j)`` current by adding one row
+        per mistake, which gives the same values far faster.
+
+        Parameters
+        ----------
+        evals : int
+            Evaluations of the published algorithm, not computed here.
+        """
+        self.kernel_evals += int(evals)
 
     def _compute(self, i: int, idx: np.ndarray) -> np.ndarray:
         """``K(x_i, x_j)`` for ``j`` in ``idx`` by the compiled loops (no counting here)."""

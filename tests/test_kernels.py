@@ -61,6 +61,10 @@ def test_counters_follow_the_contract(adult_X):
     assert (k.kernel_evals, k.kernel_evals_computed) == (3 * n + 10, 2 * n + 10)
     k.diag()
     assert k.kernel_evals == 3 * n + 10
+    k.row(5, counted=False)  # a solver that counts its published entries itself
+    k.row(5, counted=False)
+    k.count(25)
+    assert (k.kernel_evals, k.kernel_evals_computed) == (3 * n + 35, 3 * n + 10)
     k.reset()
     assert (k.kernel_evals, k.kernel_evals_computed, k.eval_kernel_evals) == (0, 0, 0)
     k.row(3)

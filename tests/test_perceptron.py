@@ -37,7 +37,29 @@ def test_matches_brute_force_and_cost_model():
     order = np.argsort(snap.support)
     assert np.array_equal(snap.coef[order], (alpha * problem.y)[snap.support[order]])
     assert problem.kernel.kernel_evals == cost  # sum of |SV| at every presentation
-    assert problem.kernel.kernel_evals_computed == cost
+    # computed: one row per mistake (the test kernel has no cache)
+    assert problem.kernel.kernel_evals_computed == N * len(mistakes)
+
+
+def test_budget_in_kernel_evals_stops_as_one_by_one():
+    """Stopping at a kernel-evaluation budget presents the same examples as the published loop."""
+    problem = adult_problem(N, seed=5, test=20)
+    solver = Perceptron(problem, np.random.default_rng(7))
+    rng = np.random.default_rng(7)
+    orders = [rng.permutation(N) for _ in range(EPOCHS)]
+    K = rbf_kernel(problem.kernel.X.toarray(), gamma=1.0 / 20.0)
+    alpha, cost, presented = np.zeros(N), 0, 0
+    for budget in (1, 37, 500, 2001, 7919):
+        solver.advance(EPOCHS * N, budget, np.inf)
+        for i in np.concatenate(orders)[presented:]:  # the published loop, one example at a time
+            if cost >= budget:
+                break
+            cost += int(np.count_nonzero(alpha))
+            presented += 1
+            if problem.y[i] * ((alpha * problem.y) @ K[:, i]) <= 0:
+                alpha[i] += 1
+        assert (solver.iteration, problem.kernel.kernel_evals) == (presented, cost)
+        assert solver.snapshot().n_support == np.count_nonzero(alpha)
 
 
 def test_first_example_is_free_and_a_mistake():
