@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from sbpbench.solvers.waterlevel import nth_lowest_in_class, water_level_bias, water_level_bias_near
+from sbpbench.solvers.waterlevel import count_below_and_at, nth_lowest_in_class, water_level_bias, water_level_bias_near
 
 
 def _lp(y, c, volume, gamma=None, sense=0):
@@ -28,8 +28,12 @@ def _lp(y, c, volume, gamma=None, sense=0):
 
 def _support(y, c, k, top_pos, top_neg):
     """The points p* samples: the u-th lowest of each class for u in [0, k)."""
-    pos = [nth_lowest_in_class(c, y, 1.0, top_pos, u) for u in range(k)]
-    neg = [nth_lowest_in_class(c, y, -1.0, top_neg, u) for u in range(k)]
+    below_pos, at_pos = count_below_and_at(c, y, 1.0, top_pos)
+    below_neg, at_neg = count_below_and_at(c, y, -1.0, top_neg)
+    assert (below_pos, below_neg) == ((c < top_pos)[y == 1].sum(), (c < top_neg)[y == -1].sum())
+    assert (y[at_pos], c[at_pos], y[at_neg], c[at_neg]) == (1, top_pos, -1, top_neg)
+    pos = [nth_lowest_in_class(c, y, 1.0, top_pos, u, below_pos) for u in range(k)]
+    neg = [nth_lowest_in_class(c, y, -1.0, top_neg, u, below_neg) for u in range(k)]
     return np.array(pos), np.array(neg)
 
 
@@ -129,11 +133,14 @@ def test_windowed_two_basin_level_equals_the_full_one_or_says_it_missed(seed):
     hits = 0
     for guess_pos, guess_neg, width in ((top_pos, top_neg, 1e-3), (top_pos + 0.1, top_neg - 0.05, 0.3),
                                         (top_pos, top_neg, 10.0), (top_pos + 2.0, top_neg, 0.5)):
-        got = water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, np.empty(n))
+        got = water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, np.empty(n),
+                                    np.empty(n, np.int64))
         if got[5] < 0:
             continue
         hits += 1
         assert got[2:5] == (k, top_pos, top_neg)
+        assert got[6:8] == ((c < top_pos)[y == 1].sum(), (c < top_neg)[y == -1].sum())
+        assert (y[got[8]], c[got[8]], y[got[9]], c[got[9]]) == (1, top_pos, -1, top_neg)
         assert got[0] == pytest.approx(gamma, rel=1e-9, abs=1e-9)
         assert got[1] == pytest.approx(b, rel=1e-9, abs=1e-9)
     assert hits >= 1  # the wide window always holds the answer

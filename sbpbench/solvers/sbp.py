@@ -59,8 +59,8 @@ import numpy as np
 
 from sbpbench.solvers.base import Param, Snapshot, Solver, register
 from sbpbench.errors import UserError
-from sbpbench.solvers.waterlevel import (nth_lowest_in_class, sample_below, water_level, water_level_bias,
-                                        water_level_bias_near, water_level_near)
+from sbpbench.solvers.waterlevel import (count_below_and_at, nth_lowest_in_class, sample_below, water_level,
+                                        water_level_bias, water_level_bias_near, water_level_near)
 
 
 #: Rebase the lazy scale once it falls below this (bounds the cancellation to ~4 digits).
@@ -112,6 +112,7 @@ class SBP(Solver):
         self.acc_a = np.zeros(n)  # sum_u P_(u-1) delta_u for alpha
         self.acc_c = np.zeros(n)  # the same for the responses
         self._buf = np.empty(n)
+        self._where = np.empty(n, dtype=np.int64)  # scratch of the windowed level with a bias
         self._level = 0.0  # the last water level, in units of ct
         self._anchors = (0, 0)  # with a bias: the last k-th point of each class
         self._width = 0.0  # half-width of its search window (0: none yet)
@@ -180,29 +181,31 @@ class SBP(Solver):
         """Draw ``i ~ p*`` of the two-basin water filling: ``1/(2k)`` on the ``k`` lowest of each class.
 
         Each class's ``k``-th response is searched (:func:`water_level_bias_near`) near the
-        current response of the point that was the class's ``k``-th at the last iteration
+        current response of a point that was the class's ``k``-th at the last iteration
         (the bias moves the two classes' responses apart by about a step per iteration, so
         the last values themselves are poor guesses), with the window rule of
-        :meth:`_sample_plain`.
+        :meth:`_sample_plain`; the windowed search also counts each class's responses
+        below its ``k``-th, which sampling needs.
         """
         volume = self.volume / self.s
         inside = -1
         if self._width > 0:
-            _, _, k, top_pos, top_neg, inside = water_level_bias_near(
+            _, _, k, top_pos, top_neg, inside, below_pos, below_neg, at_pos, at_neg = water_level_bias_near(
                 self.y, self.ct, volume, self.ct[self._anchors[0]], self.ct[self._anchors[1]], self._width,
-                self._buf)
+                self._buf, self._where)
         if inside < 0:
             _, _, k, top_pos, top_neg = water_level_bias(self.y, self.ct, volume, self._buf)
+            below_pos, at_pos = count_below_and_at(self.ct, self.y, 1.0, top_pos)
+            below_neg, at_neg = count_below_and_at(self.ct, self.y, -1.0, top_neg)
             scale = max(abs(top_pos), abs(top_neg))
             self._width = WINDOW_GROWTH * self._width if self._width > 0 else scale * WINDOW_START
         elif inside > self.n * WINDOW_MAX_FRACTION:
             self._width *= WINDOW_SHRINK
-        self._anchors = (nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, k - 1),
-                         nth_lowest_in_class(self.ct, self.y, -1.0, top_neg, k - 1))
+        self._anchors = (at_pos, at_neg)
         u = int(self.rng.integers(2 * k))
         if u < k:
-            return int(nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, u))
-        return int(nth_lowest_in_class(self.ct, self.y, -1.0, top_neg, u - k))
+            return int(nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, u, below_pos))
+        return int(nth_lowest_in_class(self.ct, self.y, -1.0, top_neg, u - k, below_neg))
 
     def _iterate(self):
         """``(alpha, c)`` of the output iterate: the average, or the last one."""

@@ -351,95 +351,145 @@ def _two_basins(buf, base, lo, hi, total, top, bottom, volume):
 
 
 @numba.njit(cache=True)
-def water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, buf):
+def water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, buf, where):
     """:func:`water_level_bias` when each class's ``k*``-th response is known to lie near a guess.
 
     One pass counts, sums and bounds each class's responses below and above the window
-    ``[guess - width, guess + width)`` of its class and gathers those inside into ``buf``;
-    the selections of :func:`water_level_bias` then run on the gathered responses only, from
-    that partly resolved state. The answer is the global one when its ``k*`` lies strictly
-    inside both classes' windows of ranks and ``W(k*) <= volume < W(k* + 1)`` holds
-    (``W`` as in :func:`water_level_bias`); then ``k``, ``top_pos`` and ``top_neg`` are those
-    of :func:`water_level_bias` (the sums are added in another order, so ``gamma`` and ``b``
-    may differ in their last bits).
+    ``[guess - width, guess + width)`` of its class and gathers those inside into ``buf``
+    (their indices into ``where``); the selections of :func:`water_level_bias` then run on
+    the gathered responses only, from that partly resolved state. The answer is the global
+    one when its ``k*`` lies strictly inside both classes' windows of ranks and
+    ``W(k*) <= volume < W(k* + 1)`` holds (``W`` as in :func:`water_level_bias`); then ``k``,
+    ``top_pos`` and ``top_neg`` are those of :func:`water_level_bias` (the sums are added in
+    another order, so ``gamma`` and ``b`` may differ in their last bits). The gathered
+    points also give, without another pass, what sampling from ``p*`` and the next window
+    need: each class's number of responses strictly below its ``k*``-th, and one point whose
+    response is the ``k*``-th.
+
+    Parameters
+    ----------
+    y, c, volume
+        As for :func:`water_level_bias`.
+    guess_pos, guess_neg : float
+        Guesses of ``top_pos`` and ``top_neg``.
+    width : float
+        Half-width of both windows.
+    buf : numpy.ndarray of float, shape (n,)
+        Scratch space, overwritten.
+    where : numpy.ndarray of int64, shape (n,)
+        Scratch space for the gathered indices, overwritten.
 
     Returns
     -------
     tuple
-        ``(gamma, b, k, top_pos, top_neg, inside)``: ``inside`` responses were gathered from
-        the windows; ``-1`` when the level left a window (then the rest is meaningless and the
-        caller uses :func:`water_level_bias`).
+        ``(gamma, b, k, top_pos, top_neg, inside, below_pos, below_neg, at_pos, at_neg)``:
+        the first five as :func:`water_level_bias`; ``inside`` responses were gathered from
+        the windows, ``-1`` when the level left a window (then the rest is meaningless and
+        the caller uses :func:`water_level_bias`); ``below_*`` count the class's responses
+        below ``top_*`` and ``at_*`` is the index of one whose response equals it.
     """
     n = c.shape[0]
-    low_p, high_p = guess_pos - width, guess_pos + width
-    low_n, high_n = guess_neg - width, guess_neg + width
-    below_p, below_n, total_p, total_n, top_p, top_n, bottom_p, bottom_n, inside_p, inside_n = \
-        _class_window_sums(y, c, low_p, high_p, low_n, high_n)
-    gathered = 0
-    back = n - 1
-    for i in range(n):  # positives from the front, negatives from the back, as in water_level_bias
-        v = c[i]
-        positive = y[i] > 0
-        if positive & (v >= low_p) & (v < high_p):  # rarely true: predictable branches
-            buf[gathered] = v
-            gathered += 1
-        elif (not positive) & (v >= low_n) & (v < high_n):
-            buf[back] = v
-            back -= 1
-    below = np.array([below_p, below_n])
-    inside = np.array([inside_p, inside_n])
-    total = np.array([total_p, total_n])
-    top = np.array([top_p, top_n])
-    bottom = np.array([bottom_p, bottom_n])
+    low = np.array([guess_pos - width, guess_neg - width])
+    high = np.array([guess_pos + width, guess_neg + width])
+    below, inside, total, top, bottom = _gather_class_windows(y, c, low, high, buf, where)
     if volume <= 0.0 or inside[0] == 0 or inside[1] == 0:
-        return 0.0, 0.0, 0, 0.0, 0.0, -1
+        return 0.0, 0.0, 0, 0.0, 0.0, -1, 0, 0, -1, -1
     lo = below.copy()
     hi = below + inside
+    # the negatives were gathered from the back of buf: ranks [lo, hi) at buf[base + rank]
     base = np.array([-below[0], n - inside[1] - below[1]])
     gamma, b, k, top_pos, top_neg = _two_basins(buf, base, lo, hi.copy(), total, top, bottom, volume)
-    if (below[0] < k) & (k < hi[0]) & (below[1] < k) & (k < hi[1]):
-        return gamma, b, k, top_pos, top_neg, inside[0] + inside[1]
-    return gamma, b, k, top_pos, top_neg, -1
+    if not ((below[0] < k) & (k < hi[0]) & (below[1] < k) & (k < hi[1])):
+        return gamma, b, k, top_pos, top_neg, -1, 0, 0, -1, -1
+    below_pos, at_pos = _count_below_and_at(c, where[:inside[0]], top_pos)
+    below_neg, at_neg = _count_below_and_at(c, where[n - inside[1]:], top_neg)
+    return (gamma, b, k, top_pos, top_neg, inside[0] + inside[1], below[0] + below_pos, below[1] + below_neg,
+            at_pos, at_neg)
 
 
-@numba.njit(cache=True, fastmath={"reassoc"})
-def _class_window_sums(y, c, low_p, high_p, low_n, high_n):
-    """Per class: count, sum and largest below its window, smallest above it, count inside (SIMD)."""
+@numba.njit(cache=True)
+def _gather_class_windows(y, c, low, high, buf, where):
+    """Per class ``s`` (0: positives, 1: negatives): count, sum and largest of the responses
+    below ``low[s]``, smallest at or above ``high[s]``, and the count inside; those inside
+    are gathered into ``buf`` and their indices into ``where``, positives from the front and
+    negatives from the back.
+
+    Branches, not masks, and scalar accumulators: most responses lie far from the windows,
+    so the branches are predictable (3x faster than a branch-free pass on Adult).
+    """
+    n = c.shape[0]
+    low_p, low_n, high_p, high_n = low[0], low[1], high[0], high[1]
     below_p = below_n = inside_p = inside_n = 0
     total_p = total_n = 0.0
     top_p = top_n = -np.inf
     bottom_p = bottom_n = np.inf
-    for i in range(c.shape[0]):
+    for i in range(n):
         v = c[i]
-        positive = y[i] > 0
-        lp = positive & (v < low_p)
-        ln = (not positive) & (v < low_n)
-        hp = positive & (v >= high_p)
-        hn = (not positive) & (v >= high_n)
-        below_p += lp
-        below_n += ln
-        inside_p += positive & (not lp) & (not hp)
-        inside_n += (not positive) & (not ln) & (not hn)
-        total_p += v if lp else 0.0
-        total_n += v if ln else 0.0
-        top_p = max(top_p, v if lp else -np.inf)
-        top_n = max(top_n, v if ln else -np.inf)
-        bottom_p = min(bottom_p, v if hp else np.inf)
-        bottom_n = min(bottom_n, v if hn else np.inf)
-    return below_p, below_n, total_p, total_n, top_p, top_n, bottom_p, bottom_n, inside_p, inside_n
+        if y[i] > 0:
+            if v < low_p:
+                below_p += 1
+                total_p += v
+                top_p = max(top_p, v)
+            elif v >= high_p:
+                bottom_p = min(bottom_p, v)
+            else:
+                buf[inside_p] = v
+                where[inside_p] = i
+                inside_p += 1
+        else:
+            if v < low_n:
+                below_n += 1
+                total_n += v
+                top_n = max(top_n, v)
+            elif v >= high_n:
+                bottom_n = min(bottom_n, v)
+            else:
+                inside_n += 1
+                buf[n - inside_n] = v
+                where[n - inside_n] = i
+    return (np.array([below_p, below_n]), np.array([inside_p, inside_n]), np.array([total_p, total_n]),
+            np.array([top_p, top_n]), np.array([bottom_p, bottom_n]))
 
 
 @numba.njit(cache=True)
-def nth_lowest_in_class(c, y, label, top, u):
+def _count_below_and_at(c, idx, top):
+    """Over ``c[idx]``: how many are below ``top``, and an index with ``c == top`` (-1 if none)."""
+    count = 0
+    at = -1
+    for t in range(idx.shape[0]):
+        v = c[idx[t]]
+        count += v < top
+        if v == top:
+            at = idx[t]
+    return count, at
+
+
+@numba.njit(cache=True)
+def count_below_and_at(c, y, label, top):
+    """Responses of class ``label`` below ``top``, and the index of one equal to it (-1 if none).
+
+    The full-pass counterpart of what :func:`water_level_bias_near` returns.
+    """
+    count = 0
+    at = -1
+    for i in range(c.shape[0]):
+        if y[i] == label:
+            count += c[i] < top
+            if c[i] == top:
+                at = i
+    return count, at
+
+
+@numba.njit(cache=True)
+def nth_lowest_in_class(c, y, label, top, u, below):
     """Index of the ``u``-th point of the ``k`` lowest responses of class ``label``.
 
-    The ``k`` lowest are the points of the class with ``c_i < top`` and then, in index
-    order, as many with ``c_i == top`` as needed (``top`` is the ``k``-th smallest, from
-    :func:`water_level_bias`); ``u`` in ``[0, k)``. Returns -1 if there is no such point.
+    The ``k`` lowest are the ``below`` points of the class with ``c_i < top`` in index
+    order and then, in index order, as many with ``c_i == top`` as needed (``top`` is the
+    ``k``-th smallest, from :func:`water_level_bias`; ``below`` from
+    :func:`count_below_and_at` or :func:`water_level_bias_near`); ``u`` in ``[0, k)``.
+    Returns -1 if there is no such point.
     """
-    below = 0
-    for i in range(c.shape[0]):
-        below += (y[i] == label) & (c[i] < top)  # branch-free: unpredictable
     want_below = u < below
     seen = 0
     target = u if want_below else u - below
