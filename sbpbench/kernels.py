@@ -44,8 +44,10 @@ from numba.extending import intrinsic
 
 #: Data denser than this is stored dense; sparser data stays CSR.
 DENSE_THRESHOLD = 0.25
-#: Test rows per block when measuring decision values.
+#: Test rows and support vectors per block when measuring decision values (at most 64 MiB
+#: of inner products at once).
 EVAL_BLOCK_ROWS = 2048
+EVAL_BLOCK_SUPPORT = 4096
 #: Rows needing fewer multiply-adds (or bit-set words) than this are computed on one thread (a
 #: parallel region's start-up and barrier cost more than they save on small rows, and much
 #: more on a busy machine); larger rows use numba's current thread count.
@@ -212,14 +214,14 @@ def _binary_decision(z_bits, z_counts, s_bits, s_counts, coef, gaussian, table, 
 
 
 @numba.njit(cache=True, parallel=True)
-def _finish_block(dots, z_sq, s_sq, coef, gaussian, gamma, out):
-    """out[r] = sum_j coef[j] K from a block of inner products ``dots[r, j]``."""
+def _add_block(dots, z_sq, s_sq, coef, gaussian, gamma, out):
+    """out[r] += sum_j coef[j] K from a block of inner products ``dots[r, j]``."""
     m, nsv = dots.shape
     for r in numba.prange(m):
         total = 0.0
         for j in range(nsv):
             total += coef[j] * _transform(dots[r, j], z_sq[r], s_sq[j], gaussian, gamma)
-        out[r] = total
+        out[r] += total
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -336,6 +338,11 @@ class Kernel:
         self.kernel_evals_computed = 0
         self.eval_kernel_evals = 0
         self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+
+    @property
+    def cached_bytes(self) -> int:
+        """Bytes held by the row cache now (at most ``spec.cache_mb`` MiB)."""
+        return len(self._cache) * 8 * self.n
 
     # -- training-time access ---------------------------------------------------------------
     def diag(self) -> np.ndarray:
@@ -508,19 +515,25 @@ class Kernel:
             _binary_decision(z_bits, z_counts, self._bits[support], self._bin_counts[support], coef,
                              self._gaussian, table, out)
             return out
-        S = self.X[support]
-        s_sq = self.sq[support]
         small_d = self.d <= 4096
         if sp.issparse(Z) and not small_d:
+            S = self.X[support]
             Z = sp.csr_matrix(Z)
             _sparse_decision(Z.indptr, Z.indices.astype(np.int32), Z.data, z_sq, S.indptr,
-                             S.indices, S.data, s_sq, coef, self.d, self._gaussian, self._gamma, out)
+                             S.indices, S.data, self.sq[support], coef, self.d, self._gaussian, self._gamma, out)
             return out
-        Sd = S.toarray() if sp.issparse(S) else S
-        for lo in range(0, m, EVAL_BLOCK_ROWS):
-            hi = min(m, lo + EVAL_BLOCK_ROWS)
-            Zb = Z[lo:hi]
-            Zb = Zb.toarray() if sp.issparse(Zb) else Zb
-            dots = np.ascontiguousarray(Zb @ Sd.T)
-            _finish_block(dots, z_sq[lo:hi], s_sq, coef, self._gaussian, self._gamma, out[lo:hi])
+        # blocks of at most EVAL_BLOCK_ROWS test rows by EVAL_BLOCK_SUPPORT support vectors, so
+        # that measuring needs little memory whatever the support size
+        out[:] = 0.0
+        for s_lo in range(0, support.size, EVAL_BLOCK_SUPPORT):
+            part = support[s_lo:s_lo + EVAL_BLOCK_SUPPORT]
+            S = self.X[part]
+            Sd = S.toarray() if sp.issparse(S) else S
+            for lo in range(0, m, EVAL_BLOCK_ROWS):
+                hi = min(m, lo + EVAL_BLOCK_ROWS)
+                Zb = Z[lo:hi]
+                Zb = Zb.toarray() if sp.issparse(Zb) else Zb
+                dots = np.ascontiguousarray(Zb @ Sd.T)
+                _add_block(dots, z_sq[lo:hi], self.sq[part], coef[s_lo:s_lo + part.size], self._gaussian,
+                           self._gamma, out[lo:hi])
         return out

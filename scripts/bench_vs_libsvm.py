@@ -7,7 +7,8 @@ computation; ``SBPBENCH_DATA`` says where):
 * LIBSVM: scikit-learn's ``SVC(C = 1/(lambda n), gamma = 1/(2 sigma^2))`` trained once to
   its default tolerance (1e-3), its time, test error and Problem 2.2 objective;
 * SBP with bias: training time (measurement excluded) to LIBSVM's test error + 0.1
-  percentage point, and the ratio to LIBSVM's time (target: at most 1/20);
+  percentage point, at its first checkpoint there (50 per decade of kernel evaluations),
+  and the ratio to LIBSVM's time (target: at most 1/20);
 * our SMO (WSS2, eps 1e-3): training time to LIBSVM's objective (target: within 1.5x).
 
 Linear part, Adult and w8a with C = 1 (no bias): LIBLINEAR (``LinearSVC``, hinge loss,
@@ -41,6 +42,9 @@ from sbpbench.runner import prepare, run_one, test_error as measure_error
 from sbpbench.solvers import Snapshot
 
 SBP_RATIO_TARGET = 1 / 20
+#: SBP's time to the target is that of its first checkpoint at or below it: checkpoints 5%
+#: apart in kernel evaluations (measuring is not training time).
+SBP_CHECKPOINTS_PER_DECADE = 50
 SMO_RATIO_TARGET = 1.5
 SGDM_RATIO_TARGET = 2.0
 #: The linear fits take fractions of a second: each is timed this many times, the best kept.
@@ -95,7 +99,8 @@ def kernel_part(lines: list[str]) -> None:
     ref = libsvm(problem)
     target_error = ref["test_error"] + 0.001
     exp = experiment({"name": "adult"}, kernel_section, problem_section, ["sbp"],
-                     {"epochs": 100, "seconds": ref["seconds"], "test_error": target_error})
+                     {"epochs": 100, "seconds": ref["seconds"], "test_error": target_error},
+                     per_decade=SBP_CHECKPOINTS_PER_DECADE)
     sbp = run_one(exp, problem, exp.solvers[0], 0)
     hit = first(sbp.rows, lambda r: r["test_error"] <= target_error)
     exp = experiment({"name": "adult"}, kernel_section, problem_section, [{"name": "smo", "eps": 1e-3}],

@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse as sp
 from tests.exact import kernel_matrix
 
+from sbpbench import kernels
 from sbpbench.kernels import Kernel, KernelSpec
 
 
@@ -35,8 +36,10 @@ def test_real_valued_sparse_rows_match():
         np.testing.assert_allclose(k.row(i), ref[i], rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("support_block", [4096, 3])
 @pytest.mark.parametrize("dense", [False, True])
-def test_decision_matches_dense_computation(adult_small, dense):
+def test_decision_matches_dense_computation(adult_small, dense, support_block, monkeypatch):
+    monkeypatch.setattr(kernels, "EVAL_BLOCK_SUPPORT", support_block)  # 3: blocks of the support
     train, test = adult_small
     k = Kernel(train.X.toarray() if dense else train.X, KernelSpec("gaussian", 10.0, 0))
     support = np.array([4, 9, 100, 200])

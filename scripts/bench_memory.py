@@ -1,0 +1,118 @@
+"""Peak memory of every Figure 2 solver on MNIST-sized data (target: under 2 GB per run).
+
+Data: MNIST's 10000 test images (``mnist-t10k``'s 7000 training and 3000 test rows)
+repeated six times, 60000 training rows of 784 pixels as in MNIST's training set, with the
+real images' values and sparsity; the test set is ``mnist-t10k``'s 3000 test rows. (The
+60000 training images are not available offline; a run's memory depends on ``n``, ``d``,
+the stored values and the support size, not on which images they are.)
+
+Problem: ``configs/sbp-figure2-mnist.yaml``'s kernel section (sigma^2 = 25 and its row
+cache size) and lambda = 1/n, with nu = 2.21e-4 from Table 2 (so that no optimum has to
+be computed). Each solver runs in a fresh process through the runner (checkpoints and
+test-error measurement included) for ``--seconds`` of training, enough to fill its row
+cache; the table gives the peak resident set of that process (``ru_maxrss``): once the
+data was loaded and the problem built, at the end of the run, and after measuring the test
+error of a predictor with every training point a support vector (the most a checkpoint of
+a longer run can need).
+
+Usage: ``python scripts/bench_memory.py [--seconds 90] [--out BENCHMARKS.md]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from bench_common import load_average, machine_facts, update_section
+
+SOLVERS = ("sbp", "pegasos", "sdca", "smo", "perceptron")
+TARGET_MB = 2048
+REPEAT = 6
+CONFIG = Path(__file__).resolve().parent.parent / "configs" / "sbp-figure2-mnist.yaml"
+
+
+def peak_mb() -> float:
+    """This process's peak resident set so far, in MiB (``ru_maxrss`` is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child(solver: str, seconds: float) -> dict:
+    """Build the MNIST-sized problem, run ``solver`` for ``seconds``; the facts as a dict."""
+    from sbpbench import config
+    from sbpbench.data import DatasetSpec, load
+    from sbpbench.data.libsvm import Split
+    from sbpbench.problem import Problem
+    from sbpbench.runner import run_one
+
+    figure = config.load(CONFIG)
+    train, test = load(DatasetSpec(name="mnist-t10k"), np.random.default_rng(0))
+    images = sp.vstack([train.X, test.X] * REPEAT, format="csr")
+    labels = np.concatenate([train.y, test.y] * REPEAT)
+    exp = config.parse({"name": "memory", "dataset": {"name": "mnist-t10k"},
+                        "kernel": {"name": "gaussian", "sigma2": figure.kernel.sigma2,
+                                   "cache_mb": figure.kernel.cache_mb, "cached_mb": cached},
+                        "problem": {"lambda": "1/n", "nu": 2.21e-4}, "solvers": [solver],
+                        "budget": {"seconds": seconds}}, "bench_memory.py")
+    problem = Problem.build(Split(images, labels), test, exp.kernel, 1.0 / labels.size, 2.21e-4, False)
+    del images, labels, train
+    loaded = peak_mb()
+    t0 = time.perf_counter()
+    result = run_one(exp, problem, exp.solvers[0], 0)
+    last = result.rows[-1]
+    run_peak = peak_mb()
+    cached = problem.kernel.cached_bytes / 2**20
+    # the worst checkpoint a longer run could reach: every training point a support vector
+    problem.kernel.decision(problem.test_X, np.arange(problem.n), np.ones(problem.n))
+    return {"solver": solver, "n": problem.n, "nnz": int(problem.kernel.X.nnz), "loaded_mb": loaded,
+            "run_peak_mb": run_peak, "peak_mb": peak_mb(), "wall_s": time.perf_counter() - t0, "iterations": int(last["iteration"]),
+            "n_support": int(last["n_support"]),
+            "cache_mb": figure.kernel.cache_mb, "cached_mb": cached}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=90.0, help="training seconds per solver")
+    parser.add_argument("--out", default="BENCHMARKS.md")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.seconds)))
+        return
+    load_before = load_average()
+    found = []
+    for solver in SOLVERS:
+        done = subprocess.run([sys.executable, __file__, "--child", solver, "--seconds", str(args.seconds)],
+                              check=True, capture_output=True, text=True)
+        found.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        print(f"{solver}: peak {found[-1]['peak_mb']:.0f} MiB", flush=True)
+    first = found[0]
+    lines = [
+        f"MNIST-sized data: MNIST's 10000 test images repeated {REPEAT} times, n = {first['n']} training "
+        f"rows, d = 784, {first['nnz']} stored pixels (CSR); 3000 test rows. Kernel as "
+        f"`configs/sbp-figure2-mnist.yaml` (sigma^2 = 25, row cache {first['cache_mb']:g} MiB), "
+        f"nu = 2.21e-4, lambda = 1/n; each solver {args.seconds:g} s of training in a fresh process, through "
+        f"the runner. Load average (1 min) {load_before:.2f} at the start on 2 cores.",
+        "",
+        "| solver | peak after loading (MiB) | peak of the run (MiB) | row cache at the end (MiB) | iterations | "
+        "support vectors | peak with n support vectors (MiB) | target |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in found:
+        verdict = "met" if r["peak_mb"] < TARGET_MB else f"missed by {r['peak_mb'] - TARGET_MB:.0f} MiB"
+        lines.append(f"| {r['solver']} | {r['loaded_mb']:.0f} | {r['run_peak_mb']:.0f} | {r['cached_mb']:.0f} | "
+                     f"{r['iterations']} | {r['n_support']} | {r['peak_mb']:.0f} | < {TARGET_MB} MiB: {verdict} |")
+    lines += ["", machine_facts()]
+    update_section(args.out, "Peak memory on MNIST-sized data (scripts/bench_memory.py)", "\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
