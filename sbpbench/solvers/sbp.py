@@ -39,9 +39,10 @@ like ``1/s`` while their difference stays of order ``T``; to keep that differenc
 rounding, the state is rebased (``s := 1``, the sum so far moved into the running sum)
 whenever ``s`` falls below :data:`REBASE_BELOW`, an O(n) step without kernel evaluations.
 The water level is searched in a window around the last one (with a bias: around the
-current responses of the points that were each class's ``k``-th), in one vectorized pass
-plus the selection on the few responses inside; the sampled points, and so the whole
-trajectory, are those of the full selection (a test checks it bitwise).
+current responses of the points that were each class's ``k``-th), in one pass plus the
+selection on the few responses inside; with a bias that pass is the update's own. The
+sampled points, and so the whole trajectory, are those of the full selection (a test
+checks it bitwise).
 
 Cost model: exactly ``n`` kernel evaluations per iteration (one kernel row), with or
 without a bias.
@@ -59,8 +60,9 @@ import numpy as np
 
 from sbpbench.solvers.base import Param, Snapshot, Solver, register
 from sbpbench.errors import UserError
-from sbpbench.solvers.waterlevel import (count_below_and_at, nth_lowest_in_class, sample_below, water_level,
-                                        water_level_bias, water_level_bias_near, water_level_near)
+from sbpbench.solvers.waterlevel import (count_below_and_at, gather_class_windows, level_from_windows,
+                                        nth_lowest_in_class, sample_below, water_level, water_level_bias,
+                                        water_level_near)
 
 
 #: Rebase the lazy scale once it falls below this (bounds the cancellation to ~4 digits).
@@ -115,6 +117,7 @@ class SBP(Solver):
         self._where = np.empty(n, dtype=np.int64)  # scratch of the windowed level with a bias
         self._level = 0.0  # the last water level, in units of ct
         self._anchors = (0, 0)  # with a bias: the last k-th point of each class
+        self._windows = None  # with a bias: the responses gathered near them by the last update
         self._width = 0.0  # half-width of its search window (0: none yet)
         self.bias = bool(problem.bias)
         if self.bias and np.unique(self.y).size < 2:
@@ -135,7 +138,7 @@ class SBP(Solver):
             step = eta / self.s
             self.a[i] += step
             self.acc_a[i] += self.P * step
-            _add_row(self.ct, self.acc_c, self.y, row, step * self.y[i], self.P)
+            self._update(row, step * self.y[i])
             if self.norm2 > 1.0:
                 self.s /= np.sqrt(self.norm2)
                 self.norm2 = 1.0
@@ -143,6 +146,23 @@ class SBP(Solver):
             if self.s < REBASE_BELOW:
                 self._rebase()
         return False
+
+    def _update(self, row: np.ndarray, step: float) -> None:
+        """``c~ += step * y * row`` and its running sum, in one pass over ``n``.
+
+        With a bias and a search window, the same pass gathers the responses near each
+        class's next ``k``-th (the window centred on its anchor's updated response) for the
+        next iteration's level (:func:`gather_class_windows`), so an iteration reads its
+        responses once.
+        """
+        if self.bias and self._width > 0:
+            y, ct = self.y, self.ct
+            centers = np.array([ct[a] + step * y[a] * row[a] for a in self._anchors])
+            self._windows = gather_class_windows(y, ct, centers - self._width, centers + self._width, self._buf,
+                                                 self._where, row, step, self.acc_c, self.P)
+        else:
+            _add_row(self.ct, self.acc_c, self.y, row, step, self.P)
+            self._windows = None
 
     def _rebase(self) -> None:
         """Fold the scale into the state: ``s := 1``, the sums so far kept in ``acc``.
@@ -157,6 +177,7 @@ class SBP(Solver):
         self.P = 0.0
         self.s = 1.0
         self._width = 0.0  # the level's units changed
+        self._windows = None
 
     def _sample_plain(self) -> int:
         """Draw ``i ~ p*``, uniform below the water level (Algorithm 1, lines 5-6).
@@ -180,19 +201,19 @@ class SBP(Solver):
     def _sample_bias(self) -> int:
         """Draw ``i ~ p*`` of the two-basin water filling: ``1/(2k)`` on the ``k`` lowest of each class.
 
-        Each class's ``k``-th response is searched (:func:`water_level_bias_near`) near the
-        current response of a point that was the class's ``k``-th at the last iteration
-        (the bias moves the two classes' responses apart by about a step per iteration, so
-        the last values themselves are poor guesses), with the window rule of
-        :meth:`_sample_plain`; the windowed search also counts each class's responses
-        below its ``k``-th, which sampling needs.
+        Each class's ``k``-th response is searched (:func:`level_from_windows`) among the
+        responses that the last update gathered (:meth:`_update`) near the current response
+        of a point that was the class's ``k``-th at the last iteration (the bias moves the
+        two classes' responses apart by about a step per iteration, so the last values
+        themselves are poor guesses), with the window rule of :meth:`_sample_plain`; the
+        windowed search also counts each class's responses below its ``k``-th, which
+        sampling needs.
         """
         volume = self.volume / self.s
         inside = -1
-        if self._width > 0:
-            _, _, k, top_pos, top_neg, inside, below_pos, below_neg, at_pos, at_neg = water_level_bias_near(
-                self.y, self.ct, volume, self.ct[self._anchors[0]], self.ct[self._anchors[1]], self._width,
-                self._buf, self._where)
+        if self._windows is not None:
+            _, _, k, top_pos, top_neg, inside, below_pos, below_neg, at_pos, at_neg = level_from_windows(
+                self.ct, volume, self._windows, self._buf, self._where)
         if inside < 0:
             _, _, k, top_pos, top_neg = water_level_bias(self.y, self.ct, volume, self._buf)
             below_pos, at_pos = count_below_and_at(self.ct, self.y, 1.0, top_pos)

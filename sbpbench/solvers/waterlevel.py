@@ -354,17 +354,10 @@ def _two_basins(buf, base, lo, hi, total, top, bottom, volume):
 def water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, buf, where):
     """:func:`water_level_bias` when each class's ``k*``-th response is known to lie near a guess.
 
-    One pass counts, sums and bounds each class's responses below and above the window
-    ``[guess - width, guess + width)`` of its class and gathers those inside into ``buf``
-    (their indices into ``where``); the selections of :func:`water_level_bias` then run on
-    the gathered responses only, from that partly resolved state. The answer is the global
-    one when its ``k*`` lies strictly inside both classes' windows of ranks and
-    ``W(k*) <= volume < W(k* + 1)`` holds (``W`` as in :func:`water_level_bias`); then ``k``,
-    ``top_pos`` and ``top_neg`` are those of :func:`water_level_bias` (the sums are added in
-    another order, so ``gamma`` and ``b`` may differ in their last bits). The gathered
-    points also give, without another pass, what sampling from ``p*`` and the next window
-    need: each class's number of responses strictly below its ``k*``-th, and one point whose
-    response is the ``k*``-th.
+    :func:`gather_class_windows` counts, sums and bounds each class's responses below and
+    above the window ``[guess - width, guess + width)`` of its class and gathers those
+    inside, in one pass; :func:`level_from_windows` runs the selections of
+    :func:`water_level_bias` on the gathered responses only.
 
     Parameters
     ----------
@@ -382,6 +375,39 @@ def water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, buf, where)
     Returns
     -------
     tuple
+        What :func:`level_from_windows` returns.
+    """
+    windows = gather_class_windows(y, c, np.array([guess_pos - width, guess_neg - width]),
+                                   np.array([guess_pos + width, guess_neg + width]), buf, where)
+    return level_from_windows(c, volume, windows, buf, where)
+
+
+@numba.njit(cache=True)
+def level_from_windows(c, volume, windows, buf, where):
+    """The two-basin level from the responses gathered by :func:`gather_class_windows`.
+
+    The answer is the global one (that of :func:`water_level_bias`) when its ``k*`` lies
+    strictly inside both classes' windows of ranks and ``W(k*) <= volume < W(k* + 1)`` holds
+    (``W`` as in :func:`water_level_bias`); then ``k``, ``top_pos`` and ``top_neg`` are
+    exact (the sums are added in another order, so ``gamma`` and ``b`` may differ in their
+    last bits). The gathered points also give, without another pass, what sampling from
+    ``p*`` and the next windows need: each class's number of responses strictly below its
+    ``k*``-th, and one point whose response is the ``k*``-th.
+
+    Parameters
+    ----------
+    c : numpy.ndarray, shape (n,)
+        The responses the windows were gathered from.
+    volume : float
+        Total water.
+    windows : tuple
+        What :func:`gather_class_windows` returned.
+    buf, where : numpy.ndarray
+        The arrays it gathered into (``buf`` is reordered).
+
+    Returns
+    -------
+    tuple
         ``(gamma, b, k, top_pos, top_neg, inside, below_pos, below_neg, at_pos, at_neg)``:
         the first five as :func:`water_level_bias`; ``inside`` responses were gathered from
         the windows, ``-1`` when the level left a window (then the rest is meaningless and
@@ -389,16 +415,15 @@ def water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, buf, where)
         below ``top_*`` and ``at_*`` is the index of one whose response equals it.
     """
     n = c.shape[0]
-    low = np.array([guess_pos - width, guess_neg - width])
-    high = np.array([guess_pos + width, guess_neg + width])
-    below, inside, total, top, bottom = _gather_class_windows(y, c, low, high, buf, where)
+    below, inside, total, top, bottom = windows
     if volume <= 0.0 or inside[0] == 0 or inside[1] == 0:
         return 0.0, 0.0, 0, 0.0, 0.0, -1, 0, 0, -1, -1
     lo = below.copy()
     hi = below + inside
     # the negatives were gathered from the back of buf: ranks [lo, hi) at buf[base + rank]
     base = np.array([-below[0], n - inside[1] - below[1]])
-    gamma, b, k, top_pos, top_neg = _two_basins(buf, base, lo, hi.copy(), total, top, bottom, volume)
+    gamma, b, k, top_pos, top_neg = _two_basins(buf, base, lo, hi.copy(), total.copy(), top.copy(),
+                                                bottom.copy(), volume)
     if not ((below[0] < k) & (k < hi[0]) & (below[1] < k) & (k < hi[1])):
         return gamma, b, k, top_pos, top_neg, -1, 0, 0, -1, -1
     below_pos, at_pos = _count_below_and_at(c, where[:inside[0]], top_pos)
@@ -407,15 +432,36 @@ def water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, buf, where)
             at_pos, at_neg)
 
 
+@numba.njit(cache=True, inline="always")
+def _place(v, low, high, below, total, top, bottom):
+    """One response against its class's window ``[low, high)``: the class's updated
+    ``(below, total, top, bottom)`` and whether ``v`` lies inside."""
+    if v < low:
+        return below + 1, total + v, max(top, v), bottom, False
+    if v >= high:
+        return below, total, top, min(bottom, v), False
+    return below, total, top, bottom, True
+
+
 @numba.njit(cache=True)
-def _gather_class_windows(y, c, low, high, buf, where):
-    """Per class ``s`` (0: positives, 1: negatives): count, sum and largest of the responses
+def gather_class_windows(y, c, low, high, buf, where, row=None, step=0.0, acc=None, weight=0.0):
+    """One pass over the responses for :func:`level_from_windows`, optionally updating them first.
+
+    Per class ``s`` (0: positives, 1: negatives): count, sum and largest of the responses
     below ``low[s]``, smallest at or above ``high[s]``, and the count inside; those inside
     are gathered into ``buf`` and their indices into ``where``, positives from the front and
-    negatives from the back.
+    negatives from the back. With ``row`` given, each response is first updated as SBP does
+    (``c += step * y * row`` and ``acc += weight * step * y * row``, the arithmetic of
+    ``sbp._add_row``), so that an iteration reads its responses once.
 
     Branches, not masks, and scalar accumulators: most responses lie far from the windows,
     so the branches are predictable (3x faster than a branch-free pass on Adult).
+
+    Returns
+    -------
+    tuple of numpy.ndarray, each of shape (2,)
+        ``(below, inside, total, top, bottom)``: counts below and inside the windows, sum
+        and largest below, smallest above.
     """
     n = c.shape[0]
     low_p, low_n, high_p, high_n = low[0], low[1], high[0], high[1]
@@ -424,26 +470,20 @@ def _gather_class_windows(y, c, low, high, buf, where):
     top_p = top_n = -np.inf
     bottom_p = bottom_n = np.inf
     for i in range(n):
+        if row is not None:
+            v = step * y[i] * row[i]
+            c[i] += v
+            acc[i] += weight * v
         v = c[i]
         if y[i] > 0:
-            if v < low_p:
-                below_p += 1
-                total_p += v
-                top_p = max(top_p, v)
-            elif v >= high_p:
-                bottom_p = min(bottom_p, v)
-            else:
+            below_p, total_p, top_p, bottom_p, inside = _place(v, low_p, high_p, below_p, total_p, top_p, bottom_p)
+            if inside:
                 buf[inside_p] = v
                 where[inside_p] = i
                 inside_p += 1
         else:
-            if v < low_n:
-                below_n += 1
-                total_n += v
-                top_n = max(top_n, v)
-            elif v >= high_n:
-                bottom_n = min(bottom_n, v)
-            else:
+            below_n, total_n, top_n, bottom_n, inside = _place(v, low_n, high_n, below_n, total_n, top_n, bottom_n)
+            if inside:
                 inside_n += 1
                 buf[n - inside_n] = v
                 where[n - inside_n] = i
