@@ -126,9 +126,9 @@ def test_windowed_water_level_keeps_the_trajectory_bitwise(adult_small, monkeypa
     if bias:
         gather = sbp_module.gather_class_windows
 
-        def update_apart(y, c, low, high, buf, where, row, step, acc, weight):
-            sbp_module._add_row(c, acc, y, row, step, weight)
-            return gather(y, c, low, high, buf, where)
+        def update_apart(classes, c, low, high, buf, where, row, step, acc, weight):
+            sbp_module._add_row(c, acc, problem.y, row, step, weight)
+            return gather(classes, c, low, high, buf, where)
 
         monkeypatch.setattr(sbp_module, "gather_class_windows", update_apart)
     problem.kernel.reset()

@@ -118,6 +118,7 @@ class SBP(Solver):
         self._level = 0.0  # the last water level, in units of ct
         self._anchors = (0, 0)  # with a bias: the last k-th point of each class
         self._windows = None  # with a bias: the responses gathered near them by the last update
+        self._classes = (np.flatnonzero(self.y > 0), np.flatnonzero(self.y <= 0))  # indices of each class
         self._width = 0.0  # half-width of its search window (0: none yet)
         self.bias = bool(problem.bias)
         if self.bias and np.unique(self.y).size < 2:
@@ -158,8 +159,8 @@ class SBP(Solver):
         if self.bias and self._width > 0:
             y, ct = self.y, self.ct
             centers = np.array([ct[a] + step * y[a] * row[a] for a in self._anchors])
-            self._windows = gather_class_windows(y, ct, centers - self._width, centers + self._width, self._buf,
-                                                 self._where, row, step, self.acc_c, self.P)
+            self._windows = gather_class_windows(self._classes, ct, centers - self._width, centers + self._width,
+                                                 self._buf, self._where, row, step, self.acc_c, self.P)
         else:
             _add_row(self.ct, self.acc_c, self.y, row, step, self.P)
             self._windows = None

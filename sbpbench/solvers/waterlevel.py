@@ -377,7 +377,8 @@ def water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, buf, where)
     tuple
         What :func:`level_from_windows` returns.
     """
-    windows = gather_class_windows(y, c, np.array([guess_pos - width, guess_neg - width]),
+    classes = (np.flatnonzero(y > 0), np.flatnonzero(y <= 0))
+    windows = gather_class_windows(classes, c, np.array([guess_pos - width, guess_neg - width]),
                                    np.array([guess_pos + width, guess_neg + width]), buf, where)
     return level_from_windows(c, volume, windows, buf, where)
 
@@ -432,30 +433,21 @@ def level_from_windows(c, volume, windows, buf, where):
             at_pos, at_neg)
 
 
-@numba.njit(cache=True, inline="always")
-def _place(v, low, high, below, total, top, bottom):
-    """One response against its class's window ``[low, high)``: the class's updated
-    ``(below, total, top, bottom)`` and whether ``v`` lies inside."""
-    if v < low:
-        return below + 1, total + v, max(top, v), bottom, False
-    if v >= high:
-        return below, total, top, min(bottom, v), False
-    return below, total, top, bottom, True
-
-
 @numba.njit(cache=True)
-def gather_class_windows(y, c, low, high, buf, where, row=None, step=0.0, acc=None, weight=0.0):
+def gather_class_windows(classes, c, low, high, buf, where, row=None, step=0.0, acc=None, weight=0.0):
     """One pass over the responses for :func:`level_from_windows`, optionally updating them first.
 
-    Per class ``s`` (0: positives, 1: negatives): count, sum and largest of the responses
-    below ``low[s]``, smallest at or above ``high[s]``, and the count inside; those inside
-    are gathered into ``buf`` and their indices into ``where``, positives from the front and
-    negatives from the back. With ``row`` given, each response is first updated as SBP does
-    (``c += step * y * row`` and ``acc += weight * step * y * row``, the arithmetic of
-    ``sbp._add_row``), so that an iteration reads its responses once.
+    Per class ``s`` (0: positives, 1: negatives; ``classes[s]`` its indices, ascending):
+    count, sum and largest of the responses below ``low[s]``, smallest at or above
+    ``high[s]``, and the count inside; those inside are gathered into ``buf`` and their
+    indices into ``where``, positives from the front and negatives from the back. With
+    ``row`` given, each response is first updated as SBP does (``c += step * y * row`` and
+    ``acc += weight * step * y * row`` with ``y = +1`` or ``-1`` the class, the arithmetic
+    of ``sbp._add_row``), so that an iteration reads its responses once.
 
-    Branches, not masks, and scalar accumulators: most responses lie far from the windows,
-    so the branches are predictable (3x faster than a branch-free pass on Adult).
+    Class by class, and with selects instead of branches except for the rare responses
+    inside a window: whether a response lies below or above its window follows no pattern,
+    and branches on it took twice as long on Adult.
 
     Returns
     -------
@@ -464,31 +456,39 @@ def gather_class_windows(y, c, low, high, buf, where, row=None, step=0.0, acc=No
         and largest below, smallest above.
     """
     n = c.shape[0]
-    low_p, low_n, high_p, high_n = low[0], low[1], high[0], high[1]
-    below_p = below_n = inside_p = inside_n = 0
-    total_p = total_n = 0.0
-    top_p = top_n = -np.inf
-    bottom_p = bottom_n = np.inf
-    for i in range(n):
-        if row is not None:
-            v = step * y[i] * row[i]
-            c[i] += v
-            acc[i] += weight * v
-        v = c[i]
-        if y[i] > 0:
-            below_p, total_p, top_p, bottom_p, inside = _place(v, low_p, high_p, below_p, total_p, top_p, bottom_p)
-            if inside:
-                buf[inside_p] = v
-                where[inside_p] = i
-                inside_p += 1
-        else:
-            below_n, total_n, top_n, bottom_n, inside = _place(v, low_n, high_n, below_n, total_n, top_n, bottom_n)
-            if inside:
-                inside_n += 1
-                buf[n - inside_n] = v
-                where[n - inside_n] = i
-    return (np.array([below_p, below_n]), np.array([inside_p, inside_n]), np.array([total_p, total_n]),
-            np.array([top_p, top_n]), np.array([bottom_p, bottom_n]))
+    below = np.zeros(2, np.int64)
+    inside = np.zeros(2, np.int64)
+    total = np.zeros(2)
+    top = np.full(2, -np.inf)
+    bottom = np.full(2, np.inf)
+    for s in range(2):
+        label = 1.0 if s == 0 else -1.0
+        lo, hi = low[s], high[s]
+        count = gathered = 0
+        summed = 0.0
+        largest = -np.inf
+        smallest = np.inf
+        idx = classes[s]
+        for t in range(idx.shape[0]):
+            i = idx[t]
+            if row is not None:
+                v = step * label * row[i]
+                c[i] += v
+                acc[i] += weight * v
+            v = c[i]
+            is_low = v < lo
+            is_high = v >= hi
+            count += is_low
+            summed += v if is_low else 0.0
+            largest = max(largest, v if is_low else -np.inf)
+            smallest = min(smallest, v if is_high else np.inf)
+            if not (is_low | is_high):  # rarely true: a predictable branch
+                slot = gathered if s == 0 else n - 1 - gathered
+                buf[slot] = v
+                where[slot] = i
+                gathered += 1
+        below[s], inside[s], total[s], top[s], bottom[s] = count, gathered, summed, largest, smallest
+    return below, inside, total, top, bottom
 
 
 @numba.njit(cache=True)
