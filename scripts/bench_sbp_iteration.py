@@ -55,9 +55,9 @@ BIASED_NU = 1.367e-3
 #: The compiled calls an SBP iteration makes (looked up in sbpbench.solvers.sbp), by part.
 PARTS = {
     "water level (windowed selection; full selection when the level leaves the window)":
-        ("water_level_from_windows", "water_level", "level_from_windows", "water_level_bias", "count_below_and_at"),
+        ("water_level_near", "water_level", "level_from_windows", "water_level_bias", "count_below_and_at"),
     "sampling from p*": ("sample_below", "nth_lowest_in_class"),
-    "response + running-sum update, gathering the next window(s)":
+    "response + running-sum update (with a bias: and gathering the next windows)":
         ("_add_row", "gather_class_windows"),
 }
 

@@ -88,7 +88,7 @@ def test_windowed_level_equals_the_full_selection_or_says_it_missed(seed):
     gamma, below = level(c, volume)
     hits = 0
     for guess, width in ((gamma, 1e-3), (gamma + 0.05, 0.1), (gamma - 0.5, 0.2), (gamma + 3.0, 0.5), (0.0, 100.0)):
-        g, b, inside = water_level_near(c, volume, guess, width, np.empty(n), np.empty(n, np.int64))
+        g, b, inside = water_level_near(c, volume, guess, width, np.empty(n))
         bracketed = guess - width < gamma <= guess + width
         if inside < 0:
             # missed only when the level is outside the window (up to rounding at an edge)

@@ -62,7 +62,7 @@ from sbpbench.solvers.base import Param, Snapshot, Solver, register
 from sbpbench.errors import UserError
 from sbpbench.solvers.waterlevel import (count_below_and_at, gather_class_windows, level_from_windows,
                                         nth_lowest_in_class, sample_below, water_level, water_level_bias,
-                                        water_level_from_windows)
+                                        water_level_near)
 
 
 #: Rebase the lazy scale once it falls below this (bounds the cancellation to ~4 digits).
@@ -114,10 +114,10 @@ class SBP(Solver):
         self.acc_a = np.zeros(n)  # sum_u P_(u-1) delta_u for alpha
         self.acc_c = np.zeros(n)  # the same for the responses
         self._buf = np.empty(n)
-        self._where = np.empty(n, dtype=np.int64)  # scratch of the windowed level
+        self._where = np.empty(n, dtype=np.int64)  # scratch of the windowed level with a bias
         self._level = 0.0  # the last water level, in units of ct
         self._anchors = (0, 0)  # with a bias: the last k-th point of each class
-        self._windows = None  # the responses the last update gathered in the level's next window(s)
+        self._windows = None  # with a bias: the responses gathered near them by the last update
         self._classes = (np.flatnonzero(self.y > 0), np.flatnonzero(self.y <= 0))  # indices of each class
         self._width = 0.0  # half-width of its search window (0: none yet)
         self.bias = bool(problem.bias)
@@ -151,17 +151,14 @@ class SBP(Solver):
     def _update(self, row: np.ndarray, step: float) -> None:
         """``c~ += step * y * row`` and its running sum, in one pass over ``n``.
 
-        Once the level has a search window, the same pass gathers the responses in the next
-        iteration's window (:func:`gather_class_windows`): around the last level, or with a
-        bias one per class, centred on its anchor's updated response. So an iteration reads
-        its responses once.
+        With a bias and a search window, the same pass gathers the responses near each
+        class's next ``k``-th (the window centred on its anchor's updated response) for the
+        next iteration's level (:func:`gather_class_windows`), so an iteration reads its
+        responses once.
         """
-        if self._width > 0:
+        if self.bias and self._width > 0:
             y, ct = self.y, self.ct
-            if self.bias:
-                centers = np.array([ct[a] + step * y[a] * row[a] for a in self._anchors])
-            else:
-                centers = np.full(2, self._level)
+            centers = np.array([ct[a] + step * y[a] * row[a] for a in self._anchors])
             self._windows = gather_class_windows(self._classes, ct, centers - self._width, centers + self._width,
                                                  self._buf, self._where, row, step, self.acc_c, self.P)
         else:
@@ -186,15 +183,14 @@ class SBP(Solver):
     def _sample_plain(self) -> int:
         """Draw ``i ~ p*``, uniform below the water level (Algorithm 1, lines 5-6).
 
-        The level is searched near the last one (:func:`water_level_from_windows`, on the
-        responses the last update gathered), in a window that widens when the level leaves
-        it (then the full selection runs) and narrows while it holds many responses.
+        The level is searched near the last one (:func:`water_level_near`), in a window
+        that widens when the level leaves it (then the full selection runs) and narrows
+        while it holds many responses.
         """
         volume = self.volume / self.s
         inside = -1
-        if self._windows is not None:
-            gamma, below, inside = water_level_from_windows(volume, self._windows, self._level - self._width,
-                                                            self._level + self._width, self._buf)
+        if self._width > 0:
+            gamma, below, inside = water_level_near(self.ct, volume, self._level, self._width, self._buf)
         if inside < 0:
             gamma, below = water_level(self.ct, volume, self._buf)
             self._width = WINDOW_GROWTH * self._width if self._width > 0 else abs(gamma) * WINDOW_START

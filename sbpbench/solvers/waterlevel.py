@@ -11,11 +11,10 @@ values below the pivot whether the level lies below or above it, and recurses in
 side only, so the expected time is linear in ``n`` (no sort).
 
 :func:`water_level_near` is the same selection started from a guess (SBP's level moves
-little between iterations): one pass (:func:`gather_class_windows`, which can also apply
-SBP's update) brackets the level in a window around the guess and gathers the few
-responses inside it, on which the selection runs (:func:`water_level_from_windows`).
+little between iterations): one branch-free pass brackets the level in a window around
+the guess and the selection runs on the few responses inside it.
 :func:`water_level_bias_near` does the same for the two-basin water filling with a bias,
-with one window per class (:func:`level_from_windows`).
+with one window per class.
 """
 
 from __future__ import annotations
@@ -116,45 +115,14 @@ def _select_level(buf, lo, hi, below, covered, volume):
 
 
 @numba.njit(cache=True)
-def water_level_near(c, volume, guess, width, buf, where):
-    """:func:`water_level` when the level is known to lie near ``guess``.
+def water_level_near(c, volume, guess, width, buf):
+    """:func:`water_level` when the level is known to lie near ``guess``, in one branch-free pass.
 
-    :func:`gather_class_windows` (both classes given the window ``[guess - width,
-    guess + width)``: without a bias the labels do not matter) counts and sums the
-    responses below the window and gathers those inside in one pass;
-    :func:`water_level_from_windows` runs the selection on the gathered ones only.
-
-    Parameters
-    ----------
-    c, volume
-        As for :func:`water_level`.
-    guess, width : float
-        The window's centre and half-width.
-    buf : numpy.ndarray of float, shape (n,)
-        Scratch space, overwritten.
-    where : numpy.ndarray of int64, shape (n,)
-        Scratch space for the gathered indices, overwritten.
-
-    Returns
-    -------
-    tuple
-        What :func:`water_level_from_windows` returns.
-    """
-    classes = (np.arange(c.shape[0]), np.arange(0))
-    edges = np.array([guess - width, guess - width]), np.array([guess + width, guess + width])
-    windows = gather_class_windows(classes, c, edges[0], edges[1], buf, where)
-    return water_level_from_windows(volume, windows, edges[0][0], edges[1][0], buf)
-
-
-@numba.njit(cache=True)
-def water_level_from_windows(volume, windows, low_edge, high_edge, buf):
-    """The level of :func:`water_level` from the responses :func:`gather_class_windows`
-    gathered in the window ``[low_edge, high_edge)`` (the same for both classes).
-
-    If the water of the window's two edges brackets ``volume``, the selection of
-    :func:`water_level` runs on the gathered responses only. The level and the set below it
-    are those of :func:`water_level` (the sums are added in another order, so ``gamma`` may
-    differ in its last bits).
+    One vectorized pass counts and sums the responses below ``guess - width`` and in
+    ``[guess - width, guess + width)``; if the water of the two window edges brackets
+    ``volume``, a second pass gathers the responses in the window into ``buf`` and the
+    selection of :func:`water_level` runs on them only. The level and the set below it are those of :func:`water_level` (the sums are
+    added in another order, so ``gamma`` may differ in its last bits).
 
     Returns
     -------
@@ -164,21 +132,39 @@ def water_level_from_windows(volume, windows, low_edge, high_edge, buf):
         Responses gathered from the window; ``-1`` if the level lies outside it (then
         ``gamma`` and ``below`` are meaningless and the caller uses :func:`water_level`).
     """
-    n = buf.shape[0]
-    below, inside, total, _, _ = windows
-    n_low = below[0] + below[1]
-    sum_low = total[0] + total[1]
-    gathered = inside[0] + inside[1]
+    low_edge = guess - width
+    high_edge = guess + width
+    n_low, sum_low, inside, sum_inside = _window_sums(c, low_edge, high_edge)
     if volume <= 0.0 or low_edge * n_low - sum_low >= volume:
         return 0.0, 0, -1  # the level is below the window
-    buf[inside[0]:gathered] = buf[n - inside[1]:n]  # the second class's, gathered from the back
-    sum_inside = 0.0
-    for t in range(gathered):
-        sum_inside += buf[t]
-    if high_edge * (n_low + gathered) - (sum_low + sum_inside) < volume:
+    if high_edge * (n_low + inside) - (sum_low + sum_inside) < volume:
         return 0.0, 0, -1  # above it
-    gamma, count = _select_level(buf, 0, gathered, n_low, sum_low, volume)
-    return gamma, count, gathered
+    gathered = 0
+    for i in range(c.shape[0]):
+        v = c[i]
+        if (v >= low_edge) & (v < high_edge):  # rarely true: a predictable branch
+            buf[gathered] = v
+            gathered += 1
+    gamma, below = _select_level(buf, 0, inside, n_low, sum_low, volume)
+    return gamma, below, inside
+
+
+@numba.njit(cache=True, fastmath={"reassoc"})
+def _window_sums(c, low_edge, high_edge):
+    """Count and sum of ``c`` below ``low_edge`` and in ``[low_edge, high_edge)`` (SIMD sums)."""
+    n_low = 0
+    sum_low = 0.0
+    inside = 0
+    sum_inside = 0.0
+    for i in range(c.shape[0]):
+        v = c[i]
+        is_low = v < low_edge
+        is_inside = (v >= low_edge) & (v < high_edge)
+        n_low += is_low
+        sum_low += v if is_low else 0.0
+        inside += is_inside
+        sum_inside += v if is_inside else 0.0
+    return n_low, sum_low, inside, sum_inside
 
 
 @numba.njit(cache=True)
@@ -449,8 +435,7 @@ def level_from_windows(c, volume, windows, buf, where):
 
 @numba.njit(cache=True)
 def gather_class_windows(classes, c, low, high, buf, where, row=None, step=0.0, acc=None, weight=0.0):
-    """One pass over the responses for :func:`level_from_windows` or
-    :func:`water_level_from_windows`, optionally updating them first.
+    """One pass over the responses for :func:`level_from_windows`, optionally updating them first.
 
     Per class ``s`` (0: positives, 1: negatives; ``classes[s]`` its indices, ascending):
     count, sum and largest of the responses below ``low[s]``, smallest at or above
