@@ -20,6 +20,8 @@ Verdict rules (stated in the report too):
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -204,9 +206,15 @@ def libsvm_rows(root: Path) -> tuple[list[Row], list[tuple[str, bool | None, str
                         + "; time: different machine (paper: Intel E7500)"))
         rows.append(Row(f"SBP test error at 1/4 of LIBSVM's time, {dataset}", f"{sbp_err}%", f"{ours:.2f}%",
                         "matches" if abs(ours - sbp_err) <= 0.1 else f"differs by {ours - sbp_err:+.2f} pp"))
-        held = bool(ours <= lib_err + 0.1)
-        claims.append((dataset, held, f"SBP {ours:.2f}% at {lib_time / 4:.1f} s vs LIBSVM {lib_err:.2f}% "
-                                      f"at {lib_time:.1f} s"))
+        # the claim is SBP *reaching* LIBSVM's error + 0.1 pp within a quarter of its time:
+        # the first checkpoint at or below it (the error then moves by a test point or two)
+        target = lib_err + 0.1
+        firsts = [run[100 * run["test_error"] <= target + 1e-9]["train_time_s"].min() for _, run in sbp.groupby("run")]
+        reached = float(np.mean(firsts)) if not np.any(np.isnan(firsts)) else math.inf  # mean over runs
+        held = bool(reached <= lib_time / 4)
+        when = f"first at {reached:.1f} s" if np.isfinite(reached) else "never"
+        claims.append((dataset, held, f"SBP reaches {target:.2f}% {when} (1/4 of LIBSVM's time: {lib_time / 4:.1f} s, "
+                                      f"where its error is {ours:.2f}%); LIBSVM {lib_err:.2f}% at {lib_time:.1f} s"))
     return rows, claims
 
 
@@ -347,23 +355,32 @@ def sbp_below(res: ExperimentResult, other: str) -> tuple[bool, str]:
                           f"at {hi:.2g}: SBP {100 * a[-1]:.2f}% vs {other} {100 * b[-1]:.2f}%")
 
 
-def progress_point(frame: pd.DataFrame) -> float:
-    """Where, as a fraction of its log kernel-evaluation range, a solver's mean test error first
-    closes half the gap between its first and its final value."""
+#: A curve has settled once its mean test error stays within this fraction of its final value.
+SETTLED_WITHIN = 0.1
+
+
+def settle_point(frame: pd.DataFrame) -> float:
+    """Where, as a fraction of its log kernel-evaluation range, a solver's mean test error
+    enters and then stays within :data:`SETTLED_WITHIN` of its final value."""
     g, m = _mean(frame)
-    half = (m[0] + m[-1]) / 2
-    k = int(np.argmax(m <= half)) if (m <= half).any() else len(g) - 1
+    outside = np.flatnonzero(np.abs(m - m[-1]) > SETTLED_WITHIN * m[-1])
+    k = min(int(outside[-1]) + 1, len(g) - 1) if outside.size else 0
     return float((np.log(g[k]) - np.log(g[0])) / (np.log(g[-1]) - np.log(g[0])))
 
 
 def smo_late(res: ExperimentResult) -> tuple[bool, str]:
-    """Claim: SMO makes little progress until late. Held when SMO closes half its error gap
-    later (in its log kernel-evaluation range) than SBP, and past the middle of its range."""
+    """Claim: SMO makes little progress until late, then converges rapidly. Held when SMO's
+    mean test error settles (:func:`settle_point`) past the middle of its log kernel-evaluation
+    range and later than SBP's.
+
+    The settle point, not the point where half the error gap is closed: SMO's early error
+    jumps (between 20% and 45% on Adult) make any first crossing of a level say little.
+    """
     c = res.curves
-    p_smo = progress_point(c[c["solver_name"] == "smo"])
-    p_sbp = progress_point(c[c["solver_name"] == "sbp"])
-    return p_smo > max(p_sbp, 0.5), (f"SMO closes half its error gap at {p_smo:.0%} of its log kernel-evaluation "
-                                     f"range (SBP: {p_sbp:.0%})")
+    p_smo = settle_point(c[c["solver_name"] == "smo"])
+    p_sbp = settle_point(c[c["solver_name"] == "sbp"])
+    return p_smo > max(p_sbp, 0.5), (f"SMO's test error settles within {SETTLED_WITHIN:.0%} of its final value at "
+                                     f"{p_smo:.0%} of its log kernel-evaluation range (SBP: {p_sbp:.0%})")
 
 
 def perceptron_claim(res: ExperimentResult) -> tuple[bool, bool, str]:
