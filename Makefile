@@ -26,12 +26,14 @@ figures:
 # Speed claims: each script times sbpbench and the reference tools in one process run and
 # rewrites its section of BENCHMARKS.md (machine, versions, load, ratios). Takes about
 # 25 minutes on 2 cores the first time (the exact optimum of the biased Adult problem is
-# computed once and cached under $$SBPBENCH_DATA/optima).
+# computed once and cached under $$SBPBENCH_DATA/optima). bench_figure2.py reports the committed
+# Figure 2 run on Adult; `$(PYTHON) scripts/bench_figure2.py --run` times a new one (~20 minutes).
 bench:
 	$(PYTHON) scripts/bench_kernels.py
 	$(PYTHON) scripts/bench_sbp_iteration.py
 	$(PYTHON) scripts/bench_vs_libsvm.py
 	$(PYTHON) scripts/bench_memory.py
+	$(PYTHON) scripts/bench_figure2.py
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache

@@ -8,12 +8,13 @@ the stored values and the support size, not on which images they are.)
 
 Problem: ``configs/sbp-figure2-mnist.yaml``'s kernel section (sigma^2 = 25 and its row
 cache size) and lambda = 1/n, with nu = 2.21e-4 from Table 2 (so that no optimum has to
-be computed). Each solver runs in a fresh process through the runner (checkpoints and
-test-error measurement included) for ``--seconds`` of training, enough to fill its row
-cache; the table gives the peak resident set of that process (``ru_maxrss``): once the
-data was loaded and the problem built, at the end of the run, and after measuring the test
-error of a predictor with every training point a support vector (the most a checkpoint of
-a longer run can need).
+be computed). Each solver runs in a fresh process through the runner (test-error
+measurement included, at one checkpoint per decade of kernel evaluations; not at every
+epoch's end, which the Perceptron reaches every second or so once its mistakes are rare) for
+``--seconds`` of training, enough to fill its row cache; the table gives the peak
+resident set of that process (``ru_maxrss``): once the data was loaded and the problem
+built, at the end of the run, and after measuring the test error of a predictor with every
+training point a support vector (the most a checkpoint of a longer run can need).
 
 Usage: ``python scripts/bench_memory.py [--seconds 90] [--out BENCHMARKS.md]``.
 """
@@ -58,9 +59,9 @@ def child(solver: str, seconds: float) -> dict:
     labels = np.concatenate([train.y, test.y] * REPEAT)
     exp = config.parse({"name": "memory", "dataset": {"name": "mnist-t10k"},
                         "kernel": {"name": "gaussian", "sigma2": figure.kernel.sigma2,
-                                   "cache_mb": figure.kernel.cache_mb, "cached_mb": cached},
+                                   "cache_mb": figure.kernel.cache_mb},
                         "problem": {"lambda": "1/n", "nu": 2.21e-4}, "solvers": [solver],
-                        "budget": {"seconds": seconds}}, "bench_memory.py")
+                        "budget": {"seconds": seconds}, "checkpoints": {"per_decade": 1, "epochs": False}}, "bench_memory.py")
     problem = Problem.build(Split(images, labels), test, exp.kernel, 1.0 / labels.size, 2.21e-4, False)
     del images, labels, train
     loaded = peak_mb()
@@ -72,7 +73,8 @@ def child(solver: str, seconds: float) -> dict:
     # the worst checkpoint a longer run could reach: every training point a support vector
     problem.kernel.decision(problem.test_X, np.arange(problem.n), np.ones(problem.n))
     return {"solver": solver, "n": problem.n, "nnz": int(problem.kernel.X.nnz), "loaded_mb": loaded,
-            "run_peak_mb": run_peak, "peak_mb": peak_mb(), "wall_s": time.perf_counter() - t0, "iterations": int(last["iteration"]),
+            "run_peak_mb": run_peak, "peak_mb": peak_mb(), "wall_s": time.perf_counter() - t0,
+            "iterations": int(last["iteration"]),
             "n_support": int(last["n_support"]),
             "cache_mb": figure.kernel.cache_mb, "cached_mb": cached}
 

@@ -2,7 +2,9 @@
 
 Kernel part, full Adult with the SBP paper's biased setting (sigma^2 = 100,
 lambda = 1/(100 n), nu from lambda, the exact optimum cached on disk after its first
-computation; ``SBPBENCH_DATA`` says where):
+computation; ``SBPBENCH_DATA`` says where). SBP and SMO first run 200 iterations' worth of
+kernel evaluations untimed, so that numba's compilation (after a code change) is not timed;
+then each of the three is timed :data:`KERNEL_REPEATS` times and its best time is kept:
 
 * LIBSVM: scikit-learn's ``SVC(C = 1/(lambda n), gamma = 1/(2 sigma^2))`` trained once to
   its default tolerance (1e-3), its time, test error and Problem 2.2 objective;
@@ -49,6 +51,9 @@ SMO_RATIO_TARGET = 1.5
 SGDM_RATIO_TARGET = 2.0
 #: The linear fits take fractions of a second: each is timed this many times, the best kept.
 REPEATS = 5
+#: LIBSVM, SBP and SMO on Adult take seconds to a minute, and vary by up to 1.7x between runs
+#: here (33 to 58 s for LIBSVM): each is timed this many times, the best kept.
+KERNEL_REPEATS = 2
 
 
 def seconds_of(fn) -> float:
@@ -89,6 +94,15 @@ def libsvm(problem) -> dict:
             "n_support": int(support.size)}
 
 
+def fastest_to(exp, problem, predicate) -> tuple[dict | None, list[dict]]:
+    """Run ``exp``'s solver :data:`KERNEL_REPEATS` times (the same trajectory each time); the
+    first checkpoint satisfying ``predicate`` in the run that reached it soonest, and that
+    run's rows."""
+    runs = [run_one(exp, problem, exp.solvers[0], 0).rows for _ in range(KERNEL_REPEATS)]
+    hits = [(first(rows, predicate), rows) for rows in runs]
+    return min(hits, key=lambda h: h[0]["train_time_s"] if h[0] else math.inf)
+
+
 def kernel_part(lines: list[str]) -> None:
     """LIBSVM, SBP with bias and our SMO on full Adult (biased setting)."""
     problem_section = {"lambda": "1/(100*n)", "nu": "from_lambda", "bias": True}
@@ -96,17 +110,18 @@ def kernel_part(lines: list[str]) -> None:
     base = experiment({"name": "adult"}, kernel_section, problem_section, ["sbp"], {"epochs": 1})
     prep = prepare(base)
     problem = prep.problem
-    ref = libsvm(problem)
+    for warm in (["sbp"], [{"name": "smo", "eps": 1e-3}]):  # compile (numba) before anything is timed
+        exp = experiment({"name": "adult"}, kernel_section, problem_section, warm, {"kernel_evals": 200 * problem.n})
+        run_one(exp, problem, exp.solvers[0], 0)
+    ref = min((libsvm(problem) for _ in range(KERNEL_REPEATS)), key=lambda r: r["seconds"])
     target_error = ref["test_error"] + 0.001
     exp = experiment({"name": "adult"}, kernel_section, problem_section, ["sbp"],
                      {"epochs": 100, "seconds": ref["seconds"], "test_error": target_error},
                      per_decade=SBP_CHECKPOINTS_PER_DECADE)
-    sbp = run_one(exp, problem, exp.solvers[0], 0)
-    hit = first(sbp.rows, lambda r: r["test_error"] <= target_error)
+    hit, sbp_rows = fastest_to(exp, problem, lambda r: r["test_error"] <= target_error)
     exp = experiment({"name": "adult"}, kernel_section, problem_section, [{"name": "smo", "eps": 1e-3}],
                      {"epochs": 1e9, "seconds": 3 * ref["seconds"]})
-    smo = run_one(exp, problem, exp.solvers[0], 0)
-    smo_hit = first(smo.rows, lambda r: r["primal_objective"] <= ref["objective"])
+    smo_hit, smo_rows = fastest_to(exp, problem, lambda r: r["primal_objective"] <= ref["objective"])
     lines += [
         f"Full Adult (n = {problem.n}, {problem.test_y.size} test), sigma^2 = 100, lambda = 1/(100 n), "
         f"nu = {problem.nu:.4g} (from lambda), bias.",
@@ -116,9 +131,9 @@ def kernel_part(lines: list[str]) -> None:
         f"| LIBSVM (SVC, tol 1e-3) | {ref['seconds']:.1f} | {ref['test_error']:.2%} | {ref['objective']:.6f} | 1 | |",
     ]
     lines.append(_row(f"SBP with bias, to LIBSVM's error + 0.1 pp ({target_error:.2%})", hit, ref["seconds"],
-                      SBP_RATIO_TARGET, sbp.rows))
+                      SBP_RATIO_TARGET, sbp_rows))
     lines.append(_row("our SMO (eps 1e-3), to LIBSVM's objective", smo_hit, ref["seconds"], SMO_RATIO_TARGET,
-                      smo.rows))
+                      smo_rows))
 
 
 def _row(label: str, hit: dict | None, reference_s: float, target: float, rows: list[dict]) -> str:
