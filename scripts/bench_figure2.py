@@ -79,6 +79,8 @@ def main() -> None:
     parser.add_argument("--out", default="BENCHMARKS.md")
     args = parser.parse_args()
     run_dir = run_now(args.jobs) if args.run else args.run_dir.resolve()
+    if not (run_dir / "meta.json").is_file():
+        parser.error(f"{run_dir}: no meta.json (expected a run folder written by sbpbench run)")
     body = report(run_dir)
     update_section(args.out, "SBP Figure 2 on Adult, whole (scripts/bench_figure2.py)", body)
     print(body)
