@@ -18,17 +18,34 @@ def kernel_matrix(X, Z=None, sigma2: float = 10.0, kind: str = "gaussian") -> np
     return rbf_kernel(X, Z, gamma=1.0 / (2.0 * sigma2))
 
 
+def two_basin_lp(y: np.ndarray, c: np.ndarray, volume: float, bias: bool = True, gamma: float | None = None,
+                 sense: int = 0) -> tuple[float, float]:
+    """The water level with a bias (Equation 3.9) as a linear program over (gamma, b, xi).
+
+    max gamma s.t. gamma <= c_i + y_i b + xi_i, xi >= 0, sum xi <= volume (b = 0 without a
+    bias); or, with ``gamma`` fixed, the least (``sense=1``) or largest (``sense=-1``) optimal
+    b. Returns ``(gamma, b)``.
+    """
+    n = c.size
+    A = np.zeros((n + 1, n + 2))
+    A[:n, 0] = 1.0
+    A[:n, 1] = -y
+    A[:n, 2:] = -np.eye(n)
+    A[n, 2:] = 1.0
+    bounds = [(None, None) if gamma is None else (gamma, gamma), (None, None) if bias else (0, 0)]
+    cost = np.zeros(n + 2)
+    if gamma is None:
+        cost[0] = -1.0
+    else:
+        cost[1] = sense
+    res = linprog(cost, A_ub=A, b_ub=np.r_[c, volume], bounds=bounds + [(0, None)] * n, method="highs")
+    assert res.status == 0, res.message
+    return res.x[0], res.x[1]
+
+
 def water_level_lp(c: np.ndarray, volume: float) -> float:
     """max gamma s.t. gamma <= c_i + xi_i, xi >= 0, sum xi <= volume, as a linear program."""
-    n = c.size
-    # variables (gamma, xi_1..xi_n); minimize -gamma
-    cost = np.r_[-1.0, np.zeros(n)]
-    A = np.hstack([np.ones((n, 1)), -np.eye(n)])  # gamma - xi_i <= c_i
-    A = np.vstack([A, np.r_[0.0, np.ones(n)]])  # sum xi <= volume
-    b = np.r_[c, volume]
-    res = linprog(cost, A_ub=A, b_ub=b, bounds=[(None, None)] + [(0, None)] * n, method="highs")
-    assert res.status == 0, res.message
-    return -res.fun
+    return two_basin_lp(np.ones(c.size), c, volume, bias=False)[0]
 
 
 def lambda_optimum(K: np.ndarray, y: np.ndarray, lam: float) -> dict:

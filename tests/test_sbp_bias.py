@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog, minimize
+from scipy.optimize import minimize
 from sklearn.metrics.pairwise import rbf_kernel
 
 from sbpbench.solvers.sbp import SBP
 from tests.adult_rows import adult_problem
+from tests.exact import two_basin_lp
 
 N = 40
 NU = 0.1
@@ -15,16 +16,7 @@ SIGMA2 = 10.0
 
 def slack_value(c, y, volume, bias):
     """f(w) of Equation 3.1 / 3.9 from responses c by a linear program over (gamma, b, xi)."""
-    n = c.size
-    A = np.zeros((n + 1, n + 2))
-    A[:n, 0] = 1.0
-    A[:n, 1] = -y
-    A[:n, 2:] = -np.eye(n)
-    A[n, 2:] = 1.0
-    bounds = [(None, None), (None, None) if bias else (0, 0)] + [(0, None)] * n
-    res = linprog(np.r_[-1.0, np.zeros(n + 1)], A_ub=A, b_ub=np.r_[c, volume], bounds=bounds, method="highs")
-    assert res.status == 0
-    return -res.fun
+    return two_basin_lp(y, c, volume, bias)[0]
 
 
 def exact_optimum(K, y, volume, bias):

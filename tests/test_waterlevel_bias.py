@@ -2,28 +2,10 @@
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
+
+from tests.exact import two_basin_lp
 
 from sbpbench.solvers.waterlevel import count_below_and_at, nth_lowest_in_class, water_level_bias, water_level_bias_near
-
-
-def _lp(y, c, volume, gamma=None, sense=0):
-    """Brute force over (gamma, b, xi): max gamma, or (gamma fixed) min/max b (sense -1/+1)."""
-    n = c.size
-    A = np.zeros((n + 1, n + 2))
-    A[:n, 0] = 1.0
-    A[:n, 1] = -y
-    A[:n, 2:] = -np.eye(n)
-    A[n, 2:] = 1.0
-    bounds = [(None, None) if gamma is None else (gamma, gamma), (None, None)] + [(0, None)] * n
-    cost = np.zeros(n + 2)
-    if gamma is None:
-        cost[0] = -1.0
-    else:
-        cost[1] = sense
-    res = linprog(cost, A_ub=A, b_ub=np.r_[c, volume], bounds=bounds, method="highs")
-    assert res.status == 0
-    return res.x[0], res.x[1]
 
 
 def _support(y, c, k, top_pos, top_neg):
@@ -39,14 +21,14 @@ def _support(y, c, k, top_pos, top_neg):
 
 def _check(y, c, volume):
     gamma, b, k, top_pos, top_neg = water_level_bias(y, c, volume, np.empty(c.size))
-    ref, _ = _lp(y, c, volume)
+    ref, _ = two_basin_lp(y, c, volume)
     scale = max(1.0, abs(ref))
     assert gamma == pytest.approx(ref, abs=1e-8 * scale)
     # (gamma, b) is feasible: the water needed is the volume
     assert np.maximum(0.0, gamma - c - y * b).sum() <= volume + 1e-8 * scale
     # b is the midpoint of the interval of optimal biases (Algorithm 3, line 42)
-    b_lo = _lp(y, c, volume, gamma=ref - 1e-10 * scale, sense=1)[1]
-    b_hi = _lp(y, c, volume, gamma=ref - 1e-10 * scale, sense=-1)[1]
+    b_lo = two_basin_lp(y, c, volume, gamma=ref - 1e-10 * scale, sense=1)[1]
+    b_hi = two_basin_lp(y, c, volume, gamma=ref - 1e-10 * scale, sense=-1)[1]
     assert b_lo - 1e-6 * scale <= b <= b_hi + 1e-6 * scale
     assert b == pytest.approx(0.5 * (b_lo + b_hi), abs=1e-6 * scale)
     # p* = 1/(2k) on the k lowest of each class is minimax optimal: its dual value
