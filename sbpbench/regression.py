@@ -4,11 +4,13 @@ A reference is a copy of a run folder (``curves.csv`` and ``meta.json``) under
 ``results/reference/<name>/``. :func:`compare` matches the new curves to it solver by
 solver and checkpoint by checkpoint:
 
+* every solver of the reference must be there with as many runs at every checkpoint;
 * the work done must be identical: ``kernel_evals`` (or ``iteration`` for solvers that do
   not count kernel evaluations) at every checkpoint, and the number of checkpoints;
 * ``test_error`` and ``objective`` (means over runs) must stay within a band around the
   reference mean: ``z`` times the reference's standard deviation over seeds at that
-  checkpoint, but at least an absolute floor (test error) or a relative floor (objective).
+  checkpoint, but at least an absolute floor (test error) or a relative floor (objective);
+  a value missing (NaN) where the reference has a number is worse.
 
 Only a worse value fails: a lower test error, or a better objective, is reported as an
 improvement (regenerate the reference deliberately with ``sbpbench check --update``).
@@ -16,7 +18,6 @@ improvement (regenerate the reference deliberately with ``sbpbench check --updat
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ import pandas as pd
 
 from sbpbench.errors import UserError
 from sbpbench.plotting import latest_runs
-from sbpbench.results import read_curves
+from sbpbench.results import read_curves, read_meta
 
 #: Band width in reference standard deviations.
 Z = 3.0
@@ -87,11 +88,12 @@ def compare(new: pd.DataFrame, reference: pd.DataFrame, z: float = Z) -> list[De
         if got.empty:
             deviations.append(Deviation(solver, -1, "missing solver", 1, 0, 0, True))
             continue
-        ref_mean = ref.groupby("checkpoint").mean(numeric_only=True)
+        ref_mean = _means(ref)
         ref_std = ref.groupby("checkpoint").std(ddof=0, numeric_only=True).fillna(0.0)
-        got_mean = got.groupby("checkpoint").mean(numeric_only=True)
+        got_mean = _means(got)
         if len(got_mean) != len(ref_mean):
             deviations.append(Deviation(solver, -1, "checkpoints", len(ref_mean), len(got_mean), 0, True))
+        deviations += _missing_runs(solver, ref, got)
         work = "kernel_evals" if ref["kernel_evals"].notna().all() else "iteration"
         sense = _objective_sense(reference, solver)
         for cp in ref_mean.index.intersection(got_mean.index):
@@ -99,16 +101,45 @@ def compare(new: pd.DataFrame, reference: pd.DataFrame, z: float = Z) -> list[De
             if r[work] != g[work]:
                 deviations.append(Deviation(solver, int(cp), work, r[work], g[work], 0.0, True))
             band = max(z * s["test_error"], TEST_ERROR_FLOOR)
-            if abs(g["test_error"] - r["test_error"]) > band:
-                deviations.append(Deviation(solver, int(cp), "test_error", r["test_error"], g["test_error"],
-                                            band, g["test_error"] > r["test_error"]))
-            if "objective" in r and not (math.isnan(r["objective"]) or math.isnan(g["objective"])):
+            deviations += _outside(solver, int(cp), "test_error", r["test_error"], g["test_error"], band, -1)
+            if "objective" in r:
                 band = max(z * s["objective"], OBJECTIVE_FLOOR * max(abs(r["objective"]), 1e-12))
-                diff = g["objective"] - r["objective"]
-                if abs(diff) > band:
-                    deviations.append(Deviation(solver, int(cp), "objective", r["objective"], g["objective"],
-                                                band, sense * diff < 0))
+                deviations += _outside(solver, int(cp), "objective", r["objective"], g["objective"], band, sense)
     return deviations
+
+
+def _means(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per checkpoint, the mean over runs of every numeric column; NaN where a run has NaN."""
+    numeric = frame.select_dtypes("number").drop(columns="checkpoint")
+    checkpoint = frame["checkpoint"]
+    return numeric.groupby(checkpoint).mean().mask(numeric.isna().groupby(checkpoint).any())
+
+
+def _missing_runs(solver: str, ref: pd.DataFrame, got: pd.DataFrame) -> list[Deviation]:
+    """A worse deviation at the first checkpoint where ``got`` has another number of runs than ``ref``."""
+    ref_runs = ref.groupby("checkpoint")["run"].nunique()
+    got_runs = got.groupby("checkpoint")["run"].nunique().reindex(ref_runs.index, fill_value=0)
+    differ = ref_runs.index[ref_runs != got_runs]
+    if differ.empty:
+        return []
+    cp = differ[0]
+    return [Deviation(solver, int(cp), "runs", ref_runs[cp], got_runs[cp], 0.0, True)]
+
+
+def _outside(solver: str, cp: int, column: str, ref: float, value: float, band: float, sense: int) -> list[Deviation]:
+    """The deviation of ``value`` from ``ref`` when it leaves the band (NaN: worse), else none.
+
+    Nothing is compared where ``ref`` is NaN. ``sense`` is +1 when larger values are better,
+    -1 when smaller ones are.
+    """
+    if math.isnan(ref):
+        return []
+    if math.isnan(value):
+        return [Deviation(solver, cp, column, ref, value, band, True)]
+    diff = value - ref
+    if abs(diff) <= band:
+        return []
+    return [Deviation(solver, cp, column, ref, value, band, sense * diff < 0)]
 
 
 def _run_folder(path: Path) -> Path:
@@ -161,8 +192,8 @@ def check(results: Path, reference: Path, update: bool = False, z: float = Z) ->
         return True, f"reference {reference} updated from {run}"
     if not (reference / "curves.csv").is_file():
         raise UserError(f"{reference}: no reference curves.csv (create one with --update)")
-    ref_meta = json.loads((reference / "meta.json").read_text()) if (reference / "meta.json").exists() else {}
-    new_meta = json.loads((run / "meta.json").read_text()) if (run / "meta.json").exists() else {}
+    ref_meta = read_meta(reference) if (reference / "meta.json").exists() else {}
+    new_meta = read_meta(run) if (run / "meta.json").exists() else {}
     ref_resolved, new_resolved = _comparable(ref_meta.get("resolved")), _comparable(new_meta.get("resolved"))
     if ref_resolved and new_resolved and ref_resolved != new_resolved:
         keys = sorted(k for k in ref_resolved if ref_resolved[k] != new_resolved.get(k))

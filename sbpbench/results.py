@@ -92,6 +92,12 @@ def environment() -> dict[str, Any]:
 COMPLETE = ("budget", "done", "diverged")
 
 
+def ended_badly(summary: dict[str, Any]) -> bool:
+    """Whether a run (its ``meta.json`` summary) ended ``failed: <reason>`` or ``diverged``."""
+    status = str(summary.get("status"))
+    return status == "diverged" or status.startswith("failed")
+
+
 class ResultsWriter:
     """Collects checkpoint rows and run statuses and keeps the two files up to date.
 
@@ -165,31 +171,39 @@ def newest_run_dir(root: Path, experiment: str) -> Path | None:
 
 
 def read_meta(directory: Path) -> dict[str, Any]:
-    """Read a run folder's ``meta.json`` (a :class:`~sbpbench.errors.UserError` if it is unreadable)."""
+    """Read a run folder's ``meta.json``.
+
+    Raises
+    ------
+    UserError
+        The file is unreadable, not JSON, or not a JSON object.
+    """
     path = directory / "meta.json"
     try:
-        return json.loads(path.read_text())
+        meta = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise UserError(f"{path}: cannot read the run's metadata ({exc})") from None
+    if not isinstance(meta, dict):
+        raise UserError(f"{path}: not a sbpbench meta.json (a JSON object expected, found a {type(meta).__name__})")
+    return meta
 
 
 def complete_runs(directory: Path, meta: dict[str, Any]) -> list[tuple[list[dict[str, Any]], dict[str, Any]]]:
     """The runs of a run folder with a complete result (status in :data:`COMPLETE`), with their rows.
 
     Rows of any other run (failed, interrupted, or written to ``curves.csv`` but not yet
-    to ``meta.json`` when the process died) are left out.
+    to ``meta.json`` when the process died) are left out, and so is a run whose rows in
+    ``curves.csv`` are not the ``checkpoints`` its summary counts (it is redone, never
+    kept without its rows).
     """
-    curves = read_curves(directory / "curves.csv") if (directory / "curves.csv").is_file() else pd.DataFrame()
+    curves = read_curves(directory / "curves.csv") if (directory / "curves.csv").is_file() else curves_frame([])
     runs = []
     for summary in meta.get("runs", []):
         if str(summary.get("status")).split(":")[0] not in COMPLETE:
             continue
-        if curves.empty:
-            rows = []
-        else:
-            mine = curves[(curves["solver"].astype(str) == str(summary["solver"])) & (curves["run"] == summary["run"])]
-            rows = mine.to_dict("records")
-        runs.append((rows, summary))
+        mine = curves[(curves["solver"] == str(summary.get("solver"))) & (curves["run"] == summary.get("run"))]
+        if len(mine) == summary.get("checkpoints"):
+            runs.append((mine.to_dict("records"), summary))
     return runs
 
 
@@ -219,15 +233,47 @@ def curves_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS + extra)
 
 
+#: Columns of ``curves.csv`` that hold text: read as written ("NA", "None" or "null" is a label, not a gap).
+TEXT_COLUMNS = ("experiment", "dataset", "solver", "solver_name", "params", "status")
+#: What an empty or missing measurement may look like in any other column (read as NaN).
+NUMERIC_NA = ("", "nan", "NaN", "-nan", "NA", "N/A", "NULL", "null", "None", "<NA>")
+
+
 def read_curves(directory: str | Path) -> pd.DataFrame:
-    """Read every ``curves.csv`` below ``directory`` (a run folder or a tree of them) into one frame."""
+    """Read every ``curves.csv`` below ``directory`` (a run folder or a tree of them) into one frame.
+
+    ``directory`` may also be one such file. :data:`TEXT_COLUMNS` are read as strings,
+    exactly as written; the other columns as numbers, NaN where empty.
+
+    Raises
+    ------
+    UserError
+        A file is not a ``curves.csv`` of sbpbench (unreadable, or without its columns).
+    """
     directory = Path(directory)
     files = [directory] if directory.is_file() else sorted(directory.rglob("curves.csv"))
-    frames = [pd.read_csv(f) for f in files if f.stat().st_size > 0]
+    frames = [_read_curves_file(f) for f in files if f.stat().st_size > 0]
     frames = [f for f in frames if not f.empty]
     if not frames:
-        return pd.DataFrame(columns=COLUMNS)
+        return curves_frame([])
     return pd.concat(frames, ignore_index=True)
+
+
+def _read_curves_file(path: Path) -> pd.DataFrame:
+    """One ``curves.csv``, checked to have :data:`COLUMNS` with numbers outside :data:`TEXT_COLUMNS`."""
+    try:
+        header = list(pd.read_csv(path, nrows=0).columns)
+        missing = [c for c in COLUMNS if c not in header]
+        if missing:
+            raise UserError(f"{path}: not a sbpbench curves.csv (missing columns {', '.join(missing)})")
+        frame = pd.read_csv(path, dtype={c: str for c in TEXT_COLUMNS}, keep_default_na=False,
+                            na_values={c: NUMERIC_NA for c in header if c not in TEXT_COLUMNS})
+    except (OSError, ValueError) as exc:  # pandas' parser and decoding errors are ValueErrors
+        raise UserError(f"{path}: not a sbpbench curves.csv ({' '.join(str(exc).split())})") from None
+    text = [c for c in COLUMNS if c not in TEXT_COLUMNS and not pd.api.types.is_numeric_dtype(frame[c])]
+    if text:
+        raise UserError(f"{path}: not a sbpbench curves.csv (column {text[0]!r} holds text, numbers expected)")
+    return frame
 
 
 def now() -> str:

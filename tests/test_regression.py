@@ -56,14 +56,36 @@ def synthetic(errors_by_run, kevals=(10, 100)):
     return pd.DataFrame(rows)
 
 
+def twice(errors):
+    """Two runs with the same test errors (as many runs as the synthetic reference)."""
+    return [errors, errors]
+
+
 def test_bands_come_from_the_spread_over_seeds():
     reference = synthetic([[0.30, 0.20], [0.34, 0.24]])  # std 0.02 at each checkpoint
-    assert regression.compare(synthetic([[0.35, 0.27]]), reference) == []  # within 3 std
-    worse = regression.compare(synthetic([[0.40, 0.22]]), reference)
+    assert regression.compare(synthetic(twice([0.35, 0.27])), reference) == []  # within 3 std
+    worse = regression.compare(synthetic(twice([0.40, 0.22])), reference)
     assert [(d.checkpoint, d.column, d.worse) for d in worse] == [(0, "test_error", True)]
-    better = regression.compare(synthetic([[0.20, 0.22]]), reference)
+    better = regression.compare(synthetic(twice([0.20, 0.22])), reference)
     assert [(d.column, d.worse) for d in better] == [("test_error", False)]
-    assert regression.compare(synthetic([[0.32, 0.22]], kevals=(10, 101)), reference)[0].column == "kernel_evals"
+    assert regression.compare(synthetic(twice([0.32, 0.22]), kevals=(10, 101)), reference)[0].column == "kernel_evals"
+
+
+def test_missing_runs_and_nan_values_are_worse():
+    reference = synthetic([[0.30, 0.20], [0.34, 0.24]])
+    fewer = regression.compare(synthetic([[0.32, 0.22]]), reference)  # a whole run missing
+    assert [(d.checkpoint, d.column, d.reference, d.value, d.worse) for d in fewer] == [(0, "runs", 2, 1, True)]
+    cut = synthetic(twice([0.32, 0.22]))
+    cut = cut[(cut["run"] == 0) | (cut["checkpoint"] == 0)]  # run 1 stopped after its first checkpoint
+    assert [(d.checkpoint, d.column) for d in regression.compare(cut, reference)] == [(1, "runs")]
+    nan = float("nan")
+    every = regression.compare(synthetic(twice([nan, nan])), reference)
+    assert [(d.checkpoint, d.column, d.worse) for d in every] == [(0, "test_error", True), (1, "test_error", True)]
+    one = regression.compare(synthetic([[0.32, 0.22], [0.32, nan]]), reference)  # the other run's mean is fine
+    assert [(d.checkpoint, d.column, d.worse) for d in one] == [(1, "test_error", True)]
+    objective = synthetic(twice([0.32, 0.22])).assign(objective=nan)
+    assert {(d.column, d.worse) for d in regression.compare(objective, reference)} == {("objective", True)}
+    assert regression.compare(reference, reference.assign(objective=nan)) == []  # nothing to compare with
 
 
 def test_check_cli_exit_codes(tmp_path, monkeypatch, capsys):

@@ -1,0 +1,131 @@
+"""Result files read back: labels pandas would take for gaps, complete runs never dropped, malformed files."""
+
+import csv
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.cli_runner import sbpbench
+from sbpbench import plotting
+from sbpbench.results import read_curves
+
+CONFIG = """
+name: labels
+dataset: {name: adult, n_train: 200, n_test: 200}
+kernel: {name: gaussian, sigma2: 10}
+problem: {lambda: 1/n, nu: 0.011}
+solvers: [{name: sbp, label: NA}, {name: pegasos, label: "null"}, {name: pegasos, label: None, mini_batch: 2}]
+budget: {epochs: 1}
+runs: 1
+seed: 0
+"""
+
+LABELS = ["NA", "null", "None"]
+
+pytestmark = pytest.mark.usefixtures("one_numba_thread")
+
+
+def one_line_error(capsys, *needles: str) -> str:
+    """Standard error, checked to be one ``sbpbench: error:`` line holding every needle."""
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("sbpbench: error: "), err
+    assert all(n in err for n in needles), err
+    return err
+
+
+def without_times(directory: Path) -> pd.DataFrame:
+    return read_curves(directory).drop(columns=["train_time_s"])
+
+
+@pytest.fixture(scope="module")
+def config_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("config") / "labels.yaml"
+    path.write_text(CONFIG)
+    return path
+
+
+@pytest.fixture
+def finished(monkeypatch, capsys, tmp_path, config_path):
+    """A finished run of the config (its folder), with the solver labels the figure drew."""
+    drawn = []
+    real = plotting._draw_curve
+    monkeypatch.setattr(plotting, "_draw_curve", lambda ax, label, *a: (drawn.append(label), real(ax, label, *a)))
+    assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res", "-q") == 0
+    (directory,) = (tmp_path / "res" / "labels").iterdir()
+    return directory, drawn, capsys.readouterr().out
+
+
+def test_labels_pandas_reads_as_missing_survive(monkeypatch, capsys, tmp_path, config_path, finished):
+    directory, drawn, out = finished
+    assert drawn == LABELS
+    table = [line.split()[0] for line in out.splitlines() if line.split()[:1] and line.split()[0] in LABELS]
+    assert sorted(table) == sorted(LABELS)
+    curves = read_curves(directory)
+    assert list(dict.fromkeys(curves["solver"])) == LABELS
+    assert curves["test_error"].dtype == float and curves["kernel_evals"].notna().all()
+
+    assert sbpbench(monkeypatch, "check", directory, "--reference", directory) == 0
+    assert " 0 worse" in capsys.readouterr().out
+
+    before = (directory / "curves.csv").read_bytes()
+    assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res", "--resume", "-q",
+                    "--no-plot") == 0
+    meta = json.loads((directory / "meta.json").read_text())
+    assert [(r["kept"], r["redone"]) for r in meta["resumes"]] == [(3, 0)]
+    assert (directory / "curves.csv").read_bytes() == before
+
+
+def test_resume_redoes_a_complete_run_whose_rows_are_gone(monkeypatch, tmp_path, config_path, finished):
+    directory, _, _ = finished
+    expected = without_times(directory)
+    with open(directory / "curves.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    solver = rows[0].index("solver")
+    with open(directory / "curves.csv", "w", newline="") as fh:  # the rows of "null" lost, the others as written
+        csv.writer(fh).writerows(row for row in rows if row[solver] != "null")
+    assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res", "--resume", "-q",
+                    "--no-plot") == 0
+    meta = json.loads((directory / "meta.json").read_text())
+    assert [(r["kept"], r["redone"]) for r in meta["resumes"]] == [(2, 1)]
+    pd.testing.assert_frame_equal(without_times(directory), expected)
+
+
+def test_a_meta_json_that_is_not_an_object_is_one_line(monkeypatch, capsys, tmp_path, config_path, finished):
+    directory, _, _ = finished
+    (directory / "meta.json").write_text("[1, 2]\n")
+    assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res", "--resume", "-q") == 2
+    one_line_error(capsys, "meta.json", "JSON object")
+    assert sbpbench(monkeypatch, "check", directory, "--reference", directory) == 2
+    one_line_error(capsys, "meta.json", "JSON object")
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("a,b\n1,2\n", "missing columns experiment, dataset, solver"),
+    ("\x00\x01\x02", "not a sbpbench curves.csv"),
+])
+def test_a_csv_of_another_shape_is_one_line(monkeypatch, capsys, tmp_path, config_path, finished, text, needle):
+    directory, _, _ = finished
+    good = tmp_path / "good"
+    good.mkdir()
+    for name in ("curves.csv", "meta.json"):
+        (good / name).write_bytes((directory / name).read_bytes())
+    (directory / "curves.csv").write_text(text)
+    assert sbpbench(monkeypatch, "plot", directory) == 2
+    one_line_error(capsys, str(directory / "curves.csv"), needle)
+    assert sbpbench(monkeypatch, "check", directory, "--reference", good) == 2
+    one_line_error(capsys, needle)
+    assert sbpbench(monkeypatch, "check", good, "--reference", directory) == 2
+    one_line_error(capsys, needle)
+    assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res", "--resume", "-q") == 2
+    one_line_error(capsys, needle)
+
+
+def test_text_in_a_numeric_column_is_one_line(monkeypatch, capsys, finished):
+    directory, _, _ = finished
+    curves = pd.read_csv(directory / "curves.csv", dtype=str, keep_default_na=False)
+    curves.loc[0, "test_error"] = "oops"
+    curves.to_csv(directory / "curves.csv", index=False)
+    assert sbpbench(monkeypatch, "plot", directory) == 2
+    one_line_error(capsys, "column 'test_error' holds text")
