@@ -130,12 +130,13 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     Every config is validated and its data loaded before anything runs. Each run writes
     curves.csv (one row per checkpoint) and meta.json (resolved configuration, versions,
     host, statuses). All configs share the --jobs workers; results are written by this
-    process only, in the same order whatever executor ran them.
+    process only, in the same order whatever executor ran them. Exits with 3, after
+    writing everything, when a run ended failed or diverged.
     """
     from sbpbench import config
     from sbpbench.executors import make_executor, run_experiments
     from sbpbench.plotting import plot_results
-    from sbpbench.results import read_curves
+    from sbpbench.results import ended_badly, read_curves, read_meta
 
     experiments = [config.load(path, list(overrides)) for path in configs]
     with make_executor(executor, jobs, scheduler) as runner_pool:
@@ -149,6 +150,13 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
             written = plot_results(directory)
             if written:
                 click.echo("figure:  " + ", ".join(str(p) for p in written))
+    runs = {d: read_meta(d).get("runs", []) for d in directories}
+    bad = {d: sum(map(ended_badly, summaries)) for d, summaries in runs.items()}
+    if any(bad.values()):
+        where = ", ".join(str(d / "meta.json") for d, n in bad.items() if n)
+        click.echo(f"sbpbench: {sum(bad.values())} of {sum(map(len, runs.values()))} runs failed or diverged; "
+                   f"see {where}", err=True)
+        sys.exit(3)  # after writing everything, so that CI sees it; 2 is for user errors
 
 
 @cli.command()
@@ -194,8 +202,12 @@ def check(results: Path, reference: Path, update: bool, z: float) -> None:
     objective must stay within z standard deviations over seeds of the reference mean (with
     small floors). RESULTS is a run folder or an experiment folder (its newest run).
     """
+    import math
+
     from sbpbench import regression
 
+    if not (math.isfinite(z) and z >= 0):
+        raise UserError(f"--z {z}: expected a finite number >= 0 (standard deviations)")
     ok, report = regression.check(results, reference, update, z)
     click.echo(report)
     if not ok:

@@ -1,13 +1,16 @@
 """The command line end to end on a small real subsample, and its error and interruption paths."""
 
 import json
+import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from tests.cli_runner import sbpbench
 from sbpbench import runner
 from sbpbench.results import COLUMNS
+from sbpbench.solvers import SOLVERS, Snapshot, Solver
 
 CONFIG = """
 name: tiny
@@ -95,3 +98,37 @@ def test_interruption_keeps_finished_runs(monkeypatch, capsys, tmp_path, config_
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["interrupted"] is True and len(meta["runs"]) == 1
     assert not [p for p in run_dir.iterdir() if p.name.startswith(".")]  # no temporary files left
+
+
+class Breaks(Solver):
+    """A solver that raises after its first checkpoint, or (``diverges``) returns NaN from its third."""
+
+    name = "breaks"
+    diverges = False
+
+    def advance(self, max_iterations, max_kernel_evals, deadline):
+        self.iteration += 1
+        if not self.diverges and self.iteration > 1:
+            raise MemoryError("out of memory")
+        return False
+
+    def snapshot(self):
+        value = math.nan if self.iteration > 2 else 1.0
+        return Snapshot(np.array([0]), np.array([1.0]), objective=value)
+
+
+def test_failed_or_diverged_runs_exit_3_after_writing_everything(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(SOLVERS, "raises", type("Raises", (Breaks,), {"name": "raises"}))
+    monkeypatch.setitem(SOLVERS, "diverges", type("Diverges", (Breaks,), {"name": "diverges", "diverges": True}))
+    path = tmp_path / "breaking.yaml"
+    path.write_text(CONFIG.replace("name: tiny", "name: breaking").replace("[sbp, pegasos]", "[pegasos, raises, diverges]"))
+    assert sbpbench(monkeypatch, "run", path, "--results", tmp_path / "res", "-q") == 3
+    (run_dir,) = (tmp_path / "res" / "breaking").iterdir()
+    err = capsys.readouterr().err.splitlines()  # (a note on the bundled Adult may come first)
+    assert err[-1] == f"sbpbench: 4 of 6 runs failed or diverged; see {run_dir / 'meta.json'}"
+    assert not [line for line in err[:-1] if "failed" in line or "error" in line]
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert [r["status"] for r in meta["runs"]] == ["budget"] * 2 + ["failed: MemoryError: out of memory"] * 2 + [
+        "diverged"] * 2
+    assert "finished" in meta and (run_dir / "figure2.png").exists()
+    assert set(pd.read_csv(run_dir / "curves.csv")["solver"]) == {"pegasos", "raises", "diverges"}

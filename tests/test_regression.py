@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.cli_runner import sbpbench
 from sbpbench import config, regression
 from sbpbench.runner import run_experiment
 from sbpbench.solvers import sbp as sbp_module
@@ -106,3 +107,34 @@ def test_check_cli_exit_codes(tmp_path, monkeypatch, capsys):
     assert info.value.code == 1
     out = capsys.readouterr().out
     assert "WORSE" in out and "test_error" in out
+
+
+def copy_of_reference(tmp_path, change) -> Path:
+    """A run folder holding the ci-adult reference's curves changed by ``change(frame) -> frame``."""
+    reference = ROOT / "results" / "reference" / "ci-adult"
+    run_dir = tmp_path / "ci-adult" / "run"
+    run_dir.mkdir(parents=True)
+    change(pd.read_csv(reference / "curves.csv")).to_csv(run_dir / "curves.csv", index=False)
+    (run_dir / "meta.json").write_text((reference / "meta.json").read_text())
+    return run_dir
+
+
+@pytest.mark.parametrize("change, column", [
+    (lambda c: c[~((c["solver"] == "sbp") & (c["run"] == c["run"].max()))], "runs"),  # a whole run missing
+    (lambda c: c.assign(test_error=float("nan")), "test_error"),
+])
+def test_check_cli_fails_on_a_missing_run_and_nan_values(tmp_path, monkeypatch, capsys, change, column):
+    reference = ROOT / "results" / "reference" / "ci-adult"
+    run_dir = copy_of_reference(tmp_path, change)
+    assert sbpbench(monkeypatch, "check", run_dir, "--reference", reference) == 1
+    out = capsys.readouterr().out
+    assert " 0 worse" not in out and any(line.split()[2:3] == [column] and "WORSE" in line for line in out.splitlines())
+
+
+@pytest.mark.parametrize("z", ["nan", "inf", "-inf", "-1"])
+def test_check_z_must_be_finite_and_not_negative(tmp_path, monkeypatch, capsys, z):
+    reference = ROOT / "results" / "reference" / "ci-adult"
+    assert sbpbench(monkeypatch, "check", reference, "--reference", reference, "--z", z) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith(f"sbpbench: error: --z {float(z)}: expected a finite number")
+    assert sbpbench(monkeypatch, "check", reference, "--reference", reference, "--z", "0") == 0
