@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import platform
 import threading
+import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -120,6 +121,8 @@ class Executor:
 
     #: The ``--executor`` name.
     name = ""
+    #: Runs at once (``--jobs``, with its default resolved); None when the cluster decides.
+    jobs: int | None = 1
 
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
         """Run ``tasks``; yield each with its result, in order of completion."""
@@ -146,10 +149,24 @@ class SequentialExecutor(Executor):
             yield task, execute(task, reporter.checkpoint)
 
 
-def _init_process(threads: int) -> None:
+#: Seconds between a worker's checks that the process that started it is still alive.
+WATCHDOG_INTERVAL_S = 0.5
+
+
+def _init_process(threads: int, parent: int) -> None:
+    """Set up a worker process: its share of numba's threads, and a watchdog on its parent."""
     import numba
 
     numba.set_num_threads(threads)
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), name="sbpbench-parent-watchdog",
+                     daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """End this process as soon as ``parent`` is no longer its parent (the client died, even by SIGKILL)."""
+    while os.getppid() == parent:
+        time.sleep(WATCHDOG_INTERVAL_S)
+    os._exit(1)
 
 
 class ProcessExecutor(Executor):
@@ -157,14 +174,17 @@ class ProcessExecutor(Executor):
 
     A worker that dies (killed, out of memory) breaks Python's process pool: its run and
     every run not yet finished end ``failed: BrokenProcessPool ...``; ``--resume`` redoes them.
+    Workers watch this process and exit when it dies, even by SIGKILL (see
+    :func:`_exit_when_orphaned`).
     """
 
     name = "processes"
 
     def __init__(self, jobs: int):
+        self.jobs = jobs
         threads = max(1, (os.cpu_count() or 1) // jobs)
         self._pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
-                                         initializer=_init_process, initargs=(threads,))
+                                         initializer=_init_process, initargs=(threads, os.getpid()))
 
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
         futures = {self._pool.submit(execute, task): task for task in tasks}
@@ -195,8 +215,10 @@ class DaskExecutor(Executor):
         self._distributed = distributed
         self.retries = retries
         self._cluster = None
+        self.jobs = None
         if scheduler is None:
-            self._cluster = distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+            self.jobs = workers or os.cpu_count() or 1
+            self._cluster = distributed.LocalCluster(n_workers=self.jobs, threads_per_worker=1,
                                                      processes=True, dashboard_address=None)
             scheduler = self._cluster.scheduler_address
         try:
@@ -258,6 +280,21 @@ def make_executor(name: str | None, jobs: int | None, scheduler: str | None) -> 
 
 
 @dataclass
+class _Start:
+    """Where an experiment's results go, decided before any folder is created or changed.
+
+    ``directory`` is None for a new run folder; otherwise it is the folder to resume,
+    ``old`` its ``meta.json`` and ``kept`` its complete runs (rows, summary) by plan position.
+    """
+
+    exp: Experiment
+    meta: dict[str, Any]
+    directory: Path | None = None
+    old: dict[str, Any] | None = None
+    kept: dict[int, tuple[list[dict[str, Any]], dict[str, Any]]] | None = None
+
+
+@dataclass
 class _Opened:
     """An experiment ready to run: its run folder's writer and the runs still to do."""
 
@@ -270,9 +307,10 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
                     resume_from: Path | None = None) -> list[Path]:
     """Run every solver of every experiment ``runs`` times on ``executor`` and write the results.
 
-    Every experiment's data are loaded and its run folder opened (or, with ``resume``,
-    checked against the config) before any run starts. Results are written by this
-    process only, atomically, after every finished run, in plan order.
+    Every experiment's data are loaded (and, with ``resume``, its run folder checked
+    against the config) before any run folder is created or changed, so that a mistake in
+    one experiment leaves no trace of the others. Results are written by this process
+    only, atomically, after every finished run, in plan order.
 
     Parameters
     ----------
@@ -309,8 +347,9 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
         raise UserError(f"two configs define the experiment {dup!r}; give one another 'name'")
     if resume_from is not None and len(experiments) != 1:
         raise UserError("--resume-from continues one run folder: give exactly one config")
-    opened = [_open(exp, results_root, executor, reporter, resume or resume_from is not None, resume_from)
+    starts = [_start(exp, results_root, executor, reporter, resume or resume_from is not None, resume_from)
               for exp in experiments]
+    opened = [_open(start, results_root, executor) for start in starts]
     if not isinstance(executor, SequentialExecutor):
         _local.__dict__.clear()  # the runs build their problems elsewhere
     by_name = {exp.name: o for exp, o in zip(experiments, opened)}
@@ -332,19 +371,24 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
     return [o.writer.directory for o in opened]
 
 
-def _open(exp: Experiment, results_root: Path, executor: Executor, reporter: Reporter, resume: bool,
-          resume_from: Path | None) -> _Opened:
-    """Load an experiment's data and open its run folder: a new one, or the one to resume."""
+def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Reporter, resume: bool,
+           resume_from: Path | None) -> _Start:
+    """Load an experiment's data and decide where its results go; create or change nothing.
+
+    Raises
+    ------
+    UserError
+        The folder to resume holds another experiment, another resolved configuration,
+        or unreadable files.
+    """
     prep = prepared(exp)
     reporter.loaded(exp, prep.dataset["n_train"], prep.dataset["n_test"], prep.seconds)
     resolved = runner.resolved_config(exp, prep)
     meta = {"experiment": exp.name, "config_file": exp.source, "config": exp.raw, "resolved": resolved,
-            "executor": executor.name, **environment()}
+            "executor": executor.name, "jobs": executor.jobs, **environment()}
     directory = (resume_from or newest_run_dir(results_root, exp.name)) if resume else None
     if directory is None:
-        writer = ResultsWriter(new_run_dir(results_root, exp.name), meta)
-        writer.flush()
-        return _Opened(writer, plan(exp))
+        return _Start(exp, meta)
 
     old = read_meta(directory)
     resolved = json.loads(json.dumps(resolved, default=str))  # as meta.json holds it
@@ -355,17 +399,29 @@ def _open(exp: Experiment, results_root: Path, executor: Executor, reporter: Rep
         raise UserError(f"{directory}/meta.json: key 'resolved.{key}' differs from the config {exp.source} "
                         f"({_at(old.get('resolved'), key)!r} there, {_at(resolved, key)!r} now); "
                         "run without --resume to start a new run folder")
-    writer = ResultsWriter(directory, {k: v for k, v in old.items() if k not in ("interrupted", "finished")})
-    done = set()
+    kept = {}
     for rows, summary in complete_runs(directory, old):
         pos = position(exp, str(summary["solver"]), int(summary["run"]))
-        if pos is not None and pos not in done:
-            writer.add_run(rows, summary, pos, flush=False)
-            done.add(pos)
-    tasks = plan(exp, skip=done)
+        if pos is not None:
+            kept.setdefault(pos, (rows, summary))
+    return _Start(exp, meta, directory, old, kept)
+
+
+def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:
+    """Open an experiment's run folder (a new one, or the one to resume) and write its files."""
+    if start.directory is None:
+        writer = ResultsWriter(new_run_dir(results_root, start.exp.name), start.meta)
+        writer.flush()
+        return _Opened(writer, plan(start.exp))
+
+    writer = ResultsWriter(start.directory,
+                           {k: v for k, v in start.old.items() if k not in ("interrupted", "finished")})
+    for pos, (rows, summary) in start.kept.items():
+        writer.add_run(rows, summary, pos, flush=False)
+    tasks = plan(start.exp, skip=start.kept)
     writer.meta.setdefault("resumes", []).append(
-        {"time": now(), "kept": len(done), "redone": len(tasks), "executor": executor.name,
-         "host": platform.node()})
+        {"time": now(), "kept": len(start.kept), "redone": len(tasks), "executor": executor.name,
+         "jobs": executor.jobs, "host": platform.node()})
     writer.flush()
     return _Opened(writer, tasks)
 

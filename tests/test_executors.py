@@ -50,8 +50,12 @@ def curves(directory: Path) -> pd.DataFrame:
     return pd.read_csv(directory / "curves.csv").drop(columns=["train_time_s"])
 
 
+def meta(directory: Path) -> dict:
+    return json.loads((directory / "meta.json").read_text())
+
+
 def statuses(directory: Path) -> list[str]:
-    return [r["status"] for r in json.loads((directory / "meta.json").read_text())["runs"]]
+    return [r["status"] for r in meta(directory)["runs"]]
 
 
 def sequential(path: Path, root: Path) -> Path:
@@ -86,6 +90,8 @@ def test_processes_match_sequential_and_share_one_pool(monkeypatch, tmp_path, re
     (other_dir,) = (results / "other").iterdir()
     pd.testing.assert_frame_equal(curves(other_dir), curves(sequential(other, tmp_path / "seq")))
     assert statuses(tiny) == ["budget"] * 4 and statuses(other_dir) == ["budget"] * 2
+    assert (meta(tiny)["executor"], meta(tiny)["jobs"]) == ("processes", 2)
+    assert (meta(ref_dir)["executor"], meta(ref_dir)["jobs"]) == ("sequential", 1)
 
 
 def test_bad_executor_options_are_one_line_errors(monkeypatch, capsys, reference):
@@ -143,6 +149,7 @@ def test_dask_matches_sequential(monkeypatch, tmp_path, reference, cluster):
     (directory,) = (results / "tiny").iterdir()
     pd.testing.assert_frame_equal(curves(directory), curves(ref_dir))
     assert statuses(directory) == ["budget"] * 4
+    assert (meta(directory)["executor"], meta(directory)["jobs"]) == ("dask", None)  # the cluster decides
 
 
 @pytest.fixture
@@ -195,3 +202,21 @@ def test_run_whose_worker_is_lost_fails_and_resume_finishes(monkeypatch, tmp_pat
     assert list((tmp_path / "res" / "killing").iterdir()) == [directory]
     assert statuses(directory) == ["budget"] * 4
     pd.testing.assert_frame_equal(curves(directory), expected)
+
+
+def test_a_config_that_fails_to_load_leaves_no_trace_of_the_others(monkeypatch, capsys, tmp_path, reference):
+    ref_path, _ = reference
+    (tmp_path / "broken.svm").write_text("this is not a LIBSVM file\n")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("dataset: {path: broken.svm, test_path: broken.svm}\nproblem: {lambda: 1/n}\nsolvers: [pegasos]\n")
+    results = tmp_path / "res"
+    assert sbpbench(monkeypatch, "run", ref_path, broken, "--results", results, "-q") == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("sbpbench: note: ")]
+    assert len(err) == 1 and err[0].startswith("sbpbench: error: ") and "broken.svm:1" in err[0]
+    assert not (results / "tiny").exists()
+
+    assert sbpbench(monkeypatch, "run", ref_path, "--results", results, "-q", "--no-plot") == 0
+    (directory,) = (results / "tiny").iterdir()
+    before = {p.name: p.read_bytes() for p in directory.iterdir()}
+    assert sbpbench(monkeypatch, "run", ref_path, broken, "--results", results, "-q", "--resume") == 2
+    assert {p.name: p.read_bytes() for p in directory.iterdir()} == before  # no resume recorded

@@ -1,0 +1,69 @@
+"""Workers do not outlive a client killed with SIGKILL (``--jobs 2``: the processes and the resource tracker)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+psutil = pytest.importorskip("psutil")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CONFIG = """
+name: long
+dataset: {name: adult, n_train: 3000, n_test: 500}
+kernel: {name: gaussian, sigma2: 10}
+problem: {lambda: 1/n, nu: 0.011}
+solvers: [sbp, pegasos]
+budget: {epochs: 50}
+runs: 4
+seed: 0
+"""
+
+
+def workers_of(client) -> list:
+    """The client's pool workers: spawned processes that have run their initializer (a second thread)."""
+    found = []
+    for child in client.children(recursive=True):
+        try:
+            if "spawn_main" in " ".join(child.cmdline()) and child.num_threads() >= 2:
+                found.append(child)
+        except psutil.Error:
+            pass
+    return found
+
+
+def test_workers_exit_when_the_client_is_killed(tmp_path):
+    path = tmp_path / "long.yaml"
+    path.write_text(CONFIG)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "sbpbench", "run", str(path), "--jobs", "2", "--results", str(tmp_path / "res"),
+               "--no-plot", "-q"]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = psutil.Process(proc.pid)
+    children = []
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and proc.poll() is None and len(workers_of(client)) < 2:
+            time.sleep(0.1)
+        assert len(workers_of(client)) == 2, "the workers did not start"
+        time.sleep(1.0)  # let them work on their runs
+        children = client.children(recursive=True)  # the workers and multiprocessing's resource tracker
+        assert proc.poll() is None, "the run ended before the client could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        gone, alive = psutil.wait_procs(children, timeout=10)
+        assert not alive, [" ".join(p.cmdline()) for p in alive]
+    finally:
+        for child in children:
+            try:
+                child.kill()
+            except psutil.Error:
+                pass
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
