@@ -121,7 +121,8 @@ def test_failed_or_diverged_runs_exit_3_after_writing_everything(monkeypatch, ca
     monkeypatch.setitem(SOLVERS, "raises", type("Raises", (Breaks,), {"name": "raises"}))
     monkeypatch.setitem(SOLVERS, "diverges", type("Diverges", (Breaks,), {"name": "diverges", "diverges": True}))
     path = tmp_path / "breaking.yaml"
-    path.write_text(CONFIG.replace("name: tiny", "name: breaking").replace("[sbp, pegasos]", "[pegasos, raises, diverges]"))
+    path.write_text(CONFIG.replace("name: tiny", "name: breaking")
+                    .replace("[sbp, pegasos]", "[pegasos, raises, diverges]"))
     assert sbpbench(monkeypatch, "run", path, "--results", tmp_path / "res", "-q") == 3
     (run_dir,) = (tmp_path / "res" / "breaking").iterdir()
     err = capsys.readouterr().err.splitlines()  # (a note on the bundled Adult may come first)

@@ -208,7 +208,8 @@ def test_a_config_that_fails_to_load_leaves_no_trace_of_the_others(monkeypatch, 
     ref_path, _ = reference
     (tmp_path / "broken.svm").write_text("this is not a LIBSVM file\n")
     broken = tmp_path / "broken.yaml"
-    broken.write_text("dataset: {path: broken.svm, test_path: broken.svm}\nproblem: {lambda: 1/n}\nsolvers: [pegasos]\n")
+    broken.write_text("dataset: {path: broken.svm, test_path: broken.svm}\n"
+                      "problem: {lambda: 1/n}\nsolvers: [pegasos]\n")
     results = tmp_path / "res"
     assert sbpbench(monkeypatch, "run", ref_path, broken, "--results", results, "-q") == 2
     err = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("sbpbench: note: ")]
