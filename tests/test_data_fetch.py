@@ -220,6 +220,7 @@ def test_every_original_format_converts(tmp_path, monkeypatch):
             monkeypatch.setitem(sources.SOURCES, name, src)
             sources.prepare(name, FetchOptions(**FAST), tmp_path)
             train, test = sources.load_cached(name, tmp_path)
+            assert train.provenance == f"cached conversion in {(tmp_path / name).resolve()}"
             if name == "fx-mnist":
                 assert train.y.tolist() == [1.0 if d == 8 else -1.0 for d in np.arange(30) % 10]
                 assert train.X.max() <= 1.0 and train.X.shape == (30, 16)

@@ -137,7 +137,7 @@ def _save_npz(path: Path, X: sp.csr_matrix, y: np.ndarray) -> None:
 def _load_npz(path: Path) -> Split:
     with np.load(path, allow_pickle=False) as z:
         X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
-        return Split(X, z["y"])
+        return Split(X, z["y"], f"cached conversion in {path.parent.resolve()}")
 
 
 def _write_split(folder: Path, role: str, data: SplitData, source: Source) -> int:
@@ -235,7 +235,8 @@ def paths_in_cache(remote: RemoteFile, root: Path | None = None) -> Path:
 def load_cached(name: str, root: Path | None = None) -> tuple[Split, Split]:
     """Load a converted dataset, checking its ``.npz`` files against the manifest.
 
-    A source without a test set gives an empty test split.
+    A source without a test set gives an empty test split. The splits' ``provenance``
+    names the folder they were loaded from.
 
     Raises
     ------
