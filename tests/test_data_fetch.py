@@ -6,6 +6,7 @@ import bz2
 import gzip
 import hashlib
 import io
+import re
 import tarfile
 import threading
 import time
@@ -73,6 +74,43 @@ def test_stalled_server_times_out_and_resumes(server, tmp_path):
     assert fetch_file(remote(server), FetchOptions(**FAST), tmp_path).read_bytes() == PAYLOAD
     assert time.monotonic() - t0 < server.stall_s  # gave up on the stalled response early
     assert server.gets("blob.bin")[1] in {f"bytes={k}-" for k in range(1, len(PAYLOAD) // 2 + 1)}
+
+
+@pytest.mark.parametrize("limits,reason", [
+    (dict(grace=0.3, min_rate=1000.0), r"too slow: 0\.0 kB in 0 s, below the minimum 1 kB/s"),
+    (dict(deadline=0.3, min_rate=0.0), r"not complete after 0\.3 s \(the limit per file\)"),
+])
+def test_trickling_server_is_abandoned(server, tmp_path, limits, reason):
+    server.faults["blob.bin"] = ["trickle"]
+    t0 = time.monotonic()
+    with pytest.raises(UserError, match=reason) as info:
+        fetch_file(remote(server), FetchOptions(**{**FAST, **limits}), tmp_path)
+    assert time.monotonic() - t0 < 2  # a byte every 0.05 s never trips the 0.5 s read timeout
+    assert "server is in trouble: try again later" in str(info.value)
+    assert leftovers(tmp_path) == []
+
+
+def test_progress_lines_when_not_a_terminal(tmp_path, capsys):
+    with FileServer({"blob.bin": PAYLOAD}, stall_s=1.0) as server:
+        server.faults["blob.bin"] = ["stall"]
+        opts = FetchOptions(**{**FAST, "read_timeout": 3.0, "progress": True, "notice_every": 0.25})
+        assert fetch_file(remote(server), opts, tmp_path).read_bytes() == PAYLOAD
+    lines = capsys.readouterr().err.splitlines()
+    assert any(re.fullmatch(r"waiting for blob\.bin: no data for \d+ s \(0\.1/0\.2 MB so far\)", x) for x in lines), lines
+    assert "\r" not in "".join(lines)
+
+
+@pytest.mark.parametrize("fault,hint,not_hint", [
+    ("500", "the server is in trouble: try again later, or use another mirror", "under that name"),
+    ("404", "check the mirror holds the file under that name", "try again later"),
+])
+def test_failure_hint_matches_the_failure(server, tmp_path, fault, hint, not_hint):
+    name = "blob.bin" if fault == "500" else "absent.bin"
+    server.faults["blob.bin"] = ["500"] * 5
+    rf = RemoteFile(name, ("http://example.invalid/x",), (Digest("sha256", "0" * 64),))
+    with pytest.raises(UserError) as info:
+        fetch_file(rf, FetchOptions(mirror=server.url, **FAST), tmp_path)
+    assert hint in str(info.value) and not_hint not in str(info.value)
 
 
 def test_wrong_checksum_names_file_expected_actual(server, tmp_path):
