@@ -281,10 +281,10 @@ def test_conversion_is_deterministic_and_damage_is_detected(tmp_path, monkeypatc
         first = {p.name: p.read_bytes() for p in folder.iterdir()}
         sources.prepare("fx-mnist", FetchOptions(**FAST), tmp_path, force=True)
         assert {p.name: p.read_bytes() for p in folder.iterdir()} == first
-        assert sources.verify("fx-mnist", tmp_path) == []
+        assert sources.verify("fx-mnist", tmp_path).verdict == "ok"
         npz = folder / "train.npz"
         npz.write_bytes(npz.read_bytes()[:-10] + b"0123456789")
-        assert any("train.npz" in p for p in sources.verify("fx-mnist", tmp_path))
+        assert sources.verify("fx-mnist", tmp_path).verdict == "DAMAGED (train.npz)"
         with pytest.raises(UserError, match="train.npz.*damaged"):
             sources.load_cached("fx-mnist", tmp_path)
 
@@ -301,3 +301,36 @@ def test_failed_conversion_leaves_nothing(tmp_path, monkeypatch):
             sources.prepare("fx-bad", FetchOptions(**FAST), tmp_path)
     assert not sources.is_cached("fx-bad", tmp_path)
     assert [p for p in leftovers(tmp_path) if not p.startswith("downloads/")] == []
+
+
+def test_verify_reports_each_file_partial_downloads_and_incomplete_datasets(tmp_path, monkeypatch, capsys):
+    from tests.cli_runner import sbpbench
+
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    with FileServer({}) as server:
+        full = _fixture_sources(server)["fx-mnist"]
+        fetch_file(full.files["i"], FetchOptions(**FAST), tmp_path)  # one of its two files, as mnist-t10k does
+    (tmp_path / "downloads" / "lab.gz.part").write_bytes(b"12345")  # left by a killed download
+    monkeypatch.setitem(sources.SOURCES, "fx-mnist", full)
+    assert sbpbench(monkeypatch, "datasets", "verify") == 2
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
+        "fx-mnist: INCOMPLETE (missing lab.gz; partial download lab.gz.part)",
+        "  img.gz: ok",
+        "  lab.gz.part: partial (5 bytes left by an interrupted download)",
+        "  lab.gz: missing",
+    ]
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith("sbpbench: error: 1 dataset(s) damaged or incomplete in ")
+    assert "datasets fetch --force fx-mnist" in captured.err
+
+    # a converted dataset using only img.gz: the partial fx-mnist is no longer listed unless named
+    (tmp_path / "downloads" / "lab.gz.part").unlink()
+    monkeypatch.setitem(sources.SOURCES, "fx-sub", sources.Source("fx-sub", "", "", "", 16, 30, 0, {"i": full.files["i"]},
+                                                                  full.convert))
+    (tmp_path / "fx-sub").mkdir()
+    (tmp_path / "fx-sub" / "manifest.json").write_text('{"files": {}}')
+    assert sbpbench(monkeypatch, "datasets", "verify") == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["fx-sub: ok", "  img.gz: ok"]
+    assert sbpbench(monkeypatch, "datasets", "verify", "fx-mnist") == 2
+    assert "fx-mnist: INCOMPLETE (missing lab.gz)" in capsys.readouterr().out
