@@ -222,7 +222,7 @@ def _dataset(source: str, value, base: Path) -> DatasetSpec:
     if isinstance(value, str):
         value = {"name": value}
     sec = _Section(source, "dataset", value)
-    sec.only(["name", "path", "test_path", "n_train", "n_test", "n_features", "positive"])
+    sec.only(["name", "path", "test_path", "n_train", "n_test", "n_features", "positive", "zero_based"])
     name = sec.get("name", str)
     path = sec.get("path", str)
     test_path = sec.get("test_path", str)
@@ -230,6 +230,8 @@ def _dataset(source: str, value, base: Path) -> DatasetSpec:
         sec.fail("", "give either 'name' (a registered dataset) or 'path' and 'test_path' (LIBSVM files)")
     if name is not None and name not in REGISTRY:
         sec.fail("name", f"unknown dataset {name!r} (valid: {', '.join(sorted(REGISTRY))})")
+    if name is not None and sec.data.get("zero_based") is not None:
+        sec.fail("zero_based", "only allowed together with 'path' (a registered dataset knows its indices)")
     if path is not None:
         if test_path is None:
             sec.fail("test_path", "missing: a LIBSVM test file is required with 'path'")
@@ -245,6 +247,7 @@ def _dataset(source: str, value, base: Path) -> DatasetSpec:
         n_test=sec.get("n_test", int, check=_positive),
         n_features=sec.get("n_features", int, check=_positive),
         positive=sec.get("positive", float),
+        zero_based=sec.get("zero_based", bool, default=False),
     )
 
 

@@ -386,6 +386,8 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     resolved = runner.resolved_config(exp, prep)
     meta = {"experiment": exp.name, "config_file": exp.source, "config": exp.raw, "resolved": resolved,
             "executor": executor.name, "jobs": executor.jobs, **environment()}
+    if prep.dataset_copy:
+        meta["dataset_copy"] = prep.dataset_copy
     directory = (resume_from or newest_run_dir(results_root, exp.name)) if resume else None
     if directory is None:
         return _Start(exp, meta)

@@ -218,12 +218,15 @@ class Prepared:
         The problem parameters with derived values written out (see :func:`resolve`).
     seconds : float
         How long loading and building took.
+    dataset_copy : str or None
+        Which copy of a registered dataset was loaded (e.g. the bundled Adult), for ``meta.json``.
     """
 
     problem: Problem
     dataset: dict[str, Any]
     params: dict[str, Any]
     seconds: float
+    dataset_copy: str | None = None
 
 
 def prepare(exp: Experiment) -> Prepared:
@@ -239,13 +242,13 @@ def prepare(exp: Experiment) -> Prepared:
     derive_nu = exp.nu == NU_FROM_LAMBDA
     problem = Problem.build(train, test, exp.kernel, params["lambda"], None if derive_nu else exp.nu, exp.bias)
     if derive_nu:
-        opt = optimum(problem, asdict(exp.dataset), exp.seed)  # cached on disk after the first time
+        opt = optimum(problem, exp.dataset.as_dict(), exp.seed)  # cached on disk after the first time
         problem.nu = params["nu"] = opt["nu"]
         params["nu_expression"] = NU_FROM_LAMBDA
         params["optimum"] = {k: v for k, v in opt.items() if k != "key"}
-    dataset = {**asdict(exp.dataset), "n_train": train.n, "n_test": test.n, "n_features": train.X.shape[1],
+    dataset = {**exp.dataset.as_dict(), "n_train": train.n, "n_test": test.n, "n_features": train.X.shape[1],
                "positives_train": int((train.y > 0).sum()), "positives_test": int((test.y > 0).sum())}
-    return Prepared(problem, dataset, params, time.time() - t0)
+    return Prepared(problem, dataset, params, time.time() - t0, train.provenance)
 
 
 def resolved_config(exp: Experiment, prep: Prepared) -> dict[str, Any]:

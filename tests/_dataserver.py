@@ -4,7 +4,8 @@
 honours ``Range: bytes=N-``. ``server.faults[name]`` is a list of faults consumed one per
 request: ``"500"`` (answer HTTP 500), ``"truncate"`` (announce the full length, send half,
 close), ``"reset"`` (send half, then reset the connection), ``"stall"`` (send half, then
-sleep ``stall_s``), ``"slow"`` (send the whole file slowly, for concurrency tests).
+sleep ``stall_s``), ``"slow"`` (send the whole file slowly, for concurrency tests),
+``"trickle"`` (send one byte every ``trickle_s`` until the client gives up).
 ``server.requests`` records ``(name, range header)`` of every request.
 """
 
@@ -19,11 +20,12 @@ from pathlib import Path
 
 
 class FileServer:
-    def __init__(self, files: dict[str, bytes | Path], stall_s: float = 2.0):
+    def __init__(self, files: dict[str, bytes | Path], stall_s: float = 2.0, trickle_s: float = 0.05):
         self.files = dict(files)
         self.faults: dict[str, list[str]] = {}
         self.requests: list[tuple[str, str | None]] = []
         self.stall_s = stall_s
+        self.trickle_s = trickle_s
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -63,6 +65,16 @@ class FileServer:
                         time.sleep(owner.stall_s)
                     if fault == "reset":
                         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.close_connection = True
+                    return
+                if fault == "trickle":
+                    try:
+                        for k in range(len(body)):
+                            self.wfile.write(body[k:k + 1])
+                            self.wfile.flush()
+                            time.sleep(owner.trickle_s)
+                    except OSError:  # the client gave up
+                        pass
                     self.close_connection = True
                     return
                 if fault == "slow":

@@ -1,10 +1,14 @@
 """Datasets: the bundled Adult copy, LIBSVM parsing errors, labels and subsampling."""
 
+import io
+import json
 import lzma
 
 import numpy as np
 import pytest
+from sklearn.datasets import load_svmlight_file
 from tests.adult_rows import SHARED
+from tests.cli_runner import sbpbench
 
 from sbpbench.data import DatasetSpec, load
 from sbpbench.data import registry
@@ -70,7 +74,7 @@ def test_labels_map_to_plus_minus_one():
 def test_path_datasets_share_the_training_label_map(tmp_path):
     (tmp_path / "tr").write_text("1 1:1\n2 2:1\n")
     (tmp_path / "te").write_text("1 1:1 3:1\n")
-    with pytest.raises(UserError, match=r"te:1: feature index 3 exceeds n_features=2"):
+    with pytest.raises(UserError, match=r"te:1: feature index 3 exceeds n_features=2 \(set dataset.n_features to 3 "):
         load(DatasetSpec(path=str(tmp_path / "tr"), test_path=str(tmp_path / "te")), np.random.default_rng(0))
     train, test = load(DatasetSpec(path=str(tmp_path / "tr"), test_path=str(tmp_path / "te"), n_features=3),
                        np.random.default_rng(0))
@@ -83,3 +87,107 @@ def test_offline_mode_never_tries_the_internet(tmp_path):
     remote = RemoteFile("x.bin", ("https://example.org/x.bin",))
     with pytest.raises(UserError, match="SBPBENCH_OFFLINE is set and no mirror is given"):
         fetch_file(remote, root=tmp_path)
+
+
+def _path_config(tmp_path, train: bytes, test: bytes, extra: str = "") -> object:
+    (tmp_path / "tr.svm").write_bytes(train)
+    (tmp_path / "te.svm").write_bytes(test)
+    config = tmp_path / "files.yaml"
+    config.write_text(f"dataset: {{path: tr.svm, test_path: te.svm{extra}}}\nkernel: {{name: linear}}\n"
+                      "problem: {lambda: 0.1}\nsolvers: [pegasos]\nbudget: {epochs: 1}\n")
+    return config
+
+
+def _one_error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("sbpbench: error: "), err
+    return err
+
+
+GOOD = b"+1 1:1 3:0.5\n-1 2:1\n+1 1:0.25 2:1\n"
+
+
+@pytest.mark.parametrize("role", ["train", "test"])
+def test_zero_index_in_a_one_based_file_is_a_line_error(monkeypatch, capsys, tmp_path, role):
+    bad = b"+1 1:1 3:0.5\n-1 0:1 2:1\n"
+    config = _path_config(tmp_path, bad if role == "train" else GOOD, bad if role == "test" else GOOD)
+    assert sbpbench(monkeypatch, "run", config, "--results", tmp_path / "res") == 2
+    err = _one_error_line(capsys)
+    name = "tr.svm" if role == "train" else "te.svm"
+    assert f"{name}:2: feature index 0 in '0:1'" in err and "set dataset.zero_based: true" in err
+
+
+def test_zero_based_files_are_read_as_written(tmp_path):
+    (tmp_path / "tr").write_bytes(b"+1 0:1 2:0.5\n-1 1:1\n")
+    (tmp_path / "te").write_bytes(b"+1 0:1\n")
+    spec = DatasetSpec(path=str(tmp_path / "tr"), test_path=str(tmp_path / "te"), zero_based=True)
+    train, test = load(spec, np.random.default_rng(0))
+    assert train.X.toarray().tolist() == [[1.0, 0.0, 0.5], [0.0, 1.0, 0.0]]
+    assert test.X.toarray().tolist() == [[1.0, 0.0, 0.0]]
+    assert "zero_based" not in DatasetSpec(path="a", test_path="b").as_dict()  # meta.json as before the key
+    assert spec.as_dict()["zero_based"] is True
+
+
+@pytest.mark.parametrize("text,expected", [
+    (b"+1 1:1\n-1 2:nan\n", ":2: feature value '2:nan' is not finite"),
+    (b"+1 1:1\n\n-1 2:1 3:-inf\n", ":3: feature value '3:-inf' is not finite"),
+    (b"+1 1:1e400\n", ":1: feature value '1:1e400' is not finite"),
+    (b"nan 1:1\n", ":1: label 'nan' is not finite"),
+    (b"+1 1:1\n-1 2147483648:1\n", ":2: feature index 2147483648 is too large"),
+    (b"+1 1:1 99999999999999999999:1\n", ":1: feature index 99999999999999999999 is too large"),
+])
+def test_non_finite_values_and_huge_indices_are_line_errors(tmp_path, text, expected):
+    path = tmp_path / "bad.svm"
+    path.write_bytes(text)
+    with pytest.raises(UserError) as info:
+        read_libsvm(str(path), str(path))
+    assert str(info.value).startswith(str(path) + expected)
+
+
+def test_largest_int32_index_still_reads(tmp_path):
+    X, _ = read_libsvm(b"+1 2147483647:1\n", "f")
+    assert X.shape == (1, 2147483647) and X.indices.tolist() == [2147483646]
+    with pytest.raises(UserError, match="f:1: feature index 2147483647 is too large"):
+        read_libsvm(b"+1 2147483647:1\n", "f", zero_based=True)
+
+
+def test_good_files_read_exactly_as_before():
+    data = registry.bundled_bytes("a9a.t")
+    X, labels = read_libsvm(data, "a9a.t", n_features=123)
+    ref, ref_labels = load_svmlight_file(io.BytesIO(data), n_features=123, dtype=np.float64)  # zero_based="auto"
+    assert X.indices.dtype == np.int32 and X.shape == ref.shape
+    assert np.array_equal(X.indptr, ref.indptr) and np.array_equal(X.indices, ref.indices)
+    assert X.data.tobytes() == ref.data.tobytes() and labels.tobytes() == ref_labels.tobytes()
+
+
+@pytest.mark.parametrize("dataset,expected", [
+    ("{name: adult, zero_based: true}", "key 'dataset.zero_based': only allowed together with 'path'"),
+    ("{path: tr.svm, test_path: te.svm, zero_based: 1}", "key 'dataset.zero_based': expected true or false"),
+])
+def test_zero_based_key_is_checked(monkeypatch, capsys, tmp_path, dataset, expected):
+    config = _path_config(tmp_path, GOOD, GOOD)
+    config.write_text(config.read_text().replace("{path: tr.svm, test_path: te.svm}", dataset))
+    assert sbpbench(monkeypatch, "validate", config) == 2
+    assert expected in _one_error_line(capsys)
+
+
+def test_subsample_larger_than_the_data_names_the_key():
+    with pytest.raises(UserError, match="^dataset.n_train: 50000 is more than the 32561 training examples of adult$"):
+        load(DatasetSpec(name="adult", n_train=50000), np.random.default_rng(0))
+    with pytest.raises(UserError, match="^dataset.n_test: 16282 is more than the 16281 test examples of adult$"):
+        load(DatasetSpec(name="adult", n_test=16282), np.random.default_rng(0))
+    train, test = load(DatasetSpec(name="adult", n_train=32561, n_test=16281), np.random.default_rng(0))
+    assert (train.n, test.n) == (32561, 16281)
+
+
+def test_run_records_the_bundled_adult_copy_outside_resolved(monkeypatch, tmp_path):
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "data"))  # no UCI conversion; offline: fetch fails
+    config = tmp_path / "adult.yaml"
+    config.write_text("dataset: {name: adult, n_train: 200, n_test: 200}\nkernel: {name: linear}\n"
+                      "problem: {lambda: 0.01}\nsolvers: [pegasos]\nbudget: {epochs: 1}\n")
+    assert sbpbench(monkeypatch, "run", config, "--results", tmp_path / "res", "--no-plot", "-q") == 0
+    (run_dir,) = (tmp_path / "res" / "adult").iterdir()
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["dataset_copy"] == "bundled a9a (LIBSVM)"
+    assert set(meta["resolved"]["dataset"]) == {"name", "path", "test_path", "n_train", "n_test", "n_features",
+                                                "positive", "positives_train", "positives_test"}

@@ -6,6 +6,7 @@ import bz2
 import gzip
 import hashlib
 import io
+import re
 import tarfile
 import threading
 import time
@@ -73,6 +74,43 @@ def test_stalled_server_times_out_and_resumes(server, tmp_path):
     assert fetch_file(remote(server), FetchOptions(**FAST), tmp_path).read_bytes() == PAYLOAD
     assert time.monotonic() - t0 < server.stall_s  # gave up on the stalled response early
     assert server.gets("blob.bin")[1] in {f"bytes={k}-" for k in range(1, len(PAYLOAD) // 2 + 1)}
+
+
+@pytest.mark.parametrize("limits,reason", [
+    (dict(grace=0.3, min_rate=1000.0), r"too slow: 0\.0 kB in 0 s, below the minimum 1 kB/s"),
+    (dict(deadline=0.3, min_rate=0.0), r"not complete after 0\.3 s \(the limit per file\)"),
+])
+def test_trickling_server_is_abandoned(server, tmp_path, limits, reason):
+    server.faults["blob.bin"] = ["trickle"]
+    t0 = time.monotonic()
+    with pytest.raises(UserError, match=reason) as info:
+        fetch_file(remote(server), FetchOptions(**{**FAST, **limits}), tmp_path)
+    assert time.monotonic() - t0 < 2  # a byte every 0.05 s never trips the 0.5 s read timeout
+    assert "server is in trouble: try again later" in str(info.value)
+    assert leftovers(tmp_path) == []
+
+
+def test_progress_lines_when_not_a_terminal(tmp_path, capsys):
+    with FileServer({"blob.bin": PAYLOAD}, stall_s=1.0) as server:
+        server.faults["blob.bin"] = ["stall"]
+        opts = FetchOptions(**{**FAST, "read_timeout": 3.0, "progress": True, "notice_every": 0.25})
+        assert fetch_file(remote(server), opts, tmp_path).read_bytes() == PAYLOAD
+    lines = capsys.readouterr().err.splitlines()
+    assert any(re.fullmatch(r"waiting for blob\.bin: no data for \d+ s \(0\.1/0\.2 MB so far\)", x) for x in lines), lines
+    assert "\r" not in "".join(lines)
+
+
+@pytest.mark.parametrize("fault,hint,not_hint", [
+    ("500", "the server is in trouble: try again later, or use another mirror", "under that name"),
+    ("404", "check the mirror holds the file under that name", "try again later"),
+])
+def test_failure_hint_matches_the_failure(server, tmp_path, fault, hint, not_hint):
+    name = "blob.bin" if fault == "500" else "absent.bin"
+    server.faults["blob.bin"] = ["500"] * 5
+    rf = RemoteFile(name, ("http://example.invalid/x",), (Digest("sha256", "0" * 64),))
+    with pytest.raises(UserError) as info:
+        fetch_file(rf, FetchOptions(mirror=server.url, **FAST), tmp_path)
+    assert hint in str(info.value) and not_hint not in str(info.value)
 
 
 def test_wrong_checksum_names_file_expected_actual(server, tmp_path):
@@ -220,6 +258,7 @@ def test_every_original_format_converts(tmp_path, monkeypatch):
             monkeypatch.setitem(sources.SOURCES, name, src)
             sources.prepare(name, FetchOptions(**FAST), tmp_path)
             train, test = sources.load_cached(name, tmp_path)
+            assert train.provenance == f"cached conversion in {(tmp_path / name).resolve()}"
             if name == "fx-mnist":
                 assert train.y.tolist() == [1.0 if d == 8 else -1.0 for d in np.arange(30) % 10]
                 assert train.X.max() <= 1.0 and train.X.shape == (30, 16)
@@ -242,10 +281,10 @@ def test_conversion_is_deterministic_and_damage_is_detected(tmp_path, monkeypatc
         first = {p.name: p.read_bytes() for p in folder.iterdir()}
         sources.prepare("fx-mnist", FetchOptions(**FAST), tmp_path, force=True)
         assert {p.name: p.read_bytes() for p in folder.iterdir()} == first
-        assert sources.verify("fx-mnist", tmp_path) == []
+        assert sources.verify("fx-mnist", tmp_path).verdict == "ok"
         npz = folder / "train.npz"
         npz.write_bytes(npz.read_bytes()[:-10] + b"0123456789")
-        assert any("train.npz" in p for p in sources.verify("fx-mnist", tmp_path))
+        assert sources.verify("fx-mnist", tmp_path).verdict == "DAMAGED (train.npz)"
         with pytest.raises(UserError, match="train.npz.*damaged"):
             sources.load_cached("fx-mnist", tmp_path)
 
@@ -262,3 +301,36 @@ def test_failed_conversion_leaves_nothing(tmp_path, monkeypatch):
             sources.prepare("fx-bad", FetchOptions(**FAST), tmp_path)
     assert not sources.is_cached("fx-bad", tmp_path)
     assert [p for p in leftovers(tmp_path) if not p.startswith("downloads/")] == []
+
+
+def test_verify_reports_each_file_partial_downloads_and_incomplete_datasets(tmp_path, monkeypatch, capsys):
+    from tests.cli_runner import sbpbench
+
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    with FileServer({}) as server:
+        full = _fixture_sources(server)["fx-mnist"]
+        fetch_file(full.files["i"], FetchOptions(**FAST), tmp_path)  # one of its two files, as mnist-t10k does
+    (tmp_path / "downloads" / "lab.gz.part").write_bytes(b"12345")  # left by a killed download
+    monkeypatch.setitem(sources.SOURCES, "fx-mnist", full)
+    assert sbpbench(monkeypatch, "datasets", "verify") == 2
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
+        "fx-mnist: INCOMPLETE (missing lab.gz; partial download lab.gz.part)",
+        "  img.gz: ok",
+        "  lab.gz.part: partial (5 bytes left by an interrupted download)",
+        "  lab.gz: missing",
+    ]
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith("sbpbench: error: 1 dataset(s) damaged or incomplete in ")
+    assert "datasets fetch --force fx-mnist" in captured.err
+
+    # a converted dataset using only img.gz: the partial fx-mnist is no longer listed unless named
+    (tmp_path / "downloads" / "lab.gz.part").unlink()
+    monkeypatch.setitem(sources.SOURCES, "fx-sub", sources.Source("fx-sub", "", "", "", 16, 30, 0, {"i": full.files["i"]},
+                                                                  full.convert))
+    (tmp_path / "fx-sub").mkdir()
+    (tmp_path / "fx-sub" / "manifest.json").write_text('{"files": {}}')
+    assert sbpbench(monkeypatch, "datasets", "verify") == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["fx-sub: ok", "  img.gz: ok"]
+    assert sbpbench(monkeypatch, "datasets", "verify", "fx-mnist") == 2
+    assert "fx-mnist: INCOMPLETE (missing lab.gz)" in capsys.readouterr().out

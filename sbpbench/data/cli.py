@@ -88,20 +88,23 @@ def info(name: str) -> None:
 @datasets.command()
 @click.argument("names", nargs=-1)
 def verify(names: tuple[str, ...]) -> None:
-    """Re-check the checksums of the cached downloads and converted files (all datasets by default)."""
-    problems = []
-    checked = 0
-    for name in _names(names) or list(sources.SOURCES):
-        downloaded = any(sources.paths_in_cache(r).exists() for r in sources.SOURCES[name].files.values())
-        if not (downloaded or sources.is_cached(name)):
-            continue
-        checked += 1
-        found = sources.verify(name)
-        click.echo(f"{name}: {'ok' if not found else 'DAMAGED'}")
-        problems += found
-    for problem in problems:
-        click.echo(f"  {problem}", err=True)
-    if problems:
-        raise UserError(f"{len(problems)} damaged file(s) in {cache_dir()} (fetch again with --force)")
-    click.echo(f"{checked} dataset(s) checked in {cache_dir()}")
+    """Re-check the cached downloads and converted files of NAMES (default: every dataset in the cache).
+
+    Prints each dataset's verdict (ok, INCOMPLETE, DAMAGED) and each file's state (ok,
+    missing, partial: a .part file left by an interrupted download, damaged). Exit code 2
+    when a dataset is damaged or incomplete.
+    """
+    bad = []
+    names_checked = _names(names) or [name for name in sources.SOURCES if sources.in_cache(name)]
+    for name in names_checked:
+        state = sources.verify(name)
+        click.echo(f"{name}: {state.verdict}")
+        for file in state.files:
+            click.echo(f"  {file.describe()}")
+        if not state.ok:
+            bad.append(name)
+    if bad:
+        raise UserError(f"{len(bad)} dataset(s) damaged or incomplete in {cache_dir()} "
+                        f"(run: sbpbench datasets fetch --force {' '.join(bad)})")
+    click.echo(f"{len(names_checked)} dataset(s) checked in {cache_dir()}")
 

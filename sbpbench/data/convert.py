@@ -37,8 +37,8 @@ from typing import IO
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
+from sbpbench.data.libsvm import read_libsvm, to_binary
 from sbpbench.errors import UserError
 
 
@@ -220,15 +220,8 @@ def svmlight_split(path: Path, n_features: int, zero_based: bool,
     Explicit zeros (LaSVM's Adult writes ``122:0``) are dropped. ``positive`` is the raw
     label that becomes +1 (default: the larger of two labels).
     """
-    from sbpbench.data.libsvm import to_binary
-
-    try:
-        X, labels = load_svmlight_file(io.BytesIO(read_data(path)), n_features=n_features, zero_based=zero_based,
-                                       dtype=np.float64)
-    except ValueError as exc:
-        raise UserError(f"{path}: not svmlight text with {n_features} features "
-                        f"({'0' if zero_based else '1'}-based indices): {exc}") from None
-    X = sp.csr_matrix(X)
+    X, labels = read_libsvm(read_data(path), str(path), n_features, zero_based)
+    X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape)  # one index dtype, as eliminate_zeros needs
     X.eliminate_zeros()
     return X, to_binary(labels, str(path), positive)[0]
 
@@ -266,11 +259,7 @@ def rcv1_split(vectors: list[Path], positives: np.ndarray) -> tuple[sp.csr_matri
     """LYRL2004 vector files (``docid term:weight ...``) as (CSR, +1 for documents in ``positives``)."""
     blocks, ids = [], []
     for path in vectors:
-        try:
-            X, docids = load_svmlight_file(io.BytesIO(read_data(path)), n_features=RCV1_FEATURES, zero_based=False,
-                                           dtype=np.float64)
-        except ValueError as exc:
-            raise UserError(f"{path}: not LYRL2004 vectors ({exc})") from None
+        X, docids = read_libsvm(read_data(path), str(path), RCV1_FEATURES)  # the document id as the label
         blocks.append(X)
         ids.append(docids.astype(np.int64))
     docids = np.concatenate(ids)

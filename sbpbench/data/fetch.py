@@ -7,6 +7,10 @@ and the checksums that identify it. :func:`fetch_file` puts it into the cache fo
 - requests streams the body with connect and read timeouts; 5xx answers and connection
   errors (reset, dropped, stalled past the read timeout) are retried with exponential
   backoff, resuming with an HTTP ``Range`` request where the server allows it;
+- an address is abandoned when it is too slow: below a minimum average rate after a grace
+  period (a server trickling bytes), or past an overall time limit, retries included;
+- when standard error is not a terminal, a plain line every few seconds says how the
+  download goes or how long no data came, so that a stalled download is never silent;
 - the bytes go to ``<name>.part`` and are moved into place (``os.replace``) only after the
   checksum matches; a mismatch deletes the partial file;
 - an exclusive ``fcntl.flock`` on ``<name>.lock`` makes two processes (or threads) that
@@ -34,6 +38,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -43,6 +48,7 @@ from pathlib import Path
 from typing import Iterator
 
 import requests
+import urllib3
 
 from sbpbench.errors import UserError
 
@@ -129,8 +135,16 @@ class FetchOptions:
         Tries per address (5xx and connection errors); each later try resumes.
     backoff : float
         Seconds before the second try, doubled for each further one.
+    min_rate, grace : float
+        An address that has delivered less than ``min_rate`` bytes per second on average
+        (its tries together) once ``grace`` seconds have passed is abandoned.
+    deadline : float
+        Seconds at most for one file from one address, tries included.
     progress : bool
-        Show a progress line on standard error (only when it is a terminal).
+        Show progress on standard error: a redrawn line on a terminal, else a plain line
+        every ``notice_every`` seconds.
+    notice_every : float
+        Seconds between the plain progress lines.
     """
 
     mirror: str | None = None
@@ -138,7 +152,11 @@ class FetchOptions:
     read_timeout: float = 60.0
     attempts: int = 4
     backoff: float = 0.5
+    min_rate: float = 20e3
+    grace: float = 60.0
+    deadline: float = 4 * 3600.0
     progress: bool = True
+    notice_every: float = 15.0
 
 
 class _Retry(Exception):
@@ -146,7 +164,15 @@ class _Retry(Exception):
 
 
 class _Fail(Exception):
-    """A failure of one address that another try cannot fix (404, unreachable host)."""
+    """A failure of one address that another try cannot fix (404, unreachable host, too slow).
+
+    ``kind`` says what to suggest: ``"missing"`` (the address does not hold the file),
+    ``"server"`` (the server failed or was too slow) or ``"network"`` (no connection).
+    """
+
+    def __init__(self, reason: str, kind: str):
+        super().__init__(reason)
+        self.kind = kind
 
 
 # ----------------------------------------------------------------------------- checksums
@@ -259,24 +285,78 @@ def write_atomic(path: Path, data: bytes) -> None:
 # ----------------------------------------------------------------------------- downloading
 
 
-class _ProgressLine:
-    """Bytes and rate on one redrawn line of standard error (silent when not a terminal)."""
+class _Progress:
+    """What one download from one address has received, shown on standard error.
 
-    def __init__(self, name: str, enabled: bool):
+    On a terminal a line is redrawn as data arrive. Otherwise a background thread prints a
+    plain line every ``every`` seconds while the download runs (``downloading NAME: 12.3 MB,
+    0.50 MB/s`` or ``waiting for NAME: no data for 30 s``). Use it as a context manager.
+    """
+
+    def __init__(self, name: str, enabled: bool, every: float):
         self.name = name
-        self.enabled = enabled and sys.stderr.isatty()
-        self.t0 = time.monotonic()
-        self.last = 0.0
+        self.enabled = enabled
+        self.every = every
+        self.tty = sys.stderr.isatty()
+        self.t0 = self.last_data = time.monotonic()
+        self.received = 0  # bytes from this address, every try together
+        self.size = 0  # bytes of the file so far
+        self.total: int | None = None
+        self._drawn = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._notices, name=f"progress {name}", daemon=True)
 
-    def update(self, done: int, total: int | None, final: bool = False) -> None:
+    def __enter__(self) -> "_Progress":
+        if self.enabled and not self.tty:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def update(self, new: int, size: int, total: int | None, final: bool = False) -> None:
+        """``new`` bytes arrived; the file now has ``size`` of ``total`` (None: unknown) bytes."""
         now = time.monotonic()
-        if not self.enabled or (not final and now - self.last < 0.2):
+        self.received += new
+        self.size, self.total = size, total
+        if new:
+            self.last_data = now
+        if not (self.enabled and self.tty) or (not final and now - self._drawn < 0.2):
             return
-        self.last = now
-        rate = done / max(now - self.t0, 1e-9)
-        size = f"{done / 1e6:.1f}" + (f"/{total / 1e6:.1f}" if total else "")
-        sys.stderr.write(f"\r  {self.name:<40} {size} MB  {rate / 1e6:.2f} MB/s" + ("\n" if final else ""))
+        self._drawn = now
+        sys.stderr.write(f"\r  {self.name:<40} {self._amount()}  {self._rate(now)}" + ("\n" if final else ""))
         sys.stderr.flush()
+
+    def elapsed(self) -> float:
+        """Seconds since the first try at this address."""
+        return time.monotonic() - self.t0
+
+    def _amount(self) -> str:
+        return f"{self.size / 1e6:.1f}" + (f"/{self.total / 1e6:.1f}" if self.total else "") + " MB"
+
+    def _rate(self, now: float) -> str:
+        return f"{self.received / max(now - self.t0, 1e-9) / 1e6:.2f} MB/s"
+
+    def _notices(self) -> None:
+        while not self._stop.wait(self.every):
+            now = time.monotonic()
+            idle = now - self.last_data
+            line = (f"waiting for {self.name}: no data for {idle:.0f} s ({self._amount()} so far)"
+                    if idle >= self.every else f"downloading {self.name}: {self._amount()}, {self._rate(now)}")
+            print(line, file=sys.stderr, flush=True)
+
+
+def _too_slow(progress: _Progress, opts: FetchOptions) -> str | None:
+    """Why the address should be abandoned for slowness (see :class:`FetchOptions`), or None."""
+    elapsed = progress.elapsed()
+    if elapsed > opts.deadline:
+        return f"not complete after {opts.deadline:g} s (the limit per file)"
+    if elapsed > opts.grace and progress.received < opts.min_rate * elapsed:
+        return (f"too slow: {progress.received / 1e3:.1f} kB in {elapsed:.0f} s, below the minimum "
+                f"{opts.min_rate / 1e3:g} kB/s")
+    return None
 
 
 def candidate_urls(remote: RemoteFile, mirror: str | None) -> list[str]:
@@ -300,21 +380,25 @@ def _copy_local(url: str, part: Path) -> None:
     try:
         shutil.copyfile(source, part)
     except OSError as exc:
-        raise _Fail(exc.strerror or str(exc)) from None
+        raise _Fail(exc.strerror or str(exc), "missing") from None
 
 
-def _http_get(session: requests.Session, url: str, part: Path, opts: FetchOptions, bar: _ProgressLine) -> None:
-    """One try at streaming ``url`` into ``part``, resuming from its current size."""
+def _http_get(session: requests.Session, url: str, part: Path, opts: FetchOptions, progress: _Progress) -> None:
+    """One try at streaming ``url`` into ``part``, resuming from its current size.
+
+    The body is read as it arrives (``read1``), so that a server sending a byte now and then
+    is measured, and abandoned by :func:`_too_slow`, between its bytes.
+    """
     have = part.stat().st_size if part.exists() else 0
     headers = {"Range": f"bytes={have}-"} if have else {}
     try:
         resp = session.get(url, stream=True, headers=headers,
                            timeout=(opts.connect_timeout, opts.read_timeout))
     except requests.exceptions.ConnectTimeout:
-        raise _Fail("connection timed out") from None
+        raise _Fail("connection timed out", "network") from None
     except requests.exceptions.ConnectionError as exc:
         if _unreachable(exc):
-            raise _Fail(_reason(exc)) from None
+            raise _Fail(_reason(exc), "network") from None
         raise _Retry(_reason(exc)) from None
     except requests.exceptions.RequestException as exc:
         raise _Retry(_reason(exc)) from None
@@ -325,7 +409,7 @@ def _http_get(session: requests.Session, url: str, part: Path, opts: FetchOption
         if resp.status_code >= 500:
             raise _Retry(f"HTTP {resp.status_code}")
         if resp.status_code not in (200, 206):
-            raise _Fail(f"HTTP {resp.status_code}")
+            raise _Fail(f"HTTP {resp.status_code}", "missing")
         if resp.status_code == 200:
             have = 0  # the server ignored the range: start over
         length = resp.headers.get("Content-Length")
@@ -333,15 +417,17 @@ def _http_get(session: requests.Session, url: str, part: Path, opts: FetchOption
         received = have
         try:
             with open(part, "ab" if have else "wb") as fh:
-                for chunk in resp.iter_content(NET_CHUNK):
+                while chunk := resp.raw.read1(NET_CHUNK, decode_content=True):
                     fh.write(chunk)
                     received += len(chunk)
-                    bar.update(received, expected_total)
-        except requests.exceptions.RequestException as exc:
+                    progress.update(len(chunk), received, expected_total)
+                    if slow := _too_slow(progress, opts):
+                        raise _Fail(slow, "server")
+        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as exc:
             raise _Retry(f"connection lost after {received} bytes ({_reason(exc)})") from None
         if expected_total is not None and received < expected_total:
             raise _Retry(f"body truncated at {received} of {expected_total} bytes")
-        bar.update(received, expected_total, final=True)
+        progress.update(0, received, expected_total, final=True)
 
 
 def _unreachable(exc: Exception) -> bool:
@@ -408,12 +494,17 @@ def fetch_file(remote: RemoteFile, options: FetchOptions | None = None, root: Pa
         part = folder / f"{remote.name}.part"
         part.unlink(missing_ok=True)  # left by a killed process: its source may differ
         tried: list[str] = []
+        kinds: list[str] = []
         mismatch: str | None = None
         session = requests.Session()
         try:
             for url in urls:
-                outcome = _try_url(session, url, part, opts, remote)
-                if outcome is None:
+                try:
+                    _try_url(session, url, part, opts, remote)
+                except _Fail as exc:
+                    tried.append(f"{url} ({exc})")
+                    kinds.append(exc.kind)
+                else:
                     ok, actual = check_file(remote, part) if remote.digests else (True, "")
                     if ok:
                         write_atomic(final.with_name(final.name + ".sha256"),
@@ -423,41 +514,52 @@ def fetch_file(remote: RemoteFile, options: FetchOptions | None = None, root: Pa
                         return final
                     mismatch = f"{url}: checksum mismatch for {remote.name}: expected {_expected(remote)}; got {actual}"
                     tried.append(f"{url} (checksum mismatch)")
-                else:
-                    tried.append(f"{url} ({outcome})")
                 part.unlink(missing_ok=True)
         finally:
             session.close()
             part.unlink(missing_ok=True)
     if mismatch is not None:
         raise UserError(mismatch)
-    hint = ("check the mirror holds the file under that name" if opts.mirror else
-            f"without network, copy the file into a folder and pass --mirror DIR (or set {MIRROR_ENV})")
-    raise UserError(f"cannot download {remote.name}: tried {'; '.join(tried)}; {hint}")
+    raise UserError(f"cannot download {remote.name}: tried {'; '.join(tried)}; {_hint(kinds, opts.mirror)}")
 
 
-def _try_url(session: requests.Session, url: str, part: Path, opts: FetchOptions, remote: RemoteFile) -> str | None:
-    """Fetch ``url`` into ``part`` with retries; None on success, else why it failed."""
+def _hint(kinds: list[str], mirror: str | None) -> str:
+    """What to do about failures of the kinds given (see :class:`_Fail`), each said once."""
+    copy = f"copy the file into a folder and pass --mirror DIR (or set {MIRROR_ENV})"
+    hints = {
+        "missing": "check the mirror holds the file under that name" if mirror else
+                   f"the file is not (or no longer) at that address: {copy}",
+        "server": "the server is in trouble: try again later" + (", or use another mirror" if mirror else f", or {copy}"),
+        "network": "check the mirror's address and the network" if mirror else f"without network, {copy}",
+    }
+    return "; ".join(dict.fromkeys(hints[kind] for kind in kinds))
+
+
+def _try_url(session: requests.Session, url: str, part: Path, opts: FetchOptions, remote: RemoteFile) -> None:
+    """Fetch ``url`` into ``part`` with retries, within the time limits of ``opts``.
+
+    Raises
+    ------
+    _Fail
+        Why the address did not deliver the file.
+    """
     if url.startswith("file://"):
-        try:
-            _copy_local(url, part)
-        except _Fail as exc:
-            return str(exc)
-        return None
-    bar = _ProgressLine(remote.name, opts.progress)
+        _copy_local(url, part)
+        return
     reason = "no attempt"
-    for attempt in range(max(1, opts.attempts)):
-        if attempt:
-            time.sleep(opts.backoff * 2 ** (attempt - 1))
-        try:
-            _http_get(session, url, part, opts, bar)
-            return None
-        except _Fail as exc:
-            return str(exc)
-        except _Retry as exc:
-            reason = str(exc)
-        except OSError as exc:
-            if exc.errno == errno.ENOSPC:
-                raise UserError(f"{part}: no space left on the device") from None
-            raise
-    return f"{reason}, after {opts.attempts} tries"
+    with _Progress(remote.name, opts.progress, opts.notice_every) as progress:
+        for attempt in range(max(1, opts.attempts)):
+            if attempt:
+                if slow := _too_slow(progress, opts):
+                    raise _Fail(f"{slow}; last: {reason}", "server")
+                time.sleep(opts.backoff * 2 ** (attempt - 1))
+            try:
+                _http_get(session, url, part, opts, progress)
+                return
+            except _Retry as exc:
+                reason = str(exc)
+            except OSError as exc:
+                if exc.errno == errno.ENOSPC:
+                    raise UserError(f"{part}: no space left on the device") from None
+                raise
+    raise _Fail(f"{reason}, after {opts.attempts} tries", "server")

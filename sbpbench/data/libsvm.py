@@ -1,13 +1,17 @@
 """Reading LIBSVM-format files into binary classification data.
 
-scikit-learn's :func:`sklearn.datasets.load_svmlight_file` is the reader. When it
-rejects a file we scan the text ourselves to name the first bad line, so that the user
-gets ``file:line: what was expected`` instead of a parser's traceback.
+scikit-learn's :func:`sklearn.datasets.load_svmlight_file` is the reader, always told
+whether indices start at 1 (the LIBSVM convention, the default) or at 0: its "auto" mode
+would read a whole file as zero-based because of a single ``0:`` index. When it rejects a
+file, or the parsed data hold a non-finite value or more columns than int32 indices
+address, we scan the text ourselves to name the first bad line, so that the user gets
+``file:line: what was expected`` instead of a parser's traceback or wrong data.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 from dataclasses import dataclass
 
@@ -20,10 +24,15 @@ from sbpbench.errors import UserError
 
 @dataclass
 class Split:
-    """One labelled sample: ``X`` (CSR float64, int32 indices) and ``y`` in {-1, +1}."""
+    """One labelled sample: ``X`` (CSR float64, int32 indices) and ``y`` in {-1, +1}.
+
+    ``provenance`` says which copy of a registered dataset the examples come from (e.g. the
+    bundled Adult or a conversion in the cache), for ``meta.json``; None for plain files.
+    """
 
     X: sp.csr_matrix
     y: np.ndarray
+    provenance: str | None = None
 
     @property
     def n(self) -> int:
@@ -32,10 +41,14 @@ class Split:
 
     def take(self, idx: np.ndarray) -> "Split":
         """The examples at ``idx``, in that order."""
-        return Split(self.X[idx], self.y[idx])
+        return Split(self.X[idx], self.y[idx], self.provenance)
 
 
-def read_libsvm(source: str | bytes, name: str, n_features: int | None = None):
+#: The most features int32 CSR indices address.
+MAX_FEATURES = int(np.iinfo(np.int32).max)
+
+
+def read_libsvm(source: str | bytes, name: str, n_features: int | None = None, zero_based: bool = False):
     """Parse LIBSVM text into a CSR matrix and raw labels.
 
     Parameters
@@ -46,6 +59,9 @@ def read_libsvm(source: str | bytes, name: str, n_features: int | None = None):
         How to name the file in error messages.
     n_features : int, optional
         Number of features; inferred from the largest index when omitted.
+    zero_based : bool
+        Whether feature indices start at 0 (default: at 1, the LIBSVM convention, so that
+        an index 0 is an error).
 
     Returns
     -------
@@ -57,7 +73,9 @@ def read_libsvm(source: str | bytes, name: str, n_features: int | None = None):
     Raises
     ------
     UserError
-        If the file cannot be read or a line is malformed (the message names the line).
+        If the file cannot be read or a line is malformed: not ``label index:value ...``,
+        an index 0 in a one-based file, an index too large for int32, or a label or value
+        that is not finite (the message names the line).
     """
     if isinstance(source, (str, os.PathLike)):
         try:
@@ -68,9 +86,13 @@ def read_libsvm(source: str | bytes, name: str, n_features: int | None = None):
     else:
         data = source
     try:
-        X, labels = load_svmlight_file(io.BytesIO(data), n_features=n_features, dtype=np.float64)
-    except ValueError as exc:
-        raise UserError(_first_bad_line(data, name, n_features) or f"{name}: {exc}") from None
+        X, labels = load_svmlight_file(io.BytesIO(data), n_features=n_features, dtype=np.float64,
+                                       zero_based=zero_based)
+    except (ValueError, OverflowError) as exc:  # OverflowError: an index beyond 64 bits
+        raise UserError(_first_bad_line(data, name, n_features, zero_based) or f"{name}: {exc}") from None
+    if X.shape[1] > MAX_FEATURES or not (np.isfinite(X.data).all() and np.isfinite(labels).all()):
+        raise UserError(_first_bad_line(data, name, n_features, zero_based)
+                        or f"{name}: n_features={X.shape[1]} is more than int32 indices address ({MAX_FEATURES})")
     X = sp.csr_matrix(X)
     X.indices = X.indices.astype(np.int32, copy=False)
     if X.shape[0] == 0:
@@ -78,32 +100,48 @@ def read_libsvm(source: str | bytes, name: str, n_features: int | None = None):
     return X, labels
 
 
-def _first_bad_line(data: bytes, name: str, n_features: int | None) -> str | None:
-    """Describe the first line that is not ``label index:value ...`` (1-based indices)."""
+def _first_bad_line(data: bytes, name: str, n_features: int | None, zero_based: bool) -> str | None:
+    """Describe the first line that is not ``label index:value ...`` with valid indices and finite numbers."""
+    first = 0 if zero_based else 1
+    largest = MAX_FEATURES - 1 + first  # the index of the last column int32 indices address
     for lineno, raw in enumerate(data.splitlines(), start=1):
         line = raw.split(b"#", 1)[0].strip()
         if not line:
             continue
         tokens = line.split()
+        label = tokens[0][:40].decode(errors="replace")
         try:
-            float(tokens[0])
+            finite = math.isfinite(float(tokens[0]))
         except ValueError:
-            return f"{name}:{lineno}: expected a numeric label first, got {tokens[0][:40].decode(errors='replace')!r}"
-        previous = 0
+            return f"{name}:{lineno}: expected a numeric label first, got {label!r}"
+        if not finite:
+            return f"{name}:{lineno}: label {label!r} is not finite"
+        previous = first - 1
         for tok in tokens[1:]:
             idx, sep, val = tok.partition(b":")
             text = tok[:40].decode(errors="replace")
             if not sep:
                 return f"{name}:{lineno}: expected 'index:value', got {text!r}"
+            if idx == b"qid":
+                continue
             try:
                 index = int(idx)
-                float(val)
+                value = float(val)
             except ValueError:
                 return f"{name}:{lineno}: expected an integer index and a number in {text!r}"
-            if index <= previous and idx != b"qid":
-                return f"{name}:{lineno}: feature indices must be positive and increasing, got {text!r}"
-            if n_features is not None and index > n_features:
-                return f"{name}:{lineno}: feature index {index} exceeds n_features={n_features}"
+            if index == 0 and not zero_based:
+                return (f"{name}:{lineno}: feature index 0 in {text!r} (LIBSVM indices start at 1; "
+                        "set dataset.zero_based: true for a zero-based file)")
+            if index <= previous:
+                return (f"{name}:{lineno}: feature indices must be {'non-negative' if zero_based else 'positive'} "
+                        f"and increasing, got {text!r}")
+            if index > largest:
+                return f"{name}:{lineno}: feature index {index} is too large (at most {largest}: indices are int32)"
+            if n_features is not None and index - first >= n_features:
+                return (f"{name}:{lineno}: feature index {index} exceeds n_features={n_features} "
+                        f"(set dataset.n_features to {index + 1 - first} or more)")
+            if not math.isfinite(value):
+                return f"{name}:{lineno}: feature value {text!r} is not finite"
             previous = index
     return None
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import lzma
 import sys
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib import resources
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -42,6 +42,9 @@ class DatasetSpec:
         Number of features for ``path`` files (inferred when omitted).
     positive : float, optional
         For ``path`` files with more than two labels: the label that becomes +1.
+    zero_based : bool
+        Whether the feature indices of ``path`` files start at 0 (default: at 1, LIBSVM's
+        convention).
     """
 
     name: str | None = None
@@ -51,11 +54,23 @@ class DatasetSpec:
     n_test: int | None = None
     n_features: int | None = None
     positive: float | None = None
+    zero_based: bool = False
 
     @property
     def label(self) -> str:
         """A short name for tables and file names."""
         return self.name or self.path or "?"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The section as a mapping, for ``meta.json`` and cache keys.
+
+        ``zero_based`` appears only when true, so that a config without it gives the mapping
+        it gave before the key existed (run folders stay resumable, cached optima valid).
+        """
+        out = asdict(self)
+        if not self.zero_based:
+            del out["zero_based"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -84,6 +99,8 @@ def register(info: DatasetInfo) -> DatasetInfo:
 
 # ----------------------------------------------------------------------------- bundled Adult
 
+#: What ``meta.json`` records as ``dataset_copy`` when Adult comes from the bundled files.
+BUNDLED_ADULT = "bundled a9a (LIBSVM)"
 #: sha256 of the decompressed bundled files (the same bytes as LIBSVM's a9a and a9a.t).
 BUNDLED_SHA256 = {
     "a9a": "f5d5ffd8d865ff41328e7ee043e4b020816914ff6843ff15b98905ddbedce906",
@@ -110,7 +127,7 @@ def _load_bundled_adult() -> tuple[Split, Split]:
     for filename in ("a9a", "a9a.t"):
         # a9a.t never uses index 123, so the feature count must be given explicitly
         X, labels = read_libsvm(bundled_bytes(filename), f"bundled {filename}", n_features=ADULT_FEATURES)
-        splits.append(Split(X, to_binary(labels, filename, positive=1.0)[0]))
+        splits.append(Split(X, to_binary(labels, filename, positive=1.0)[0], BUNDLED_ADULT))
     return splits[0], splits[1]
 
 
@@ -160,18 +177,28 @@ def load(spec: DatasetSpec, rng: np.random.Generator) -> tuple[Split, Split]:
     Returns
     -------
     train, test : Split
+        Their ``provenance`` names the copy a registered dataset was loaded from.
+
+    Raises
+    ------
+    UserError
+        If the dataset is unknown, a file is malformed, or ``n_train`` or ``n_test`` asks
+        for more examples than there are.
     """
     if spec.name is not None:
         if spec.name not in REGISTRY:
             raise UserError(f"unknown dataset {spec.name!r} (valid: {', '.join(sorted(REGISTRY))})")
         train, test = REGISTRY[spec.name].load()
     else:
-        train_X, train_labels = read_libsvm(spec.path, spec.path, spec.n_features)
+        train_X, train_labels = read_libsvm(spec.path, spec.path, spec.n_features, spec.zero_based)
         n_features = spec.n_features or train_X.shape[1]
-        test_X, test_labels = read_libsvm(spec.test_path, spec.test_path, n_features)
+        test_X, test_labels = read_libsvm(spec.test_path, spec.test_path, n_features, spec.zero_based)
         train_y, positive = to_binary(train_labels, spec.path, spec.positive)
         test_y, _ = to_binary(test_labels, spec.test_path, positive)
         train, test = Split(train_X, train_y), Split(test_X, test_y)
+    for key, split, size, what in (("n_train", train, spec.n_train, "training"), ("n_test", test, spec.n_test, "test")):
+        if size is not None and size > split.n:
+            raise UserError(f"dataset.{key}: {size} is more than the {split.n} {what} examples of {spec.label}")
     train = subsample(train, spec.n_train, rng)
     test = subsample(test, spec.n_test, rng)
     if np.unique(train.y).size < 2:

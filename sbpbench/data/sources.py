@@ -137,7 +137,7 @@ def _save_npz(path: Path, X: sp.csr_matrix, y: np.ndarray) -> None:
 def _load_npz(path: Path) -> Split:
     with np.load(path, allow_pickle=False) as z:
         X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
-        return Split(X, z["y"])
+        return Split(X, z["y"], f"cached conversion in {path.parent.resolve()}")
 
 
 def _write_split(folder: Path, role: str, data: SplitData, source: Source) -> int:
@@ -235,7 +235,8 @@ def paths_in_cache(remote: RemoteFile, root: Path | None = None) -> Path:
 def load_cached(name: str, root: Path | None = None) -> tuple[Split, Split]:
     """Load a converted dataset, checking its ``.npz`` files against the manifest.
 
-    A source without a test set gives an empty test split.
+    A source without a test set gives an empty test split. The splits' ``provenance``
+    names the folder they were loaded from.
 
     Raises
     ------
@@ -267,19 +268,88 @@ def _check(path: Path, expected: str) -> str | None:
     return None if actual == expected else f"{path}: sha256 {actual}, manifest says {expected}"
 
 
-def verify(name: str, root: Path | None = None) -> list[str]:
-    """Re-check a dataset's downloads and converted files; the problems found (empty = good)."""
-    problems = []
-    source = SOURCES[name]
-    for remote in source.files.values():
-        path = paths_in_cache(remote, root)
-        if path.exists():
-            problems += [p for p in [verify_download(remote, path)] if p]
+@dataclass(frozen=True)
+class FileState:
+    """One file of a dataset in the cache: ``state`` is ``ok``, ``missing``, ``partial`` (a
+    ``.part`` file left by an interrupted download) or ``damaged``; ``detail`` says more."""
+
+    path: Path
+    state: str
+    detail: str = ""
+
+    def describe(self) -> str:
+        """``name: state (detail)``."""
+        return f"{self.path.name}: {self.state}" + (f" ({self.detail})" if self.detail else "")
+
+
+@dataclass(frozen=True)
+class CacheState:
+    """What :func:`verify` found for one dataset: whether it is converted, and every file's state."""
+
+    name: str
+    converted: bool
+    files: tuple[FileState, ...]
+
+    @property
+    def verdict(self) -> str:
+        """``ok``, ``DAMAGED (files)`` or ``INCOMPLETE (what is missing)``.
+
+        Missing downloads of a converted dataset are fine (loading needs only the converted
+        files); any damaged file or leftover partial download is not.
+        """
+        damaged = [f.path.name for f in self.files if f.state == "damaged"]
+        if damaged:
+            return f"DAMAGED ({', '.join(damaged)})"
+        missing = [f.path.name for f in self.files if f.state == "missing" and not self.converted]
+        partial = [f.path.name for f in self.files if f.state == "partial"]
+        gaps = ([f"missing {', '.join(missing)}"] if missing else []) + \
+               ([f"partial download {', '.join(partial)}"] if partial else [])
+        if not gaps and not self.converted:
+            gaps = ["downloaded, not converted"]
+        return f"INCOMPLETE ({'; '.join(gaps)})" if gaps else "ok"
+
+    @property
+    def ok(self) -> bool:
+        """Whether the dataset is complete and undamaged."""
+        return self.verdict == "ok"
+
+
+def _part(remote: RemoteFile, root: Path | None = None) -> Path:
+    """Where an interrupted download of ``remote`` leaves its bytes."""
+    path = paths_in_cache(remote, root)
+    return path.with_name(path.name + ".part")
+
+
+def verify(name: str, root: Path | None = None) -> CacheState:
+    """Re-check a dataset's downloads (and partial downloads) and its converted files."""
     manifest = read_manifest(name, root)
-    if manifest is not None:
-        problems += [p for filename, sha in manifest["files"].items()
-                     if (p := _check(dataset_dir(name, root) / filename, sha))]
-    return problems
+    files = []
+    for remote in SOURCES[name].files.values():
+        path, part = paths_in_cache(remote, root), _part(remote, root)
+        if part.exists():
+            files.append(FileState(part, "partial", f"{part.stat().st_size} bytes left by an interrupted download"))
+        if not path.exists():
+            files.append(FileState(path, "missing", "not needed: the dataset is converted" if manifest else ""))
+        elif problem := verify_download(remote, path):
+            files.append(FileState(path, "damaged", problem.removeprefix(f"{path}: ")))
+        else:
+            files.append(FileState(path, "ok"))
+    for filename, sha in (manifest or {}).get("files", {}).items():
+        path = dataset_dir(name, root) / filename
+        problem = _check(path, sha)
+        files.append(FileState(path, "damaged", problem.removeprefix(f"{path}: ")) if problem else FileState(path, "ok"))
+    return CacheState(name, manifest is not None, tuple(files))
+
+
+def in_cache(name: str, root: Path | None = None) -> bool:
+    """Whether the cache holds anything of ``name``: its converted folder, or a download
+    (complete or partial) that no converted dataset uses (``mnist-t10k`` shares ``mnist``'s files)."""
+    if is_cached(name, root):
+        return True
+    used = {remote.name for other, source in SOURCES.items() if other != name and is_cached(other, root)
+            for remote in source.files.values()}
+    return any(path.exists() for remote in SOURCES[name].files.values() if remote.name not in used
+               for path in (paths_in_cache(remote, root), _part(remote, root)))
 
 
 # ----------------------------------------------------------------------------- the datasets
