@@ -81,7 +81,7 @@ def summary_table(curves: pd.DataFrame) -> str:
     """Per solver: final test error mean ± std over runs, kernel evaluations, training seconds."""
     if curves.empty:
         return "(no checkpoints were recorded)"
-    last = curves.sort_values("checkpoint").groupby(["solver", "run"], sort=False).tail(1)
+    last = curves.sort_values("checkpoint", kind="stable").groupby(["solver", "run"], sort=False).tail(1)
     lines = [f"{'solver':<24} {'runs':>4} {'test error (%)':>16} {'kernel evals':>13} {'train s':>9}  status"]
     for label, g in last.groupby("solver", sort=False):
         err = 100 * g["test_error"]

@@ -39,7 +39,7 @@ import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
 from sbpbench import plotting  # noqa: E402
-from sbpbench.results import read_meta  # noqa: E402
+from sbpbench.results import read_curves, read_meta  # noqa: E402
 
 #: Default results root of ``sbpbench figures`` and ``sbpbench report``: the committed runs.
 PAPER_RESULTS = Path("results") / "paper"
@@ -76,7 +76,7 @@ def find_experiment(root: str | Path, name: str) -> ExperimentResult | None:
         path = _curves_file(directory)
         if path is None or not (directory / "meta.json").is_file() or path.stat().st_size == 0:
             continue
-        curves = pd.read_csv(path)
+        curves = read_curves(path)
         if not curves.empty:
             return ExperimentResult(name, directory, curves, read_meta(directory))
     return None
