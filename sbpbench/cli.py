@@ -7,6 +7,7 @@ only with ``--debug``); Ctrl-C keeps every finished run and exits with 130.
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -16,11 +17,14 @@ import pandas as pd
 
 from sbpbench import __version__
 from sbpbench.data.cli import datasets
-from sbpbench.errors import UserError
+from sbpbench.errors import UserError, cut
 
 
 #: Seconds between progress lines when standard error is not a terminal (a log file, CI).
 LOG_EVERY_S = 15.0
+
+#: Longest error line printed; a longer message is cut and ends in "...".
+MAX_ERROR_CHARS = 500
 
 
 class CliReporter:
@@ -139,6 +143,7 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     from sbpbench.results import ended_badly, read_curves, read_meta
 
     experiments = [config.load(path, list(overrides)) for path in configs]
+    writable_folder(results_root, "--results")
     with make_executor(executor, jobs, scheduler) as runner_pool:
         directories = run_experiments(experiments, results_root, runner_pool, CliReporter(quiet),
                                       resume=resume, resume_from=resume_from)
@@ -157,6 +162,30 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
         click.echo(f"sbpbench: {sum(bad.values())} of {sum(map(len, runs.values()))} runs failed or diverged; "
                    f"see {where}", err=True)
         sys.exit(3)  # after writing everything, so that CI sees it; 2 is for user errors
+
+
+def writable_folder(path: Path, option: str) -> None:
+    """Create the folder ``path`` if needed and check that files can be written in it.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The folder.
+    option : str
+        The command-line option that named it, for the error message.
+
+    Raises
+    ------
+    UserError
+        When ``path`` is not a folder, or cannot be created or written.
+    """
+    if path.exists() and not path.is_dir():
+        raise UserError(f"{option} {path}: not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError as exc:
+        raise UserError(f"{option} {path}: cannot create or write this folder ({exc.strerror or exc})") from None
 
 
 @cli.command()
@@ -263,18 +292,37 @@ def solvers() -> None:
 cli.add_command(datasets)
 
 
+#: Click's exception for a command line without arguments (Click 8.2 and later; nothing before).
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def error_line(message: str) -> str:
+    """``sbpbench: error: MESSAGE`` on one line of at most :data:`MAX_ERROR_CHARS` characters."""
+    return cut(" ".join(f"sbpbench: error: {message[: 2 * MAX_ERROR_CHARS]}".split()), MAX_ERROR_CHARS)
+
+
+def _usage_message(exc: click.ClickException) -> str:
+    """Click's complaint, followed by where to read the usage when Click knows the command."""
+    ctx = getattr(exc, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    return exc.format_message() + hint
+
+
 def main() -> None:
-    """Entry point: run the CLI, turning user errors into one line and exit code 2."""
+    """Entry point: run the CLI, turning user errors and usage errors into one line and exit code 2."""
     debug = "--debug" in sys.argv[1:]
     try:
         cli.main(standalone_mode=False)
     except UserError as exc:
         if debug:
             raise
-        click.echo(f"sbpbench: error: {exc}", err=True)
+        click.echo(error_line(str(exc)), err=True)
+        sys.exit(exc.exit_code)
+    except _NO_ARGS_IS_HELP as exc:  # plain "sbpbench": the help, as Click shows it
+        exc.show()
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        exc.show()
+        click.echo(error_line(_usage_message(exc)), err=True)
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, click.Abort):
         click.echo("\nsbpbench: interrupted; finished runs were kept", err=True)

@@ -9,18 +9,21 @@ and in the README.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
 from sbpbench.data.registry import REGISTRY, DatasetSpec
-from sbpbench.errors import UserError
+from sbpbench.errors import UserError, cut, shown
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS
+from sbpbench.solvers.base import non_negative, positive
 
 #: ``problem.nu`` value asking for nu derived from lambda (:mod:`sbpbench.optimum`).
 NU_FROM_LAMBDA = "from_lambda"
@@ -90,6 +93,20 @@ class Experiment:
     seed: int
     source: str = ""
     raw: dict = field(default_factory=dict, compare=False)
+    lam_key: str = "problem.lambda"
+
+    def lambda_at(self, n: int) -> float | None:
+        """lambda for ``n`` training examples, checked like the config (see :func:`lambda_value`).
+
+        Raises
+        ------
+        UserError
+            Naming the config file and the key the user wrote (``problem.lambda`` or
+            ``problem.C``) when lambda is not a finite positive number at this ``n``.
+        """
+        if self.lam is None:
+            return None
+        return lambda_value(self.lam, n, lambda msg: _fail(self.source, self.lam_key, msg))
 
 
 # ----------------------------------------------------------------------------- lambda expressions
@@ -99,9 +116,25 @@ _OPS = {
     ast.Div: operator.truediv, ast.Pow: operator.pow, ast.USub: operator.neg, ast.UAdd: operator.pos,
 }
 
+#: Longest lambda expression (characters) and most nodes of its syntax tree.
+MAX_EXPRESSION_CHARS = 200
+MAX_EXPRESSION_NODES = 64
+
+#: The n at which a lambda expression is checked when the config does not give ``dataset.n_train``.
+REPRESENTATIVE_N = 1000
+
+_HOW = "use a number or an expression in n such as 1/n or 1/(100*n)"
+
 
 def eval_lambda(expr: str | float, n: int) -> float:
     """Evaluate lambda given as a number or an arithmetic expression in ``n`` (e.g. ``1/(100*n)``).
+
+    The expression (at most :data:`MAX_EXPRESSION_CHARS` characters and
+    :data:`MAX_EXPRESSION_NODES` syntax nodes; numbers, ``n``, ``+ - * / **`` and
+    parentheses) is evaluated in double precision, so it takes time proportional to its
+    length: ``n**n**n`` overflows at once. While every integer involved stays below 2**53
+    (as in every shipped config) the result is the double that Python's integer arithmetic
+    gave before.
 
     Parameters
     ----------
@@ -113,29 +146,90 @@ def eval_lambda(expr: str | float, n: int) -> float:
     Returns
     -------
     float
+        The value; it may be negative, zero, infinite or NaN (:func:`lambda_value` checks it).
+
+    Raises
+    ------
+    ValueError
+        When the expression is not allowed, overflows, divides by zero or is not real.
     """
     if isinstance(expr, (int, float)):
         return float(expr)
+    text = str(expr)
+    if len(text) > MAX_EXPRESSION_CHARS:
+        raise ValueError(f"expression longer than {MAX_EXPRESSION_CHARS} characters; {_HOW}")
 
     def walk(node):
         if isinstance(node, ast.Expression):
             return walk(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            return node.value
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return float(node.value)
         if isinstance(node, ast.Name) and node.id == "n":
-            return n
+            return float(n)
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](walk(node.left), walk(node.right))
         if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](walk(node.operand))
-        raise ValueError
+        raise ValueError(_HOW)
+
     try:
-        return float(walk(ast.parse(str(expr), mode="eval")))
-    except (SyntaxError, ValueError, ZeroDivisionError, TypeError):
-        raise ValueError(f"cannot evaluate {expr!r}: use a number or an expression in n such as 1/n or 1/(100*n)") from None
+        tree = ast.parse(text, mode="eval")
+        if sum(1 for _ in ast.walk(tree)) > MAX_EXPRESSION_NODES:
+            raise ValueError(f"more than {MAX_EXPRESSION_NODES} terms; {_HOW}")
+        value = walk(tree)
+    except (SyntaxError, ValueError, TypeError, RecursionError) as exc:
+        reason = str(exc) if isinstance(exc, ValueError) else _HOW
+        raise ValueError(f"cannot evaluate {shown(expr)}: {reason}") from None
+    except ZeroDivisionError:
+        raise ValueError(f"cannot evaluate {shown(expr)} at n = {n}: division by zero") from None
+    except OverflowError:
+        raise ValueError(f"cannot evaluate {shown(expr)} at n = {n}: too large for a double") from None
+    if isinstance(value, complex):
+        raise ValueError(f"cannot evaluate {shown(expr)} at n = {n}: not a real number")
+    return value
+
+
+def lambda_value(expr: str | float, n: int, fail: Callable[[str], None]) -> float:
+    """lambda at ``n`` training examples, checked: finite and positive as
+    :func:`~sbpbench.solvers.base.positive` means it (at least the smallest normal double).
+
+    Parameters
+    ----------
+    expr : str or float
+        A number or an expression in ``n`` (see :func:`eval_lambda`).
+    n : int
+        Number of training examples.
+    fail : callable
+        Called with the error text when lambda is not acceptable; it must raise.
+
+    Returns
+    -------
+    float
+    """
+    try:
+        value = eval_lambda(expr, n)
+    except ValueError as exc:
+        fail(str(exc))
+    at = f" at n = {n}" if isinstance(expr, str) else ""
+    if not math.isfinite(value):
+        fail(f"gives lambda = {value}{at}: expected a finite number")
+    if msg := positive(value):
+        fail(f"gives lambda = {value!r}{at}: {msg}")
+    return value
 
 
 # ----------------------------------------------------------------------------- validation helpers
+
+#: Largest integer a config key accepts (numpy's int64); ``runs`` has its own, smaller bound.
+MAX_INT = 2**63 - 1
+
+#: Most runs per solver (a larger count is a typo, and its plan alone would fill the memory).
+MAX_RUNS = 10_000
+
+
+def _fail(source: str, key: str, message: str):
+    """Raise the one-line error for ``key`` of the config ``source``."""
+    raise UserError(f"{source}: key '{key}': {message}")
 
 
 class _Section:
@@ -153,13 +247,13 @@ class _Section:
         return f"{self.prefix}.{name}" if self.prefix else name
 
     def fail(self, name: str, message: str):
-        where = self.key(name) if name else (self.prefix or "top level")
-        raise UserError(f"{self.source}: key '{where}': {message}")
+        _fail(self.source, self.key(name) if name else (self.prefix or "top level"), message)
 
     def only(self, allowed) -> None:
         for name in self.data:
             if name not in allowed:
-                self.fail(str(name), f"unknown key (valid: {', '.join(allowed)})")
+                text = name if isinstance(name, str) and len(name) <= 60 else shown(name)
+                self.fail(text, f"unknown key (valid: {', '.join(allowed)})")
 
     def get(self, name: str, kind, default=None, choices=None, check=None):
         if name not in self.data or self.data[name] is None:
@@ -167,36 +261,53 @@ class _Section:
         value = self.data[name]
         value = coerce(value, kind, lambda msg: self.fail(name, msg))
         if choices is not None and value not in choices:
-            self.fail(name, f"{value!r} is not one of: {', '.join(map(str, choices))}")
+            self.fail(name, f"{shown(value)} is not one of: {', '.join(map(str, choices))}")
         if check is not None and (msg := check(value)):
             self.fail(name, msg)
         return value
 
 
 def coerce(value, kind, fail):
-    """Check a YAML value against ``kind`` (int accepts whole floats such as 1e6; float accepts ints)."""
+    """Check a YAML value against ``kind`` and return it as that type.
+
+    ``int`` accepts whole floats such as 1e6 and at most :data:`MAX_INT` in size; ``float``
+    accepts integers and numbers written as strings (YAML reads 1e-4 without a dot as a
+    string) and refuses NaN and infinities (also ``1e400``, which overflows). ``fail`` is
+    called with the error text and must raise.
+    """
     if kind is bool:
         if not isinstance(value, bool):
-            fail(f"expected true or false, got {value!r}")
+            fail(f"expected true or false, got {shown(value)}")
         return value
     if kind is int:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
-            fail(f"expected an integer, got {value!r}")
-        return int(value)
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            fail(f"expected an integer, got {shown(value)}")
+        if abs(value) > MAX_INT:
+            fail(f"expected an integer of at most {MAX_INT} in absolute value, got {shown(value)}")
+        return value
     if kind is float:
-        if isinstance(value, str):
-            try:
-                return float(value)  # YAML reads 1e-4 without a dot as a string
-            except ValueError:
-                pass
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            fail(f"expected a number, got {value!r}")
-        return float(value)
+        number = float(value) if isinstance(value, str) and _is_number(value) else value
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            fail(f"expected a number, got {shown(value)}")
+        number = float(number) if abs(number) <= sys.float_info.max else math.inf
+        if not math.isfinite(number):
+            fail(f"expected a finite number, got {shown(value)}")
+        return number
     if kind is str:
         if not isinstance(value, str):
-            fail(f"expected a string, got {value!r}")
+            fail(f"expected a string, got {shown(value)}")
         return value
     raise TypeError(kind)
+
+
+def _is_file(path: str) -> bool:
+    """Whether ``path`` is a file; False also for a path the system refuses (too long, ...)."""
+    try:
+        return Path(path).is_file()
+    except OSError:
+        return False
 
 
 def _is_number(text: str) -> bool:
@@ -205,14 +316,6 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _positive(value):
-    return None if value > 0 else "must be positive"
-
-
-def _non_negative(value):
-    return None if value >= 0 else "must be >= 0"
 
 
 # ----------------------------------------------------------------------------- sections
@@ -229,7 +332,7 @@ def _dataset(source: str, value, base: Path) -> DatasetSpec:
     if (name is None) == (path is None):
         sec.fail("", "give either 'name' (a registered dataset) or 'path' and 'test_path' (LIBSVM files)")
     if name is not None and name not in REGISTRY:
-        sec.fail("name", f"unknown dataset {name!r} (valid: {', '.join(sorted(REGISTRY))})")
+        sec.fail("name", f"unknown dataset {shown(name)} (valid: {', '.join(sorted(REGISTRY))})")
     if name is not None and sec.data.get("zero_based") is not None:
         sec.fail("zero_based", "only allowed together with 'path' (a registered dataset knows its indices)")
     if path is not None:
@@ -237,15 +340,15 @@ def _dataset(source: str, value, base: Path) -> DatasetSpec:
             sec.fail("test_path", "missing: a LIBSVM test file is required with 'path'")
         path, test_path = (str(p if Path(p).is_absolute() else base / p) for p in (path, test_path))
         for key, p in (("path", path), ("test_path", test_path)):
-            if not Path(p).is_file():
+            if not _is_file(p):
                 sec.fail(key, f"cannot read file {p}")
     elif test_path is not None or sec.data.get("positive") is not None:
         sec.fail("test_path" if test_path else "positive", "only allowed together with 'path'")
     return DatasetSpec(
         name=name, path=path, test_path=test_path,
-        n_train=sec.get("n_train", int, check=_positive),
-        n_test=sec.get("n_test", int, check=_positive),
-        n_features=sec.get("n_features", int, check=_positive),
+        n_train=sec.get("n_train", int, check=positive),
+        n_test=sec.get("n_test", int, check=positive),
+        n_features=sec.get("n_features", int, check=positive),
         positive=sec.get("positive", float),
         zero_based=sec.get("zero_based", bool, default=False),
     )
@@ -258,8 +361,8 @@ def _kernel(source: str, value) -> KernelSpec:
     sec.only(["name", "sigma2", "cache_mb"])
     return KernelSpec(
         name=sec.get("name", str, "gaussian", choices=("gaussian", "linear")),
-        sigma2=sec.get("sigma2", float, 1.0, check=_positive),
-        cache_mb=sec.get("cache_mb", float, 256.0, check=_non_negative),
+        sigma2=sec.get("sigma2", float, 1.0, check=positive),
+        cache_mb=sec.get("cache_mb", float, 256.0, check=non_negative),
     )
 
 
@@ -267,9 +370,9 @@ def _budget(source: str, key: str, value) -> Budget:
     bud = _Section(source, key, value)
     bud.only(["epochs", "kernel_evals", "seconds", "test_error"])
     budget = Budget(
-        epochs=bud.get("epochs", float, check=_positive),
-        kernel_evals=bud.get("kernel_evals", float, check=_positive),
-        seconds=bud.get("seconds", float, check=_positive),
+        epochs=bud.get("epochs", float, check=positive),
+        kernel_evals=bud.get("kernel_evals", float, check=positive),
+        seconds=bud.get("seconds", float, check=positive),
         test_error=bud.get("test_error", float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]"),
     )
     if all(v is None for v in (budget.epochs, budget.kernel_evals, budget.seconds)):
@@ -292,7 +395,7 @@ def _solvers(source: str, value, problem: dict) -> tuple[SolverSpec, ...]:
         if name is None:
             sec.fail("name", f"missing (valid: {', '.join(sorted(SOLVERS))})")
         if name not in SOLVERS:
-            sec.fail("name", f"unknown solver {name!r} (valid: {', '.join(sorted(SOLVERS))})")
+            sec.fail("name", f"unknown solver {shown(name)} (valid: {', '.join(sorted(SOLVERS))})")
         cls = SOLVERS[name]
         sec.only(["name", "label", "budget", *cls.params])
         params = {}
@@ -314,10 +417,55 @@ def _solvers(source: str, value, problem: dict) -> tuple[SolverSpec, ...]:
         spec = SolverSpec(name, params, sec.get("label", str, ""))
         label = spec.label or name + (f"[{spec.describe()}]" if params else "")
         if label in labels:
-            sec.fail("label", f"two solvers are both labelled {label!r}; give one a 'label'")
+            sec.fail("label", f"two solvers are both labelled {shown(label)}; give one a 'label'")
         labels.add(label)
         specs.append(SolverSpec(name, params, label, budget))
     return tuple(specs)
+
+
+#: Longest experiment name (it names a folder).
+MAX_NAME_CHARS = 100
+
+
+def _name(top: _Section, source: str) -> str:
+    """``name``: one path component under the results root, never ``.``, ``..`` or a path."""
+    name = top.get("name", str, Path(source).stem)
+    if not re.fullmatch(r"[A-Za-z0-9._-]+", name) or set(name) == {"."} or len(name) > MAX_NAME_CHARS:
+        top.fail("name", f"{shown(name)} cannot name a results folder: use letters, digits, '.', '_' "
+                         f"and '-' only, not only dots, at most {MAX_NAME_CHARS} characters")
+    return name
+
+
+def _runs(value: int) -> str | None:
+    return positive(value) or (None if value <= MAX_RUNS else f"must be at most {MAX_RUNS}")
+
+
+def _problem(source: str, value, n: int) -> tuple[str | float | None, str, float | str | None, bool]:
+    """The ``problem`` section: lambda (a number or an expression in n), the key that gave it
+    (``problem.lambda`` or ``problem.C``), nu and bias; lambda is checked at ``n`` examples."""
+    prob = _Section(source, "problem", value)
+    prob.only(["lambda", "C", "nu", "bias"])
+    lam, key = prob.data.get("lambda"), "lambda"
+    C = prob.get("C", float, check=positive)
+    if C is not None:
+        if lam is not None:
+            prob.fail("C", "give either lambda or C (lambda = 1/(C n)), not both")
+        lam, key = f"1/({C!r}*n)", "C"
+    if lam is not None:
+        if isinstance(lam, bool) or not isinstance(lam, (int, float, str)):
+            prob.fail("lambda", f"expected a number or an expression in n, got {shown(lam)}")
+        if not isinstance(lam, str):
+            lam = coerce(lam, float, lambda msg: prob.fail("lambda", msg))
+        lambda_value(lam, n, lambda msg: prob.fail(key, msg))
+    nu = prob.data.get("nu")
+    if nu == NU_FROM_LAMBDA:
+        if lam is None:
+            prob.fail("nu", f"'{NU_FROM_LAMBDA}' needs problem.lambda (or C) to derive nu from")
+    elif isinstance(nu, str) and not _is_number(nu):
+        prob.fail("nu", f"expected a number in [0, 1] or '{NU_FROM_LAMBDA}', got {shown(nu)}")
+    else:
+        nu = prob.get("nu", float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]")
+    return lam, prob.key(key), nu, prob.get("bias", bool, False)
 
 
 def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
@@ -335,6 +483,8 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     Returns
     -------
     Experiment
+        lambda is checked at ``dataset.n_train`` examples, or :data:`REPRESENTATIVE_N`
+        without it; :meth:`Experiment.lambda_at` checks it again at the real n.
     """
     base = base or Path(".")
     top = _Section(source, "", data)
@@ -343,57 +493,162 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     for required in ("dataset", "solvers"):
         if required not in top.data:
             top.fail(required, "missing")
-    name = top.get("name", str, Path(source).stem)
-    if not re.fullmatch(r"[A-Za-z0-9._-]+", name):
-        top.fail("name", "use letters, digits, '.', '_' and '-' only (it names a results folder)")
+    name = _name(top, source)
     top.get("description", str)
 
-    prob = _Section(source, "problem", top.data.get("problem"))
-    prob.only(["lambda", "C", "nu", "bias"])
-    lam = prob.data.get("lambda")
-    C = prob.get("C", float, check=_positive)
-    if C is not None:
-        if lam is not None:
-            prob.fail("C", "give either lambda or C (lambda = 1/(C n)), not both")
-        lam = f"1/({C!r}*n)"
-    if lam is not None:
-        if isinstance(lam, bool) or not isinstance(lam, (int, float, str)):
-            prob.fail("lambda", f"expected a number or an expression in n, got {lam!r}")
-        try:
-            if eval_lambda(lam, 1000) <= 0:
-                prob.fail("lambda", "must be positive")
-        except ValueError as exc:
-            prob.fail("lambda", str(exc))
-        lam = float(lam) if isinstance(lam, (int, float)) else lam
-    nu = prob.data.get("nu")
-    if nu == NU_FROM_LAMBDA:
-        if lam is None:
-            prob.fail("nu", f"'{NU_FROM_LAMBDA}' needs problem.lambda (or C) to derive nu from")
-    elif isinstance(nu, str) and not _is_number(nu):
-        prob.fail("nu", f"expected a number in [0, 1] or '{NU_FROM_LAMBDA}', got {nu!r}")
-    else:
-        nu = prob.get("nu", float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]")
-    bias = prob.get("bias", bool, False)
+    dataset = _dataset(source, top.data["dataset"], base)
+    lam, lam_key, nu, bias = _problem(source, top.data.get("problem"), dataset.n_train or REPRESENTATIVE_N)
 
     budget = _budget(source, "budget", top.data.get("budget"))
 
     chk = _Section(source, "checkpoints", top.data.get("checkpoints"))
     chk.only(["per_decade", "epochs"])
-    checkpoints = Checkpoints(chk.get("per_decade", int, 10, check=_positive), chk.get("epochs", bool, True))
+    checkpoints = Checkpoints(chk.get("per_decade", int, 10, check=positive), chk.get("epochs", bool, True))
 
     kernel = _kernel(source, top.data.get("kernel"))
     return Experiment(
         name=name,
-        dataset=_dataset(source, top.data["dataset"], base),
+        dataset=dataset,
         kernel=kernel,
         lam=lam, nu=nu, bias=bias,
         solvers=_solvers(source, top.data["solvers"],
                          {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name}),
         budget=budget, checkpoints=checkpoints,
-        runs=top.get("runs", int, 1, check=_positive),
-        seed=top.get("seed", int, 0, check=_non_negative),
-        source=source, raw=data,
+        runs=top.get("runs", int, 1, check=_runs),
+        seed=top.get("seed", int, 0, check=non_negative),
+        source=source, raw=data, lam_key=lam_key,
     )
+
+
+# ----------------------------------------------------------------------------- YAML
+
+#: Most values (scalars, lists and mappings) a YAML document may hold with its aliases expanded.
+MAX_VALUES = 100_000
+
+#: Deepest nesting of lists and mappings in a YAML document.
+MAX_DEPTH = 100
+
+#: Most characters of a YAML parser's complaint shown in an error.
+MAX_PROBLEM_CHARS = 200
+
+
+class _Refused(yaml.MarkedYAMLError):
+    """A document :class:`ConfigLoader` refuses; its problem is shown without "invalid YAML"."""
+
+
+class ConfigLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing what would silently lose a value or exhaust the machine.
+
+    Refused: a key given twice in one mapping (YAML would keep the last), an integer of
+    more than 4300 digits (Python cannot read it), lists and mappings nested deeper than
+    :data:`MAX_DEPTH`, and aliases that expand to more than :data:`MAX_VALUES` values (an
+    alias bomb) or refer to a list or mapping that contains them. The checks run on the
+    composed nodes, before any value is built, in time linear in the document's size.
+    """
+
+    def compose_document(self):
+        node = super().compose_document()
+        _check_expansion(node)
+        return node
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # '<<' merges are meant to be overridden
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    duplicate = key in seen
+                except TypeError:
+                    continue  # unhashable: the base loader refuses it
+                if duplicate:
+                    raise _Refused(problem=f"duplicate key {shown(key)}", problem_mark=key_node.start_mark)
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_int(self, node):
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:  # Python reads at most 4300 digits
+            raise _Refused(problem=f"an integer of {len(node.value)} characters is too long",
+                           problem_mark=node.start_mark) from None
+
+
+ConfigLoader.add_constructor("tag:yaml.org,2002:int", ConfigLoader.construct_yaml_int)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
+def _check_expansion(root: yaml.Node | None) -> None:
+    """Refuse a composed document that expands to more than :data:`MAX_VALUES` values, nests
+    deeper than :data:`MAX_DEPTH` or contains itself (an alias is one node reached twice)."""
+    size: dict[int, int] = {}
+    height: dict[int, int] = {}
+    started: set[int] = set()
+    stack = [(root, False)] if root is not None else []
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            children = _children(node)
+            size[key] = 1 + sum(size[id(c)] for c in children)
+            height[key] = 1 + max((height[id(c)] for c in children), default=0)
+            if size[key] > MAX_VALUES:
+                raise _Refused(problem=f"aliases expand to more than {MAX_VALUES} values",
+                               problem_mark=node.start_mark)
+            if height[key] > MAX_DEPTH:
+                raise _Refused(problem=f"lists and mappings nested deeper than {MAX_DEPTH} levels",
+                               problem_mark=node.start_mark)
+        elif key not in size:
+            if key in started:
+                raise _Refused(problem="an alias refers to a list or mapping that contains it",
+                               problem_mark=node.start_mark)
+            started.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in _children(node))
+
+
+def load_yaml(text: str, source: str) -> Any:
+    """Parse one YAML document with :class:`ConfigLoader`.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    source : str
+        What it came from, for error messages (a file name, or ``--set ...``).
+
+    Returns
+    -------
+    Any
+        The document's value.
+
+    Raises
+    ------
+    UserError
+        One line ``SOURCE[:LINE]: ...`` for invalid or refused YAML.
+    """
+    loader = ConfigLoader(text)
+    try:
+        return loader.get_single_data()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark is not None else source
+        problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or "not valid YAML"
+        kind = "" if isinstance(exc, _Refused) else "invalid YAML: "
+        raise UserError(f"{where}: {kind}{cut(problem, MAX_PROBLEM_CHARS)}") from None
+    except RecursionError:  # the composer recurses once per level, before the depth check
+        raise UserError(f"{source}: lists and mappings nested deeper than {MAX_DEPTH} levels") from None
+    finally:
+        loader.dispose()
+
+
+# ----------------------------------------------------------------------------- overrides and files
 
 
 def apply_overrides(data: Any, overrides: list[str], source: str) -> Any:
@@ -408,11 +663,8 @@ def apply_overrides(data: Any, overrides: list[str], source: str) -> Any:
     for item in overrides:
         key, sep, text = item.partition("=")
         if not sep or not key:
-            raise UserError(f"--set {item!r}: expected KEY=VALUE, for example budget.epochs=3")
-        try:
-            value = yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise UserError(f"--set {item!r}: the value is not valid YAML") from None
+            raise UserError(f"--set {shown(item)}: expected KEY=VALUE, for example budget.epochs=3")
+        value = load_yaml(text, f"--set {shown(item)}")
         node = data
         parts = key.split(".")
         for part in parts[:-1]:
@@ -441,18 +693,18 @@ def load(path: str | Path, overrides: list[str] | None = None) -> Experiment:
     Raises
     ------
     UserError
-        If the file cannot be read, is not YAML, or fails validation.
+        If the file cannot be read, is not UTF-8 text, is not YAML or is refused by
+        :class:`ConfigLoader`, or fails validation.
     """
     path = Path(path)
     try:
-        text = path.read_text()
+        raw = path.read_bytes()
     except OSError as exc:
         raise UserError(f"{path}: cannot read config ({exc.strerror})") from None
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise UserError(f"{path}{where}: invalid YAML: {problem}") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start} cannot be decoded); "
+                        "save the config as UTF-8") from None
+    data = load_yaml(text, str(path))
     return parse(apply_overrides(data, overrides or [], str(path)), str(path), path.parent)

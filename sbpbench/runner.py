@@ -24,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from sbpbench import data
-from sbpbench.config import NU_FROM_LAMBDA, Experiment, SolverSpec, eval_lambda
+from sbpbench.config import NU_FROM_LAMBDA, Experiment, SolverSpec
 from sbpbench.optimum import optimum
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
@@ -195,9 +195,15 @@ def _finite(row: dict[str, Any]) -> bool:
 
 
 def resolve(exp: Experiment, n_train: int) -> dict[str, Any]:
-    """Problem parameters with every derived value written out (for ``meta.json``)."""
+    """Problem parameters with every derived value written out (for ``meta.json``).
+
+    Raises
+    ------
+    UserError
+        When lambda is not a finite positive number at the real ``n_train``.
+    """
     return {
-        "lambda": eval_lambda(exp.lam, n_train) if exp.lam is not None else None,
+        "lambda": exp.lambda_at(n_train),
         "lambda_expression": exp.lam,
         "nu": exp.nu,
         "bias": exp.bias,

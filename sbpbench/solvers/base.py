@@ -11,6 +11,7 @@ module of the package, so adding a solver is adding a module.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
@@ -44,9 +45,35 @@ class Param:
     check: Callable[[Any], str | None] | None = None
 
 
-def positive(value) -> str | None:
-    """Parameter check: the value must be > 0."""
-    return None if value > 0 else "must be positive"
+#: The smallest value that a positive parameter or config key accepts: the smallest normal
+#: double (``sys.float_info.min``, about 2.2e-308). A smaller positive number is a subnormal,
+#: whose reciprocal overflows: always a mistake, never a setting.
+SMALLEST_POSITIVE = sys.float_info.min
+
+
+def positive(value: float) -> str | None:
+    """Parameter check: the value must be positive, at least :data:`SMALLEST_POSITIVE` (1 for an integer)."""
+    if value <= 0:
+        return "must be positive"
+    if value < SMALLEST_POSITIVE:
+        return f"must be at least {SMALLEST_POSITIVE!r} (the smallest normal double)"
+    return None
+
+
+def non_negative(value: float) -> str | None:
+    """Parameter check: the value must be 0 or positive as :func:`positive` means it."""
+    if value < 0:
+        return "must be >= 0"
+    return positive(value) if value else None
+
+
+#: Largest value of a parameter handed to compiled code as a C ``int`` (LIBLINEAR's ``max_iter``).
+C_INT_MAX = 2**31 - 1
+
+
+def positive_c_int(value: int) -> str | None:
+    """Parameter check: a positive integer that fits a C ``int`` (at most :data:`C_INT_MAX`)."""
+    return positive(value) or (None if value <= C_INT_MAX else f"must be at most {C_INT_MAX}")
 
 
 @dataclass

@@ -38,7 +38,7 @@ import time
 import numba
 import numpy as np
 
-from sbpbench.solvers.base import Param, register
+from sbpbench.solvers.base import Param, non_negative, register
 from sbpbench.solvers.linear import LinearSolver, sparse_axpy, sparse_dot
 
 
@@ -95,7 +95,7 @@ class DCD(LinearSolver):
     name = "dcd"
     params = {
         "tol": Param(float, 0.1, "stop when max PG - min PG <= tol (LIBLINEAR's eps; 0 = never)",
-                     check=lambda v: None if v >= 0 else "must be >= 0"),
+                     check=non_negative),
         "shrinking": Param(bool, True, "LIBLINEAR's shrinking of bounded coordinates"),
     }
 

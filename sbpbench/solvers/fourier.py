@@ -33,7 +33,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
-from sbpbench.solvers.base import Param, Snapshot, Solver, positive, register
+from sbpbench.solvers.base import Param, Snapshot, Solver, positive, positive_c_int, register
 
 
 def fourier_features(projections: np.ndarray) -> np.ndarray:
@@ -70,7 +70,7 @@ class Fourier(Solver):
     params = {
         "max_pairs": Param(int, 1024, "largest number k of feature pairs (k doubles from 1)", check=positive),
         "tol": Param(float, 1e-6, "stopping tolerance of the linear SVM solver (LIBLINEAR)", check=positive),
-        "max_iter": Param(int, 100000, "iteration limit of the linear SVM solver", check=positive),
+        "max_iter": Param(int, 100000, "iteration limit of the linear SVM solver", check=positive_c_int),
     }
 
     def __init__(self, problem, rng, **params):

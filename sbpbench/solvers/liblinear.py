@@ -33,7 +33,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
-from sbpbench.solvers.base import Param, positive, register
+from sbpbench.solvers.base import Param, positive, positive_c_int, register
 from sbpbench.solvers.linear import LinearSolver
 
 
@@ -68,7 +68,8 @@ class LibLinear(LinearSolver):
         "tol_start": Param(float, 1.0, "first (loosest) stopping tolerance", check=positive),
         "tol_end": Param(float, 1e-4, "last (tightest) stopping tolerance", check=positive),
         "per_decade": Param(int, 2, "tolerances per decade", check=positive),
-        "max_iter": Param(int, 100000, "LIBLINEAR's maximum number of epochs per fit", check=positive),
+        "max_iter": Param(int, 100000, "LIBLINEAR's maximum number of epochs per fit",
+                          check=positive_c_int),
     }
 
     def __init__(self, problem, rng, **params):

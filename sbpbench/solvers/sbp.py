@@ -58,7 +58,7 @@ import time
 import numba
 import numpy as np
 
-from sbpbench.solvers.base import Param, Snapshot, Solver, register
+from sbpbench.solvers.base import Param, Snapshot, Solver, non_negative, register
 from sbpbench.errors import UserError
 from sbpbench.solvers.waterlevel import (count_below_and_at, gather_class_windows, level_from_windows,
                                         nth_lowest_in_class, sample_below, water_level, water_level_bias,
@@ -94,7 +94,8 @@ class SBP(Solver):
     supports_bias = True
     params = {
         "average": Param(bool, True, "output the averaged iterate (Algorithm 1) instead of the last"),
-        "eta0": Param(float, 0.0, "initial step size; 0 means 1/sqrt(max_i K(x_i, x_i)) as in Algorithm 1"),
+        "eta0": Param(float, 0.0, "initial step size; 0 means 1/sqrt(max_i K(x_i, x_i)) as in Algorithm 1",
+                      check=non_negative),
     }
 
     def __init__(self, problem, rng, **params):

@@ -53,19 +53,11 @@ import time
 import numba
 import numpy as np
 
-from sbpbench.solvers.base import Param, register
+from sbpbench.solvers.base import Param, non_negative, positive, register
 from sbpbench.solvers.linear import LinearSolver, linear_scores, sparse_axpy, sparse_dot
 
 #: Random examples drawn at once by SGD-r.
 DRAW_CHUNK = 65536
-
-
-def _non_negative(value) -> str | None:
-    return None if value >= 0 else "must be >= 0"
-
-
-def _positive(value) -> str | None:
-    return None if value > 0 else "must be positive"
 
 
 @numba.njit(cache=True)
@@ -134,7 +126,7 @@ class _Revisited(LinearSolver):
     """State and snapshot shared by SGD-r/s/m (see the module docstring)."""
 
     params = {"rho": Param(float, 0.0, "augmentation rho (a regularized bias); 0 = no bias",
-                           check=_non_negative)}
+                           check=non_negative)}
 
     def __init__(self, problem, rng, **params):
         super().__init__(problem, rng, **params)
@@ -201,9 +193,9 @@ class SGDS(_Revisited):
     params = {
         **_Revisited.params,
         "target_accuracy": Param(float, 0.01, "eps: stop when J/L^T - 1 <= eps (0 = never)",
-                                 check=_non_negative),
+                                 check=non_negative),
         "f": Param(float, 1.2, "comparison coefficient: exact J once the estimate is <= f eps",
-                   check=_positive),
+                   check=positive),
     }
 
     def __init__(self, problem, rng, **params):
@@ -257,7 +249,7 @@ class SGDM(SGDS):
     params = {
         **SGDS.params,
         "multiplicity": Param(int, 5, "l, presentations per pattern in a multiple-update pass",
-                              check=_positive),
+                              check=positive),
     }
 
     def presentations(self, pass_number):
