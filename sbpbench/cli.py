@@ -191,12 +191,22 @@ def writable_folder(path: Path, option: str) -> None:
 @cli.command()
 @click.argument("configs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 def validate(configs: tuple[Path, ...]) -> None:
-    """Check experiment configs without running them."""
-    from sbpbench import config
+    """Check experiment configs without running them.
+
+    The data files of a config that names them (``dataset.path``) are read and checked too,
+    with the sizes and lambda at the real n; a registered dataset is only checked by name
+    (loading it may mean a download).
+    """
+    from sbpbench import config, runner
 
     for path in configs:
         exp = config.load(path)
-        click.echo(f"{path}: ok ({exp.name}: {len(exp.solvers)} solver(s), {exp.runs} run(s))")
+        checked = ""
+        if exp.dataset.path is not None:
+            train, test = runner.load_data(exp)
+            runner.resolve(exp, train.n)
+            checked = f"; data: {train.n} training / {test.n} test examples"
+        click.echo(f"{path}: ok ({exp.name}: {len(exp.solvers)} solver(s), {exp.runs} run(s){checked})")
 
 
 @cli.command()

@@ -235,6 +235,17 @@ class Prepared:
     dataset_copy: str | None = None
 
 
+def load_data(exp: Experiment) -> tuple[data.Split, data.Split]:
+    """An experiment's train and test splits, subsampled with its seed (the same for every run).
+
+    Raises
+    ------
+    UserError
+        A data file is malformed, or a subsample is larger than the data.
+    """
+    return data.load(exp.dataset, np.random.default_rng([exp.seed, zlib.crc32(b"dataset")]))
+
+
 def prepare(exp: Experiment) -> Prepared:
     """Load an experiment's data (subsampled with its seed) and build its problem.
 
@@ -243,7 +254,7 @@ def prepare(exp: Experiment) -> Prepared:
     :func:`problem_key`.
     """
     t0 = time.time()
-    train, test = data.load(exp.dataset, np.random.default_rng([exp.seed, zlib.crc32(b"dataset")]))
+    train, test = load_data(exp)
     params = resolve(exp, train.n)
     derive_nu = exp.nu == NU_FROM_LAMBDA
     problem = Problem.build(train, test, exp.kernel, params["lambda"], None if derive_nu else exp.nu, exp.bias)

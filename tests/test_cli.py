@@ -133,3 +133,23 @@ def test_failed_or_diverged_runs_exit_3_after_writing_everything(monkeypatch, ca
         "diverged"] * 2
     assert "finished" in meta and (run_dir / "figure2.png").exists()
     assert set(pd.read_csv(run_dir / "curves.csv")["solver"]) == {"pegasos", "raises", "diverges"}
+
+
+def test_validate_reads_the_data_files_a_config_names(monkeypatch, capsys, tmp_path):
+    """A zero index in a one-based LIBSVM file is refused by validate, naming file and line."""
+    from sbpbench.data.registry import bundled_bytes
+
+    lines = bundled_bytes("a9a").splitlines()[:100]
+    (tmp_path / "test.svm").write_bytes(b"\n".join(lines[50:]) + b"\n")
+    lines[7] = lines[7].replace(b" ", b" 0:1 ", 1)
+    (tmp_path / "train.svm").write_bytes(b"\n".join(lines) + b"\n")
+    cfg = tmp_path / "files.yaml"
+    cfg.write_text("dataset: {path: train.svm, test_path: test.svm, n_features: 123}\n"
+                   "problem: {lambda: 1/n}\nsolvers: [pegasos]\n")
+    assert sbpbench(monkeypatch, "validate", cfg) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("sbpbench: error: ") and "train.svm:8: feature index 0" in err
+
+    (tmp_path / "train.svm").write_bytes(b"\n".join(bundled_bytes("a9a").splitlines()[:100]) + b"\n")
+    assert sbpbench(monkeypatch, "validate", cfg) == 0
+    assert "data: 100 training / 50 test examples" in capsys.readouterr().out

@@ -163,12 +163,13 @@ def test_lambda_is_checked_again_at_the_real_n(monkeypatch, capsys, tmp_path):
     path = tmp_path / "small.yaml"
     path.write_text("dataset: {path: tr.svm, test_path: te.svm}\nkernel: linear\nsolvers: [pegasos]\n"
                     "problem: {lambda: 1/(n-10)}\n")
-    assert sbpbench(monkeypatch, "validate", path) == 0  # at the representative n = 1000
-    capsys.readouterr()
+    message = "small.yaml: key 'problem.lambda': gives lambda = -0.16666666666666666 at n = 4: must be positive"
+    assert config.load(path).lam == "1/(n-10)"  # fine at the representative n = 1000
+    assert sbpbench(monkeypatch, "validate", path) == 2  # validate reads the files, so knows n = 4
+    assert message in one_error_line(capsys)
     results = tmp_path / "res"
     assert sbpbench(monkeypatch, "run", path, "--results", results, "--no-plot", "-q") == 2
-    err = one_error_line(capsys)
-    assert f"small.yaml: key 'problem.lambda': gives lambda = -0.16666666666666666 at n = 4: must be positive" in err
+    assert message in one_error_line(capsys)
     assert not (results / "small").exists()
 
 

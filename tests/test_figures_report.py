@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from sbpbench import figures, report
+from sbpbench.results import read_curves
 from scripts.promote_results import promote
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +91,7 @@ def test_promoted_results_are_found_gzipped(tmp_path, monkeypatch):
     dest = promote(run, tmp_path / "paper")
     assert (dest / "curves.csv.gz").is_file() and not (dest / "curves.csv").exists()
     res = figures.find_experiment(tmp_path / "paper", "ci-adult")
-    assert res.curves.equals(pd.read_csv(REF / "ci-adult" / "curves.csv"))
+    assert res.curves.equals(read_curves(REF / "ci-adult" / "curves.csv"))
     assert res.meta["run_id"] == "20260101-000000"
 
 
