@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 
 import numpy as np
 import pytest
@@ -54,6 +55,21 @@ def test_mnist_test_set_eight_vs_rest(mirror, tmp_path):
     assert X.shape == (10000, 784) and int((y > 0).sum()) == 974
     assert X.max() == 1.0 and X.min() == 0.0
     fetch_file(files["train_labels"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+
+
+def test_full_mnist_through_the_mirror(mirror, tmp_path):
+    """The 60000 training images: fetched by their canonical checksum, converted, 8 vs rest."""
+    folder = sources.prepare("mnist", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    downloads = {r.name: sources.paths_in_cache(r, tmp_path) for r in sources.SOURCES["mnist"].files.values()}
+    record = fetch_file(sources.SOURCES["mnist"].files["train_images"], FetchOptions(mirror=mirror.url, **FAST),
+                        tmp_path)  # cached now: the verified file
+    assert record == downloads["train-images-idx3-ubyte.gz"]
+    assert hashlib.md5(record.read_bytes()).hexdigest() == "f68b3c2dcbeaaa9fbdd348bbdeb94873"  # the canonical .gz
+    train, test = sources.load_cached("mnist", tmp_path)
+    assert (train.n, test.n) == (60000, 10000) and train.X.shape[1] == 784
+    assert (int((train.y > 0).sum()), int((test.y > 0).sum())) == (5851, 974)  # the digit 8
+    assert train.X.max() == 1.0 and np.all(np.rint(train.X.data * 255) / 255 == train.X.data)  # pixels / 255
+    assert sources.verify("mnist", tmp_path).ok and folder.is_dir()
 
 
 def test_reuters_counts(mirror, tmp_path):
