@@ -39,9 +39,9 @@ accumulation (so the order of summation is irrelevant and the loop vectorizes), 
 distance ``m = S_i + S_j - 2 <q_i, q_j>`` is an exact integer and the value is
 ``exp(-gamma (m / D^2))`` (linear kernel: ``<q_i, q_j> / D^2``), within 1e-12 of the float64
 path, whose rounded sums it replaces. The integers are stored dense, never as uint8 CSR: on
-full MNIST (density 19%) uint8 CSR with uint16 column indices reads 3 bytes per nonzero, 57%
-of the dense bytes, but its gathered products ran 7x slower than the dense row (21 ms against
-2.8 ms per row on one thread); dense uint8 reads no more bytes than float64 CSR (12 bytes per
+full MNIST (density 19%) uint8 CSR with uint16 column indices reads 3 bytes per nonzero, 58%
+of the dense bytes, but its gathered products ran 6x slower than the dense row's vectorized
+ones (13-15 ms against 2.4 ms per row on one thread, in one process); dense uint8 reads no more bytes than float64 CSR (12 bytes per
 nonzero) once the density is at least :data:`SMALL_INT_MIN_DENSITY`. Measurement takes the
 integer path when the scored points are small-integer with the same ``D``: blocked float64
 products of the integers are exact (every partial sum is an integer below 2^53).
@@ -76,6 +76,9 @@ DENSE_THRESHOLD = 0.25
 #: of inner products at once).
 EVAL_BLOCK_ROWS = 2048
 EVAL_BLOCK_SUPPORT = 4096
+#: Sparse test points with more features than this are scored row by row, sparse (a block of
+#: EVAL_BLOCK_ROWS dense rows would be too large); others by the blocked products.
+EVAL_BLOCK_MAX_FEATURES = 4096
 #: Rows needing fewer multiply-adds (or bit-set words) than this are computed on one thread (a
 #: parallel region's start-up and barrier cost more than they save on small rows, and much
 #: more on a busy machine); larger rows use numba's current thread count.
@@ -694,7 +697,7 @@ class Kernel:
 
         Remembered for the last ``Z`` (the runner scores the same test set at every checkpoint).
         """
-        exact = self._binary and sp.issparse(Z) or self._scale is not None and self.d <= 4096
+        exact = self._binary and sp.issparse(Z) or self._scale is not None and self.d <= EVAL_BLOCK_MAX_FEATURES
         if not (exact and Z.shape[1] == self.d):
             return None
         if self._points is None or self._points[0] is not Z:
@@ -733,7 +736,7 @@ class Kernel:
         if exact is not None:  # small integers: the blocked products below are exact integers
             Z, z_sq = exact
             X, sq, scale2 = self._ints, self._int_sq.astype(np.float64), self._scale2
-        elif sp.issparse(Z) and self.d > 4096:
+        elif sp.issparse(Z) and self.d > EVAL_BLOCK_MAX_FEATURES:
             S = self.X[support]
             Z = sp.csr_matrix(Z)
             _sparse_decision(Z.indptr, Z.indices.astype(np.int32), Z.data, z_sq, S.indptr,

@@ -12,7 +12,8 @@ once forced onto today's general float64 CSR path), all measured in this process
   matrix, or the bit sets and feature counts of binary data, or the uint8 integers of
   small-integer data; with the squared norms) plus writing the row. It is compared with our
   row on one thread (a row streams the same bytes once), so ``fraction of bound`` = bound
-  time / our one-thread row time;
+  time / our one-thread row time; for full MNIST also on all threads, against the same read
+  split over numba's threads;
 * ``sklearn``: ``rbf_kernel(X[i:i+1], X)`` on the same rows (its BLAS may use every core).
 
 Usage: ``python scripts/bench_kernels.py [--rows 300] [--out BENCHMARKS.md]``. Datasets come
@@ -80,6 +81,25 @@ def stream_seconds(kernel: Kernel) -> float:
     return best_of(lambda: ([a.sum() for a in arrays], out.fill(0.0)), repeats=7)
 
 
+@numba.njit(parallel=True)
+def _parallel_stream(words, out, chunks):
+    """Sum ``words`` and zero ``out``, both split into ``chunks`` pieces over numba's threads."""
+    parts = np.empty(chunks, np.uint64)
+    for c in numba.prange(chunks):
+        parts[c] = words[c * words.size // chunks:(c + 1) * words.size // chunks].sum()
+        out[c * out.size // chunks:(c + 1) * out.size // chunks] = 0.0
+    return parts.sum()
+
+
+def parallel_stream_seconds(kernel: Kernel) -> float:
+    """The bound of :func:`stream_seconds` with the read split over all numba threads."""
+    arrays = [as_words(a) for a in row_arrays(kernel)]
+    out = np.empty(kernel.n)
+    chunks = 4 * numba.get_num_threads()
+    return best_of(lambda: [_parallel_stream(a, out if k == 0 else out[:0], chunks) for k, a in enumerate(arrays)],
+                   repeats=7)
+
+
 def bench(name: str, sigma2: float, given: str, storage: str, rows: int) -> dict:
     """Measure one dataset given ``dense`` or ``sparse`` on Kernel ``storage``; a row of the report."""
     train, _ = load(DatasetSpec(name=name), np.random.default_rng(0))
@@ -106,6 +126,7 @@ def bench(name: str, sigma2: float, given: str, storage: str, rows: int) -> dict
     sk = best_of(lambda: [rbf_kernel(X[i : i + 1], X, gamma=gamma) for i in idx[: max(20, rows // 10)]], 2)
     sk /= max(20, rows // 10)
     stream = stream_seconds(kernel)
+    stream_all = parallel_stream_seconds(kernel) if name == "mnist" else float("nan")
     nbytes = sum(a.nbytes for a in row_arrays(kernel)) + 8 * kernel.n
     ours = min(one, every)
     forced = storage != "auto"
@@ -120,6 +141,8 @@ def bench(name: str, sigma2: float, given: str, storage: str, rows: int) -> dict
         "bound_ms": 1e3 * stream,
         "bandwidth_GBps": nbytes / stream / 1e9,
         "fraction_of_bound": stream / one,
+        "bound_all_ms": 1e3 * stream_all,
+        "fraction_of_bound_all": stream_all / every,
         "sklearn_ms": 1e3 * sk,
         "speedup_vs_sklearn": sk / ours,
     }
@@ -130,22 +153,25 @@ def mnist_verdict(results: list[dict]) -> str:
 
     The speed-up divides the float64 path's better time (one thread or all) by our row on all
     threads, so a float64 row slowed down by its parallel region does not flatter the ratio.
+    The bound target is judged on all threads (the row on 2 cores against the read split over
+    them); the one-thread fraction is reported beside it.
     """
     mnist = {r["forced"]: r for r in results if r["name"] == "mnist"}
     chosen, general = mnist[False], mnist[True]
     threads = numba.get_num_threads()
-    ms, fraction = chosen["row_all_ms"], chosen["fraction_of_bound"]
+    ms, fraction = chosen["row_all_ms"], chosen["fraction_of_bound_all"]
     general_ms = min(general["row_ms"], general["row_all_ms"])
     speedup = general_ms / ms
     max_ms, min_speedup, min_fraction = MNIST_TARGETS
     verdicts = [f"{ms:.2f} <= {max_ms:g} ms: {'meets' if ms <= max_ms else 'misses'}",
                 f"{speedup:.1f}x >= {min_speedup:g}x: {'meets' if speedup >= min_speedup else 'misses'}",
                 f"{fraction:.0%} >= {min_fraction:.0%} of the bound: {'meets' if fraction >= min_fraction else 'misses'}"]
-    return (f"Full MNIST ({chosen['storage']}): a row takes {ms:.2f} ms on {threads} threads and "
-            f"{chosen['row_ms']:.2f} ms on one ({fraction:.0%} of its storage's bandwidth bound); the float64 "
-            f"CSR path, measured in this run, takes {general['row_all_ms']:.2f} ms on {threads} threads and "
-            f"{general['row_ms']:.2f} ms on one, so ours is {speedup:.1f}x its better time. Targets (issue #11): "
-            + "; ".join(verdicts) + ".")
+    return (f"Full MNIST ({chosen['storage']}): a row takes {ms:.2f} ms on {threads} threads, "
+            f"{fraction:.0%} of the bound of its storage read on {threads} threads ({chosen['bound_all_ms']:.2f} ms), "
+            f"and {chosen['row_ms']:.2f} ms on one, {chosen['fraction_of_bound']:.0%} of the one-thread bound; "
+            f"the float64 CSR path, measured in this run, takes {general['row_all_ms']:.2f} ms on {threads} threads "
+            f"and {general['row_ms']:.2f} ms on one, so ours is {speedup:.1f}x its better time. "
+            f"Targets (issue #11): " + "; ".join(verdicts) + ".")
 
 
 def main() -> None:
