@@ -1,0 +1,136 @@
+"""The small-integer kernel path (uint8 rows, exact integer dot products) against float64."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sbpbench import kernels
+from sbpbench.data.convert import mnist_split
+from sbpbench.kernels import Kernel, KernelSpec, integer_scale, small_integers
+from tests.adult_rows import SHARED
+
+MNIST = SHARED / "mnist"
+
+
+@pytest.fixture(scope="module")
+def t10k():
+    """The real MNIST-t10k images (pixels / 255, CSR): 2000 training and 500 test rows."""
+    images, labels = MNIST / "t10k-images-idx3-ubyte.gz", MNIST / "t10k-labels-idx1-ubyte.gz"
+    if not images.is_file():
+        pytest.skip(f"real data {images} not available")
+    X, _ = mnist_split(images, labels, 8)
+    return X[:2000], X[9500:]
+
+
+def pair(X, kind, cache_mb=0.0):
+    """The same kernel on the chosen (small-integer) storage and on the forced float64 path."""
+    return (Kernel(X, KernelSpec(kind, 25.0, cache_mb)),
+            Kernel(X, KernelSpec(kind, 25.0, cache_mb), storage="float64"))
+
+
+def test_scale_detection():
+    assert integer_scale(sp.csr_matrix(np.array([[0, 1 / 255, 1.0], [128 / 255, 0, 7 / 255]]))) == 255
+    assert integer_scale(np.array([[0.5, 1.5, 0.0]])) == 2
+    assert integer_scale(np.array([[3.0, 255.0]])) == 1
+    assert integer_scale(np.array([[1 / 3, np.pi]])) is None  # not multiples of 1/3
+    assert integer_scale(np.array([[0.5, 200.0]])) is None  # 400 does not fit in uint8
+    assert integer_scale(np.array([[-0.5, 0.5]])) is None  # negative
+    assert integer_scale(np.array([[1e-6, 1.0]])) is None  # D = 10^6 too large
+    assert integer_scale(np.zeros((2, 3))) is None
+    assert small_integers(np.array([[0.5, 1.0]]), 4).tolist() == [[2, 4]]
+    assert small_integers(np.array([[0.3]]), 4) is None
+
+
+def test_mnist_takes_the_uint8_path(t10k):
+    fast, general = pair(t10k[0], "gaussian")
+    assert (fast.storage, fast._scale, general.storage) == ("uint8 dense", 255, "float64 CSR")
+    assert np.array_equal(fast._int_sq, (fast._ints.astype(np.int64) ** 2).sum(axis=1))
+    assert fast.X is not None and sp.issparse(fast.X)  # the float64 data stay for other users
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "linear"])
+def test_rows_equal_the_float64_csr_path(t10k, kind):
+    fast, general = pair(t10k[0], kind)
+    worst = 0.0
+    for i in range(0, 2000, 97):
+        worst = max(worst, np.abs(fast.row(i) - general.row(i)).max())
+    idx = np.array([3, 1, 1999, 3])
+    worst = max(worst, np.abs(fast.entries(5, idx) - general.entries(5, idx)).max())
+    assert worst <= 1e-12
+    np.testing.assert_array_equal(fast.diag(), general.diag())
+
+
+def test_parallel_rows_equal_serial_rows(t10k, monkeypatch):
+    monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", 10**12)
+    serial = Kernel(t10k[0], KernelSpec("gaussian", 25.0, 0))
+    monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", 0)
+    parallel = Kernel(t10k[0], KernelSpec("gaussian", 25.0, 0))
+    assert parallel._row_parallel and not serial._row_parallel
+    for i in (0, 11, 1999):
+        assert np.array_equal(parallel.row(i), serial.row(i))
+
+
+def test_counting_is_unchanged(t10k):
+    X = t10k[0]
+    n = X.shape[0]
+    two_rows = 2.5 * 8 * n / 2**20
+    fast, general = pair(X, "gaussian", cache_mb=two_rows)
+    for k in (fast, general):
+        for i in (0, 1, 0, 2, 0, 1):  # 0 miss, 1 miss, 0 hit, 2 miss (evicts 1), 0 hit, 1 miss
+            k.row(i)
+        k.row(3, counted=False)
+        k.count(25)
+        cached = k.entries(3, np.arange(10))
+        np.testing.assert_array_equal(cached, k.row(3, counted=False)[:10])  # read from the cached row
+        k.entries(7, np.arange(4))
+        k.decision(X[:20], np.arange(7), np.ones(7))
+    assert fast.kernel_evals == general.kernel_evals == 6 * n + 25 + 10 + 4
+    assert fast.kernel_evals_computed == general.kernel_evals_computed == 5 * n + 4
+    assert fast.eval_kernel_evals == general.eval_kernel_evals == 140
+    assert not fast.row(3).flags.writeable
+
+
+@pytest.mark.parametrize("support_block", [4096, 50])
+@pytest.mark.parametrize("kind", ["gaussian", "linear"])
+def test_decision_values_match_the_float64_path(t10k, kind, support_block, monkeypatch):
+    monkeypatch.setattr(kernels, "EVAL_BLOCK_SUPPORT", support_block)  # 50: blocks of the support
+    monkeypatch.setattr(kernels, "EVAL_BLOCK_ROWS", 128)
+    train, test = t10k
+    fast, general = pair(train, kind)
+    support = np.arange(0, 2000, 9)
+    coef = np.random.default_rng(0).normal(size=support.size)
+    Z = fast.prepare(test)
+    got = fast.decision(Z, support, coef, bias=0.3)
+    assert fast._points[1] is not None  # the integer path was taken
+    ref = general.decision(general.prepare(test), support, coef, bias=0.3)
+    scale = np.abs(coef).sum() * (1.0 if kind == "gaussian" else fast.sq.max())
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * scale)
+    assert fast.eval_kernel_evals == Z.shape[0] * support.size
+
+
+def test_points_with_another_scale_take_the_general_path(t10k):
+    train, test = t10k
+    fast, general = pair(train, "gaussian")
+    Z = fast.prepare(test * 0.3)
+    support, coef = np.arange(0, 2000, 50), np.linspace(-1, 1, 40)
+    got = fast.decision(Z, support, coef)
+    assert fast._points[1] is None
+    np.testing.assert_array_equal(got, general.decision(Z, support, coef))
+
+
+def test_storage_choice():
+    rng = np.random.default_rng(0)
+    Q = rng.integers(0, 256, size=(50, 40)) * (rng.random((50, 40)) < 0.15)
+    Q[0, 0] = 1  # the smallest nonzero value is 1 / D
+    assert Kernel(Q / 255.0, KernelSpec()).storage == "uint8 dense"
+    csr = Kernel(sp.csr_matrix(Q / 7.0), KernelSpec())
+    assert (csr.storage, csr._scale) == ("uint8 dense", 7)  # density above SMALL_INT_MIN_DENSITY
+    assert Kernel(Q / 255.0 + 0.1, KernelSpec()).storage == "float64 dense"  # not small integers
+    assert Kernel(Q / 255.0, KernelSpec(), storage="float64").storage == "float64 dense"
+    sparse = sp.random(50, 400, density=0.05, random_state=1, format="csr")
+    sparse.data = np.ceil(sparse.data * 9)
+    assert Kernel(sparse, KernelSpec()).storage == "float64 CSR"  # below SMALL_INT_MIN_DENSITY
+    wide = sp.csr_matrix(np.full((2, kernels.SMALL_INT_MAX_FEATURES + 1), 2.0))
+    assert Kernel(wide, KernelSpec()).storage == "float64 dense"  # int32 dot products could overflow
+    with pytest.raises(ValueError):
+        Kernel(Q, KernelSpec(), storage="uint8")
