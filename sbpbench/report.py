@@ -89,7 +89,8 @@ SGD_MACHINE = "2.5 GHz Intel Core 2 Duo (the SGD paper)"
 NOT_RUN_WHY = {
     "adult": "not run yet: configured (configs/{exp}.yaml); too long for the shared 2-core machine, "
              "left for a longer run",
-    "mnist": "not run here: needs MNIST's 60000 training images (not available offline)",
+    "mnist": "not run yet: configured (configs/{exp}.yaml); MNIST's 60000 training images can be fetched "
+             "now, but the runs take hours of 2-core time and are left for a longer run",
     "forest": "not run here: needs the Forest/Covertype download (not available offline)",
     "rcv1-ccat": "not run here: needs the RCV1-v2 download (not available offline)",
 }
