@@ -241,9 +241,10 @@ def libsvm_rows(root: Path) -> tuple[list[Row], list[tuple[str, bool | None, str
                         + "; time: different machine (paper: Intel E7500)"))
         rows.append(Row(f"SBP test error at 1/4 of LIBSVM's time, {dataset}", f"{sbp_err}%", f"{ours:.2f}%",
                         "matches" if abs(ours - sbp_err) <= 0.1 else f"differs by {ours - sbp_err:+.2f} pp"))
-        # the claim is SBP *reaching* LIBSVM's error + 0.1 pp within a quarter of its time:
-        # the first checkpoint at or below it (the error then moves by a test point or two)
-        target = lib_err + 0.1
+        # the claim is SBP *reaching* LIBSVM's error plus the paper's margin (Adult 0.1 pp, MNIST
+        # 0.02 pp) within a quarter of its time: the first checkpoint at or below it (the error
+        # then moves by a test point or two)
+        target = lib_err + round(sbp_err - err, 6)
         firsts = [run[100 * run["test_error"] <= target + 1e-9]["train_time_s"].min() for _, run in sbp.groupby("run")]
         reached = float(np.mean(firsts)) if not np.any(np.isnan(firsts)) else math.inf  # mean over runs
         held = bool(reached <= lib_time / 4)
