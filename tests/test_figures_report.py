@@ -107,3 +107,9 @@ def test_nu_below_the_optimizers_resolution():
     unresolved = {"mean_hinge": 7.5e-9, "duality_gap": 7.5e-9, "norm": 65.0}
     assert report._below_resolution(unresolved, 6.42e-11).endswith("(consistent)")
     assert report._below_resolution(unresolved, 1e-6).endswith("(differs)")
+
+
+def test_section5_errors_match_within_the_printed_precision():
+    assert report._error_verdict(14.98, 15.0, 16281) == "matches"  # 15.0%: within 0.05 pp
+    assert report._error_verdict(0.45, 0.46, 10000) == "matches"  # one test point of 10000
+    assert report._error_verdict(0.50, 0.46, 10000) == "differs by +0.04 pp"
