@@ -41,7 +41,7 @@ distance ``m = S_i + S_j - 2 <q_i, q_j>`` is an exact integer and the value is
 path, whose rounded sums it replaces. The integers are stored dense, never as uint8 CSR: on
 full MNIST (density 19%) uint8 CSR with uint16 column indices reads 3 bytes per nonzero, 58%
 of the dense bytes, but its gathered products ran 6x slower than the dense row's vectorized
-ones (13-15 ms against 2.4 ms per row on one thread, in one process); dense uint8 reads no more bytes than float64 CSR (12 bytes per
+ones (13-15 ms against 2.4 ms per row on one thread, in one process, timed by hand); dense uint8 reads no more bytes than float64 CSR (12 bytes per
 nonzero) once the density is at least :data:`SMALL_INT_MIN_DENSITY`. Measurement takes the
 integer path when the scored points are small-integer with the same ``D``: blocked float64
 products of the integers are exact (every partial sum is an integer below 2^53).
@@ -227,7 +227,8 @@ def _int_row(Q, S, qi, S_i, idx, gaussian, gamma, scale2, out):
     """out[r] = K(x_i, x_idx[r]) for small-integer rows ``Q`` (uint8) with scale2 = D^2.
 
     The inner products come first, then the values: the dot-product loop alone runs faster
-    without the ``exp`` call inside it (2.3 against 2.8 ms per full MNIST row on one thread).
+    without the ``exp`` call inside it (2.3 against 2.8 ms per full MNIST row on one thread,
+    timed by hand).
     """
     for r in range(idx.shape[0]):
         out[r] = _int_dot(Q[idx[r]], qi)
@@ -690,7 +691,7 @@ class Kernel:
         if support.size == 0 or m == 0:
             return np.full(m, float(bias))
         coef = np.asarray(coef, dtype=np.float64)
-        return self._decision_values(Z, squared_norms(Z), support, coef) + bias
+        return self._decision_values(Z, support, coef) + bias
 
     def _exact_points(self, Z):
         """Points ``Z`` in the exact storage of the training rows, or None (the general path).
@@ -723,8 +724,11 @@ class Kernel:
             return None
         return ints, _int_squared_norms(ints).astype(np.float64)
 
-    def _decision_values(self, Z, z_sq, support, coef):
-        """Blocked decision values of :meth:`decision` (no counting here)."""
+    def _decision_values(self, Z, support, coef):
+        """Blocked decision values of :meth:`decision` (no counting here).
+
+        The exact paths bring their own squared norms of ``Z``; only the float64 paths compute them.
+        """
         m = Z.shape[0]
         out = np.empty(m)
         exact = self._exact_points(Z)
@@ -737,13 +741,14 @@ class Kernel:
             Z, z_sq = exact
             X, sq, scale2 = self._ints, self._int_sq.astype(np.float64), self._scale2
         elif sp.issparse(Z) and self.d > EVAL_BLOCK_MAX_FEATURES:
+            z_sq = squared_norms(Z)
             S = self.X[support]
             Z = sp.csr_matrix(Z)
             _sparse_decision(Z.indptr, Z.indices.astype(np.int32), Z.data, z_sq, S.indptr,
                              S.indices, S.data, self.sq[support], coef, self.d, self._gaussian, self._gamma, out)
             return out
         else:
-            X, sq, scale2 = self.X, self.sq, 1.0
+            X, sq, scale2, z_sq = self.X, self.sq, 1.0, squared_norms(Z)
         # blocks of at most EVAL_BLOCK_ROWS test rows by EVAL_BLOCK_SUPPORT support vectors, so
         # that measuring needs little memory whatever the support size
         out[:] = 0.0

@@ -86,7 +86,12 @@ def main() -> None:
     found = []
     for solver in SOLVERS:
         done = subprocess.run([sys.executable, __file__, "--child", solver, "--seconds", str(args.seconds)],
-                              check=True, capture_output=True, text=True)
+                              capture_output=True, text=True)
+        if done.returncode != 0:  # e.g. MNIST not fetched: the child's last line says why
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            print(f"bench_memory.py: error: {solver} failed: {last} "
+                  "(fetch the data first: sbpbench datasets fetch mnist)", file=sys.stderr)
+            sys.exit(2)
         found.append(json.loads(done.stdout.strip().splitlines()[-1]))
         print(f"{solver}: peak {found[-1]['peak_mb']:.0f} MiB", flush=True)
     first = found[0]
