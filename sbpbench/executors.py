@@ -14,7 +14,8 @@ and the solver name; see :func:`sbpbench.runner.run_rng`), so they can run anywh
 A task carries only the experiment and rebuilds its problem where it runs, through the
 same :func:`sbpbench.runner.prepare` as the client, cached per worker thread. It returns
 its :class:`~sbpbench.runner.RunResult`; only the client writes files
-(:func:`run_experiments`), in plan order whatever the order of completion, and
+(:func:`run_experiments`), in position order (solver, then run) whatever the order of
+completion, and
 ``--resume`` continues a run folder by redoing only the runs without a complete result.
 """
 
@@ -55,7 +56,11 @@ class Task:
 
 
 def plan(exp: Experiment, skip: Container[int] = ()) -> list[Task]:
-    """The runs of an experiment in plan order (config solver order, then run index).
+    """The runs of an experiment in the order they are started: run index, then config solver order.
+
+    Run 0 of every solver comes before run 1 of any, so a long experiment stopped part way
+    (and continued with ``--resume``) has some runs of every solver rather than all runs of
+    the first. A task's ``position``, its place in the files, is solver order then run index.
 
     Parameters
     ----------
@@ -65,7 +70,7 @@ def plan(exp: Experiment, skip: Container[int] = ()) -> list[Task]:
         Positions to leave out (runs that already have a complete result).
     """
     tasks = (Task(exp, spec, run, s * exp.runs + run)
-             for s, spec in enumerate(exp.solvers) for run in range(exp.runs))
+             for run in range(exp.runs) for s, spec in enumerate(exp.solvers))
     return [t for t in tasks if t.position not in skip]
 
 
@@ -310,7 +315,7 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
     Every experiment's data are loaded (and, with ``resume``, its run folder checked
     against the config) before any run folder is created or changed, so that a mistake in
     one experiment leaves no trace of the others. Results are written by this process
-    only, atomically, after every finished run, in plan order.
+    only, atomically, after every finished run, in position order.
 
     Parameters
     ----------

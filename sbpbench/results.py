@@ -102,8 +102,8 @@ class ResultsWriter:
     """Collects checkpoint rows and run statuses and keeps the two files up to date.
 
     Runs may be added in any order (parallel executors finish them in any order); the
-    files always list them by their ``position`` (the plan order: solver order of the
-    config, then run index), so the same experiment gives the same files.
+    files always list them by their ``position`` (solver order of the config, then run
+    index), so the same experiment gives the same files.
 
     Parameters
     ----------

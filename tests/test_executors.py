@@ -11,6 +11,7 @@ import pytest
 from tests.cli_runner import sbpbench
 from sbpbench import config
 from sbpbench.executors import DaskExecutor, SequentialExecutor, plan, run_experiments
+from sbpbench.results import read_curves
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import Param
 from sbpbench.solvers.sbp import SBP
@@ -47,7 +48,7 @@ def write_config(folder: Path, name="tiny", solvers="[sbp, pegasos]", seed=0) ->
 
 
 def curves(directory: Path) -> pd.DataFrame:
-    return pd.read_csv(directory / "curves.csv").drop(columns=["train_time_s"])
+    return read_curves(directory / "curves.csv").drop(columns=["train_time_s"])
 
 
 def meta(directory: Path) -> dict:
@@ -73,11 +74,11 @@ def reference(one_numba_thread, tmp_path_factory):
     return path, sequential(path, folder / "res")
 
 
-def test_plan_is_solver_order_then_run(reference):
+def test_plan_starts_run_by_run_and_places_solver_by_solver(reference):
     exp = config.load(reference[0])
     assert [(t.spec.label, t.run, t.position) for t in plan(exp)] == [
-        ("sbp", 0, 0), ("sbp", 1, 1), ("pegasos", 0, 2), ("pegasos", 1, 3)]
-    assert [t.position for t in plan(exp, skip={0, 3})] == [1, 2]
+        ("sbp", 0, 0), ("pegasos", 0, 2), ("sbp", 1, 1), ("pegasos", 1, 3)]
+    assert [t.position for t in plan(exp, skip={0, 3})] == [2, 1]
 
 
 def test_processes_match_sequential_and_share_one_pool(monkeypatch, tmp_path, reference):
