@@ -402,7 +402,7 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     if old.get("experiment") != exp.name:
         raise UserError(f"{directory}: holds experiment {old.get('experiment')!r}, not {exp.name!r} "
                         f"({exp.source})")
-    if (key := first_difference(old.get("resolved"), resolved)) is not None:
+    if (key := first_difference(_comparable(old.get("resolved")), _comparable(resolved))) is not None:
         raise UserError(f"{directory}/meta.json: key 'resolved.{key}' differs from the config {exp.source} "
                         f"({_at(old.get('resolved'), key)!r} there, {_at(resolved, key)!r} now); "
                         "run without --resume to start a new run folder")
@@ -412,6 +412,21 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
         if pos is not None:
             kept.setdefault(pos, (rows, summary))
     return _Start(exp, meta, directory, old, kept)
+
+
+#: Facts of ``resolved.problem.optimum`` that depend on the machine, not on the problem:
+#: where the optimum is cached, and how long computing it took.
+MACHINE_FACTS = ("cache_file", "seconds")
+
+
+def _comparable(resolved: Any) -> Any:
+    """A resolved configuration without :data:`MACHINE_FACTS`, so that a run folder made
+    elsewhere (a committed one, say) can be resumed here."""
+    optimum = resolved.get("problem", {}).get("optimum") if isinstance(resolved, dict) else None
+    if not isinstance(optimum, dict):
+        return resolved
+    optimum = {k: v for k, v in optimum.items() if k not in MACHINE_FACTS}
+    return {**resolved, "problem": {**resolved["problem"], "optimum": optimum}}
 
 
 def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:

@@ -39,7 +39,7 @@ import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
 from sbpbench import plotting  # noqa: E402
-from sbpbench.results import read_curves, read_meta  # noqa: E402
+from sbpbench.results import curves_file, read_curves, read_meta  # noqa: E402
 
 #: Default results root of ``sbpbench figures`` and ``sbpbench report``: the committed runs.
 PAPER_RESULTS = Path("results") / "paper"
@@ -55,31 +55,47 @@ class ExperimentResult:
     meta: dict
 
 
-def _curves_file(directory: Path) -> Path | None:
-    for name in ("curves.csv", "curves.csv.gz"):
-        if (directory / name).is_file():
-            return directory / name
-    return None
+#: Runs an experiment takes from another instead of repeating them: ``{experiment: (source,
+#: solver)}``. Figure 3 on MNIST shows the SBP runs of Figure 2 on MNIST: the two configs
+#: pose the same problem with the same seed, and a run's generator depends only on the
+#: seed, the run index and the solver (:func:`sbpbench.runner.run_rng`), so the runs are the
+#: same bit for bit (as the committed Adult pair shows, ``tests/test_figures_report.py``).
+#: Ten more 10-epoch SBP runs on full MNIST would cost about three core-hours.
+SHARED_RUNS = {"sbp-figure3-mnist": ("sbp-figure2-mnist", "sbp")}
 
 
 def find_experiment(root: str | Path, name: str) -> ExperimentResult | None:
     """The results of experiment ``name`` under ``root`` (None when there are none).
 
     ``root/name`` holds either ``curves.csv[.gz]`` and ``meta.json`` directly, or run folders
-    (the newest, by name, with at least one checkpoint is used).
+    (the newest, by name, with at least one checkpoint is used). An experiment in
+    :data:`SHARED_RUNS` gets its source's runs of the shared solver (relabelled with its
+    name) when it has none of its own.
     """
     folder = Path(root) / name
     if not folder.is_dir():
         return None
     candidates = [folder] + sorted((p for p in folder.iterdir() if p.is_dir()), reverse=True)
     for directory in candidates:
-        path = _curves_file(directory)
+        path = curves_file(directory)
         if path is None or not (directory / "meta.json").is_file() or path.stat().st_size == 0:
             continue
         curves = read_curves(path)
         if not curves.empty:
-            return ExperimentResult(name, directory, curves, read_meta(directory))
+            return ExperimentResult(name, directory, _with_shared_runs(root, name, curves), read_meta(directory))
     return None
+
+
+def _with_shared_runs(root: str | Path, name: str, curves: pd.DataFrame) -> pd.DataFrame:
+    """``curves`` with the runs :data:`SHARED_RUNS` lends experiment ``name`` put first."""
+    if name not in SHARED_RUNS:
+        return curves
+    source, solver = SHARED_RUNS[name]
+    lender = find_experiment(root, source)
+    if solver in set(curves["solver_name"]) or lender is None:
+        return curves
+    lent = lender.curves[lender.curves["solver_name"] == solver].assign(experiment=name)
+    return pd.concat([lent, curves], ignore_index=True)
 
 
 @dataclass

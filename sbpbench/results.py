@@ -151,6 +151,8 @@ class ResultsWriter:
         """Rewrite ``curves.csv`` and then ``meta.json``, each atomically."""
         frame = curves_frame(self.rows)
         atomic_write(self.directory / "curves.csv", frame.to_csv(index=False))
+        # a promoted folder being resumed: its compressed curves are now in curves.csv
+        (self.directory / "curves.csv.gz").unlink(missing_ok=True)
         self.meta["runs"] = [self._runs[pos][1] for pos in sorted(self._runs)]
         if finished:
             self.meta["finished"] = now()
@@ -196,7 +198,8 @@ def complete_runs(directory: Path, meta: dict[str, Any]) -> list[tuple[list[dict
     ``curves.csv`` are not the ``checkpoints`` its summary counts (it is redone, never
     kept without its rows).
     """
-    curves = read_curves(directory / "curves.csv") if (directory / "curves.csv").is_file() else curves_frame([])
+    path = curves_file(directory)
+    curves = read_curves(path) if path is not None else curves_frame([])
     runs = []
     for summary in meta.get("runs", []):
         if str(summary.get("status")).split(":")[0] not in COMPLETE:
@@ -205,6 +208,14 @@ def complete_runs(directory: Path, meta: dict[str, Any]) -> list[tuple[list[dict
         if len(mine) == summary.get("checkpoints"):
             runs.append((mine.to_dict("records"), summary))
     return runs
+
+
+def curves_file(directory: Path) -> Path | None:
+    """A run folder's ``curves.csv``, or the ``curves.csv.gz`` of a promoted copy (None if neither)."""
+    for name in ("curves.csv", "curves.csv.gz"):
+        if (directory / name).is_file():
+            return directory / name
+    return None
 
 
 def first_difference(old: Any, new: Any, key: str = "") -> str | None:

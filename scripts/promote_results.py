@@ -2,9 +2,11 @@
 
 Usage: python scripts/promote_results.py RUN_DIR [RUN_DIR ...] [--dest results/paper]
 
-RUN_DIR is a folder written by ``sbpbench run`` (results/<experiment>/<run-id>/). Its meta.json is
-copied as is (with ``run_id`` and ``source`` added); curves.csv is copied, gzip-compressed
-(``curves.csv.gz``, deterministic: no timestamp in the header) when larger than 100 kB. The
+RUN_DIR is a folder written by ``sbpbench run`` (results/<experiment>/<run-id>/), or a promoted
+copy completed in place with ``sbpbench run CONFIG --resume-from results/paper/<experiment>``. Its
+meta.json is copied as is (with ``run_id`` and ``source`` added unless there already); curves.csv is
+copied, gzip-compressed (``curves.csv.gz``, deterministic: no timestamp in the header) when larger
+than 100 kB. The
 experiment's previous copy is replaced. `sbpbench figures` and `sbpbench report` read from here.
 """
 
@@ -23,14 +25,14 @@ GZIP_ABOVE_BYTES = 100_000
 def promote(run_dir: Path, dest_root: Path) -> Path:
     """Copy ``run_dir``'s curves.csv and meta.json to ``dest_root/<experiment>/``; returns that folder."""
     meta = json.loads((run_dir / "meta.json").read_text())
+    data = (run_dir / "curves.csv").read_bytes()  # read first: run_dir may be dest (a resumed copy)
     dest = dest_root / meta["experiment"]
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    meta["run_id"] = run_dir.name
-    meta["source"] = str(run_dir)
+    meta.setdefault("run_id", run_dir.name)  # a resumed promoted copy keeps its run's id and source
+    meta.setdefault("source", str(run_dir))
     (dest / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
-    data = (run_dir / "curves.csv").read_bytes()
     if len(data) > GZIP_ABOVE_BYTES:
         with open(dest / "curves.csv.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
             gz.write(data)

@@ -113,3 +113,31 @@ def test_section5_errors_match_within_the_printed_precision():
     assert report._error_verdict(14.98, 15.0, 16281) == "matches"  # 15.0%: within 0.05 pp
     assert report._error_verdict(0.45, 0.46, 10000) == "matches"  # one test point of 10000
     assert report._error_verdict(0.50, 0.46, 10000) == "differs by +0.04 pp"
+
+
+def test_figure3_on_mnist_shows_the_sbp_runs_of_figure2(tmp_path):
+    """SHARED_RUNS is sound: the committed Adult Figure 2 and Figure 3 runs of SBP (same problem
+    and seed, separate experiments) are the same bit for bit, so Figure 3 on MNIST may show
+    Figure 2's SBP runs instead of repeating them."""
+    adult = {name: figures.find_experiment(ROOT / "results" / "paper", name).curves
+             for name in ("sbp-figure2-adult", "sbp-figure3-adult")}
+    columns = [c for c in adult["sbp-figure2-adult"]
+               if c in adult["sbp-figure3-adult"] and c not in ("experiment", "train_time_s")]
+    sbp = [c.loc[c["solver_name"] == "sbp", columns].reset_index(drop=True) for c in adult.values()]
+    pd.testing.assert_frame_equal(*sbp, check_dtype=False, check_exact=True)
+
+    root = tmp_path / "paper"
+    _as_experiment(root, "sbp-figure2-mnist", ["ci-adult"])
+    _as_experiment(root, "sbp-figure3-mnist", ["ci-kernel-solvers"])  # no SBP of its own
+    lender = figures.find_experiment(root, "sbp-figure2-mnist").curves
+    shared = figures.find_experiment(root, "sbp-figure3-mnist").curves
+    lent = shared[shared["solver_name"] == "sbp"]
+    assert set(lent["experiment"]) == {"sbp-figure3-mnist"}
+    own = [c for c in lender if c != "experiment"]
+    pd.testing.assert_frame_equal(lent[own].reset_index(drop=True),
+                                  lender.loc[lender["solver_name"] == "sbp", own].reset_index(drop=True))
+    assert len(shared) == len(lent) + len(read_curves(REF / "ci-kernel-solvers" / "curves.csv"))
+
+    shutil.rmtree(root / "sbp-figure3-mnist")
+    _as_experiment(root, "sbp-figure3-mnist", ["ci-adult"])  # SBP runs of its own: nothing is lent
+    assert len(figures.find_experiment(root, "sbp-figure3-mnist").curves) == len(lender)

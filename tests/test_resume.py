@@ -14,7 +14,8 @@ import pytest
 from sbpbench import config, runner
 from sbpbench.errors import UserError
 from sbpbench.executors import SequentialExecutor, run_experiments
-from sbpbench.results import ResultsWriter, first_difference
+from sbpbench.results import ResultsWriter, first_difference, read_curves
+from scripts.promote_results import promote
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,7 +44,7 @@ def run(path: Path, root: Path, overrides=(), **kwargs) -> Path:
 
 def curves(directory: Path) -> pd.DataFrame:
     """The curves without the wall-clock columns (which legitimately differ between runs)."""
-    return pd.read_csv(directory / "curves.csv").drop(columns=["train_time_s"])
+    return read_curves(directory / "curves.csv").drop(columns=["train_time_s"])
 
 
 def meta(directory: Path) -> dict:
@@ -165,3 +166,41 @@ def test_sigkill_during_a_sequential_run_then_resume(tmp_path):
     # the runs finished before the kill were kept as they were, not redone
     pd.testing.assert_frame_equal(curves(directory).iloc[: len(partial)], partial)
     assert [(r["kept"], r["redone"]) for r in meta(directory)["resumes"]] == [(kept, 4 - kept)]
+
+
+def test_a_promoted_partial_copy_made_elsewhere_is_completed_in_place(tmp_path, monkeypatch):
+    """`--resume-from results/paper/<experiment>` reads the compressed curves, ignores where and
+    how fast another machine computed the optimum, and promoting the folder in place compresses
+    it again: the documented way to complete a committed experiment that has only some runs."""
+    path = write_config(tmp_path)
+    derived = ["problem.nu=from_lambda"]
+    whole = run(path, tmp_path / "whole", derived)
+    real, calls = runner.run_one, []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "run_one", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run(path, tmp_path / "res", derived)
+    monkeypatch.setattr(runner, "run_one", real)
+    (partial,) = (tmp_path / "res" / "tiny").iterdir()
+    monkeypatch.setattr("scripts.promote_results.GZIP_ABOVE_BYTES", 10)
+    paper = promote(partial, tmp_path / "paper")
+    committed = meta(paper)
+    committed["resolved"]["problem"]["optimum"].update(cache_file="/elsewhere/optimum.json", seconds=99.0)
+    (paper / "meta.json").write_text(json.dumps(committed))
+    assert len(committed["runs"]) == 2 and (paper / "curves.csv.gz").is_file()
+
+    assert run(path, tmp_path / "res", derived, resume_from=paper) == paper
+    assert not (paper / "curves.csv.gz").exists()
+    pd.testing.assert_frame_equal(curves(paper), curves(whole))
+    assert [(r["kept"], r["redone"]) for r in meta(paper)["resumes"]] == [(2, 2)]
+
+    assert promote(paper, tmp_path / "paper") == paper
+    assert not (paper / "curves.csv").exists()
+    assert meta(paper)["run_id"] == partial.name
+    pd.testing.assert_frame_equal(read_curves(paper / "curves.csv.gz").drop(columns="train_time_s"), curves(whole))
