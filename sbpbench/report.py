@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from sbpbench import plotting
-from sbpbench.figures import PAPER_RESULTS, ExperimentResult, find_experiment, final_rows
+from sbpbench.figures import PAPER_RESULTS, SHARED_RUNS, ExperimentResult, find_experiment, final_rows
 
 SBP = "Cotter, Shalev-Shwartz, Srebro, The Kernelized Stochastic Batch Perceptron, ICML 2012"
 PEGASOS = "Shalev-Shwartz, Singer, Srebro, Pegasos, ICML 2007"
@@ -644,15 +644,34 @@ def experiment_rows(root: Path, configs: Path = Path("configs")) -> list[Row]:
             dataset = (config.get("dataset") or {}).get("name", "")
             rows.append(Row(path.stem, config.get("description", ""), "-", _why_missing(path.stem, dataset)))
             continue
-        c = res.curves
-        runs = c.groupby("solver")["run"].nunique()
         ran = res.meta.get("config") or {}
         changed = sorted(k for k in set(ran) | set(config) if ran.get(k) != config.get(k))
         overrides = f" (run with overrides of {', '.join(changed)}: see its meta.json)" if changed else ""
+        text, complete = _runs_text(path.stem, res.curves, int(ran.get("runs", 1)))
         rows.append(Row(path.stem, config.get("description", ""),
-                        f"run {res.meta.get('run_id', res.directory.name)}: {len(runs)} solver(s), "
-                        f"{int(runs.max())} run(s) each{overrides}", "run"))
+                        f"run {res.meta.get('run_id', res.directory.name)}: {text}{overrides}",
+                        "run" if complete else "run in part"))
     return rows
+
+
+def _runs_text(exp: str, curves: pd.DataFrame, planned: int) -> tuple[str, bool]:
+    """How many runs each solver's curve averages, which runs are another experiment's
+    (:data:`~sbpbench.figures.SHARED_RUNS`), and, when some planned runs are missing, the
+    commands that complete them. Returns the text and whether every planned run is there."""
+    runs = curves.groupby("solver", sort=False)["run"].nunique()
+    if runs.min() == runs.max():
+        text = f"{len(runs)} solver(s), {int(runs.max())} run(s) each"
+    else:
+        text = "runs per solver: " + ", ".join(f"{s} {n}" for s, n in runs.items())
+    if exp in SHARED_RUNS:
+        source, solver = SHARED_RUNS[exp]
+        text += f"; the {solver} runs are {source}'s (the same runs)"
+    complete = int(runs.min()) >= planned
+    if not complete:
+        folder = f"results/paper/{exp}"
+        text += (f"; {planned} planned: complete them with `sbpbench run configs/{exp}.yaml --jobs 2 "
+                 f"--resume-from {folder}`, then `python scripts/promote_results.py {folder}`")
+    return text, complete
 
 
 def build(root: str | Path = PAPER_RESULTS) -> str:

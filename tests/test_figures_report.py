@@ -141,3 +141,16 @@ def test_figure3_on_mnist_shows_the_sbp_runs_of_figure2(tmp_path):
     shutil.rmtree(root / "sbp-figure3-mnist")
     _as_experiment(root, "sbp-figure3-mnist", ["ci-adult"])  # SBP runs of its own: nothing is lent
     assert len(figures.find_experiment(root, "sbp-figure3-mnist").curves) == len(lender)
+
+
+def test_report_says_how_many_runs_each_curve_averages_and_how_to_complete_them():
+    curves = read_curves(REF / "ci-adult" / "curves.csv")
+    runs = curves["run"].nunique()
+    assert runs >= 2
+    text, complete = report._runs_text("ci-adult", curves, runs)
+    assert complete and text == f"2 solver(s), {runs} run(s) each"
+    partial = curves[(curves["solver_name"] != "pegasos") | (curves["run"] == 0)]
+    text, complete = report._runs_text("ci-adult", partial, runs)
+    assert not complete
+    assert text.startswith(f"runs per solver: sbp {runs}, pegasos 1; {runs} planned: complete them with "
+                           "`sbpbench run configs/ci-adult.yaml --jobs 2 --resume-from results/paper/ci-adult`")
