@@ -703,8 +703,9 @@ def build(root: str | Path = PAPER_RESULTS) -> str:
         "## Data",
         "",
         "Adult is LIBSVM's a9a/a9a.t (32561 / 16281 rows; the SBP paper reports 31562 / 16282); Reuters is "
-        "LaSVM's money-fx (7770 / 3299 rows; the paper reports 3229 test rows); MNIST-t10k is the stated "
-        "substitute for MNIST (7000 / 3000 of the 10000 test images); w8a has no test file offline, so its "
+        "LaSVM's money-fx (7770 / 3299 rows; the paper reports 3229 test rows); MNIST is the canonical "
+        "60000 / 10000 images; MNIST-t10k (7000 / 3000 of the 10000 test images), the substitute used before "
+        "the training images were at hand, stays as rows of its own and is no longer drawn in Figure 2; w8a has no test file offline, so its "
         "'test error' is on the training set (the SGD paper reports objectives only). astro-ph (Pegasos "
         "paper) is not publicly obtainable: the Pegasos figures use Reuters (linear kernel) instead.",
         "",
