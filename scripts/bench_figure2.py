@@ -73,8 +73,9 @@ def report(run_dir: Path, target_s: float | None) -> str:
     host = meta["host"]
     lines = [
         f"`{run_dir.relative_to(ROOT) if run_dir.is_relative_to(ROOT) else run_dir}`: "
-        f"`sbpbench run {meta['config_file']}` with the `{meta['executor']}` executor, {meta.get('jobs', 1)} "
-        f"job(s) on {host['cpu_count']} cores (git commit "
+        f"`sbpbench run {meta['config_file']}` with the `{meta['executor']}` executor, "
+        f"{meta['jobs'] if 'jobs' in meta else 'number of'} job(s) {'' if 'jobs' in meta else 'not recorded '}"
+        f"on {host['cpu_count']} cores (git commit "
         f"{meta['git_commit'][:7] if meta['git_commit'] else 'not recorded'}), "
         f"{meta['started']} to {meta.get('finished', 'not finished')}"
         + (f", resumed {len(meta['resumes'])} time(s)" if meta.get("resumes") else "") + ".",

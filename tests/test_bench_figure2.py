@@ -1,0 +1,27 @@
+"""scripts/bench_figure2.py: the core-hours and the Dask projection of Figure 2 on full MNIST,
+read from the committed run."""
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))  # the scripts import their helper module by name
+
+import bench_figure2  # noqa: E402
+
+
+def test_makespan_puts_the_longest_runs_first_on_the_least_loaded_worker():
+    # 5 | 4, then 3 onto 4, 3 onto 5, 3 onto 7: 5+3 | 4+3+3 (longest first, not the optimum 9)
+    assert bench_figure2.makespan([5, 4, 3, 3, 3], 2) == 10
+    assert bench_figure2.makespan([10, 1, 1], 8) == 10  # never less than the longest run
+    assert bench_figure2.makespan([1.0] * 8, 1) == 8
+
+
+def test_core_hours_of_the_committed_mnist_run():
+    folder = ROOT / "results" / "paper" / "sbp-figure2-mnist"
+    meta = json.loads((folder / "meta.json").read_text())
+    body = bench_figure2.report(folder, None)
+    hours = sum(r["wall_time_s"] for r in meta["runs"]) / 3600  # ten runs of each solver were made
+    assert f"{hours:.2f} core-hours" in body
+    assert "| sbp | 10 |" in body and "Whole invocation" not in body
