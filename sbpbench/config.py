@@ -413,6 +413,8 @@ def _solvers(source: str, value, problem: dict) -> tuple[SolverSpec, ...]:
         if problem["kernel"] not in cls.kernels:
             sec.fail("name", f"solver {name!r} needs kernel.name {' or '.join(cls.kernels)}, "
                              f"not {problem['kernel']!r}")
+        if (why := cls.refuse(params, problem["kernel"])) is not None:
+            sec.fail("name", f"solver {name!r}: {why}")
         budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
         spec = SolverSpec(name, params, sec.get("label", str, ""))
         label = spec.label or name + (f"[{spec.describe()}]" if params else "")

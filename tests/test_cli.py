@@ -153,3 +153,17 @@ def test_validate_reads_the_data_files_a_config_names(monkeypatch, capsys, tmp_p
     (tmp_path / "train.svm").write_bytes(b"\n".join(bundled_bytes("a9a").splitlines()[:100]) + b"\n")
     assert sbpbench(monkeypatch, "validate", cfg) == 0
     assert "data: 100 training / 50 test examples" in capsys.readouterr().out
+
+
+def test_pegasos_primal_on_a_gaussian_kernel_fails_validation(monkeypatch, capsys, tmp_path):
+    """Refused before anything runs (it used to pass validate and end as a failed run, exit 0)."""
+    cfg = tmp_path / "primal.yaml"
+    cfg.write_text("dataset: adult\nkernel: {name: gaussian, sigma2: 10}\nproblem: {lambda: 1/n}\n"
+                   "solvers: [{name: pegasos, representation: primal}]\n")
+    for command in ("validate", "run"):
+        assert sbpbench(monkeypatch, command, cfg, *(["--results", tmp_path / "res"] if command == "run" else [])) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and "representation 'primal' needs kernel.name linear" in err
+    assert not (tmp_path / "res").exists()
+    cfg.write_text(cfg.read_text().replace("gaussian, sigma2: 10", "linear"))
+    assert sbpbench(monkeypatch, "validate", cfg) == 0

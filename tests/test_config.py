@@ -88,6 +88,8 @@ def test_C_means_one_over_C_n(tmp_path):
     ("dataset: adult\nsolvers: [pegasos]\nproblem: {lambda: 1/m}\n", "key 'problem.lambda': cannot evaluate '1/m'"),
     ("dataset: adult\nsolvers: [pegasos]\nproblem: {lambda: 0.1, bias: true}\n",
      "solver 'pegasos' does not support problem.bias: true"),
+    ("dataset: adult\nsolvers: [{name: pegasos, representation: primal}]\nproblem: {lambda: 0.1}\n",
+     "key 'solvers[0].name': solver 'pegasos': representation 'primal' needs kernel.name linear, not 'gaussian'"),
     ("dataset: adult\nsolvers: [{name: pegasos, mini_batch: 0}]\nproblem: {lambda: 0.1}\n",
      "key 'solvers[0].mini_batch': must be positive"),
     ("dataset: adult\nsolvers: [{name: pegasos, step: 2}]\nproblem: {lambda: 0.1}\n",

@@ -169,7 +169,7 @@ def test_linear_pegasos_follows_kernel_pegasos(params):
 def test_pegasos_primal_needs_linear_kernel():
     problem = _problem("adult", 0.05, kernel="gaussian", n=200)
     assert type(SOLVERS["pegasos"](problem, np.random.default_rng(0))).__name__ == "Pegasos"
-    with pytest.raises(ValueError, match="linear kernel"):
+    with pytest.raises(ValueError, match="primal.* needs kernel.name linear"):
         SOLVERS["pegasos"](problem, np.random.default_rng(0), representation="primal")
 
 

@@ -128,6 +128,15 @@ class Solver:
     kernels: ClassVar[tuple[str, ...]] = ("gaussian", "linear")
     counts_kernel_evals: ClassVar[bool] = True
 
+    @classmethod
+    def refuse(cls, params: dict[str, Any], kernel: str) -> str | None:
+        """Why these parameters cannot solve a problem with kernel ``kernel`` (None: they can).
+
+        Checked when a config is validated, beside ``kernels`` and the bias flags, so that a
+        combination the solver cannot run ends in one line and exit 2 before anything runs.
+        """
+        return None
+
     def __init__(self, problem: Problem, rng: np.random.Generator, **params: Any):
         self.problem = problem
         self.kernel = problem.kernel

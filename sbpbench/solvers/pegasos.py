@@ -51,11 +51,17 @@ class Pegasos(Solver):
                                 choices=("auto", "responses", "primal")),
     }
 
+    @classmethod
+    def refuse(cls, params, kernel):
+        if params.get("representation") == "primal" and kernel != "linear":
+            return f"representation 'primal' needs kernel.name linear, not {kernel!r}"
+        return None
+
     def __new__(cls, problem, rng, **params):
         representation = params.get("representation", "auto")
         linear = problem.kernel.spec.name == "linear"
-        if representation == "primal" and not linear:
-            raise ValueError("pegasos: representation 'primal' needs the linear kernel")
+        if (why := cls.refuse(params, problem.kernel.spec.name)) is not None:
+            raise ValueError(f"pegasos: {why}")
         if representation == "primal" or (representation == "auto" and linear):
             return PrimalPegasos(problem, rng, **params)
         return super().__new__(cls)
