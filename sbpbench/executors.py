@@ -422,11 +422,12 @@ MACHINE_FACTS = ("cache_file", "seconds")
 def _comparable(resolved: Any) -> Any:
     """A resolved configuration without :data:`MACHINE_FACTS`, so that a run folder made
     elsewhere (a committed one, say) can be resumed here."""
-    optimum = resolved.get("problem", {}).get("optimum") if isinstance(resolved, dict) else None
+    problem = resolved.get("problem") if isinstance(resolved, dict) else None
+    optimum = problem.get("optimum") if isinstance(problem, dict) else None
     if not isinstance(optimum, dict):
         return resolved
     optimum = {k: v for k, v in optimum.items() if k not in MACHINE_FACTS}
-    return {**resolved, "problem": {**resolved["problem"], "optimum": optimum}}
+    return {**resolved, "problem": {**problem, "optimum": optimum}}
 
 
 def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:
@@ -445,6 +446,8 @@ def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:
         {"time": now(), "kept": len(start.kept), "redone": len(tasks), "executor": executor.name,
          "jobs": executor.jobs, "host": platform.node()})
     writer.flush()
+    # a promoted copy being completed: its compressed curves are now in curves.csv
+    (start.directory / "curves.csv.gz").unlink(missing_ok=True)
     return _Opened(writer, tasks)
 
 

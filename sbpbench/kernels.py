@@ -43,7 +43,8 @@ full MNIST (density 19%) uint8 CSR with uint16 column indices reads 3 bytes per 
 of the dense bytes, but its gathered products ran 6x slower than the dense row's vectorized
 ones (13-15 ms against 2.4 ms per row on one thread, in one process, timed by hand); dense uint8 reads no more bytes than float64 CSR (12 bytes per
 nonzero) once the density is at least :data:`SMALL_INT_MIN_DENSITY`. Measurement takes the
-integer path when the scored points are small-integer with the same ``D``: blocked float64
+integer path when the scored points are small-integer with the same ``D`` and ``d`` is at most
+:data:`EVAL_BLOCK_MAX_FEATURES`: blocked float64
 products of the integers are exact (every partial sum is an integer below 2^53).
 
 Which path runs (``storage="auto"``; ``storage="float64"`` forces the general float64 path):
@@ -514,6 +515,7 @@ class Kernel:
         elif self._scale is not None:  # the exact small-integer path (module docstring)
             self._ints = small_integers(self.X, self._scale)
             self._int_sq = _int_squared_norms(self._ints)
+            self._int_sq64 = self._int_sq.astype(np.float64)  # for measuring, made once
             self._scale2 = float(self._scale) ** 2
             self.storage, row_work = "uint8 dense", self._ints.size
         elif self.sparse:
@@ -717,12 +719,13 @@ class Kernel:
         return bit_sets(points), counts, table
 
     def _integer_points(self, Z):
-        """``(uint8 rows, squared norms as float64)`` of points ``Z`` that are small integers with
-        the training data's scale ``D``, else None."""
+        """``(integer rows as float64, squared norms as float64)`` of points ``Z`` that are small
+        integers with the training data's scale ``D``, else None. Kept as float64 (exact), the
+        form the blocked products read, so that they are not converted per support block."""
         ints = small_integers(Z, self._scale)
         if ints is None:
             return None
-        return ints, _int_squared_norms(ints).astype(np.float64)
+        return ints.astype(np.float64), _int_squared_norms(ints).astype(np.float64)
 
     def _decision_values(self, Z, support, coef):
         """Blocked decision values of :meth:`decision` (no counting here).
@@ -739,7 +742,7 @@ class Kernel:
             return out
         if exact is not None:  # small integers: the blocked products below are exact integers
             Z, z_sq = exact
-            X, sq, scale2 = self._ints, self._int_sq.astype(np.float64), self._scale2
+            X, sq, scale2 = self._ints, self._int_sq64, self._scale2
         elif sp.issparse(Z) and self.d > EVAL_BLOCK_MAX_FEATURES:
             z_sq = squared_norms(Z)
             S = self.X[support]

@@ -151,8 +151,6 @@ class ResultsWriter:
         """Rewrite ``curves.csv`` and then ``meta.json``, each atomically."""
         frame = curves_frame(self.rows)
         atomic_write(self.directory / "curves.csv", frame.to_csv(index=False))
-        # a promoted folder being resumed: its compressed curves are now in curves.csv
-        (self.directory / "curves.csv.gz").unlink(missing_ok=True)
         self.meta["runs"] = [self._runs[pos][1] for pos in sorted(self._runs)]
         if finished:
             self.meta["finished"] = now()

@@ -16,28 +16,54 @@ import argparse
 import gzip
 import json
 import shutil
+import sys
 from pathlib import Path
+
+from sbpbench.errors import UserError
+from sbpbench.results import curves_file, read_meta
 
 #: Larger curves.csv files are stored gzip-compressed.
 GZIP_ABOVE_BYTES = 100_000
 
 
 def promote(run_dir: Path, dest_root: Path) -> Path:
-    """Copy ``run_dir``'s curves.csv and meta.json to ``dest_root/<experiment>/``; returns that folder."""
-    meta = json.loads((run_dir / "meta.json").read_text())
-    data = (run_dir / "curves.csv").read_bytes()  # read first: run_dir may be dest (a resumed copy)
-    dest = dest_root / meta["experiment"]
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
+    """Copy ``run_dir``'s curves and meta.json to ``dest_root/<experiment>/``; returns that folder.
+
+    The copy is written into a staging folder beside it and then put in place, so an
+    interruption leaves the previous copy (or, promoting in place, ``run_dir`` itself) whole.
+
+    Raises
+    ------
+    UserError
+        ``run_dir`` has no readable meta.json naming its experiment, or no curves.
+    """
+    meta = read_meta(run_dir)
+    experiment = meta.get("experiment")
+    if not isinstance(experiment, str) or Path(experiment).name != experiment or experiment in ("", ".", ".."):
+        raise UserError(f"{run_dir}/meta.json: key 'experiment': expected the experiment's name, "
+                        f"got {experiment!r}")
+    source = curves_file(run_dir)
+    if source is None:
+        raise UserError(f"{run_dir}: no curves.csv (expected a folder written by sbpbench run)")
+    data = gzip.decompress(source.read_bytes()) if source.suffix == ".gz" else source.read_bytes()
     meta.setdefault("run_id", run_dir.name)  # a resumed promoted copy keeps its run's id and source
     meta.setdefault("source", str(run_dir))
-    (dest / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+
+    dest = dest_root / experiment
+    staging, replaced = dest_root / f".{experiment}.promoting", dest_root / f".{experiment}.replaced"
+    for stale in (staging, replaced):
+        shutil.rmtree(stale, ignore_errors=True)
+    staging.mkdir(parents=True)
+    (staging / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     if len(data) > GZIP_ABOVE_BYTES:
-        with open(dest / "curves.csv.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+        with open(staging / "curves.csv.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
             gz.write(data)
     else:
-        (dest / "curves.csv").write_bytes(data)
+        (staging / "curves.csv").write_bytes(data)
+    if dest.exists():
+        dest.rename(replaced)
+    staging.rename(dest)
+    shutil.rmtree(replaced, ignore_errors=True)
     return dest
 
 
@@ -47,7 +73,11 @@ def main() -> None:
     parser.add_argument("--dest", type=Path, default=Path("results") / "paper")
     args = parser.parse_args()
     for run_dir in args.runs:
-        print(promote(run_dir, args.dest))
+        try:
+            print(promote(run_dir, args.dest))
+        except (UserError, OSError) as exc:
+            print(f"promote_results.py: error: {' '.join(str(exc).split())}", file=sys.stderr)
+            sys.exit(2)
 
 
 if __name__ == "__main__":

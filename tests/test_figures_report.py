@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from sbpbench import figures, report
+from sbpbench.errors import UserError
 from sbpbench.results import read_curves
 from scripts.promote_results import promote
 
@@ -154,3 +155,24 @@ def test_report_says_how_many_runs_each_curve_averages_and_how_to_complete_them(
     assert not complete
     assert text.startswith(f"runs per solver: sbp {runs}, pegasos 1; {runs} planned: complete them with "
                            "`sbpbench run configs/ci-adult.yaml --jobs 2 --resume-from results/paper/ci-adult`")
+
+
+def test_promote_refuses_bad_folders_in_one_line_and_repromotes_a_gzipped_copy(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "promote_results.py"), str(empty),
+                           "--dest", str(tmp_path / "paper")], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "meta.json" in done.stderr
+    (empty / "meta.json").write_text('{"experiment": "../x"}')
+    with pytest.raises(UserError, match="key .experiment."):
+        promote(empty, tmp_path / "paper")
+    assert not (tmp_path / "paper").exists()
+
+    monkeypatch.setattr("scripts.promote_results.GZIP_ABOVE_BYTES", 10)
+    first = promote(REF / "ci-adult", tmp_path / "paper")
+    assert promote(first, tmp_path / "paper") == first  # a gzipped promoted copy, promoted in place
+    assert sorted(p.name for p in (tmp_path / "paper").iterdir()) == ["ci-adult"]
+    assert read_curves(first / "curves.csv.gz").equals(read_curves(REF / "ci-adult" / "curves.csv"))

@@ -204,3 +204,13 @@ def test_a_promoted_partial_copy_made_elsewhere_is_completed_in_place(tmp_path, 
     assert not (paper / "curves.csv").exists()
     assert meta(paper)["run_id"] == partial.name
     pd.testing.assert_frame_equal(read_curves(paper / "curves.csv.gz").drop(columns="train_time_s"), curves(whole))
+
+
+def test_resume_of_a_damaged_meta_is_refused_in_one_line(tmp_path, reference):
+    ref_path, ref_dir = reference
+    folder = tmp_path / "damaged"
+    folder.mkdir()
+    damaged = {**meta(ref_dir), "resolved": {**meta(ref_dir)["resolved"], "problem": None}}
+    (folder / "meta.json").write_text(json.dumps(damaged))
+    with pytest.raises(UserError, match=r"key 'resolved\.problem' differs"):
+        run(ref_path, tmp_path, resume_from=folder)
