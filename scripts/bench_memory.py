@@ -47,10 +47,10 @@ def peak_mb() -> float:
 
 def child(solver: str, seconds: float) -> dict:
     """Build the MNIST-sized problem, run ``solver`` for ``seconds``; the facts as a dict."""
-    from sbpbench import config
+    from sbpbench.experiment import config
     from sbpbench.data import DatasetSpec, load
     from sbpbench.problem import Problem
-    from sbpbench.runner import run_one
+    from sbpbench.execution.loop import run_one
 
     figure = config.load(CONFIG)
     train, test = load(DatasetSpec(name="mnist"), np.random.default_rng(0))

@@ -37,10 +37,11 @@ import numba
 import numpy as np
 
 from bench_common import load_average, machine_facts, update_section
-from sbpbench import config
+from sbpbench.experiment import config
 from sbpbench.data import DatasetSpec, load
 from sbpbench.kernels import Kernel, KernelSpec
-from sbpbench.runner import prepare, run_one
+from sbpbench.execution.loop import run_one
+from sbpbench.experiment.assemble import prepare
 from sbpbench.problem import Problem
 from sbpbench.solvers import sbp as sbp_module
 from sbpbench.solvers.sbp import SBP

@@ -39,8 +39,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 
 from bench_common import load_average, machine_facts, update_section
-from sbpbench import config
-from sbpbench.runner import prepare, run_one, test_error as measure_error
+from sbpbench.experiment import config
+from sbpbench.execution.loop import run_one
+from sbpbench.experiment.assemble import prepare
 from sbpbench.solvers import Snapshot
 
 SBP_RATIO_TARGET = 1 / 20
@@ -90,7 +91,7 @@ def libsvm(problem) -> dict:
     norm2 = float(coef @ (f[support] - bias))
     objective = problem.hinge_objective(problem.y * f, norm2)
     snap = Snapshot(support=support, coef=coef, bias=bias, objective=objective, primal_objective=objective)
-    return {"seconds": seconds, "test_error": measure_error(problem, snap), "objective": objective,
+    return {"seconds": seconds, "test_error": snap.test_error(problem), "objective": objective,
             "n_support": int(support.size)}
 
 

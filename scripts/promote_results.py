@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from sbpbench.errors import UserError
-from sbpbench.results import curves_file, read_meta
+from sbpbench.results.store import curves_file, read_meta
 
 #: Larger curves.csv files are stored gzip-compressed.
 GZIP_ABOVE_BYTES = 100_000

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from tests.cli_runner import sbpbench
-from sbpbench import runner
-from sbpbench.results import COLUMNS
+from sbpbench.execution import loop
+from sbpbench.results.store import COLUMNS
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
 
 CONFIG = """
@@ -80,7 +80,7 @@ def test_every_command_has_help(monkeypatch, capsys, command):
 
 
 def test_interruption_keeps_finished_runs(monkeypatch, capsys, tmp_path, config_file):
-    real = runner.run_one
+    real = loop.run_one
     calls = []
 
     def interrupted(*args, **kwargs):
@@ -89,7 +89,7 @@ def test_interruption_keeps_finished_runs(monkeypatch, capsys, tmp_path, config_
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "run_one", interrupted)
+    monkeypatch.setattr(loop, "run_one", interrupted)
     assert sbpbench(monkeypatch, "run", config_file, "--results", tmp_path) == 130
     assert "interrupted" in capsys.readouterr().err
     (run_dir,) = (tmp_path / "tiny").iterdir()

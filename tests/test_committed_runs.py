@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sbpbench import config
-from sbpbench.runner import prepare, run_one
+from sbpbench.experiment import config
+from sbpbench.execution.loop import run_one
+from sbpbench.experiment.assemble import prepare
 
 PAPER = Path(__file__).resolve().parent.parent / "results" / "paper"
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"

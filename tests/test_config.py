@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from sbpbench import config
+from sbpbench.experiment import config
 from sbpbench.errors import UserError
 
 GOOD = """

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sbpbench import config, runner
+from sbpbench import data
+from sbpbench.experiment import assemble, config
 from sbpbench.errors import UserError, shown
 from tests.cli_runner import sbpbench
 
@@ -154,7 +155,7 @@ def test_lambda_of_every_shipped_config_is_the_same_double_as_before(path):
         pytest.skip("no lambda")
     for n in (300, 1000, 5000, 7000, 32561, 49749, 60000, 522910, 581012, 781265):
         assert exp.lambda_at(n) == _lambda_as_before(exp.lam, n)
-        assert runner.resolve(exp, n)["lambda"] == _lambda_as_before(exp.lam, n)
+        assert assemble.resolve(exp, n)["lambda"] == _lambda_as_before(exp.lam, n)
 
 
 def test_lambda_is_checked_again_at_the_real_n(monkeypatch, capsys, tmp_path):
@@ -178,7 +179,7 @@ def test_lambda_from_C_at_the_real_n_names_C(tmp_path):
     path.write_text("dataset: adult\nsolvers: [pegasos]\nproblem: {C: 1.0e+300}\n")
     exp = config.load(path)  # lambda = 1e-303 at n = 1000
     with pytest.raises(UserError, match=r"c.yaml: key 'problem.C': gives lambda = 1e-308 at n = 100000000: must be at"):
-        runner.resolve(exp, 10**8)
+        assemble.resolve(exp, 10**8)
 
 
 def test_lambda_expressions_take_bounded_time():
@@ -297,7 +298,7 @@ def test_results_that_cannot_be_a_folder_stop_before_loading_data(monkeypatch, c
     def no_loading(*args, **kwargs):
         raise AssertionError("data loaded before --results was checked")
 
-    monkeypatch.setattr(runner.data, "load", no_loading)
+    monkeypatch.setattr(data, "load", no_loading)
     results = good_config / "sub"  # below a file
     assert sbpbench(monkeypatch, "run", good_config, "--results", results) == 2
     assert f"--results {results}: cannot create or write this folder (Not a directory)" in one_error_line(capsys)

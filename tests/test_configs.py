@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from sbpbench import config
+from sbpbench.experiment import config
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").rglob("*.yaml"))

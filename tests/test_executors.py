@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from tests.cli_runner import sbpbench
-from sbpbench import config
-from sbpbench.executors import DaskExecutor, SequentialExecutor, plan, run_experiments
-from sbpbench.results import read_curves
+from sbpbench.experiment import config
+from sbpbench.execution.executors import DaskExecutor, SequentialExecutor, plan, run_experiments
+from sbpbench.results.store import read_curves
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import Param
 from sbpbench.solvers.sbp import SBP

@@ -8,9 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sbpbench import figures, report
+from sbpbench.outputs import figures, report
+from sbpbench.results import lookup
 from sbpbench.errors import UserError
-from sbpbench.results import read_curves
+from sbpbench.results.store import read_curves
 from scripts.promote_results import promote
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +92,7 @@ def test_promoted_results_are_found_gzipped(tmp_path, monkeypatch):
     monkeypatch.setattr("scripts.promote_results.GZIP_ABOVE_BYTES", 10)
     dest = promote(run, tmp_path / "paper")
     assert (dest / "curves.csv.gz").is_file() and not (dest / "curves.csv").exists()
-    res = figures.find_experiment(tmp_path / "paper", "ci-adult")
+    res = lookup.find_experiment(tmp_path / "paper", "ci-adult", figures.SHARED_RUNS)
     assert res.curves.equals(read_curves(REF / "ci-adult" / "curves.csv"))
     assert res.meta["run_id"] == "20260101-000000"
 
@@ -120,7 +121,7 @@ def test_figure3_on_mnist_shows_the_sbp_runs_of_figure2(tmp_path):
     """SHARED_RUNS is sound: the committed Adult Figure 2 and Figure 3 runs of SBP (same problem
     and seed, separate experiments) are the same bit for bit, so Figure 3 on MNIST may show
     Figure 2's SBP runs instead of repeating them."""
-    adult = {name: figures.find_experiment(ROOT / "results" / "paper", name).curves
+    adult = {name: lookup.find_experiment(ROOT / "results" / "paper", name, figures.SHARED_RUNS).curves
              for name in ("sbp-figure2-adult", "sbp-figure3-adult")}
     columns = [c for c in adult["sbp-figure2-adult"]
                if c in adult["sbp-figure3-adult"] and c not in ("experiment", "train_time_s")]
@@ -130,8 +131,8 @@ def test_figure3_on_mnist_shows_the_sbp_runs_of_figure2(tmp_path):
     root = tmp_path / "paper"
     _as_experiment(root, "sbp-figure2-mnist", ["ci-adult"])
     _as_experiment(root, "sbp-figure3-mnist", ["ci-kernel-solvers"])  # no SBP of its own
-    lender = figures.find_experiment(root, "sbp-figure2-mnist").curves
-    shared = figures.find_experiment(root, "sbp-figure3-mnist").curves
+    lender = lookup.find_experiment(root, "sbp-figure2-mnist", figures.SHARED_RUNS).curves
+    shared = lookup.find_experiment(root, "sbp-figure3-mnist", figures.SHARED_RUNS).curves
     lent = shared[shared["solver_name"] == "sbp"]
     assert set(lent["experiment"]) == {"sbp-figure3-mnist"}
     own = [c for c in lender if c != "experiment"]
@@ -141,7 +142,7 @@ def test_figure3_on_mnist_shows_the_sbp_runs_of_figure2(tmp_path):
 
     shutil.rmtree(root / "sbp-figure3-mnist")
     _as_experiment(root, "sbp-figure3-mnist", ["ci-adult"])  # SBP runs of its own: nothing is lent
-    assert len(figures.find_experiment(root, "sbp-figure3-mnist").curves) == len(lender)
+    assert len(lookup.find_experiment(root, "sbp-figure3-mnist", figures.SHARED_RUNS).curves) == len(lender)
 
 
 def test_report_says_how_many_runs_each_curve_averages_and_how_to_complete_them():

@@ -4,7 +4,6 @@ import numpy as np
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
-from sbpbench.runner import test_error as measure_test_error
 from sbpbench.solvers.fourier import Fourier, fourier_features
 from tests.adult_rows import adult, adult_problem
 
@@ -37,7 +36,7 @@ def test_inner_products_count_and_doubling():
         assert solver.iteration == t
         assert snap.extra["pairs"] == 2 ** (t - 1)
         assert snap.extra["inner_products"] == 2 ** (t - 1) * n
-        assert 0.0 <= measure_test_error(problem, snap) <= 1.0
+        assert 0.0 <= snap.test_error(problem) <= 1.0
     assert done
     assert solver.advance(10, np.inf, np.inf)  # nothing left: 16 pairs exceed max_pairs
     assert solver.iteration == 4
@@ -55,7 +54,7 @@ def test_many_features_reach_the_kernel_svm():
     while not solver.advance(solver.iteration + 1, np.inf, np.inf):
         pass
     assert solver.pairs == 2048
-    fourier_error = measure_test_error(problem, solver.snapshot())
+    fourier_error = solver.snapshot().test_error(problem)
     exact = SVC(C=1.0, kernel="rbf", gamma=1.0 / (2 * SIGMA2), tol=1e-8).fit(problem.kernel.X, problem.y)
     exact_error = np.mean(exact.predict(problem.test_X) != problem.test_y)
     assert abs(fourier_error - exact_error) < 0.01, (fourier_error, exact_error)

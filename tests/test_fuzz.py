@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 from sbpbench import cli
 from sbpbench.data.registry import bundled_bytes
-from sbpbench.results import read_meta
+from sbpbench.results.store import read_meta
 
 #: Longest error line we accept (the CLI caps its lines well below this).
 MAX_LINE = 2000

@@ -8,11 +8,11 @@ from sklearn.svm import SVC
 
 from tests._kernel_data import SHARED, biased_optimum, make_problem, real_split
 from sbpbench import data
-from sbpbench.config import parse
+from sbpbench.experiment.config import parse
 from sbpbench.errors import UserError
 from sbpbench.kernels import KernelSpec
 from sbpbench.problem import Problem
-from sbpbench.runner import run_one
+from sbpbench.execution.loop import run_one
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.libsvm_ref import tolerance_schedule
 

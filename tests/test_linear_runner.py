@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sbpbench.config import parse
+from sbpbench.experiment.config import parse
 from sbpbench.data import load
 from sbpbench.problem import Problem
-from sbpbench.runner import resolve, run_one, run_rng
+from sbpbench.execution.loop import run_one, run_rng
+from sbpbench.experiment.assemble import resolve
 from sbpbench.solvers import SOLVERS
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "adult"

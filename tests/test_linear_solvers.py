@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
-from sbpbench.config import parse
+from sbpbench.experiment.config import parse
 from sbpbench.data.libsvm import Split, read_libsvm, subsample
 from sbpbench.errors import UserError
 from sbpbench.kernels import KernelSpec

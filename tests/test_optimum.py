@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from tests._kernel_data import SHARED, biased_optimum, gram, make_problem, unbiased_optimum
-from sbpbench.config import parse
+from sbpbench.experiment.config import parse
 from sbpbench.errors import UserError
 from sbpbench.data.fetch import cache_dir
-from sbpbench.optimum import optimum
-from sbpbench.runner import run_experiment
+from sbpbench.experiment.optimum import optimum
+from sbpbench.execution.executors import run_experiment
 
 DATASET = {"name": "test-subsample"}
 

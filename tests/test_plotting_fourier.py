@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from sbpbench.plotting import _draw_curve, figure3, first_epoch_end
+from sbpbench.outputs.plotting import _draw_curve, figure3, first_epoch_end
 
 
 def _rows(solver, x_col, xs, epochs, runs=2):

@@ -12,8 +12,11 @@ import pytest
 
 from tests.adult_rows import SHARED
 from tests.cli_runner import sbpbench
-from sbpbench import config, executors, kernels, regression
-from sbpbench.runner import run_experiment
+from sbpbench import kernels
+from sbpbench.execution import executors
+from sbpbench.experiment import config
+from sbpbench.outputs import check as regression
+from sbpbench.execution.executors import run_experiment
 from sbpbench.solvers import sbp as sbp_module
 
 ROOT = Path(__file__).resolve().parents[1]

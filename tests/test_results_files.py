@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from tests.cli_runner import sbpbench
-from sbpbench import plotting
-from sbpbench.results import read_curves
+from sbpbench.outputs import plotting
+from sbpbench.results.store import read_curves
 
 CONFIG = """
 name: labels

@@ -11,10 +11,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sbpbench import config, runner
+from sbpbench.execution import loop as runner
+from sbpbench.experiment import config
 from sbpbench.errors import UserError
-from sbpbench.executors import SequentialExecutor, run_experiments
-from sbpbench.results import ResultsWriter, first_difference, read_curves
+from sbpbench.execution.executors import SequentialExecutor, run_experiments
+from sbpbench.results.store import ResultsWriter, first_difference, read_curves
 from scripts.promote_results import promote
 
 ROOT = Path(__file__).resolve().parents[1]

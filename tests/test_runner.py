@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from sbpbench import runner
-from sbpbench.config import Budget, Checkpoints, Experiment, SolverSpec
+from sbpbench.execution import loop as runner
+from sbpbench.experiment.config import Budget, Checkpoints, Experiment, SolverSpec
 from sbpbench.data import DatasetSpec
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS, Snapshot, Solver

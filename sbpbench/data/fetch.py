@@ -51,6 +51,7 @@ import requests
 import urllib3
 
 from sbpbench.errors import UserError
+from sbpbench.files import atomic_write
 
 #: Environment variable naming the cache folder (default ``./datasets``).
 DATA_ENV = "SBPBENCH_DATA"
@@ -273,13 +274,6 @@ def file_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 # ----------------------------------------------------------------------------- downloading
@@ -507,7 +501,7 @@ def fetch_file(remote: RemoteFile, options: FetchOptions | None = None, root: Pa
                 else:
                     ok, actual = check_file(remote, part) if remote.digests else (True, "")
                     if ok:
-                        write_atomic(final.with_name(final.name + ".sha256"),
+                        atomic_write(final.with_name(final.name + ".sha256"),
                                      json.dumps({"sha256": sha256_of(part), "url": url,
                                                  "pinned": bool(remote.digests)}).encode())
                         os.replace(part, final)

@@ -101,6 +101,18 @@ class Snapshot:
         """Number of support vectors (nonzero coefficients)."""
         return int(self.support.size)
 
+    def test_error(self, problem: Problem) -> float:
+        """Fraction of ``problem``'s test points with ``y f(x) <= 0`` (the paper's 0/1 loss).
+
+        ``f`` is :attr:`predict` when set, else the kernel expansion, evaluated through the
+        kernel's measurement path (counted in ``eval_kernel_evals`` only).
+        """
+        if self.predict is not None:
+            scores = self.predict(problem.test_X)
+        else:
+            scores = problem.kernel.decision(problem.test_X, self.support, self.coef, self.bias)
+        return float(np.mean(problem.test_y * scores <= 0))
+
 
 class Solver:
     """Base class of all solvers.

@@ -2,7 +2,7 @@
 
 A task is one run, (experiment, solver, run index). Runs are independent of order and
 place (each draws from its own generator, derived from the experiment seed, the run index
-and the solver name; see :func:`sbpbench.runner.run_rng`), so they can run anywhere:
+and the solver name; see :func:`sbpbench.loop.run_rng`), so they can run anywhere:
 
 * :class:`SequentialExecutor`: one after the other in this process (with per-checkpoint
   progress);
@@ -12,8 +12,8 @@ and the solver name; see :func:`sbpbench.runner.run_rng`), so they can run anywh
   tcp://HOST:PORT``) or started locally.
 
 A task carries only the experiment and rebuilds its problem where it runs, through the
-same :func:`sbpbench.runner.prepare` as the client, cached per worker thread. It returns
-its :class:`~sbpbench.runner.RunResult`; only the client writes files
+same :func:`sbpbench.loop.prepare` as the client, cached per worker thread. It returns
+its :class:`~sbpbench.loop.RunResult`; only the client writes files
 (:func:`run_experiments`), in position order (solver, then run) whatever the order of
 completion, and
 ``--resume`` continues a run folder by redoing only the runs without a complete result.
@@ -33,12 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Container, Iterable, Iterator
 
-from sbpbench import runner
-from sbpbench.config import Experiment, SolverSpec
 from sbpbench.errors import UserError
-from sbpbench.results import (ResultsWriter, complete_runs, environment, first_difference, new_run_dir,
-                              newest_run_dir, now, read_meta)
-from sbpbench.runner import Reporter, RunResult
+from sbpbench.execution import loop
+from sbpbench.execution.loop import Reporter, RunResult
+from sbpbench.experiment import assemble
+from sbpbench.experiment.config import Experiment, SolverSpec
+from sbpbench.results.lookup import newest_run
+from sbpbench.results.store import (ResultsWriter, comparable, complete_runs, environment, first_difference,
+                                    new_run_dir, now, read_meta)
 
 @dataclass(frozen=True)
 class Task:
@@ -87,27 +89,27 @@ def position(exp: Experiment, label: str, run: int) -> int | None:
 _local = threading.local()
 
 
-def prepared(exp: Experiment) -> runner.Prepared:
+def prepared(exp: Experiment) -> assemble.Prepared:
     """The experiment's prepared problem, built once per worker thread and kept until another is needed.
 
     Per thread, not per process: a problem's kernel counts the evaluations of the one run
     using it, so two runs at once (threads of one Dask worker) must not share it.
     """
-    key = runner.problem_key(exp)
+    key = assemble.problem_key(exp)
     cached = getattr(_local, "prepared", None)
     if cached is None or cached[0] != key:
         _local.prepared = None  # let the old problem go before the new one is built
-        _local.prepared = (key, runner.prepare(exp))
+        _local.prepared = (key, assemble.prepare(exp))
     return _local.prepared[1]
 
 
-def execute(task: Task, progress: runner.Progress | None = None) -> RunResult:
+def execute(task: Task, progress: loop.Progress | None = None) -> RunResult:
     """Run one task where it is called (in a worker or in the client): the function executors ship."""
     try:
         problem = prepared(task.exp).problem
     except Exception as exc:  # e.g. the dataset is missing on this worker: this run fails, not the sweep
-        return runner.failed_result(task.exp, task.spec, task.run, _reason(exc))
-    return runner.run_one(task.exp, problem, task.spec, task.run, progress)
+        return loop.failed_result(task.exp, task.spec, task.run, _reason(exc))
+    return loop.run_one(task.exp, problem, task.spec, task.run, progress)
 
 
 def _reason(exc: BaseException) -> str:
@@ -258,7 +260,7 @@ def _outcome(task: Task, future: Any) -> RunResult:
     try:
         return future.result()
     except Exception as exc:
-        return runner.failed_result(task.exp, task.spec, task.run, _reason(exc))
+        return loop.failed_result(task.exp, task.spec, task.run, _reason(exc))
 
 
 def make_executor(name: str | None, jobs: int | None, scheduler: str | None) -> Executor:
@@ -388,12 +390,12 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     """
     prep = prepared(exp)
     reporter.loaded(exp, prep.dataset["n_train"], prep.dataset["n_test"], prep.seconds)
-    resolved = runner.resolved_config(exp, prep)
+    resolved = assemble.resolved_config(exp, prep)
     meta = {"experiment": exp.name, "config_file": exp.source, "config": exp.raw, "resolved": resolved,
             "executor": executor.name, "jobs": executor.jobs, **environment()}
     if prep.dataset_copy:
         meta["dataset_copy"] = prep.dataset_copy
-    directory = (resume_from or newest_run_dir(results_root, exp.name)) if resume else None
+    directory = (resume_from or newest_run(results_root / exp.name)) if resume else None
     if directory is None:
         return _Start(exp, meta)
 
@@ -402,7 +404,7 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     if old.get("experiment") != exp.name:
         raise UserError(f"{directory}: holds experiment {old.get('experiment')!r}, not {exp.name!r} "
                         f"({exp.source})")
-    if (key := first_difference(_comparable(old.get("resolved")), _comparable(resolved))) is not None:
+    if (key := first_difference(comparable(old.get("resolved")), comparable(resolved))) is not None:
         raise UserError(f"{directory}/meta.json: key 'resolved.{key}' differs from the config {exp.source} "
                         f"({_at(old.get('resolved'), key)!r} there, {_at(resolved, key)!r} now); "
                         "run without --resume to start a new run folder")
@@ -412,22 +414,6 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
         if pos is not None:
             kept.setdefault(pos, (rows, summary))
     return _Start(exp, meta, directory, old, kept)
-
-
-#: Facts of ``resolved.problem.optimum`` that depend on the machine, not on the problem:
-#: where the optimum is cached, and how long computing it took.
-MACHINE_FACTS = ("cache_file", "seconds")
-
-
-def _comparable(resolved: Any) -> Any:
-    """A resolved configuration without :data:`MACHINE_FACTS`, so that a run folder made
-    elsewhere (a committed one, say) can be resumed here."""
-    problem = resolved.get("problem") if isinstance(resolved, dict) else None
-    optimum = problem.get("optimum") if isinstance(problem, dict) else None
-    if not isinstance(optimum, dict):
-        return resolved
-    optimum = {k: v for k, v in optimum.items() if k not in MACHINE_FACTS}
-    return {**resolved, "problem": {**problem, "optimum": optimum}}
 
 
 def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:
@@ -460,3 +446,24 @@ def _at(value: Any, key: str) -> Any:
         else:
             value = value.get(part) if isinstance(value, dict) else None
     return value
+
+
+def run_experiment(exp: Experiment, results_root: Path, reporter: "Reporter | None" = None) -> Path:
+    """Run every solver of an experiment ``exp.runs`` times, in this process, and write the results.
+
+    Parameters
+    ----------
+    exp : Experiment
+        A validated experiment.
+    results_root : pathlib.Path
+        Results go to ``results_root/<experiment>/<run-id>/``.
+    reporter : Reporter, optional
+        Receives progress.
+
+    Returns
+    -------
+    pathlib.Path
+        The run folder. On Ctrl-C the finished runs are kept, ``meta.json`` says
+        ``interrupted`` and the interruption propagates.
+    """
+    return run_experiments([exp], results_root, SequentialExecutor(), reporter)[0]

@@ -20,28 +20,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from sbpbench.results import read_curves  # noqa: E402
+from sbpbench.results.lookup import newest_runs  # noqa: E402
+from sbpbench.results.store import curves_file, read_curves  # noqa: E402
 
 #: Grid points per decade for averaging runs.
 GRID_PER_DECADE = 20
-
-
-def latest_runs(root: str | Path) -> list[Path]:
-    """The run folders to draw from ``root``.
-
-    ``root`` may be a run folder (it is used alone), an experiment folder, or a results tree;
-    in the latter cases the newest run folder of each experiment is used.
-    """
-    root = Path(root)
-    if (root / "curves.csv").is_file():
-        return [root]
-    newest: dict[Path, Path] = {}
-    for f in sorted(root.rglob("curves.csv")):
-        run_dir = f.parent
-        if "reference" in run_dir.relative_to(root).parts:
-            continue
-        newest[run_dir.parent] = run_dir  # sorted: later timestamps win
-    return [newest[k] for k in sorted(newest)]
 
 
 def mean_curve(frame: pd.DataFrame, x: str = "kernel_evals", y: str = "test_error"):
@@ -217,10 +200,10 @@ def plot_results(root: str | Path, out_dir: str | Path | None = None) -> list[Pa
     list of pathlib.Path
         Files written.
     """
-    runs = latest_runs(root)
+    runs = newest_runs(root)
     if not runs:
         return []
-    curves = pd.concat([read_curves(r) for r in runs], ignore_index=True)
+    curves = pd.concat([read_curves(curves_file(r) or r) for r in runs], ignore_index=True)
     out = Path(out_dir) if out_dir is not None else Path(root)
     written = figure2(curves, out / "figure2")
     if "inner_products" in curves and curves["inner_products"].notna().any():

@@ -26,8 +26,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from sbpbench.data.fetch import cache_dir
+from sbpbench.files import atomic_write
 from sbpbench.problem import Problem
-from sbpbench.results import atomic_write
 from sbpbench.solvers.smo import SMO
 
 #: SMO's stopping tolerance for the exact optimum (LIBSVM's default is 1e-3).
@@ -98,8 +98,6 @@ def solve(problem: Problem, eps: float = OPTIMUM_EPS) -> dict[str, Any]:
         ``test_error``, ``dual_objective``, ``duality_gap``, ``n_support``, ``iterations``,
         ``kernel_evals`` and ``seconds``.
     """
-    from sbpbench.runner import test_error  # the runner imports this module
-
     evals_before = problem.kernel.kernel_evals
     t0 = time.perf_counter()
     solver = SMO(problem, np.random.default_rng(0), eps=eps)
@@ -117,7 +115,7 @@ def solve(problem: Problem, eps: float = OPTIMUM_EPS) -> dict[str, Any]:
         "norm": norm,
         "mean_hinge": mean_hinge,
         "b": b,
-        "test_error": test_error(problem, snap),
+        "test_error": snap.test_error(problem),
         "dual_objective": snap.extra["dual_objective"],
         "duality_gap": snap.extra["duality_gap"],
         "n_support": snap.n_support,

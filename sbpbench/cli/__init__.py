@@ -16,7 +16,7 @@ import click
 import pandas as pd
 
 from sbpbench import __version__
-from sbpbench.data.cli import datasets
+from sbpbench.cli.datasets import datasets
 from sbpbench.errors import UserError, cut
 
 
@@ -137,10 +137,10 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     process only, in the same order whatever executor ran them. Exits with 3, after
     writing everything, when a run ended failed or diverged.
     """
-    from sbpbench import config
-    from sbpbench.executors import make_executor, run_experiments
-    from sbpbench.plotting import plot_results
-    from sbpbench.results import ended_badly, read_curves, read_meta
+    from sbpbench.execution.executors import make_executor, run_experiments
+    from sbpbench.experiment import config
+    from sbpbench.outputs.plotting import plot_results
+    from sbpbench.results.store import ended_badly, read_curves, read_meta
 
     experiments = [config.load(path, list(overrides)) for path in configs]
     writable_folder(results_root, "--results")
@@ -197,14 +197,14 @@ def validate(configs: tuple[Path, ...]) -> None:
     with the sizes and lambda at the real n; a registered dataset is only checked by name
     (loading it may mean a download).
     """
-    from sbpbench import config, runner
+    from sbpbench.experiment import assemble, config
 
     for path in configs:
         exp = config.load(path)
         checked = ""
         if exp.dataset.path is not None:
-            train, test = runner.load_data(exp)
-            runner.resolve(exp, train.n)
+            train, test = assemble.load_data(exp)
+            assemble.resolve(exp, train.n)
             checked = f"; data: {train.n} training / {test.n} test examples"
         click.echo(f"{path}: ok ({exp.name}: {len(exp.solvers)} solver(s), {exp.runs} run(s){checked})")
 
@@ -219,7 +219,7 @@ def plot(results_dir: Path, out: Path | None) -> None:
     RESULTS_DIR is a run folder, or a tree of them (the newest run of each experiment is
     drawn). Writes figure2.png and figure2.svg.
     """
-    from sbpbench.plotting import plot_results
+    from sbpbench.outputs.plotting import plot_results
 
     written = plot_results(results_dir, out)
     if not written:
@@ -243,7 +243,7 @@ def check(results: Path, reference: Path, update: bool, z: float) -> None:
     """
     import math
 
-    from sbpbench import regression
+    from sbpbench.outputs import check as regression
 
     if not (math.isfinite(z) and z >= 0):
         raise UserError(f"--z {z}: expected a finite number >= 0 (standard deviations)")
@@ -264,7 +264,7 @@ def figures(results_root: Path, out: Path) -> None:
 
     Missing results are listed, not an error.
     """
-    from sbpbench.figures import draw_all
+    from sbpbench.outputs.figures import draw_all
 
     for d in draw_all(results_root, out):
         files = ", ".join(str(p) for p in d.files) or "(nothing drawn)"
@@ -281,7 +281,7 @@ def figures(results_root: Path, out: Path) -> None:
               help="Output file.")
 def report(results_root: Path, out: Path) -> None:
     """Write REPRODUCTION.md: every number the papers report next to what we measured, with a verdict."""
-    from sbpbench.report import write
+    from sbpbench.outputs.report import write
 
     click.echo(str(write(results_root, out)))
 

@@ -17,17 +17,14 @@ from __future__ import annotations
 import math
 import time
 import zlib
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
-from sbpbench import data
-from sbpbench.config import NU_FROM_LAMBDA, Experiment, SolverSpec
-from sbpbench.optimum import optimum
+from sbpbench.experiment.config import Experiment, SolverSpec
 from sbpbench.problem import Problem
-from sbpbench.solvers import SOLVERS, Snapshot, Solver
+from sbpbench.solvers import SOLVERS, Solver
 
 
 def run_rng(seed: int, run: int, solver_name: str) -> np.random.Generator:
@@ -45,18 +42,6 @@ def next_log_target(current: float, per_decade: int) -> float:
         k += 1
         target = 10.0 ** (k / per_decade)
     return target
-
-
-def test_error(problem: Problem, snap: Snapshot) -> float:
-    """Fraction of test points with ``y f(x) <= 0`` (the paper's 0/1 loss), measured apart.
-
-    ``f`` is the snapshot's ``predict`` when it has one, else its kernel expansion.
-    """
-    if snap.predict is not None:
-        scores = snap.predict(problem.test_X)
-    else:
-        scores = problem.kernel.decision(problem.test_X, snap.support, snap.coef, snap.bias)
-    return float(np.mean(problem.test_y * scores <= 0))
 
 
 @dataclass
@@ -176,7 +161,7 @@ def _measure(problem: Problem, solver: Solver, train_time: float, base: dict, in
         "kernel_evals": kernel.kernel_evals if counted else math.nan,
         "kernel_evals_computed": kernel.kernel_evals_computed if counted else math.nan,
         "train_time_s": train_time,
-        "test_error": test_error(problem, snap),
+        "test_error": snap.test_error(problem),
         "objective": snap.objective,
         "primal_objective": snap.primal_objective,
         "n_support": snap.n_support,
@@ -192,124 +177,6 @@ _NOT_MEASURED = {"kernel_evals", "kernel_evals_computed", "epoch", "train_time_s
 
 def _finite(row: dict[str, Any]) -> bool:
     return all(math.isfinite(v) for k, v in row.items() if isinstance(v, float) and k not in _NOT_MEASURED)
-
-
-def resolve(exp: Experiment, n_train: int) -> dict[str, Any]:
-    """Problem parameters with every derived value written out (for ``meta.json``).
-
-    Raises
-    ------
-    UserError
-        When lambda is not a finite positive number at the real ``n_train``.
-    """
-    return {
-        "lambda": exp.lambda_at(n_train),
-        "lambda_expression": exp.lam,
-        "nu": exp.nu,
-        "bias": exp.bias,
-    }
-
-
-@dataclass
-class Prepared:
-    """An experiment's problem, built from its dataset, and the facts it was built from.
-
-    Attributes
-    ----------
-    problem : Problem
-        The problem every run of the experiment solves.
-    dataset : dict
-        The dataset section with the actual sizes and class counts (``meta.json``).
-    params : dict
-        The problem parameters with derived values written out (see :func:`resolve`).
-    seconds : float
-        How long loading and building took.
-    dataset_copy : str or None
-        Which copy of a registered dataset was loaded (e.g. the bundled Adult), for ``meta.json``.
-    """
-
-    problem: Problem
-    dataset: dict[str, Any]
-    params: dict[str, Any]
-    seconds: float
-    dataset_copy: str | None = None
-
-
-def load_data(exp: Experiment) -> tuple[data.Split, data.Split]:
-    """An experiment's train and test splits, subsampled with its seed (the same for every run).
-
-    Raises
-    ------
-    UserError
-        A data file is malformed, or a subsample is larger than the data.
-    """
-    return data.load(exp.dataset, np.random.default_rng([exp.seed, zlib.crc32(b"dataset")]))
-
-
-def prepare(exp: Experiment) -> Prepared:
-    """Load an experiment's data (subsampled with its seed) and build its problem.
-
-    The one place that turns an experiment into a problem: the client and every worker
-    call it, so they solve the same problem. The result depends only on
-    :func:`problem_key`.
-    """
-    t0 = time.time()
-    train, test = load_data(exp)
-    params = resolve(exp, train.n)
-    derive_nu = exp.nu == NU_FROM_LAMBDA
-    problem = Problem.build(train, test, exp.kernel, params["lambda"], None if derive_nu else exp.nu, exp.bias)
-    if derive_nu:
-        opt = optimum(problem, exp.dataset.as_dict(), exp.seed)  # cached on disk after the first time
-        problem.nu = params["nu"] = opt["nu"]
-        params["nu_expression"] = NU_FROM_LAMBDA
-        params["optimum"] = {k: v for k, v in opt.items() if k != "key"}
-    dataset = {**exp.dataset.as_dict(), "n_train": train.n, "n_test": test.n, "n_features": train.X.shape[1],
-               "positives_train": int((train.y > 0).sum()), "positives_test": int((test.y > 0).sum())}
-    return Prepared(problem, dataset, params, time.time() - t0, train.provenance)
-
-
-def resolved_config(exp: Experiment, prep: Prepared) -> dict[str, Any]:
-    """The configuration with every default and derived value written out (``meta.json``'s ``resolved``)."""
-    return {
-        "dataset": prep.dataset,
-        "kernel": asdict(exp.kernel),
-        "problem": prep.params,
-        "solvers": [{"name": s.name, "label": s.label,
-                     "params": {**{k: p.default for k, p in SOLVERS[s.name].params.items()}, **s.params}}
-                    for s in exp.solvers],
-        "budget": asdict(exp.budget),
-        "checkpoints": asdict(exp.checkpoints),
-        "runs": exp.runs,
-        "seed": exp.seed,
-    }
-
-
-def problem_key(exp: Experiment) -> tuple:
-    """What determines :func:`prepare`'s problem (a cache key)."""
-    return (exp.dataset, exp.seed, exp.kernel, exp.lam, exp.nu, exp.bias)
-
-
-def run_experiment(exp: Experiment, results_root: Path, reporter: "Reporter | None" = None) -> Path:
-    """Run every solver of an experiment ``exp.runs`` times, in this process, and write the results.
-
-    Parameters
-    ----------
-    exp : Experiment
-        A validated experiment.
-    results_root : pathlib.Path
-        Results go to ``results_root/<experiment>/<run-id>/``.
-    reporter : Reporter, optional
-        Receives progress.
-
-    Returns
-    -------
-    pathlib.Path
-        The run folder. On Ctrl-C the finished runs are kept, ``meta.json`` says
-        ``interrupted`` and the interruption propagates.
-    """
-    from sbpbench.executors import SequentialExecutor, run_experiments
-
-    return run_experiments([exp], results_root, SequentialExecutor(), reporter)[0]
 
 
 class Reporter:

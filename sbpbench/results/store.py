@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from sbpbench.errors import UserError
+from sbpbench.files import atomic_write
 
 #: Columns every ``curves.csv`` has, in this order; solver-specific columns follow, sorted.
 COLUMNS = [
@@ -27,22 +28,6 @@ COLUMNS = [
     "iteration", "epoch", "kernel_evals", "kernel_evals_computed", "eval_kernel_evals",
     "train_time_s", "test_error", "objective", "primal_objective", "n_support", "status",
 ]
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def new_run_dir(root: Path, experiment: str) -> Path:
@@ -157,17 +142,23 @@ class ResultsWriter:
         atomic_write(self.directory / "meta.json", json.dumps(self.meta, indent=2, default=str) + "\n")
 
 
-def newest_run_dir(root: Path, experiment: str) -> Path | None:
-    """The newest run folder (by its time stamp name) of ``experiment`` that has a ``meta.json``."""
-    parent = root / experiment
+#: Facts of ``resolved.problem.optimum`` (nu from lambda) that depend on the machine, not on
+#: the problem: where the optimum is cached, and how long computing it took.
+MACHINE_FACTS = ("cache_file", "seconds")
 
-    def stamp(path: Path) -> tuple[str, str, int]:  # names are YYYYmmdd-HHMMSS[-k]
-        day, _, rest = path.name.partition("-")
-        clock, _, k = rest.partition("-")
-        return day, clock, int(k) if k.isdigit() else 0
 
-    folders = [p for p in parent.iterdir() if (p / "meta.json").is_file()] if parent.is_dir() else []
-    return max(folders, key=stamp, default=None)
+def comparable(resolved: Any) -> Any:
+    """A resolved configuration without :data:`MACHINE_FACTS`, for comparing two runs' problems.
+
+    So that a run folder made elsewhere (a committed one, a CI reference) can be resumed or
+    checked here.
+    """
+    problem = resolved.get("problem") if isinstance(resolved, dict) else None
+    optimum = problem.get("optimum") if isinstance(problem, dict) else None
+    if not isinstance(optimum, dict):
+        return resolved
+    optimum = {k: v for k, v in optimum.items() if k not in MACHINE_FACTS}
+    return {**resolved, "problem": {**problem, "optimum": optimum}}
 
 
 def read_meta(directory: Path) -> dict[str, Any]:

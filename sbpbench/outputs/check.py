@@ -26,8 +26,8 @@ from pathlib import Path
 import pandas as pd
 
 from sbpbench.errors import UserError
-from sbpbench.plotting import latest_runs
-from sbpbench.results import read_curves, read_meta
+from sbpbench.results.lookup import newest_runs
+from sbpbench.results.store import comparable, read_curves, read_meta
 
 #: Band width in reference standard deviations.
 Z = 3.0
@@ -143,24 +143,10 @@ def _outside(solver: str, cp: int, column: str, ref: float, value: float, band: 
 
 
 def _run_folder(path: Path) -> Path:
-    runs = latest_runs(path)
+    runs = newest_runs(path)
     if len(runs) != 1:
         raise UserError(f"{path}: expected one run folder (with curves.csv), found {len(runs)}")
     return runs[0]
-
-
-#: Keys of ``resolved.problem.optimum`` (nu from lambda) that describe where and how fast the
-#: optimum was computed, not the problem: ignored when comparing configurations.
-VOLATILE_OPTIMUM_KEYS = ("seconds", "cache_file")
-
-
-def _comparable(resolved: dict | None) -> dict | None:
-    """``resolved`` without :data:`VOLATILE_OPTIMUM_KEYS`."""
-    optimum = ((resolved or {}).get("problem") or {}).get("optimum")
-    if not isinstance(optimum, dict):
-        return resolved
-    optimum = {k: v for k, v in optimum.items() if k not in VOLATILE_OPTIMUM_KEYS}
-    return {**resolved, "problem": {**resolved["problem"], "optimum": optimum}}
 
 
 def check(results: Path, reference: Path, update: bool = False, z: float = Z) -> tuple[bool, str]:
@@ -194,7 +180,7 @@ def check(results: Path, reference: Path, update: bool = False, z: float = Z) ->
         raise UserError(f"{reference}: no reference curves.csv (create one with --update)")
     ref_meta = read_meta(reference) if (reference / "meta.json").exists() else {}
     new_meta = read_meta(run) if (run / "meta.json").exists() else {}
-    ref_resolved, new_resolved = _comparable(ref_meta.get("resolved")), _comparable(new_meta.get("resolved"))
+    ref_resolved, new_resolved = comparable(ref_meta.get("resolved")), comparable(new_meta.get("resolved"))
     if ref_resolved and new_resolved and ref_resolved != new_resolved:
         keys = sorted(k for k in ref_resolved if ref_resolved[k] != new_resolved.get(k))
         raise UserError(f"{run}: resolved configuration differs from the reference's in {', '.join(keys)}")

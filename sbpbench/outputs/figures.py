@@ -38,21 +38,11 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
-from sbpbench import plotting  # noqa: E402
-from sbpbench.results import curves_file, read_curves, read_meta  # noqa: E402
+from sbpbench.outputs import plotting  # noqa: E402
+from sbpbench.results.lookup import ExperimentResult, final_rows, find_experiment  # noqa: E402
 
 #: Default results root of ``sbpbench figures`` and ``sbpbench report``: the committed runs.
 PAPER_RESULTS = Path("results") / "paper"
-
-
-@dataclass
-class ExperimentResult:
-    """The curves and metadata of one experiment's run."""
-
-    name: str
-    directory: Path
-    curves: pd.DataFrame
-    meta: dict
 
 
 #: Runs an experiment takes from another instead of repeating them: ``{experiment: (source,
@@ -62,40 +52,6 @@ class ExperimentResult:
 #: same bit for bit (as the committed Adult pair shows, ``tests/test_figures_report.py``).
 #: Ten more 10-epoch SBP runs on full MNIST would cost about three core-hours.
 SHARED_RUNS = {"sbp-figure3-mnist": ("sbp-figure2-mnist", "sbp")}
-
-
-def find_experiment(root: str | Path, name: str) -> ExperimentResult | None:
-    """The results of experiment ``name`` under ``root`` (None when there are none).
-
-    ``root/name`` holds either ``curves.csv[.gz]`` and ``meta.json`` directly, or run folders
-    (the newest, by name, with at least one checkpoint is used). An experiment in
-    :data:`SHARED_RUNS` gets its source's runs of the shared solver (relabelled with its
-    name) when it has none of its own.
-    """
-    folder = Path(root) / name
-    if not folder.is_dir():
-        return None
-    candidates = [folder] + sorted((p for p in folder.iterdir() if p.is_dir()), reverse=True)
-    for directory in candidates:
-        path = curves_file(directory)
-        if path is None or not (directory / "meta.json").is_file() or path.stat().st_size == 0:
-            continue
-        curves = read_curves(path)
-        if not curves.empty:
-            return ExperimentResult(name, directory, _with_shared_runs(root, name, curves), read_meta(directory))
-    return None
-
-
-def _with_shared_runs(root: str | Path, name: str, curves: pd.DataFrame) -> pd.DataFrame:
-    """``curves`` with the runs :data:`SHARED_RUNS` lends experiment ``name`` put first."""
-    if name not in SHARED_RUNS:
-        return curves
-    source, solver = SHARED_RUNS[name]
-    lender = find_experiment(root, source)
-    if solver in set(curves["solver_name"]) or lender is None:
-        return curves
-    lent = lender.curves[lender.curves["solver_name"] == solver].assign(experiment=name)
-    return pd.concat([lent, curves], ignore_index=True)
 
 
 @dataclass
@@ -148,11 +104,6 @@ def _draw_objective_panels(results: list[ExperimentResult], stem: Path) -> list[
     fig.suptitle("Pegasos paper, Figure 2")
     fig.tight_layout()
     return _save(fig, stem)
-
-
-def final_rows(curves: pd.DataFrame) -> pd.DataFrame:
-    """The last checkpoint of every (solver, run)."""
-    return curves.sort_values("checkpoint").groupby(["solver", "run"], sort=False).tail(1)
 
 
 def _draw_pegasos_figure3(results: list[ExperimentResult], stem: Path) -> list[Path]:
@@ -216,7 +167,7 @@ def draw_all(results_root: str | Path = PAPER_RESULTS, out: str | Path = "figure
     list of Drawn
         One entry per figure of :data:`FIGURES`, with the files written and the missing experiments.
     """
-    from sbpbench.report import sgd_tables_markdown
+    from sbpbench.outputs.report import sgd_tables_markdown
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -227,9 +178,9 @@ def draw_all(results_root: str | Path = PAPER_RESULTS, out: str | Path = "figure
     for fig in FIGURES:
         used, missing = [], []
         for name in fig.experiments:
-            res = find_experiment(results_root, name)
+            res = find_experiment(results_root, name, SHARED_RUNS)
             if res is None and name in fig.substitutes:
-                res = find_experiment(results_root, fig.substitutes[name])
+                res = find_experiment(results_root, fig.substitutes[name], SHARED_RUNS)
                 if res is not None:
                     missing.append(f"{name} (drawn: the substitute {fig.substitutes[name]})")
             if res is None:

@@ -28,8 +28,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sbpbench import plotting
-from sbpbench.figures import PAPER_RESULTS, SHARED_RUNS, ExperimentResult, find_experiment, final_rows
+from sbpbench.outputs import plotting
+from sbpbench.outputs.figures import PAPER_RESULTS, SHARED_RUNS
+from sbpbench.results.lookup import ExperimentResult, final_rows
+from sbpbench.results.lookup import find_experiment as _find
+
+
+def find_experiment(root: Path, name: str) -> ExperimentResult | None:
+    return _find(root, name, SHARED_RUNS)
 
 SBP = "Cotter, Shalev-Shwartz, Srebro, The Kernelized Stochastic Batch Perceptron, ICML 2012"
 PEGASOS = "Shalev-Shwartz, Singer, Srebro, Pegasos, ICML 2007"

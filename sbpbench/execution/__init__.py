@@ -1,0 +1,1 @@
+"""Running experiments: the checkpoint loop of one run, and the executors that run many."""

@@ -1,0 +1,1 @@
+"""Experiments: the YAML config validated into an :class:`Experiment`, and the problem it poses."""

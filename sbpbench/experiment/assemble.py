@@ -1,0 +1,118 @@
+"""From an experiment to the problem every one of its runs solves.
+
+The one place that turns a validated :class:`~sbpbench.experiment.config.Experiment` into
+a :class:`~sbpbench.problem.Problem`: load the dataset (subsampled with the experiment's
+seed), evaluate lambda at the real training size, derive nu from lambda when asked (through
+the exact optimum, :mod:`sbpbench.experiment.optimum`) and build the counting kernel. The
+client and every worker call :func:`prepare`, so they solve the same problem.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from sbpbench import data
+from sbpbench.experiment.config import NU_FROM_LAMBDA, Experiment
+from sbpbench.experiment.optimum import optimum
+from sbpbench.problem import Problem
+from sbpbench.solvers import SOLVERS
+
+
+def resolve(exp: Experiment, n_train: int) -> dict[str, Any]:
+    """Problem parameters with every derived value written out (for ``meta.json``).
+
+    Raises
+    ------
+    UserError
+        When lambda is not a finite positive number at the real ``n_train``.
+    """
+    return {
+        "lambda": exp.lambda_at(n_train),
+        "lambda_expression": exp.lam,
+        "nu": exp.nu,
+        "bias": exp.bias,
+    }
+
+
+@dataclass
+class Prepared:
+    """An experiment's problem, built from its dataset, and the facts it was built from.
+
+    Attributes
+    ----------
+    problem : Problem
+        The problem every run of the experiment solves.
+    dataset : dict
+        The dataset section with the actual sizes and class counts (``meta.json``).
+    params : dict
+        The problem parameters with derived values written out (see :func:`resolve`).
+    seconds : float
+        How long loading and building took.
+    dataset_copy : str or None
+        Which copy of a registered dataset was loaded (e.g. the bundled Adult), for ``meta.json``.
+    """
+
+    problem: Problem
+    dataset: dict[str, Any]
+    params: dict[str, Any]
+    seconds: float
+    dataset_copy: str | None = None
+
+
+def load_data(exp: Experiment) -> tuple[data.Split, data.Split]:
+    """An experiment's train and test splits, subsampled with its seed (the same for every run).
+
+    Raises
+    ------
+    UserError
+        A data file is malformed, or a subsample is larger than the data.
+    """
+    return data.load(exp.dataset, np.random.default_rng([exp.seed, zlib.crc32(b"dataset")]))
+
+
+def prepare(exp: Experiment) -> Prepared:
+    """Load an experiment's data (subsampled with its seed) and build its problem.
+
+    The one place that turns an experiment into a problem: the client and every worker
+    call it, so they solve the same problem. The result depends only on
+    :func:`problem_key`.
+    """
+    t0 = time.time()
+    train, test = load_data(exp)
+    params = resolve(exp, train.n)
+    derive_nu = exp.nu == NU_FROM_LAMBDA
+    problem = Problem.build(train, test, exp.kernel, params["lambda"], None if derive_nu else exp.nu, exp.bias)
+    if derive_nu:
+        opt = optimum(problem, exp.dataset.as_dict(), exp.seed)  # cached on disk after the first time
+        problem.nu = params["nu"] = opt["nu"]
+        params["nu_expression"] = NU_FROM_LAMBDA
+        params["optimum"] = {k: v for k, v in opt.items() if k != "key"}
+    dataset = {**exp.dataset.as_dict(), "n_train": train.n, "n_test": test.n, "n_features": train.X.shape[1],
+               "positives_train": int((train.y > 0).sum()), "positives_test": int((test.y > 0).sum())}
+    return Prepared(problem, dataset, params, time.time() - t0, train.provenance)
+
+
+def resolved_config(exp: Experiment, prep: Prepared) -> dict[str, Any]:
+    """The configuration with every default and derived value written out (``meta.json``'s ``resolved``)."""
+    return {
+        "dataset": prep.dataset,
+        "kernel": asdict(exp.kernel),
+        "problem": prep.params,
+        "solvers": [{"name": s.name, "label": s.label,
+                     "params": {**{k: p.default for k, p in SOLVERS[s.name].params.items()}, **s.params}}
+                    for s in exp.solvers],
+        "budget": asdict(exp.budget),
+        "checkpoints": asdict(exp.checkpoints),
+        "runs": exp.runs,
+        "seed": exp.seed,
+    }
+
+
+def problem_key(exp: Experiment) -> tuple:
+    """What determines :func:`prepare`'s problem (a cache key)."""
+    return (exp.dataset, exp.seed, exp.kernel, exp.lam, exp.nu, exp.bias)

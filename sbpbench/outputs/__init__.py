@@ -1,0 +1,1 @@
+"""What is made from results: figures, REPRODUCTION.md and the regression check."""

@@ -1,0 +1,1 @@
+"""The three papers: their figures, printed numbers and claims, declared as data."""

@@ -1,0 +1,121 @@
+"""Finding results: the one rule for which run folder of an experiment counts.
+
+An *experiment folder* ``<root>/<experiment>/`` holds run folders named by the time they
+were started, ``YYYYmmdd-HHMMSS[-k]``, each with a ``meta.json`` and (once a run has
+finished) a ``curves.csv``. A *promoted* experiment folder (``results/paper/<experiment>/``)
+is itself a run folder, with ``curves.csv.gz``. The run that counts is the newest run
+folder, by its name's time stamp; readers that need curves take the newest one that has
+at least one checkpoint.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sbpbench.results.store import curves_file, read_curves, read_meta
+
+_STAMP = re.compile(r"(\d{8})-(\d{6})(?:-(\d+))?")
+
+
+def stamp(folder: Path) -> tuple[str, str, int] | None:
+    """The time stamp ``(day, clock, k)`` of a run folder's name, or None if it is not one."""
+    match = _STAMP.fullmatch(folder.name)
+    return (match[1], match[2], int(match[3] or 0)) if match else None
+
+
+def is_run_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds a run's ``meta.json``."""
+    return (folder / "meta.json").is_file()
+
+
+def checkpoints(folder: Path) -> pd.DataFrame | None:
+    """A run folder's curves, or None when it has no checkpoint yet."""
+    path = curves_file(folder)
+    if path is None or path.stat().st_size == 0:
+        return None
+    curves = read_curves(path)
+    return None if curves.empty else curves
+
+
+def run_folders(experiment_folder: Path) -> list[Path]:
+    """The run folders of an experiment folder, newest first (a promoted folder is its own run)."""
+    if not experiment_folder.is_dir():
+        return []
+    runs = [p for p in experiment_folder.iterdir() if stamp(p) is not None and is_run_folder(p)]
+    runs.sort(key=stamp, reverse=True)  # type: ignore[arg-type]
+    return runs + ([experiment_folder] if is_run_folder(experiment_folder) else [])
+
+
+def newest_run(experiment_folder: Path, measured: bool = False) -> Path | None:
+    """The run folder that counts: the newest one (with at least one checkpoint if ``measured``)."""
+    for folder in run_folders(experiment_folder):
+        if not measured or checkpoints(folder) is not None:
+            return folder
+    return None
+
+
+def newest_runs(root: str | Path) -> list[Path]:
+    """The run folder that counts for every experiment under ``root``, in name order.
+
+    ``root`` may be a run folder (it is used alone), an experiment folder or a tree of them;
+    folders under a ``reference`` folder (CI reference curves) are left out.
+    """
+    root = Path(root)
+    if is_run_folder(root) and stamp(root) is not None:
+        return [root]
+    experiments = set()
+    for meta in root.rglob("meta.json"):
+        folder = meta.parent
+        if "reference" in folder.relative_to(root).parts:
+            continue
+        experiments.add(folder.parent if stamp(folder) is not None else folder)
+    found = (newest_run(folder, measured=True) for folder in sorted(experiments))
+    return [folder for folder in found if folder is not None]
+
+
+@dataclass
+class ExperimentResult:
+    """The curves and metadata of the run that counts for one experiment."""
+
+    name: str
+    directory: Path
+    curves: pd.DataFrame
+    meta: dict[str, Any]
+
+
+def find_experiment(root: str | Path, name: str,
+                    shared: dict[str, tuple[str, str]] | None = None) -> ExperimentResult | None:
+    """The results of experiment ``name`` under ``root`` (None when it has no checkpoint).
+
+    Parameters
+    ----------
+    root : str or pathlib.Path
+        A results tree (``results/paper``).
+    name : str
+        The experiment.
+    shared : dict, optional
+        Runs experiments take from others instead of repeating them, ``{experiment:
+        (source, solver)}``: when ``name`` has no runs of ``solver``, the source's runs of it
+        are put first, relabelled with ``name``.
+    """
+    found = ((folder, checkpoints(folder)) for folder in run_folders(Path(root) / name))
+    directory, curves = next(((f, c) for f, c in found if c is not None), (None, None))
+    if directory is None or curves is None:
+        return None
+    if shared and name in shared:
+        source, solver = shared[name]
+        lender = find_experiment(root, source, shared)
+        if lender is not None and solver not in set(curves["solver_name"]):
+            lent = lender.curves[lender.curves["solver_name"] == solver].assign(experiment=name)
+            curves = pd.concat([lent, curves], ignore_index=True)
+    return ExperimentResult(name, directory, curves, read_meta(directory))
+
+
+def final_rows(curves: pd.DataFrame) -> pd.DataFrame:
+    """The last checkpoint of every (solver, run)."""
+    return curves.sort_values("checkpoint").groupby(["solver", "run"], sort=False).tail(1)
