@@ -51,7 +51,7 @@ class Problem:
 
     @classmethod
     def build(cls, train: Split, test: Split, kernel: KernelSpec, lam: float | None,
-              nu: float | None, bias: bool) -> "Problem":
+              nu: float | None, bias: bool) -> Problem:
         """Make the counting kernel over ``train`` and store ``test`` in the same format."""
         k = Kernel(train.X, kernel)
         return cls(k, np.ascontiguousarray(train.y, dtype=np.float64), k.prepare(test.X),

@@ -28,7 +28,8 @@ def machine_facts() -> str:
 def update_section(path: str | Path, title: str, body: str) -> None:
     """Replace (or append) the section ``## title`` of a Markdown file with ``body``."""
     path = Path(path)
-    text = path.read_text() if path.exists() else "# Benchmarks\n\nWritten by `make bench`; every number comes from the script named in its section.\n"
+    header = "# Benchmarks\n\nWritten by `make bench`; every number comes from the script named in its section.\n"
+    text = path.read_text() if path.exists() else header
     section = f"## {title}\n\n{body.rstrip()}\n"
     pattern = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", re.S | re.M)
     if pattern.search(text):

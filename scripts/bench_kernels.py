@@ -30,9 +30,9 @@ import time
 import numba
 import numpy as np
 import scipy.sparse as sp
+from bench_common import load_average, machine_facts, update_section
 from sklearn.metrics.pairwise import rbf_kernel
 
-from bench_common import load_average, machine_facts, update_section
 from sbpbench.data import DatasetSpec, load
 from sbpbench.kernels import Kernel, KernelSpec
 
@@ -168,7 +168,8 @@ def mnist_verdict(results: list[dict]) -> str:
     max_ms, min_speedup, min_fraction = MNIST_TARGETS
     verdicts = [f"{ms:.2f} <= {max_ms:g} ms: {'meets' if ms <= max_ms else 'misses'}",
                 f"{speedup:.1f}x >= {min_speedup:g}x: {'meets' if speedup >= min_speedup else 'misses'}",
-                f"{fraction:.0%} >= {min_fraction:.0%} of the bound: {'meets' if fraction >= min_fraction else 'misses'}"]
+                f"{fraction:.0%} >= {min_fraction:.0%} of the bound: "
+                f"{'meets' if fraction >= min_fraction else 'misses'}"]
     return (f"Full MNIST ({chosen['storage']}): a row takes {ms:.2f} ms on {threads} threads, "
             f"{fraction:.0%} of the bound of its storage read on {threads} threads ({chosen['bound_all_ms']:.2f} ms), "
             f"and {chosen['row_ms']:.2f} ms on one, {chosen['fraction_of_bound']:.0%} of the one-thread bound; "
@@ -187,14 +188,17 @@ def main() -> None:
     lines = [
         "Kernel rows (Gaussian, cache off), best of 3 passes over the same random rows. The bound is a",
         "one-thread streaming read of the bytes one row reads in the kernel's storage plus writing the row,",
-        f"timed in the same run; fraction of bound = bound / our one-thread row. {numba.get_num_threads()} numba threads;",
+        "timed in the same run; fraction of bound = bound / our one-thread row. "
+        f"{numba.get_num_threads()} numba threads;",
         f"load average (1 min) {load_before:.2f} before, {load_average():.2f} after on {os.cpu_count()} cores.",
         "",
-        "| dataset | row, 1 thread (ms) | row, all threads (ms) | kernel evals/s | bound (ms) | read GB/s | fraction of bound | sklearn rbf_kernel (ms) | speed-up vs sklearn |",
+        "| dataset | row, 1 thread (ms) | row, all threads (ms) | kernel evals/s | bound (ms) | read GB/s "
+        "| fraction of bound | sklearn rbf_kernel (ms) | speed-up vs sklearn |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
-        lines.append(f"| {r['dataset']} | {r['row_ms']:.3f} | {r['row_all_ms']:.3f} | {r['evals_per_s']:.3g} | {r['bound_ms']:.3f} | "
+        lines.append(f"| {r['dataset']} | {r['row_ms']:.3f} | {r['row_all_ms']:.3f} | {r['evals_per_s']:.3g} | "
+                     f"{r['bound_ms']:.3f} | "
                      f"{r['bandwidth_GBps']:.1f} | {r['fraction_of_bound']:.0%} | {r['sklearn_ms']:.3f} | "
                      f"{r['speedup_vs_sklearn']:.1f}x |")
     text = "\n".join(lines + ["", mnist_verdict(results), "", machine_facts()])

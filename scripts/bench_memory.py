@@ -30,7 +30,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from bench_common import load_average, machine_facts, update_section
 
 #: Figure 2's solvers, and Figure 3's random Fourier features.
@@ -47,10 +46,10 @@ def peak_mb() -> float:
 
 def child(solver: str, seconds: float) -> dict:
     """Build the MNIST-sized problem, run ``solver`` for ``seconds``; the facts as a dict."""
-    from sbpbench.experiment import config
     from sbpbench.data import DatasetSpec, load
-    from sbpbench.problem import Problem
     from sbpbench.execution.loop import run_one
+    from sbpbench.experiment import config
+    from sbpbench.problem import Problem
 
     figure = config.load(CONFIG)
     train, test = load(DatasetSpec(name="mnist"), np.random.default_rng(0))

@@ -35,13 +35,13 @@ import time
 
 import numba
 import numpy as np
-
 from bench_common import load_average, machine_facts, update_section
-from sbpbench.experiment import config
+
 from sbpbench.data import DatasetSpec, load
-from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.execution.loop import run_one
+from sbpbench.experiment import config
 from sbpbench.experiment.assemble import prepare
+from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers import sbp as sbp_module
 from sbpbench.solvers.sbp import SBP
@@ -184,7 +184,8 @@ def main() -> None:
     verdict = "meets" if it_wall <= TARGET_MS else f"misses by {it_wall / TARGET_MS:.2f}x (CPU time {it_cpu:.3f} ms)"
     lines += ["", f"Target {TARGET_MS} ms per unbiased iteration: {verdict}.", "",
               f"Share of wall time spent measuring, SBP on full Adult for {args.epochs:g} epoch(s) through the runner:",
-              "", "| test-error path | wall (s) | training (s) | checkpoints | measuring share |", "|---|---|---|---|---|"]
+              "", "| test-error path | wall (s) | training (s) | checkpoints | measuring share |",
+              "|---|---|---|---|---|"]
     for label, (wall, train, checkpoints) in share.items():
         lines.append(f"| {label} | {wall:.1f} | {train:.1f} | {checkpoints} | {(wall - train) / wall:.0%} |")
     lines += ["", machine_facts()]

@@ -35,12 +35,12 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from bench_common import load_average, machine_facts, update_section
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 
-from bench_common import load_average, machine_facts, update_section
-from sbpbench.experiment import config
 from sbpbench.execution.loop import run_one
+from sbpbench.experiment import config
 from sbpbench.experiment.assemble import prepare
 from sbpbench.solvers import Snapshot
 
@@ -161,7 +161,8 @@ def linear_part(lines: list[str]) -> None:
     datasets = {"adult": {"name": "adult"},
                 "w8a": {"path": str(mirror / "w8a"), "test_path": str(mirror / "w8a"), "n_features": 300}}
     lines += ["", "Linear SVM, C = 1, no bias: time to 1% relative accuracy of J.", "",
-              "| dataset | J* | LIBLINEAR (s) | SGD-s (s) | SGD-s J/J*-1 | SGD-s epochs | SGD-m (s) | SGD-m J/J*-1 | SGD-m epochs | SGD-m / LIBLINEAR | target |",
+              "| dataset | J* | LIBLINEAR (s) | SGD-s (s) | SGD-s J/J*-1 | SGD-s epochs | SGD-m (s) | SGD-m J/J*-1 "
+              "| SGD-m epochs | SGD-m / LIBLINEAR | target |",
               "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, section in datasets.items():
         exp = experiment(section, {"name": "linear"}, {"C": 1, "bias": False},
@@ -177,12 +178,12 @@ def linear_part(lines: list[str]) -> None:
             for tol in (1.0, 0.3, 0.1, 0.03, 0.01, 3e-3, 1e-3, 3e-4, 1e-4):
                 fit = LinearSVC(loss="hinge", dual=True, C=1.0, fit_intercept=False, tol=tol, max_iter=10**6)
                 if hinge_J(X, y, fit.fit(X, y).coef_.ravel(), 1.0) <= 1.01 * J_star:
-                    liblinear_s = min(seconds_of(lambda: fit.fit(X, y)) for _ in range(REPEATS))
+                    liblinear_s = min(seconds_of(lambda fit=fit, X=X, y=y: fit.fit(X, y)) for _ in range(REPEATS))
                     break
         found = {}
         for spec in exp.solvers:
             runs = [run_one(exp, problem, spec, 0).rows for _ in range(REPEATS)]  # same curve, best time
-            hits = [first(rows, lambda r: r["objective"] <= 1.01 * J_star) for rows in runs]
+            hits = [first(rows, lambda r, J_star=J_star: r["objective"] <= 1.01 * J_star) for rows in runs]
             if hits[0] is None:
                 found[spec.name] = (math.inf, runs[0][-1]["objective"] / J_star - 1, runs[0][-1]["epoch"])
             else:

@@ -94,7 +94,7 @@ class FileServer:
         """The Range header of each request for ``name`` (None = whole file)."""
         return [r for n, r in self.requests if n == name]
 
-    def __enter__(self) -> "FileServer":
+    def __enter__(self) -> FileServer:
         self.thread.start()
         return self
 

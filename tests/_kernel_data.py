@@ -19,7 +19,6 @@ from sbpbench.problem import Problem
 from tests.adult_rows import SHARED
 from tests.exact import lambda_optimum
 
-
 #: file, number of features, Gaussian sigma^2 used in the tests.
 FILES = {
     "adult": ("adult/a9a", 123, 10.0),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +15,7 @@ from sbpbench.problem import Problem
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _bundled():
     return _load_bundled_adult()
 

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.cli_runner import sbpbench
 from sbpbench.execution import loop
 from sbpbench.results.store import COLUMNS
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
+from tests.cli_runner import sbpbench
 
 CONFIG = """
 name: tiny

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sbpbench.experiment import config
 from sbpbench.execution.loop import run_one
+from sbpbench.experiment import config
 from sbpbench.experiment.assemble import prepare
 
 PAPER = Path(__file__).resolve().parent.parent / "results" / "paper"

@@ -4,8 +4,8 @@ import textwrap
 
 import pytest
 
-from sbpbench.experiment import config
 from sbpbench.errors import UserError
+from sbpbench.experiment import config
 
 GOOD = """
 name: adult-quick

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sbpbench import data
-from sbpbench.experiment import assemble, config
 from sbpbench.errors import UserError, shown
+from sbpbench.experiment import assemble, config
 from tests.cli_runner import sbpbench
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,13 +7,12 @@ import lzma
 import numpy as np
 import pytest
 from sklearn.datasets import load_svmlight_file
-from tests.adult_rows import SHARED
-from tests.cli_runner import sbpbench
 
-from sbpbench.data import DatasetSpec, load
-from sbpbench.data import registry
+from sbpbench.data import DatasetSpec, load, registry
 from sbpbench.data.libsvm import read_libsvm, to_binary
 from sbpbench.errors import UserError
+from tests.adult_rows import SHARED
+from tests.cli_runner import sbpbench
 
 
 def test_bundled_adult_is_the_real_a9a():

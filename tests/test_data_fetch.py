@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests._dataserver import FileServer, closed_port
 from sbpbench.data import convert, sources
 from sbpbench.data.fetch import Digest, FetchOptions, RemoteFile, fetch_file, verify_download
 from sbpbench.errors import UserError
+from tests._dataserver import FileServer, closed_port
 
 PAYLOAD = bytes(np.random.default_rng(0).integers(0, 256, 200_000, dtype=np.uint8))
 FAST = dict(attempts=3, backoff=0.01, read_timeout=0.5, connect_timeout=1.0, progress=False)
@@ -96,7 +96,8 @@ def test_progress_lines_when_not_a_terminal(tmp_path, capsys):
         opts = FetchOptions(**{**FAST, "read_timeout": 3.0, "progress": True, "notice_every": 0.25})
         assert fetch_file(remote(server), opts, tmp_path).read_bytes() == PAYLOAD
     lines = capsys.readouterr().err.splitlines()
-    assert any(re.fullmatch(r"waiting for blob\.bin: no data for \d+ s \(0\.1/0\.2 MB so far\)", x) for x in lines), lines
+    waiting = r"waiting for blob\.bin: no data for \d+ s \(0\.1/0\.2 MB so far\)"
+    assert any(re.fullmatch(waiting, x) for x in lines), lines
     assert "\r" not in "".join(lines)
 
 
@@ -326,8 +327,8 @@ def test_verify_reports_each_file_partial_downloads_and_incomplete_datasets(tmp_
 
     # a converted dataset using only img.gz: the partial fx-mnist is no longer listed unless named
     (tmp_path / "downloads" / "lab.gz.part").unlink()
-    monkeypatch.setitem(sources.SOURCES, "fx-sub", sources.Source("fx-sub", "", "", "", 16, 30, 0, {"i": full.files["i"]},
-                                                                  full.convert))
+    sub = sources.Source("fx-sub", "", "", "", 16, 30, 0, {"i": full.files["i"]}, full.convert)
+    monkeypatch.setitem(sources.SOURCES, "fx-sub", sub)
     (tmp_path / "fx-sub").mkdir()
     (tmp_path / "fx-sub" / "manifest.json").write_text('{"files": {}}')
     assert sbpbench(monkeypatch, "datasets", "verify") == 0

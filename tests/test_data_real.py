@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tests.adult_rows import SHARED
-from tests._dataserver import FileServer
 from sbpbench.data import registry, sources
 from sbpbench.data.convert import mnist_split, svmlight_split
 from sbpbench.data.fetch import FetchOptions, fetch_file
 from sbpbench.errors import UserError
+from tests._dataserver import FileServer
+from tests.adult_rows import SHARED
 
 pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets is not available")
 FAST = dict(attempts=2, backoff=0.01, progress=False)

@@ -8,13 +8,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.cli_runner import sbpbench
-from sbpbench.experiment import config
 from sbpbench.execution.executors import DaskExecutor, SequentialExecutor, plan, run_experiments
+from sbpbench.experiment import config
 from sbpbench.results.store import read_curves
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import Param
 from sbpbench.solvers.sbp import SBP
+from tests.cli_runner import sbpbench
 
 CONFIG = """
 name: {name}

@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from sbpbench.errors import UserError
 from sbpbench.outputs import figures, report
 from sbpbench.results import lookup
-from sbpbench.errors import UserError
 from sbpbench.results.store import read_curves
 from scripts.promote_results import promote
 
@@ -58,13 +58,13 @@ def test_figures_draw_what_exists_and_list_what_is_missing(results_root, tmp_pat
 
 def test_report_reads_nu_and_claims_from_results(results_root):
     text = report.build(results_root)
-    nu_line = next(l for l in text.splitlines() if l.startswith("| nu, Adult, without bias"))
+    nu_line = next(x for x in text.splitlines() if x.startswith("| nu, Adult, without bias"))
     assert "1.0973e-02 (from lambda; n = 1000" in nu_line and nu_line.endswith("| matches |")
-    bias_line = next(l for l in text.splitlines() if l.startswith("| nu, Adult, with bias"))
+    bias_line = next(x for x in text.splitlines() if x.startswith("| nu, Adult, with bias"))
     assert "(from lambda; n = 600" in bias_line and "| differs (" in bias_line  # a 600-row subsample
-    claims = [l for l in text.splitlines() if l.startswith("| SBP below pegasos") and "Adult" in l]
+    claims = [x for x in text.splitlines() if x.startswith("| SBP below pegasos") and "Adult" in x]
     assert len(claims) == 1 and ("held" in claims[0] or "did not hold" in claims[0])
-    libsvm = next(l for l in text.splitlines() if l.startswith("| LIBSVM test error / time, Adult"))
+    libsvm = next(x for x in text.splitlines() if x.startswith("| LIBSVM test error / time, Adult"))
     curves = pd.read_csv(REF / "ci-bias-libsvm" / "curves.csv")
     lib_err = 100 * curves[curves["solver_name"] == "libsvm"].groupby("run").tail(1)["test_error"].mean()
     assert f"{lib_err:.2f}% in" in libsvm                       # read from the curves, not typed in
@@ -74,7 +74,7 @@ def test_report_reads_nu_and_claims_from_results(results_root):
 def test_nu_verdict_differs_when_not_equal_at_three_digits(tmp_path):
     root = tmp_path / "paper"
     _as_experiment(root, "sbp-figure2-adult", ["ci-adult"], nu=0.01367)
-    line = next(l for l in report.build(root).splitlines() if l.startswith("| nu, Adult, without bias"))
+    line = next(x for x in report.build(root).splitlines() if x.startswith("| nu, Adult, without bias"))
     assert "| differs (1.24x)" in line
 
 

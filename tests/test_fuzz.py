@@ -153,7 +153,7 @@ ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
     f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9))
 HOSTILE_DOCUMENTS = [
-    "name: a\nname: b\ndataset: adult\nsolvers: [sbp]\n".encode(),          # duplicate key
+    b"name: a\nname: b\ndataset: adult\nsolvers: [sbp]\n",          # duplicate key
     ("dataset: adult\nsolvers: [sbp]\nproblem: {nu: 0.1}\n" + ALIAS_BOMB).encode(),
     ("dataset: " + "[" * 10000 + "]" * 10000 + "\n").encode(),
     "name: caf\xe9\ndataset: adult\nsolvers: [sbp]\n".encode("latin-1"),

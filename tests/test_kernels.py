@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from tests.exact import kernel_matrix
 
 from sbpbench import kernels
 from sbpbench.kernels import Kernel, KernelSpec
+from tests.exact import kernel_matrix
 
 
 @pytest.fixture(scope="module")

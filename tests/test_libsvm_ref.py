@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from tests._kernel_data import SHARED, biased_optimum, make_problem, real_split
 from sbpbench import data
-from sbpbench.experiment.config import parse
 from sbpbench.errors import UserError
+from sbpbench.execution.loop import run_one
+from sbpbench.experiment.config import parse
 from sbpbench.kernels import KernelSpec
 from sbpbench.problem import Problem
-from sbpbench.execution.loop import run_one
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.libsvm_ref import tolerance_schedule
+from tests._kernel_data import SHARED, biased_optimum, make_problem, real_split
 
 
 def test_tolerance_schedule():

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sbpbench.experiment.config import parse
 from sbpbench.data import load
-from sbpbench.problem import Problem
 from sbpbench.execution.loop import run_one, run_rng
 from sbpbench.experiment.assemble import resolve
+from sbpbench.experiment.config import parse
+from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "adult"

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
-from sbpbench.experiment.config import parse
 from sbpbench.data.libsvm import Split, read_libsvm, subsample
 from sbpbench.errors import UserError
+from sbpbench.experiment.config import parse
 from sbpbench.kernels import KernelSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS

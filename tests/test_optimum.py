@@ -6,12 +6,12 @@ import math
 import numpy as np
 import pytest
 
-from tests._kernel_data import SHARED, biased_optimum, gram, make_problem, unbiased_optimum
-from sbpbench.experiment.config import parse
-from sbpbench.errors import UserError
 from sbpbench.data.fetch import cache_dir
-from sbpbench.experiment.optimum import optimum
+from sbpbench.errors import UserError
 from sbpbench.execution.executors import run_experiment
+from sbpbench.experiment.config import parse
+from sbpbench.experiment.optimum import optimum
+from tests._kernel_data import SHARED, biased_optimum, gram, make_problem, unbiased_optimum
 
 DATASET = {"name": "test-subsample"}
 

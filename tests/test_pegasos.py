@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from tests.adult_rows import make_problem
-from tests.exact import kernel_matrix, lambda_optimum
 
 from sbpbench.solvers.pegasos import DRAW_CHUNK, Pegasos
+from tests.adult_rows import make_problem
+from tests.exact import kernel_matrix, lambda_optimum
 
 
 def pegasos_literal(K, y, lam, T, k, projection, rng):

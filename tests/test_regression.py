@@ -10,14 +10,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.adult_rows import SHARED
-from tests.cli_runner import sbpbench
 from sbpbench import kernels
 from sbpbench.execution import executors
+from sbpbench.execution.executors import run_experiment
 from sbpbench.experiment import config
 from sbpbench.outputs import check as regression
-from sbpbench.execution.executors import run_experiment
 from sbpbench.solvers import sbp as sbp_module
+from tests.adult_rows import SHARED
+from tests.cli_runner import sbpbench
 
 ROOT = Path(__file__).resolve().parents[1]
 CI_CONFIGS = sorted((ROOT / "configs" / "ci").glob("*.yaml"))

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.cli_runner import sbpbench
 from sbpbench.outputs import plotting
 from sbpbench.results.store import read_curves
+from tests.cli_runner import sbpbench
 
 CONFIG = """
 name: labels

@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sbpbench.execution import loop as runner
-from sbpbench.experiment import config
 from sbpbench.errors import UserError
+from sbpbench.execution import loop as runner
 from sbpbench.execution.executors import SequentialExecutor, run_experiments
+from sbpbench.experiment import config
 from sbpbench.results.store import ResultsWriter, first_difference, read_curves
 from scripts.promote_results import promote
 
@@ -140,7 +140,8 @@ def test_sigkill_during_a_sequential_run_then_resume(tmp_path):
     path = write_config(tmp_path, "slow", n=1000, epochs=4)
     env = {**os.environ, "NUMBA_NUM_THREADS": "1",
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, "-m", "sbpbench", "run", str(path), "--results", str(tmp_path / "res"), "--no-plot", "-q"]
+    command = [sys.executable, "-m", "sbpbench", "run", str(path), "--results", str(tmp_path / "res"),
+               "--no-plot", "-q"]
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     folder = tmp_path / "res" / "slow"
     deadline = time.time() + 60

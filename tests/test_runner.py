@@ -5,18 +5,19 @@ import math
 import numpy as np
 import pytest
 
+from sbpbench.data import DatasetSpec
 from sbpbench.execution import loop as runner
 from sbpbench.experiment.config import Budget, Checkpoints, Experiment, SolverSpec
-from sbpbench.data import DatasetSpec
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
 from tests.adult_rows import make_problem
 
 
-def experiment(budget=Budget(epochs=2), per_decade=10, solvers=("sbp",)):
+def experiment(budget=None, per_decade=10, solvers=("sbp",)):
     return Experiment(
         name="t", dataset=DatasetSpec(name="adult", n_train=100, n_test=200), kernel=KernelSpec("gaussian", 10.0, 0),
-        lam=0.01, nu=0.05, bias=False, solvers=tuple(SolverSpec(s, {}, s) for s in solvers), budget=budget,
+        lam=0.01, nu=0.05, bias=False, solvers=tuple(SolverSpec(s, {}, s) for s in solvers),
+        budget=budget or Budget(epochs=2),
         checkpoints=Checkpoints(per_decade, True), runs=1, seed=0,
     )
 

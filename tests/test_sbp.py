@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
-from tests.adult_rows import make_problem
-from tests.exact import kernel_matrix, slack_constrained_optimum
 
 from sbpbench.solvers import sbp as sbp_module
 from sbpbench.solvers.sbp import SBP
+from tests.adult_rows import make_problem
+from tests.exact import kernel_matrix, slack_constrained_optimum
 
 
 def level_by_sorting(c, volume):

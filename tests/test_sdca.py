@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from tests._kernel_data import gram, make_problem, run_to_end, unbiased_optimum
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.sdca import DRAW_CHUNK
+from tests._kernel_data import gram, make_problem, run_to_end, unbiased_optimum
 
 
 def sdca(problem, seed=0):

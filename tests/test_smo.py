@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from tests._kernel_data import biased_optimum, make_problem, run_to_end, unbiased_optimum
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.smo import _pair_step, _select_single
+from tests._kernel_data import biased_optimum, make_problem, run_to_end, unbiased_optimum
 
 
 def smo(problem, eps=1e-8):
@@ -97,7 +97,7 @@ def test_pair_step_optimizes_the_two_variable_subproblem():
         assert 0 <= new_i <= C and 0 <= new_j <= C
         assert yi * new_i + yj * new_j == pytest.approx(yi * ai + yj * aj)
 
-        def change(t):  # objective change for a_i + t, a_j - yi yj t
+        def change(t, yi=yi, yj=yj, Gi=Gi, Gj=Gj, Kii=Kii, Kjj=Kjj, Kij=Kij):  # change for a_i + t, a_j - yi yj t
             di, dj = t, -yi * yj * t
             Qij = yi * yj * Kij
             return Gi * di + Gj * dj + 0.5 * (Kii * di * di + Kjj * dj * dj + 2 * Qij * di * dj)

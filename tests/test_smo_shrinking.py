@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
-from tests._kernel_data import biased_optimum, gram, make_problem, run_to_end, unbiased_optimum
 from sbpbench.solvers import SOLVERS
+from tests._kernel_data import biased_optimum, gram, make_problem, run_to_end, unbiased_optimum
 
 EPS = 1e-8
 #: (data set, bias, lambda * n): real subsamples of 300 on which shrinking removes variables

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-from tests.exact import water_level_lp
 
 from sbpbench.solvers.waterlevel import sample_below, water_level, water_level_near
+from tests.exact import water_level_lp
 
 
 def level(c, volume):

@@ -3,9 +3,8 @@
 import numpy as np
 import pytest
 
-from tests.exact import two_basin_lp
-
 from sbpbench.solvers.waterlevel import count_below_and_at, nth_lowest_in_class, water_level_bias, water_level_bias_near
+from tests.exact import two_basin_lp
 
 
 def _support(y, c, k, top_pos, top_neg):
@@ -44,7 +43,7 @@ def _check(y, c, volume):
 
 def test_random_against_linear_program():
     rng = np.random.default_rng(0)
-    for trial in range(150):
+    for _trial in range(150):
         n = int(rng.integers(2, 60))
         y = np.where(rng.random(n) < rng.uniform(0.1, 0.9), 1.0, -1.0)
         y[0], y[1] = 1.0, -1.0
@@ -55,7 +54,7 @@ def test_random_against_linear_program():
 
 def test_ties():
     rng = np.random.default_rng(1)
-    for trial in range(100):
+    for _trial in range(100):
         n = int(rng.integers(2, 40))
         y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
         y[0], y[1] = 1.0, -1.0
@@ -77,7 +76,7 @@ def test_all_equal_responses():
 def test_one_class_much_smaller():
     rng = np.random.default_rng(2)
     y = np.r_[1.0, -np.ones(50)]
-    for trial in range(30):
+    for _trial in range(30):
         c = rng.standard_normal(51)
         volume = float(rng.choice([0.0, 0.3, 3.0, 60.0]))
         gamma, b, k = _check(y, c, volume)

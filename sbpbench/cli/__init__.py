@@ -19,7 +19,6 @@ from sbpbench import __version__
 from sbpbench.cli.datasets import datasets
 from sbpbench.errors import UserError, cut
 
-
 #: Seconds between progress lines when standard error is not a terminal (a log file, CI).
 LOG_EVERY_S = 15.0
 

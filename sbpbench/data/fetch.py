@@ -42,10 +42,10 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import requests
 import urllib3
@@ -300,7 +300,7 @@ class _Progress:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._notices, name=f"progress {name}", daemon=True)
 
-    def __enter__(self) -> "_Progress":
+    def __enter__(self) -> _Progress:
         if self.enabled and not self.tty:
             self._thread.start()
         return self

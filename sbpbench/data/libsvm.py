@@ -39,7 +39,7 @@ class Split:
         """Number of examples."""
         return self.X.shape[0]
 
-    def take(self, idx: np.ndarray) -> "Split":
+    def take(self, idx: np.ndarray) -> Split:
         """The examples at ``idx``, in that order."""
         return Split(self.X[idx], self.y[idx], self.provenance)
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 import hashlib
 import lzma
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from importlib import resources
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

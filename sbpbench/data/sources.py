@@ -24,17 +24,27 @@ import json
 import os
 import shutil
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Union
+from typing import Union
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
 from sbpbench.data import convert
-from sbpbench.data.fetch import DATA_ENV, Digest, FetchOptions, RemoteFile, cache_dir, fetch_file, file_lock, \
-    sha256_of, verify_download
+from sbpbench.data.fetch import (
+    DATA_ENV,
+    Digest,
+    FetchOptions,
+    RemoteFile,
+    cache_dir,
+    fetch_file,
+    file_lock,
+    sha256_of,
+    verify_download,
+)
 from sbpbench.data.libsvm import Split, read_libsvm, to_binary
 from sbpbench.errors import UserError
 

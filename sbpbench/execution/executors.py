@@ -28,10 +28,11 @@ import platform
 import threading
 import time
 import uuid
+from collections.abc import Container, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Container, Iterable, Iterator
+from typing import Any
 
 from sbpbench.errors import UserError
 from sbpbench.execution import loop
@@ -39,8 +40,17 @@ from sbpbench.execution.loop import Reporter, RunResult
 from sbpbench.experiment import assemble
 from sbpbench.experiment.config import Experiment, SolverSpec
 from sbpbench.results.lookup import newest_run
-from sbpbench.results.store import (ResultsWriter, comparable, complete_runs, environment, first_difference,
-                                    new_run_dir, now, read_meta)
+from sbpbench.results.store import (
+    ResultsWriter,
+    comparable,
+    complete_runs,
+    environment,
+    first_difference,
+    new_run_dir,
+    now,
+    read_meta,
+)
+
 
 @dataclass(frozen=True)
 class Task:
@@ -138,7 +148,7 @@ class Executor:
     def close(self) -> None:
         """Release workers; pending tasks are cancelled."""
 
-    def __enter__(self) -> "Executor":
+    def __enter__(self) -> Executor:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -448,7 +458,7 @@ def _at(value: Any, key: str) -> Any:
     return value
 
 
-def run_experiment(exp: Experiment, results_root: Path, reporter: "Reporter | None" = None) -> Path:
+def run_experiment(exp: Experiment, results_root: Path, reporter: Reporter | None = None) -> Path:
     """Run every solver of an experiment ``exp.runs`` times, in this process, and write the results.
 
     Parameters

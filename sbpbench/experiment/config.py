@@ -13,9 +13,10 @@ import math
 import operator
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
@@ -51,7 +52,7 @@ class SolverSpec:
     name: str
     params: dict[str, Any] = field(default_factory=dict)
     label: str = ""
-    budget: "Budget | None" = None
+    budget: Budget | None = None
 
     def describe(self) -> str:
         """Parameters as a stable ``k=v;k=v`` string (the ``params`` column)."""

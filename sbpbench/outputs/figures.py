@@ -62,7 +62,7 @@ class Figure:
     title: str
     paper: str
     experiments: tuple[str, ...]
-    draw: "callable"
+    draw: callable
     substitutes: dict[str, str] = field(default_factory=dict)
 
 

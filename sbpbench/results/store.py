@@ -12,7 +12,6 @@ import json
 import os
 import platform
 import subprocess
-import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any

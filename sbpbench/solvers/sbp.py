@@ -58,12 +58,18 @@ import time
 import numba
 import numpy as np
 
-from sbpbench.solvers.base import Param, Snapshot, Solver, non_negative, register
 from sbpbench.errors import UserError
-from sbpbench.solvers.waterlevel import (count_below_and_at, gather_class_windows, level_from_windows,
-                                        nth_lowest_in_class, sample_below, water_level, water_level_bias,
-                                        water_level_near)
-
+from sbpbench.solvers.base import Param, Snapshot, Solver, non_negative, register
+from sbpbench.solvers.waterlevel import (
+    count_below_and_at,
+    gather_class_windows,
+    level_from_windows,
+    nth_lowest_in_class,
+    sample_below,
+    water_level,
+    water_level_bias,
+    water_level_near,
+)
 
 #: Rebase the lazy scale once it falls below this (bounds the cancellation to ~4 digits).
 REBASE_BELOW = 1e-4
