@@ -9,7 +9,7 @@ import pytest
 from sbpbench.data.fetch import cache_dir
 from sbpbench.errors import UserError
 from sbpbench.execution.executors import run_experiment
-from sbpbench.experiment.config import parse
+from sbpbench.experiment.config import NuFromLambda, parse
 from sbpbench.experiment.optimum import optimum
 from tests._kernel_data import SHARED, biased_optimum, gram, make_problem, unbiased_optimum
 
@@ -82,7 +82,7 @@ def _config(nu, solvers=("sbp",), lam="1/n"):
 
 
 def test_config_accepts_from_lambda_and_rejects_other_strings():
-    assert _config("from_lambda").nu == "from_lambda"
+    assert isinstance(_config("from_lambda").nu, NuFromLambda)
     assert _config(0.01).nu == 0.01
     with pytest.raises(UserError, match=r"t.yaml: key 'problem.nu': expected a number in \[0, 1\] or 'from_lambda'"):
         _config("from_lamda")

@@ -10,14 +10,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import pandas as pd
 
 from sbpbench import __version__
 from sbpbench.cli.datasets import datasets
 from sbpbench.errors import UserError, cut
+
+if TYPE_CHECKING:  # pandas is imported by the commands that need it, so that --help starts fast
+    import pandas as pd
 
 #: Seconds between progress lines when standard error is not a terminal (a log file, CI).
 LOG_EVERY_S = 15.0

@@ -32,11 +32,11 @@ from collections.abc import Container, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sbpbench.errors import UserError
 from sbpbench.execution import loop
-from sbpbench.execution.loop import Reporter, RunResult
+from sbpbench.execution.loop import RunResult
 from sbpbench.experiment import assemble
 from sbpbench.experiment.config import Experiment, SolverSpec
 from sbpbench.results.lookup import newest_run
@@ -50,6 +50,40 @@ from sbpbench.results.store import (
     now,
     read_meta,
 )
+
+
+class Reporter(Protocol):
+    """What is told about the progress of a set of experiments (the CLI prints it).
+
+    ``start`` and ``checkpoint`` are called only when runs execute in the client's
+    process (the sequential executor); ``planned``, ``loaded`` and ``end`` always. A
+    protocol, so that the command line can implement it without importing this module
+    (which would slow ``sbpbench --help``); subclassing it gives silent defaults.
+    """
+
+    def planned(self, total: int) -> None:
+        """``total`` runs are about to execute."""
+        return None
+
+    def loaded(self, exp: Experiment, n_train: int, n_test: int, seconds: float) -> None:
+        """The data are loaded."""
+        return None
+
+    def start(self, solver: str, run: int, runs: int) -> None:
+        """A run begins."""
+        return None
+
+    def checkpoint(self, fraction: float, row: dict[str, Any]) -> None:
+        """A checkpoint was measured; ``fraction`` of the run's budget is spent."""
+        return None
+
+    def end(self, summary: dict[str, Any]) -> None:
+        """A run ended (``summary`` as in ``meta.json``'s ``runs``, with ``experiment``)."""
+        return None
+
+
+class _Silent(Reporter):
+    """A reporter that says nothing."""
 
 
 @dataclass(frozen=True)
@@ -247,8 +281,8 @@ class DaskExecutor(Executor):
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
         tasks = list(tasks)
         token = uuid.uuid4().hex[:8]
-        futures = [self._client.submit(execute, task, key=f"sbpbench-{task.exp.name}-{task.position}-{token}", pure=False,
-                                       retries=self.retries) for task in tasks]
+        futures = [self._client.submit(execute, task, key=f"sbpbench-{task.exp.name}-{task.position}-{token}",
+                                       pure=False, retries=self.retries) for task in tasks]
         owner = {future.key: task for future, task in zip(futures, tasks)}
         try:
             for future in self._distributed.as_completed(futures):
@@ -296,19 +330,29 @@ def make_executor(name: str | None, jobs: int | None, scheduler: str | None) -> 
 # ----------------------------------------------------------------------------- the sweep
 
 
+#: A run's checkpoint rows and its summary, as :func:`~sbpbench.results.store.complete_runs` reads them.
+KeptRun = tuple[list[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass
+class _Resumed:
+    """A run folder to continue: its ``meta.json`` and its complete runs by plan position."""
+
+    directory: Path
+    old: dict[str, Any]
+    kept: dict[int, KeptRun]
+
+
 @dataclass
 class _Start:
     """Where an experiment's results go, decided before any folder is created or changed.
 
-    ``directory`` is None for a new run folder; otherwise it is the folder to resume,
-    ``old`` its ``meta.json`` and ``kept`` its complete runs (rows, summary) by plan position.
+    ``resumed`` is None for a new run folder.
     """
 
     exp: Experiment
     meta: dict[str, Any]
-    directory: Path | None = None
-    old: dict[str, Any] | None = None
-    kept: dict[int, tuple[list[dict[str, Any]], dict[str, Any]]] | None = None
+    resumed: _Resumed | None = None
 
 
 @dataclass
@@ -357,7 +401,7 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
     UserError
         Two experiments share a name, or a folder to resume does not match its config.
     """
-    reporter = reporter or Reporter()
+    reporter = reporter or _Silent()
     names = [exp.name for exp in experiments]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
@@ -418,32 +462,33 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
         raise UserError(f"{directory}/meta.json: key 'resolved.{key}' differs from the config {exp.source} "
                         f"({_at(old.get('resolved'), key)!r} there, {_at(resolved, key)!r} now); "
                         "run without --resume to start a new run folder")
-    kept = {}
+    kept: dict[int, KeptRun] = {}
     for rows, summary in complete_runs(directory, old):
         pos = position(exp, str(summary["solver"]), int(summary["run"]))
         if pos is not None:
             kept.setdefault(pos, (rows, summary))
-    return _Start(exp, meta, directory, old, kept)
+    return _Start(exp, meta, _Resumed(directory, old, kept))
 
 
 def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:
     """Open an experiment's run folder (a new one, or the one to resume) and write its files."""
-    if start.directory is None:
+    resumed = start.resumed
+    if resumed is None:
         writer = ResultsWriter(new_run_dir(results_root, start.exp.name), start.meta)
         writer.flush()
         return _Opened(writer, plan(start.exp))
 
-    writer = ResultsWriter(start.directory,
-                           {k: v for k, v in start.old.items() if k not in ("interrupted", "finished")})
-    for pos, (rows, summary) in start.kept.items():
+    writer = ResultsWriter(resumed.directory,
+                           {k: v for k, v in resumed.old.items() if k not in ("interrupted", "finished")})
+    for pos, (rows, summary) in resumed.kept.items():
         writer.add_run(rows, summary, pos, flush=False)
-    tasks = plan(start.exp, skip=start.kept)
+    tasks = plan(start.exp, skip=resumed.kept)
     writer.meta.setdefault("resumes", []).append(
-        {"time": now(), "kept": len(start.kept), "redone": len(tasks), "executor": executor.name,
+        {"time": now(), "kept": len(resumed.kept), "redone": len(tasks), "executor": executor.name,
          "jobs": executor.jobs, "host": platform.node()})
     writer.flush()
     # a promoted copy being completed: its compressed curves are now in curves.csv
-    (start.directory / "curves.csv.gz").unlink(missing_ok=True)
+    (resumed.directory / "curves.csv.gz").unlink(missing_ok=True)
     return _Opened(writer, tasks)
 
 

@@ -178,26 +178,3 @@ _NOT_MEASURED = {"kernel_evals", "kernel_evals_computed", "epoch", "train_time_s
 
 def _finite(row: dict[str, Any]) -> bool:
     return all(math.isfinite(v) for k, v in row.items() if isinstance(v, float) and k not in _NOT_MEASURED)
-
-
-class Reporter:
-    """Progress of a set of experiments; this base class stays silent (the CLI prints).
-
-    ``start`` and ``checkpoint`` are called only when runs execute in the client's
-    process (the sequential executor); ``planned``, ``loaded`` and ``end`` always.
-    """
-
-    def planned(self, total: int) -> None:
-        """``total`` runs are about to execute."""
-
-    def loaded(self, exp: Experiment, n_train: int, n_test: int, seconds: float) -> None:
-        """The data are loaded."""
-
-    def start(self, solver: str, run: int, runs: int) -> None:
-        """A run begins."""
-
-    def checkpoint(self, fraction: float, row: dict[str, Any]) -> None:
-        """A checkpoint was measured; ``fraction`` of the run's budget is spent."""
-
-    def end(self, summary: dict[str, Any]) -> None:
-        """A run ended (``summary`` as in ``meta.json``'s ``runs``, with ``experiment``)."""

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import time
 import zlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from sbpbench import data
-from sbpbench.experiment.config import NU_FROM_LAMBDA, Experiment
+from sbpbench.experiment.config import Experiment, NuFromLambda
 from sbpbench.experiment.optimum import optimum
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS
@@ -25,6 +25,9 @@ from sbpbench.solvers import SOLVERS
 
 def resolve(exp: Experiment, n_train: int) -> dict[str, Any]:
     """Problem parameters with every derived value written out (for ``meta.json``).
+
+    nu is a number, none, or ``"from_lambda"`` (:class:`NuFromLambda`), which :func:`prepare`
+    replaces with the derived number.
 
     Raises
     ------
@@ -34,7 +37,7 @@ def resolve(exp: Experiment, n_train: int) -> dict[str, Any]:
     return {
         "lambda": exp.lambda_at(n_train),
         "lambda_expression": exp.lam,
-        "nu": exp.nu,
+        "nu": str(exp.nu) if isinstance(exp.nu, NuFromLambda) else exp.nu,
         "bias": exp.bias,
     }
 
@@ -85,13 +88,13 @@ def prepare(exp: Experiment) -> Prepared:
     t0 = time.time()
     train, test = load_data(exp)
     params = resolve(exp, train.n)
-    derive_nu = exp.nu == NU_FROM_LAMBDA
-    problem = Problem.build(train, test, exp.kernel, params["lambda"], None if derive_nu else exp.nu, exp.bias)
-    if derive_nu:
+    problem = Problem.build(train, test, exp.kernel, params["lambda"], None, exp.bias)
+    if isinstance(exp.nu, NuFromLambda):
         opt = optimum(problem, exp.dataset.as_dict(), exp.seed)  # cached on disk after the first time
-        problem.nu = params["nu"] = opt["nu"]
-        params["nu_expression"] = NU_FROM_LAMBDA
+        params["nu"] = opt["nu"]
+        params["nu_expression"] = NuFromLambda.KEYWORD
         params["optimum"] = {k: v for k, v in opt.items() if k != "key"}
+    problem = replace(problem, nu=params["nu"])
     dataset = {**exp.dataset.as_dict(), "n_train": train.n, "n_test": test.n, "n_features": train.X.shape[1],
                "positives_train": int((train.y > 0).sum()), "positives_test": int((test.y > 0).sum())}
     return Prepared(problem, dataset, params, time.time() - t0, train.provenance)

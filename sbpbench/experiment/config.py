@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -26,8 +26,27 @@ from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import non_negative, positive
 
-#: ``problem.nu`` value asking for nu derived from lambda (:mod:`sbpbench.optimum`).
-NU_FROM_LAMBDA = "from_lambda"
+
+@dataclass(frozen=True)
+class NuFromLambda:
+    """``problem.nu: from_lambda``: nu is derived from the exact optimum of the lambda-problem.
+
+    nu (the slack budget of the SBP paper's Problem 2.3) is set to the optimum's mean hinge
+    loss over its norm, which makes Problems 2.2 and 2.3 equivalent (the paper's Table 2;
+    :mod:`sbpbench.experiment.optimum`). The number is known only once the data are loaded,
+    so the validated experiment holds this marker and :func:`sbpbench.experiment.assemble.prepare`
+    replaces it.
+    """
+
+    #: The word a config writes.
+    KEYWORD: ClassVar[str] = "from_lambda"
+
+    def __str__(self) -> str:
+        return self.KEYWORD
+
+
+#: What ``problem.nu`` may hold once validated: a number in [0, 1], nu from lambda, or none.
+Nu = float | NuFromLambda | None
 
 #: Default value of every optional key (shown by ``sbpbench run --help`` and the README).
 DEFAULTS_DOC = {
@@ -85,7 +104,7 @@ class Experiment:
     dataset: DatasetSpec
     kernel: KernelSpec
     lam: str | float | None
-    nu: float | str | None
+    nu: Nu
     bias: bool
     solvers: tuple[SolverSpec, ...]
     budget: Budget
@@ -443,7 +462,7 @@ def _runs(value: int) -> str | None:
     return positive(value) or (None if value <= MAX_RUNS else f"must be at most {MAX_RUNS}")
 
 
-def _problem(source: str, value, n: int) -> tuple[str | float | None, str, float | str | None, bool]:
+def _problem(source: str, value, n: int) -> tuple[str | float | None, str, Nu, bool]:
     """The ``problem`` section: lambda (a number or an expression in n), the key that gave it
     (``problem.lambda`` or ``problem.C``), nu and bias; lambda is checked at ``n`` examples."""
     prob = _Section(source, "problem", value)
@@ -460,12 +479,14 @@ def _problem(source: str, value, n: int) -> tuple[str | float | None, str, float
         if not isinstance(lam, str):
             lam = coerce(lam, float, lambda msg: prob.fail("lambda", msg))
         lambda_value(lam, n, lambda msg: prob.fail(key, msg))
-    nu = prob.data.get("nu")
-    if nu == NU_FROM_LAMBDA:
+    given = prob.data.get("nu")
+    nu: Nu
+    if given == NuFromLambda.KEYWORD:
         if lam is None:
-            prob.fail("nu", f"'{NU_FROM_LAMBDA}' needs problem.lambda (or C) to derive nu from")
-    elif isinstance(nu, str) and not _is_number(nu):
-        prob.fail("nu", f"expected a number in [0, 1] or '{NU_FROM_LAMBDA}', got {shown(nu)}")
+            prob.fail("nu", f"'{NuFromLambda.KEYWORD}' needs problem.lambda (or C) to derive nu from")
+        nu = NuFromLambda()
+    elif isinstance(given, str) and not _is_number(given):
+        prob.fail("nu", f"expected a number in [0, 1] or '{NuFromLambda.KEYWORD}', got {shown(given)}")
     else:
         nu = prob.get("nu", float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]")
     return lam, prob.key(key), nu, prob.get("bias", bool, False)

@@ -46,7 +46,7 @@ def new_run_dir(root: Path, experiment: str) -> Path:
 
 def environment() -> dict[str, Any]:
     """Package versions, git commit and host facts for ``meta.json``."""
-    versions = {}
+    versions: dict[str, str | None] = {}
     for pkg in ("sbpbench", "numpy", "scipy", "numba", "scikit-learn", "pandas", "matplotlib", "click", "pyyaml"):
         try:
             versions[pkg] = metadata.version(pkg)
@@ -153,10 +153,9 @@ def comparable(resolved: Any) -> Any:
     checked here.
     """
     problem = resolved.get("problem") if isinstance(resolved, dict) else None
-    optimum = problem.get("optimum") if isinstance(problem, dict) else None
-    if not isinstance(optimum, dict):
+    if not isinstance(problem, dict) or not isinstance(problem.get("optimum"), dict):
         return resolved
-    optimum = {k: v for k, v in optimum.items() if k not in MACHINE_FACTS}
+    optimum = {k: v for k, v in problem["optimum"].items() if k not in MACHINE_FACTS}
     return {**resolved, "problem": {**problem, "optimum": optimum}}
 
 
