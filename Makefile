@@ -2,20 +2,26 @@
 VENV   ?= .venv
 PYTHON ?= $(VENV)/bin/python
 
-.PHONY: install run test figures bench clean
+.PHONY: install run test lint figures bench clean
 
 $(PYTHON):
 	python3 -m venv $(VENV)
 
 install: $(PYTHON)
 	$(PYTHON) -m pip install -q --upgrade pip
-	$(PYTHON) -m pip install -q -e ".[test,dask]"
+	$(PYTHON) -m pip install -q -e ".[test,dask,lint]"
 
 run:
 	$(PYTHON) -m sbpbench run configs/quickstart.yaml
 
 test:
 	$(PYTHON) -m pytest -q
+
+# The gate CI runs besides the tests: ruff (style, imports, likely bugs) and mypy (types),
+# both configured in pyproject.toml.
+lint:
+	$(PYTHON) -m ruff check sbpbench tests scripts
+	$(PYTHON) -m mypy
 
 # Redraw every figure of the papers from the committed results (results/paper/) into figures/,
 # and REPRODUCTION.md from the same results.

@@ -41,11 +41,11 @@ distance ``m = S_i + S_j - 2 <q_i, q_j>`` is an exact integer and the value is
 path, whose rounded sums it replaces. The integers are stored dense, never as uint8 CSR: on
 full MNIST (density 19%) uint8 CSR with uint16 column indices reads 3 bytes per nonzero, 58%
 of the dense bytes, but its gathered products ran 6x slower than the dense row's vectorized
-ones (13-15 ms against 2.4 ms per row on one thread, in one process, timed by hand); dense uint8 reads no more bytes than float64 CSR (12 bytes per
-nonzero) once the density is at least :data:`SMALL_INT_MIN_DENSITY`. Measurement takes the
-integer path when the scored points are small-integer with the same ``D`` and ``d`` is at most
-:data:`EVAL_BLOCK_MAX_FEATURES`: blocked float64
-products of the integers are exact (every partial sum is an integer below 2^53).
+ones (13-15 ms against 2.4 ms per row on one thread, in one process, timed by hand); dense
+uint8 reads no more bytes than float64 CSR (12 bytes per nonzero) once the density is at least
+:data:`SMALL_INT_MIN_DENSITY`. Measurement takes the integer path when the scored points are
+small-integer with the same ``D`` and ``d`` is at most :data:`EVAL_BLOCK_MAX_FEATURES`: blocked
+float64 products of the integers are exact (every partial sum is an integer below 2^53).
 
 Which path runs (``storage="auto"``; ``storage="float64"`` forces the general float64 path):
 
@@ -64,6 +64,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numba
 import numpy as np
@@ -494,8 +495,9 @@ class Kernel:
         if storage not in STORAGES:
             raise ValueError(f"unknown storage {storage!r}; expected one of {', '.join(STORAGES)}")
         self.spec = spec
-        self.X = as_kernel_matrix(X)
-        self.sparse = sp.issparse(self.X)
+        matrix = as_kernel_matrix(X)
+        self.sparse = sp.issparse(matrix)
+        self.X: Any = cast(Any, matrix)  # a dense array or a CSR matrix, told apart by self.sparse
         self.n, self.d = self.X.shape
         self.sq = squared_norms(self.X)
         self._gaussian = spec.name == "gaussian"
@@ -507,13 +509,16 @@ class Kernel:
         self._binary = (auto and self.sparse and self.n > 0 and -(-self.d // 64) <= self.X.nnz / self.n
                         and bool(np.all(self.X.data == 1.0)))
         self._scale = self._small_integer_scale() if auto and not self._binary else None
+        ints = small_integers(self.X, self._scale) if self._scale is not None else None
+        if ints is None:
+            self._scale = None
         if self._binary:  # the exact bit-set path (module docstring)
             self._bits = bit_sets(self.X)
             self._bin_counts = np.diff(self.X.indptr).astype(np.int64)
             self._bin_table = _distance_table(2 * int(self._bin_counts.max()) + 1, self._gamma)
             self.storage, row_work = "binary bit sets", self._bits.size
-        elif self._scale is not None:  # the exact small-integer path (module docstring)
-            self._ints = small_integers(self.X, self._scale)
+        elif ints is not None and self._scale is not None:  # the exact small-integer path (module docstring)
+            self._ints = ints
             self._int_sq = _int_squared_norms(self._ints)
             self._int_sq64 = self._int_sq.astype(np.float64)  # for measuring, made once
             self._scale2 = float(self._scale) ** 2
@@ -634,6 +639,7 @@ class Kernel:
     def _compute(self, i: int, idx: np.ndarray) -> np.ndarray:
         """``K(x_i, x_j)`` for ``j`` in ``idx`` by the compiled loops (no counting here)."""
         out = np.empty(idx.size)
+        row: Any  # one of the compiled row loops
         parallel = self._row_parallel and idx.size == self.n
         chunks = (4 * numba.get_num_threads(),) if parallel else ()
         if self._binary:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sbpbench.execution.executors import DaskExecutor, SequentialExecutor, plan, run_experiments
+from sbpbench.execution.executors import DaskExecutor, SequentialExecutor, plan
+from sbpbench.execution.sweep import run_experiments
 from sbpbench.experiment import config
 from sbpbench.results.store import read_curves
 from sbpbench.solvers import SOLVERS

@@ -8,7 +8,7 @@ import pytest
 
 from sbpbench.data.fetch import cache_dir
 from sbpbench.errors import UserError
-from sbpbench.execution.executors import run_experiment
+from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment.config import NuFromLambda, parse
 from sbpbench.experiment.optimum import optimum
 from tests._kernel_data import SHARED, biased_optimum, gram, make_problem, unbiased_optimum

@@ -12,7 +12,7 @@ import pytest
 
 from sbpbench import kernels
 from sbpbench.execution import executors
-from sbpbench.execution.executors import run_experiment
+from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment import config
 from sbpbench.outputs import check as regression
 from sbpbench.solvers import sbp as sbp_module

@@ -13,7 +13,8 @@ import pytest
 
 from sbpbench.errors import UserError
 from sbpbench.execution import loop as runner
-from sbpbench.execution.executors import SequentialExecutor, run_experiments
+from sbpbench.execution.executors import SequentialExecutor
+from sbpbench.execution.sweep import run_experiments
 from sbpbench.experiment import config
 from sbpbench.results.store import ResultsWriter, first_difference, read_curves
 from scripts.promote_results import promote

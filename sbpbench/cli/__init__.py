@@ -138,7 +138,8 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     process only, in the same order whatever executor ran them. Exits with 3, after
     writing everything, when a run ended failed or diverged.
     """
-    from sbpbench.execution.executors import make_executor, run_experiments
+    from sbpbench.execution.executors import make_executor
+    from sbpbench.execution.sweep import run_experiments
     from sbpbench.experiment import config
     from sbpbench.outputs.plotting import plot_results
     from sbpbench.results.store import ended_badly, read_curves, read_meta

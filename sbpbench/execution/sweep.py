@@ -1,0 +1,237 @@
+"""The sweep: every run of a set of experiments, executed anywhere, written by this process.
+
+Every experiment's data are loaded and its run folder decided before any folder is created
+or changed. Results are written only here, atomically, after every finished run, in
+position order (solver, then run) whatever the order of completion; ``--resume`` continues
+a run folder by redoing only the runs without a complete result.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sbpbench.errors import UserError
+from sbpbench.execution.executors import (
+    Executor,
+    Reporter,
+    SequentialExecutor,
+    Task,
+    forget_prepared,
+    plan,
+    position,
+    prepared,
+)
+from sbpbench.experiment import assemble
+from sbpbench.experiment.config import Experiment
+from sbpbench.results.lookup import newest_run
+from sbpbench.results.store import (
+    ResultsWriter,
+    comparable,
+    complete_runs,
+    environment,
+    first_difference,
+    new_run_dir,
+    now,
+    read_meta,
+)
+
+#: A run's checkpoint rows and its summary, as :func:`~sbpbench.results.store.complete_runs` reads them.
+KeptRun = tuple[list[dict[str, Any]], dict[str, Any]]
+
+
+class _Silent(Reporter):
+    """A reporter that says nothing."""
+
+
+@dataclass
+class _Resumed:
+    """A run folder to continue: its ``meta.json`` and its complete runs by plan position."""
+
+    directory: Path
+    old: dict[str, Any]
+    kept: dict[int, KeptRun]
+
+
+@dataclass
+class _Start:
+    """Where an experiment's results go, decided before any folder is created or changed.
+
+    ``resumed`` is None for a new run folder.
+    """
+
+    exp: Experiment
+    meta: dict[str, Any]
+    resumed: _Resumed | None = None
+
+
+@dataclass
+class _Opened:
+    """An experiment ready to run: its run folder's writer and the runs still to do."""
+
+    writer: ResultsWriter
+    tasks: list[Task]
+
+
+def run_experiments(experiments: list[Experiment], results_root: Path, executor: Executor,
+                    reporter: Reporter | None = None, resume: bool = False,
+                    resume_from: Path | None = None) -> list[Path]:
+    """Run every solver of every experiment ``runs`` times on ``executor`` and write the results.
+
+    Every experiment's data are loaded (and, with ``resume``, its run folder checked
+    against the config) before any run folder is created or changed, so that a mistake in
+    one experiment leaves no trace of the others. Results are written by this process
+    only, atomically, after every finished run, in position order.
+
+    Parameters
+    ----------
+    experiments : list of Experiment
+        Validated experiments (distinct names).
+    results_root : pathlib.Path
+        Results go to ``results_root/<experiment>/<run-id>/``.
+    executor : Executor
+        Where the runs execute (all experiments share it).
+    reporter : Reporter, optional
+        Receives progress.
+    resume : bool
+        Continue the newest run folder of each experiment (a new one where there is none):
+        keep its runs with a complete result (status ``budget``, ``done`` or ``diverged``)
+        and redo the others.
+    resume_from : pathlib.Path, optional
+        The run folder to continue instead of the newest (one experiment only).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The run folders, one per experiment. On Ctrl-C the finished runs are kept,
+        ``meta.json`` says ``interrupted`` and the interruption propagates.
+
+    Raises
+    ------
+    UserError
+        Two experiments share a name, or a folder to resume does not match its config.
+    """
+    reporter = reporter or _Silent()
+    names = [exp.name for exp in experiments]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise UserError(f"two configs define the experiment {dup!r}; give one another 'name'")
+    if resume_from is not None and len(experiments) != 1:
+        raise UserError("--resume-from continues one run folder: give exactly one config")
+    starts = [_start(exp, results_root, executor, reporter, resume or resume_from is not None, resume_from)
+              for exp in experiments]
+    opened = [_open(start, results_root, executor) for start in starts]
+    if not isinstance(executor, SequentialExecutor):
+        forget_prepared()  # the runs build their problems elsewhere
+    by_name = {exp.name: o for exp, o in zip(experiments, opened)}
+    remaining = {exp.name: len(o.tasks) for exp, o in zip(experiments, opened)}
+    reporter.planned(sum(remaining.values()))
+    try:
+        for task, result in executor.results([t for o in opened for t in o.tasks], reporter):
+            by_name[task.exp.name].writer.add_run(result.rows, result.summary, task.position)
+            remaining[task.exp.name] -= 1
+            reporter.end(result.summary)
+    except KeyboardInterrupt:
+        for name, o in by_name.items():
+            if remaining[name]:
+                o.writer.meta["interrupted"] = True
+                o.writer.flush(finished=True)
+        raise
+    for o in opened:
+        o.writer.flush(finished=True)
+    return [o.writer.directory for o in opened]
+
+
+def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Reporter, resume: bool,
+           resume_from: Path | None) -> _Start:
+    """Load an experiment's data and decide where its results go; create or change nothing.
+
+    Raises
+    ------
+    UserError
+        The folder to resume holds another experiment, another resolved configuration,
+        or unreadable files.
+    """
+    prep = prepared(exp)
+    reporter.loaded(exp, prep.dataset["n_train"], prep.dataset["n_test"], prep.seconds)
+    resolved = assemble.resolved_config(exp, prep)
+    meta = {"experiment": exp.name, "config_file": exp.source, "config": exp.raw, "resolved": resolved,
+            "executor": executor.name, "jobs": executor.jobs, **environment()}
+    if prep.dataset_copy:
+        meta["dataset_copy"] = prep.dataset_copy
+    directory = (resume_from or newest_run(results_root / exp.name)) if resume else None
+    if directory is None:
+        return _Start(exp, meta)
+
+    old = read_meta(directory)
+    resolved = json.loads(json.dumps(resolved, default=str))  # as meta.json holds it
+    if old.get("experiment") != exp.name:
+        raise UserError(f"{directory}: holds experiment {old.get('experiment')!r}, not {exp.name!r} "
+                        f"({exp.source})")
+    if (key := first_difference(comparable(old.get("resolved")), comparable(resolved))) is not None:
+        raise UserError(f"{directory}/meta.json: key 'resolved.{key}' differs from the config {exp.source} "
+                        f"({_at(old.get('resolved'), key)!r} there, {_at(resolved, key)!r} now); "
+                        "run without --resume to start a new run folder")
+    kept: dict[int, KeptRun] = {}
+    for rows, summary in complete_runs(directory, old):
+        pos = position(exp, str(summary["solver"]), int(summary["run"]))
+        if pos is not None:
+            kept.setdefault(pos, (rows, summary))
+    return _Start(exp, meta, _Resumed(directory, old, kept))
+
+
+def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:
+    """Open an experiment's run folder (a new one, or the one to resume) and write its files."""
+    resumed = start.resumed
+    if resumed is None:
+        writer = ResultsWriter(new_run_dir(results_root, start.exp.name), start.meta)
+        writer.flush()
+        return _Opened(writer, plan(start.exp))
+
+    writer = ResultsWriter(resumed.directory,
+                           {k: v for k, v in resumed.old.items() if k not in ("interrupted", "finished")})
+    for pos, (rows, summary) in resumed.kept.items():
+        writer.add_run(rows, summary, pos, flush=False)
+    tasks = plan(start.exp, skip=resumed.kept)
+    writer.meta.setdefault("resumes", []).append(
+        {"time": now(), "kept": len(resumed.kept), "redone": len(tasks), "executor": executor.name,
+         "jobs": executor.jobs, "host": platform.node()})
+    writer.flush()
+    # a promoted copy being completed: its compressed curves are now in curves.csv
+    (resumed.directory / "curves.csv.gz").unlink(missing_ok=True)
+    return _Opened(writer, tasks)
+
+
+def _at(value: Any, key: str) -> Any:
+    """The value at a dotted key as :func:`~sbpbench.results.store.first_difference` names it (None if absent)."""
+    for part in key.replace("[", ".[").split("."):
+        if part.startswith("["):
+            index = int(part[1:-1])
+            value = value[index] if isinstance(value, list) and index < len(value) else None
+        else:
+            value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def run_experiment(exp: Experiment, results_root: Path, reporter: Reporter | None = None) -> Path:
+    """Run every solver of an experiment ``exp.runs`` times, in this process, and write the results.
+
+    Parameters
+    ----------
+    exp : Experiment
+        A validated experiment.
+    results_root : pathlib.Path
+        Results go to ``results_root/<experiment>/<run-id>/``.
+    reporter : Reporter, optional
+        Receives progress.
+
+    Returns
+    -------
+    pathlib.Path
+        The run folder. On Ctrl-C the finished runs are kept, ``meta.json`` says
+        ``interrupted`` and the interruption propagates.
+    """
+    return run_experiments([exp], results_root, SequentialExecutor(), reporter)[0]
