@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from sbpbench.errors import UserError
-from sbpbench.experiment import config
+from sbpbench.experiment import config, lambdas
 
 GOOD = """
 name: adult-quick
@@ -41,7 +41,7 @@ def test_the_issue_example_is_accepted(tmp_path):
     assert exp.kernel.sigma2 == 10.0
     assert [s.name for s in exp.solvers] == ["sbp", "pegasos"]
     assert exp.budget.epochs == 3 and exp.runs == 3 and exp.seed == 0
-    assert config.eval_lambda(exp.lam, 32561) == pytest.approx(1 / 32561)
+    assert lambdas.eval_lambda(exp.lam, 32561) == pytest.approx(1 / 32561)
 
 
 def test_defaults(tmp_path):
@@ -70,12 +70,12 @@ def test_solver_parameters_labels_and_budgets(tmp_path):
 
 @pytest.mark.parametrize("expr,value", [("1/n", 1e-3), ("1/(100*n)", 1e-5), ("2 ** -3", 0.125), (0.5, 0.5)])
 def test_lambda_expressions(expr, value):
-    assert config.eval_lambda(expr, 1000) == pytest.approx(value)
+    assert lambdas.eval_lambda(expr, 1000) == pytest.approx(value)
 
 
 def test_C_means_one_over_C_n(tmp_path):
     exp = config.load(write(tmp_path, "dataset: adult\nproblem: {C: 10}\nsolvers: pegasos\n"))
-    assert config.eval_lambda(exp.lam, 1000) == pytest.approx(1e-4)
+    assert lambdas.eval_lambda(exp.lam, 1000) == pytest.approx(1e-4)
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -8,20 +8,17 @@ and in the README.
 
 from __future__ import annotations
 
-import ast
 import math
-import operator
 import re
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-import yaml
-
 from sbpbench.data.registry import REGISTRY, DatasetSpec
-from sbpbench.errors import UserError, cut, shown
+from sbpbench.errors import UserError, shown
+from sbpbench.experiment.lambdas import lambda_value
+from sbpbench.experiment.yamlfile import apply_overrides, load_yaml
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import non_negative, positive
@@ -129,114 +126,8 @@ class Experiment:
         return lambda_value(self.lam, n, lambda msg: _fail(self.source, self.lam_key, msg))
 
 
-# ----------------------------------------------------------------------------- lambda expressions
-
-_OPS = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.Div: operator.truediv, ast.Pow: operator.pow, ast.USub: operator.neg, ast.UAdd: operator.pos,
-}
-
-#: Longest lambda expression (characters) and most nodes of its syntax tree.
-MAX_EXPRESSION_CHARS = 200
-MAX_EXPRESSION_NODES = 64
-
 #: The n at which a lambda expression is checked when the config does not give ``dataset.n_train``.
 REPRESENTATIVE_N = 1000
-
-_HOW = "use a number or an expression in n such as 1/n or 1/(100*n)"
-
-
-def eval_lambda(expr: str | float, n: int) -> float:
-    """Evaluate lambda given as a number or an arithmetic expression in ``n`` (e.g. ``1/(100*n)``).
-
-    The expression (at most :data:`MAX_EXPRESSION_CHARS` characters and
-    :data:`MAX_EXPRESSION_NODES` syntax nodes; numbers, ``n``, ``+ - * / **`` and
-    parentheses) is evaluated in double precision, so it takes time proportional to its
-    length: ``n**n**n`` overflows at once. While every integer involved stays below 2**53
-    (as in every shipped config) the result is the double that Python's integer arithmetic
-    gave before.
-
-    Parameters
-    ----------
-    expr : str or float
-        The value from the config.
-    n : int
-        Number of training examples.
-
-    Returns
-    -------
-    float
-        The value; it may be negative, zero, infinite or NaN (:func:`lambda_value` checks it).
-
-    Raises
-    ------
-    ValueError
-        When the expression is not allowed, overflows, divides by zero or is not real.
-    """
-    if isinstance(expr, (int, float)):
-        return float(expr)
-    text = str(expr)
-    if len(text) > MAX_EXPRESSION_CHARS:
-        raise ValueError(f"expression longer than {MAX_EXPRESSION_CHARS} characters; {_HOW}")
-
-    def walk(node):
-        if isinstance(node, ast.Expression):
-            return walk(node.body)
-        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            return float(node.value)
-        if isinstance(node, ast.Name) and node.id == "n":
-            return float(n)
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            return _OPS[type(node.op)](walk(node.left), walk(node.right))
-        if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
-            return _OPS[type(node.op)](walk(node.operand))
-        raise ValueError(_HOW)
-
-    try:
-        tree = ast.parse(text, mode="eval")
-        if sum(1 for _ in ast.walk(tree)) > MAX_EXPRESSION_NODES:
-            raise ValueError(f"more than {MAX_EXPRESSION_NODES} terms; {_HOW}")
-        value = walk(tree)
-    except (SyntaxError, ValueError, TypeError, RecursionError) as exc:
-        reason = str(exc) if isinstance(exc, ValueError) else _HOW
-        raise ValueError(f"cannot evaluate {shown(expr)}: {reason}") from None
-    except ZeroDivisionError:
-        raise ValueError(f"cannot evaluate {shown(expr)} at n = {n}: division by zero") from None
-    except OverflowError:
-        raise ValueError(f"cannot evaluate {shown(expr)} at n = {n}: too large for a double") from None
-    if isinstance(value, complex):
-        raise ValueError(f"cannot evaluate {shown(expr)} at n = {n}: not a real number")
-    return value
-
-
-def lambda_value(expr: str | float, n: int, fail: Callable[[str], None]) -> float:
-    """lambda at ``n`` training examples, checked: finite and positive as
-    :func:`~sbpbench.solvers.base.positive` means it (at least the smallest normal double).
-
-    Parameters
-    ----------
-    expr : str or float
-        A number or an expression in ``n`` (see :func:`eval_lambda`).
-    n : int
-        Number of training examples.
-    fail : callable
-        Called with the error text when lambda is not acceptable; it must raise.
-
-    Returns
-    -------
-    float
-    """
-    try:
-        value = eval_lambda(expr, n)
-    except ValueError as exc:
-        fail(str(exc))
-    at = f" at n = {n}" if isinstance(expr, str) else ""
-    if not math.isfinite(value):
-        fail(f"gives lambda = {value}{at}: expected a finite number")
-    if msg := positive(value):
-        fail(f"gives lambda = {value!r}{at}: {msg}")
-    return value
-
 
 # ----------------------------------------------------------------------------- validation helpers
 
@@ -542,162 +433,6 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
         seed=top.get("seed", int, 0, check=non_negative),
         source=source, raw=data, lam_key=lam_key,
     )
-
-
-# ----------------------------------------------------------------------------- YAML
-
-#: Most values (scalars, lists and mappings) a YAML document may hold with its aliases expanded.
-MAX_VALUES = 100_000
-
-#: Deepest nesting of lists and mappings in a YAML document.
-MAX_DEPTH = 100
-
-#: Most characters of a YAML parser's complaint shown in an error.
-MAX_PROBLEM_CHARS = 200
-
-
-class _Refused(yaml.MarkedYAMLError):
-    """A document :class:`ConfigLoader` refuses; its problem is shown without "invalid YAML"."""
-
-
-class ConfigLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing what would silently lose a value or exhaust the machine.
-
-    Refused: a key given twice in one mapping (YAML would keep the last), an integer of
-    more than 4300 digits (Python cannot read it), lists and mappings nested deeper than
-    :data:`MAX_DEPTH`, and aliases that expand to more than :data:`MAX_VALUES` values (an
-    alias bomb) or refer to a list or mapping that contains them. The checks run on the
-    composed nodes, before any value is built, in time linear in the document's size.
-    """
-
-    def compose_document(self):
-        node = super().compose_document()
-        _check_expansion(node)
-        return node
-
-    def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            seen = set()
-            for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue  # '<<' merges are meant to be overridden
-                key = self.construct_object(key_node, deep=deep)
-                try:
-                    duplicate = key in seen
-                except TypeError:
-                    continue  # unhashable: the base loader refuses it
-                if duplicate:
-                    raise _Refused(problem=f"duplicate key {shown(key)}", problem_mark=key_node.start_mark)
-                seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-    def construct_yaml_int(self, node):
-        try:
-            return super().construct_yaml_int(node)
-        except ValueError:  # Python reads at most 4300 digits
-            raise _Refused(problem=f"an integer of {len(node.value)} characters is too long",
-                           problem_mark=node.start_mark) from None
-
-
-ConfigLoader.add_constructor("tag:yaml.org,2002:int", ConfigLoader.construct_yaml_int)
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.MappingNode):
-        return [part for pair in node.value for part in pair]
-    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
-
-
-def _check_expansion(root: yaml.Node | None) -> None:
-    """Refuse a composed document that expands to more than :data:`MAX_VALUES` values, nests
-    deeper than :data:`MAX_DEPTH` or contains itself (an alias is one node reached twice)."""
-    size: dict[int, int] = {}
-    height: dict[int, int] = {}
-    started: set[int] = set()
-    stack = [(root, False)] if root is not None else []
-    while stack:
-        node, finished = stack.pop()
-        key = id(node)
-        if finished:
-            children = _children(node)
-            size[key] = 1 + sum(size[id(c)] for c in children)
-            height[key] = 1 + max((height[id(c)] for c in children), default=0)
-            if size[key] > MAX_VALUES:
-                raise _Refused(problem=f"aliases expand to more than {MAX_VALUES} values",
-                               problem_mark=node.start_mark)
-            if height[key] > MAX_DEPTH:
-                raise _Refused(problem=f"lists and mappings nested deeper than {MAX_DEPTH} levels",
-                               problem_mark=node.start_mark)
-        elif key not in size:
-            if key in started:
-                raise _Refused(problem="an alias refers to a list or mapping that contains it",
-                               problem_mark=node.start_mark)
-            started.add(key)
-            stack.append((node, True))
-            stack.extend((child, False) for child in _children(node))
-
-
-def load_yaml(text: str, source: str) -> Any:
-    """Parse one YAML document with :class:`ConfigLoader`.
-
-    Parameters
-    ----------
-    text : str
-        The document.
-    source : str
-        What it came from, for error messages (a file name, or ``--set ...``).
-
-    Returns
-    -------
-    Any
-        The document's value.
-
-    Raises
-    ------
-    UserError
-        One line ``SOURCE[:LINE]: ...`` for invalid or refused YAML.
-    """
-    loader = ConfigLoader(text)
-    try:
-        return loader.get_single_data()
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark is not None else source
-        problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or "not valid YAML"
-        kind = "" if isinstance(exc, _Refused) else "invalid YAML: "
-        raise UserError(f"{where}: {kind}{cut(problem, MAX_PROBLEM_CHARS)}") from None
-    except RecursionError:  # the composer recurses once per level, before the depth check
-        raise UserError(f"{source}: lists and mappings nested deeper than {MAX_DEPTH} levels") from None
-    finally:
-        loader.dispose()
-
-
-# ----------------------------------------------------------------------------- overrides and files
-
-
-def apply_overrides(data: Any, overrides: list[str], source: str) -> Any:
-    """Apply ``KEY=VALUE`` overrides (dotted keys, YAML values) to a config mapping.
-
-    For example ``budget.epochs=3`` or ``solvers=[sbp]``. Intermediate mappings are created
-    as needed; the result is validated like the file itself.
-    """
-    if not overrides:
-        return data
-    data = dict(data) if isinstance(data, dict) else {}
-    for item in overrides:
-        key, sep, text = item.partition("=")
-        if not sep or not key:
-            raise UserError(f"--set {shown(item)}: expected KEY=VALUE, for example budget.epochs=3")
-        value = load_yaml(text, f"--set {shown(item)}")
-        node = data
-        parts = key.split(".")
-        for part in parts[:-1]:
-            child = node.get(part)
-            child = dict(child) if isinstance(child, dict) else {}
-            node[part] = child
-            node = child
-        node[parts[-1]] = value
-    return data
 
 
 def load(path: str | Path, overrides: list[str] | None = None) -> Experiment:
