@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_svmlight_file
 
-from sbpbench.data import DatasetSpec, load, registry
+from sbpbench.data import DatasetSpec, load
 from sbpbench.data.libsvm import read_libsvm, to_binary
+from sbpbench.data.sources import adult
 from sbpbench.errors import UserError
 from tests.adult_rows import SHARED
 from tests.cli_runner import sbpbench
@@ -21,16 +22,16 @@ def test_bundled_adult_is_the_real_a9a():
     assert (train.y > 0).sum() == 7841 and (test.y > 0).sum() == 3846
     assert train.X.indices.dtype == np.int32
     if (SHARED / "adult" / "a9a").exists():
-        assert registry.bundled_bytes("a9a") == (SHARED / "adult" / "a9a").read_bytes()
+        assert adult.bundled_bytes("a9a") == (SHARED / "adult" / "a9a").read_bytes()
 
 
 def test_damaged_bundle_is_detected(monkeypatch, tmp_path):
     bad = tmp_path / "bundled"
     bad.mkdir()
     (bad / "a9a.xz").write_bytes(lzma.compress(b"+1 1:1\n"))
-    monkeypatch.setattr(registry.resources, "files", lambda package: tmp_path)
+    monkeypatch.setattr(adult.resources, "files", lambda package: tmp_path)
     with pytest.raises(UserError, match="sha256 .* does not match"):
-        registry.bundled_bytes("a9a")
+        adult.bundled_bytes("a9a")
 
 
 def test_subsample_is_deterministic_and_sized():
@@ -88,11 +89,12 @@ def test_path_datasets_share_the_training_label_map(tmp_path):
 
 
 def test_offline_mode_never_tries_the_internet(tmp_path):
-    from sbpbench.data.fetch import RemoteFile, fetch_file
+    from sbpbench.data.cache import download
+    from sbpbench.data.fetch import RemoteFile
 
     remote = RemoteFile("x.bin", ("https://example.org/x.bin",))
     with pytest.raises(UserError, match="SBPBENCH_OFFLINE is set and no mirror is given"):
-        fetch_file(remote, root=tmp_path)
+        download(remote, root=tmp_path)
 
 
 def _path_config(tmp_path, train: bytes, test: bytes, extra: str = "") -> object:
@@ -142,7 +144,7 @@ def test_largest_int32_index_still_reads(tmp_path):
 
 
 def test_good_files_read_exactly_as_before():
-    data = registry.bundled_bytes("a9a.t")
+    data = adult.bundled_bytes("a9a.t")
     X, labels = read_libsvm(data, "a9a.t", n_features=123)
     ref, ref_labels = load_svmlight_file(io.BytesIO(data), n_features=123, dtype=np.float64)  # zero_based="auto"
     assert X.indices.dtype == np.int32 and X.shape == ref.shape

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from sbpbench.data.registry import REGISTRY, DatasetSpec
+from sbpbench.data import REGISTRY, DatasetSpec
 from sbpbench.errors import UserError, cut, shown
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS
