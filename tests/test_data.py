@@ -1,15 +1,21 @@
-"""Datasets: the bundled Adult copy, LIBSVM parsing errors, labels and subsampling."""
+"""Datasets: the registry and fallbacks, the bundled Adult copy, LIBSVM parsing errors, labels, subsampling."""
 
 import io
 import json
 import lzma
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
-from sbpbench.data import DatasetSpec, load
+from sbpbench.data import REGISTRY, Dataset, DatasetSpec, Split, load
+from sbpbench.data.convert import libsvm_as_is
+from sbpbench.data.fetch import RemoteFile
 from sbpbench.data.libsvm import read_libsvm, to_binary
+from sbpbench.data.registry import Fallback
 from sbpbench.data.sources import adult
 from sbpbench.errors import UserError
 from tests.adult_rows import SHARED
@@ -183,3 +189,54 @@ def test_run_records_the_bundled_adult_copy_outside_resolved(monkeypatch, tmp_pa
     assert meta["dataset_copy"] == "bundled a9a (LIBSVM)"
     assert set(meta["resolved"]["dataset"]) == {"name", "path", "test_path", "n_train", "n_test", "n_features",
                                                 "positive", "positives_train", "positives_test"}
+
+
+# ----------------------------------------------------------------------------- the registry
+
+
+def test_registry_lists_every_dataset_in_the_order_shown_so_far():
+    """One registry, filled by the modules of sbpbench.data.sources in their declared order."""
+    assert list(REGISTRY) == ["adult", "adult-libsvm", "adult-lasvm", "reuters", "mnist", "mnist-t10k", "forest",
+                              "rcv1-ccat", "rcv1-c11", "w8a", "real-sim", "news20", "covtype-libsvm", "webspam",
+                              "rcv1-binary"]
+    assert [name for name, dataset in REGISTRY.items() if dataset.fallback is not None] == ["adult"]
+
+
+def _unreachable(name: str, fallback: Fallback | None) -> Dataset:
+    """A dataset whose only file is at an address the offline test suite never reaches."""
+    return Dataset(name, "", "", "", 1, 1, 1, {"train": RemoteFile(f"{name}.bin", ("https://example.org/x",))},
+                   libsvm_as_is, fallback=fallback)
+
+
+def test_a_declared_fallback_loads_when_fetching_fails(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    copy = (Split(sp.csr_matrix(np.eye(2)), np.array([1.0, -1.0]), "spare copy"),
+            Split(sp.csr_matrix(np.eye(2)), np.array([-1.0, 1.0]), "spare copy"))
+    monkeypatch.setitem(REGISTRY, "fx-spare", _unreachable("fx-spare", Fallback("the spare copy", lambda: copy)))
+    train, test = load(DatasetSpec(name="fx-spare"), np.random.default_rng(0))
+    assert (train, test) == copy
+    err = capsys.readouterr().err
+    assert err.startswith("sbpbench: note: using the spare copy because cannot download fx-spare.bin: ")
+    assert err.count("\n") == 1
+
+
+def test_without_a_fallback_the_fetch_error_is_the_error(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    monkeypatch.setitem(REGISTRY, "fx-none", _unreachable("fx-none", None))
+    with pytest.raises(UserError, match="^cannot download fx-none.bin: SBPBENCH_OFFLINE is set"):
+        load(DatasetSpec(name="fx-none"), np.random.default_rng(0))
+    assert capsys.readouterr().err == ""
+
+
+def test_a_spec_without_name_or_files_is_refused():
+    with pytest.raises(UserError, match="^dataset: give either 'name' .* or 'path' and 'test_path'"):
+        load(DatasetSpec(path="train.svm"), np.random.default_rng(0))
+
+
+def test_importing_the_data_stage_imports_no_heavy_library():
+    """scikit-learn and pandas are imported only where files are read or written, so that
+    `sbpbench --help` (which imports the data stage for `sbpbench datasets`) starts fast."""
+    code = ("import sys\nimport sbpbench.data\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'pandas'}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
