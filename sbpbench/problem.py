@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sbpbench.data.libsvm import Split
+from sbpbench.data.split import Split
 from sbpbench.kernels import Kernel, KernelSpec
 
 

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
-from sbpbench.data.libsvm import Split, read_libsvm, subsample, to_binary
+from sbpbench.data.libsvm import read_libsvm, to_binary
+from sbpbench.data.split import Split, subsample
 from sbpbench.kernels import KernelSpec
 from sbpbench.problem import Problem
 from tests.adult_rows import SHARED

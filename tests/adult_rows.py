@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sbpbench.data.registry import _load_bundled_adult
+from sbpbench.data.sources.adult import load_bundled
 from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.problem import Problem
 
@@ -17,7 +17,7 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 @cache
 def _bundled():
-    return _load_bundled_adult()
+    return load_bundled()
 
 
 def _a9a(name: str):

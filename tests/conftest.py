@@ -19,7 +19,7 @@ os.environ.pop("SBPBENCH_MIRROR", None)
 @pytest.fixture(scope="session")
 def adult_small():
     """300 training and 500 test rows of the real Adult data (bundled a9a)."""
-    from sbpbench.data.libsvm import subsample
+    from sbpbench.data.split import subsample
     from tests.adult_rows import _bundled
 
     train, test = _bundled()

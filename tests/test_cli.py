@@ -137,7 +137,7 @@ def test_failed_or_diverged_runs_exit_3_after_writing_everything(monkeypatch, ca
 
 def test_validate_reads_the_data_files_a_config_names(monkeypatch, capsys, tmp_path):
     """A zero index in a one-based LIBSVM file is refused by validate, naming file and line."""
-    from sbpbench.data.registry import bundled_bytes
+    from sbpbench.data.sources.adult import bundled_bytes
 
     lines = bundled_bytes("a9a").splitlines()[:100]
     (tmp_path / "test.svm").write_bytes(b"\n".join(lines[50:]) + b"\n")

@@ -1,15 +1,22 @@
-"""Datasets: the bundled Adult copy, LIBSVM parsing errors, labels and subsampling."""
+"""Datasets: the registry and fallbacks, the bundled Adult copy, LIBSVM parsing errors, labels, subsampling."""
 
 import io
 import json
 import lzma
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
-from sbpbench.data import DatasetSpec, load, registry
+from sbpbench.data import REGISTRY, Dataset, DatasetSpec, Split, load
+from sbpbench.data.convert import libsvm_as_is
+from sbpbench.data.fetch import RemoteFile
 from sbpbench.data.libsvm import read_libsvm, to_binary
+from sbpbench.data.registry import Fallback
+from sbpbench.data.sources import adult
 from sbpbench.errors import UserError
 from tests.adult_rows import SHARED
 from tests.cli_runner import sbpbench
@@ -21,16 +28,16 @@ def test_bundled_adult_is_the_real_a9a():
     assert (train.y > 0).sum() == 7841 and (test.y > 0).sum() == 3846
     assert train.X.indices.dtype == np.int32
     if (SHARED / "adult" / "a9a").exists():
-        assert registry.bundled_bytes("a9a") == (SHARED / "adult" / "a9a").read_bytes()
+        assert adult.bundled_bytes("a9a") == (SHARED / "adult" / "a9a").read_bytes()
 
 
 def test_damaged_bundle_is_detected(monkeypatch, tmp_path):
     bad = tmp_path / "bundled"
     bad.mkdir()
     (bad / "a9a.xz").write_bytes(lzma.compress(b"+1 1:1\n"))
-    monkeypatch.setattr(registry.resources, "files", lambda package: tmp_path)
+    monkeypatch.setattr(adult.resources, "files", lambda package: tmp_path)
     with pytest.raises(UserError, match="sha256 .* does not match"):
-        registry.bundled_bytes("a9a")
+        adult.bundled_bytes("a9a")
 
 
 def test_subsample_is_deterministic_and_sized():
@@ -88,11 +95,12 @@ def test_path_datasets_share_the_training_label_map(tmp_path):
 
 
 def test_offline_mode_never_tries_the_internet(tmp_path):
-    from sbpbench.data.fetch import RemoteFile, fetch_file
+    from sbpbench.data.cache import download
+    from sbpbench.data.fetch import RemoteFile
 
     remote = RemoteFile("x.bin", ("https://example.org/x.bin",))
     with pytest.raises(UserError, match="SBPBENCH_OFFLINE is set and no mirror is given"):
-        fetch_file(remote, root=tmp_path)
+        download(remote, root=tmp_path)
 
 
 def _path_config(tmp_path, train: bytes, test: bytes, extra: str = "") -> object:
@@ -142,7 +150,7 @@ def test_largest_int32_index_still_reads(tmp_path):
 
 
 def test_good_files_read_exactly_as_before():
-    data = registry.bundled_bytes("a9a.t")
+    data = adult.bundled_bytes("a9a.t")
     X, labels = read_libsvm(data, "a9a.t", n_features=123)
     ref, ref_labels = load_svmlight_file(io.BytesIO(data), n_features=123, dtype=np.float64)  # zero_based="auto"
     assert X.indices.dtype == np.int32 and X.shape == ref.shape
@@ -181,3 +189,54 @@ def test_run_records_the_bundled_adult_copy_outside_resolved(monkeypatch, tmp_pa
     assert meta["dataset_copy"] == "bundled a9a (LIBSVM)"
     assert set(meta["resolved"]["dataset"]) == {"name", "path", "test_path", "n_train", "n_test", "n_features",
                                                 "positive", "positives_train", "positives_test"}
+
+
+# ----------------------------------------------------------------------------- the registry
+
+
+def test_registry_lists_every_dataset_in_the_order_shown_so_far():
+    """One registry, filled by the modules of sbpbench.data.sources in their declared order."""
+    assert list(REGISTRY) == ["adult", "adult-libsvm", "adult-lasvm", "reuters", "mnist", "mnist-t10k", "forest",
+                              "rcv1-ccat", "rcv1-c11", "w8a", "real-sim", "news20", "covtype-libsvm", "webspam",
+                              "rcv1-binary"]
+    assert [name for name, dataset in REGISTRY.items() if dataset.fallback is not None] == ["adult"]
+
+
+def _unreachable(name: str, fallback: Fallback | None) -> Dataset:
+    """A dataset whose only file is at an address the offline test suite never reaches."""
+    return Dataset(name, "", "", "", 1, 1, 1, {"train": RemoteFile(f"{name}.bin", ("https://example.org/x",))},
+                   libsvm_as_is, fallback=fallback)
+
+
+def test_a_declared_fallback_loads_when_fetching_fails(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    copy = (Split(sp.csr_matrix(np.eye(2)), np.array([1.0, -1.0]), "spare copy"),
+            Split(sp.csr_matrix(np.eye(2)), np.array([-1.0, 1.0]), "spare copy"))
+    monkeypatch.setitem(REGISTRY, "fx-spare", _unreachable("fx-spare", Fallback("the spare copy", lambda: copy)))
+    train, test = load(DatasetSpec(name="fx-spare"), np.random.default_rng(0))
+    assert (train, test) == copy
+    err = capsys.readouterr().err
+    assert err.startswith("sbpbench: note: using the spare copy because cannot download fx-spare.bin: ")
+    assert err.count("\n") == 1
+
+
+def test_without_a_fallback_the_fetch_error_is_the_error(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    monkeypatch.setitem(REGISTRY, "fx-none", _unreachable("fx-none", None))
+    with pytest.raises(UserError, match="^cannot download fx-none.bin: SBPBENCH_OFFLINE is set"):
+        load(DatasetSpec(name="fx-none"), np.random.default_rng(0))
+    assert capsys.readouterr().err == ""
+
+
+def test_a_spec_without_name_or_files_is_refused():
+    with pytest.raises(UserError, match="^dataset: give either 'name' .* or 'path' and 'test_path'"):
+        load(DatasetSpec(path="train.svm"), np.random.default_rng(0))
+
+
+def test_importing_the_data_stage_imports_no_heavy_library():
+    """scikit-learn and pandas are imported only where files are read or written, so that
+    `sbpbench --help` (which imports the data stage for `sbpbench datasets`) starts fast."""
+    code = ("import sys\nimport sbpbench.data\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'pandas'}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

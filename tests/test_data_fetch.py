@@ -15,8 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sbpbench.data import convert, sources
-from sbpbench.data.fetch import Digest, FetchOptions, RemoteFile, fetch_file, verify_download
+from sbpbench.data import cache, convert
+from sbpbench.data.cache import download
+from sbpbench.data.fetch import Digest, FetchOptions, RemoteFile, verify_download
+from sbpbench.data.registry import REGISTRY, Dataset
+from sbpbench.data.sources.mnist import mnist_split
 from sbpbench.errors import UserError
 from tests._dataserver import FileServer, closed_port
 
@@ -40,30 +43,30 @@ def server():
 
 
 def test_plain_download_records_checksum(server, tmp_path):
-    path = fetch_file(remote(server), FetchOptions(**FAST), tmp_path)
+    path = download(remote(server), FetchOptions(**FAST), tmp_path)
     assert path.read_bytes() == PAYLOAD
     assert leftovers(tmp_path) == ["downloads/blob.bin", "downloads/blob.bin.sha256"]
-    fetch_file(remote(server), FetchOptions(**FAST), tmp_path)  # cached: no second request
+    download(remote(server), FetchOptions(**FAST), tmp_path)  # cached: no second request
     assert len(server.gets("blob.bin")) == 1
 
 
 def test_http_500_then_success(server, tmp_path):
     server.faults["blob.bin"] = ["500", "500"]
-    assert fetch_file(remote(server), FetchOptions(**FAST), tmp_path).read_bytes() == PAYLOAD
+    assert download(remote(server), FetchOptions(**FAST), tmp_path).read_bytes() == PAYLOAD
     assert server.gets("blob.bin") == [None, None, None]
 
 
 def test_persistent_500_is_one_line_error(server, tmp_path):
     server.faults["blob.bin"] = ["500"] * 5
     with pytest.raises(UserError, match=r"cannot download blob.bin: tried .*blob.bin \(HTTP 500, after 3 tries\)"):
-        fetch_file(remote(server), FetchOptions(**FAST), tmp_path)
+        download(remote(server), FetchOptions(**FAST), tmp_path)
     assert leftovers(tmp_path) == []
 
 
 @pytest.mark.parametrize("fault", ["truncate", "reset"])
 def test_truncated_or_dropped_body_resumes_with_range(server, tmp_path, fault):
     server.faults["blob.bin"] = [fault]
-    assert fetch_file(remote(server), FetchOptions(**FAST), tmp_path).read_bytes() == PAYLOAD
+    assert download(remote(server), FetchOptions(**FAST), tmp_path).read_bytes() == PAYLOAD
     ranges = server.gets("blob.bin")  # the second request resumes after the bytes received
     assert ranges[0] is None and ranges[1] in {f"bytes={k}-" for k in range(1, len(PAYLOAD) // 2 + 1)}
 
@@ -71,7 +74,7 @@ def test_truncated_or_dropped_body_resumes_with_range(server, tmp_path, fault):
 def test_stalled_server_times_out_and_resumes(server, tmp_path):
     server.faults["blob.bin"] = ["stall"]
     t0 = time.monotonic()
-    assert fetch_file(remote(server), FetchOptions(**FAST), tmp_path).read_bytes() == PAYLOAD
+    assert download(remote(server), FetchOptions(**FAST), tmp_path).read_bytes() == PAYLOAD
     assert time.monotonic() - t0 < server.stall_s  # gave up on the stalled response early
     assert server.gets("blob.bin")[1] in {f"bytes={k}-" for k in range(1, len(PAYLOAD) // 2 + 1)}
 
@@ -84,7 +87,7 @@ def test_trickling_server_is_abandoned(server, tmp_path, limits, reason):
     server.faults["blob.bin"] = ["trickle"]
     t0 = time.monotonic()
     with pytest.raises(UserError, match=reason) as info:
-        fetch_file(remote(server), FetchOptions(**{**FAST, **limits}), tmp_path)
+        download(remote(server), FetchOptions(**{**FAST, **limits}), tmp_path)
     assert time.monotonic() - t0 < 2  # a byte every 0.05 s never trips the 0.5 s read timeout
     assert "server is in trouble: try again later" in str(info.value)
     assert leftovers(tmp_path) == []
@@ -94,7 +97,7 @@ def test_progress_lines_when_not_a_terminal(tmp_path, capsys):
     with FileServer({"blob.bin": PAYLOAD}, stall_s=1.0) as server:
         server.faults["blob.bin"] = ["stall"]
         opts = FetchOptions(**{**FAST, "read_timeout": 3.0, "progress": True, "notice_every": 0.25})
-        assert fetch_file(remote(server), opts, tmp_path).read_bytes() == PAYLOAD
+        assert download(remote(server), opts, tmp_path).read_bytes() == PAYLOAD
     lines = capsys.readouterr().err.splitlines()
     waiting = r"waiting for blob\.bin: no data for \d+ s \(0\.1/0\.2 MB so far\)"
     assert any(re.fullmatch(waiting, x) for x in lines), lines
@@ -110,14 +113,14 @@ def test_failure_hint_matches_the_failure(server, tmp_path, fault, hint, not_hin
     server.faults["blob.bin"] = ["500"] * 5
     rf = RemoteFile(name, ("http://example.invalid/x",), (Digest("sha256", "0" * 64),))
     with pytest.raises(UserError) as info:
-        fetch_file(rf, FetchOptions(mirror=server.url, **FAST), tmp_path)
+        download(rf, FetchOptions(mirror=server.url, **FAST), tmp_path)
     assert hint in str(info.value) and not_hint not in str(info.value)
 
 
 def test_wrong_checksum_names_file_expected_actual(server, tmp_path):
     bad = RemoteFile("blob.bin", (server.url + "blob.bin",), (Digest("sha256", "0" * 64),))
     with pytest.raises(UserError) as info:
-        fetch_file(bad, FetchOptions(**FAST), tmp_path)
+        download(bad, FetchOptions(**FAST), tmp_path)
     text = str(info.value)
     assert "blob.bin" in text and "0" * 64 in text and hashlib.sha256(PAYLOAD).hexdigest() in text
     assert "\n" not in text
@@ -129,7 +132,7 @@ def test_no_network_no_mirror_fails_fast_with_hint(tmp_path):
     urls = (f"http://127.0.0.1:{port}/a/blob.bin", f"http://127.0.0.1:{port}/b/blob.bin")
     t0 = time.monotonic()
     with pytest.raises(UserError) as info:
-        fetch_file(RemoteFile("blob.bin", urls), FetchOptions(progress=False), tmp_path)
+        download(RemoteFile("blob.bin", urls), FetchOptions(progress=False), tmp_path)
     assert time.monotonic() - t0 < 5
     text = str(info.value)
     assert all(u in text for u in urls) and "--mirror" in text and "SBPBENCH_MIRROR" in text
@@ -143,7 +146,7 @@ def test_concurrent_fetches_download_once(tmp_path):
 
         def worker():
             try:
-                results.append(fetch_file(remote(server), FetchOptions(**FAST), tmp_path).read_bytes())
+                results.append(download(remote(server), FetchOptions(**FAST), tmp_path).read_bytes())
             except Exception as exc:  # pragma: no cover - reported below
                 errors.append(exc)
 
@@ -158,7 +161,7 @@ def test_concurrent_fetches_download_once(tmp_path):
 
 def test_trust_on_first_use_detects_later_damage(server, tmp_path):
     unpinned = RemoteFile("blob.bin", (server.url + "blob.bin",))
-    path = fetch_file(unpinned, FetchOptions(**FAST), tmp_path)
+    path = download(unpinned, FetchOptions(**FAST), tmp_path)
     assert verify_download(unpinned, path) is None
     path.write_bytes(PAYLOAD[:-1] + b"x")
     assert "differs from the" in verify_download(unpinned, path)
@@ -170,7 +173,7 @@ def test_content_checksum_accepts_recompressed_copy(tmp_path):
     with FileServer({"x.gz": data}) as server:
         rf = RemoteFile("x.gz", (server.url + "x.gz",),
                         (Digest("md5", "f" * 32), Digest("sha256", hashlib.sha256(raw).hexdigest(), content=True)))
-        assert fetch_file(rf, FetchOptions(**FAST), tmp_path).read_bytes() == data
+        assert download(rf, FetchOptions(**FAST), tmp_path).read_bytes() == data
 
 
 @pytest.mark.parametrize("kind", ["folder", "file-url", "http"])
@@ -182,13 +185,13 @@ def test_mirror_replaces_original_addresses(tmp_path, kind):
                     (Digest("sha256", hashlib.sha256(PAYLOAD).hexdigest()),))
     with FileServer({"blob.bin": PAYLOAD}) as server:
         root = {"folder": str(mirror), "file-url": mirror.as_uri(), "http": server.url}[kind]
-        path = fetch_file(rf, FetchOptions(mirror=root, **FAST), tmp_path / "cache")
+        path = download(rf, FetchOptions(mirror=root, **FAST), tmp_path / "cache")
     assert path.read_bytes() == PAYLOAD
 
 
 def test_missing_on_mirror_says_so(tmp_path):
     with pytest.raises(UserError, match="check the mirror"):
-        fetch_file(RemoteFile("nothere.bin", ("http://example.invalid/x",)),
+        download(RemoteFile("nothere.bin", ("http://example.invalid/x",)),
                    FetchOptions(mirror=str(tmp_path), **FAST), tmp_path / "cache")
 
 
@@ -222,7 +225,7 @@ def _idx(magic: int, arr: np.ndarray) -> bytes:
     return head + arr.astype(np.uint8).tobytes()
 
 
-def _fixture_sources(server: FileServer) -> dict[str, sources.Source]:
+def _fixture_sources(server: FileServer) -> dict[str, Dataset]:
     """Tiny datasets in every original format, served by ``server``."""
     rng = np.random.default_rng(1)
     images = rng.integers(0, 256, (30, 4, 4))
@@ -243,12 +246,12 @@ def _fixture_sources(server: FileServer) -> dict[str, sources.Source]:
         return convert.svmlight_split(p["t"], 123, True), None
 
     return {
-        "fx-mnist": sources.Source("fx-mnist", "", "", "", 16, 30, 30, {"i": rf("img.gz"), "l": rf("lab.gz")},
-                                   lambda p: (convert.mnist_split(p["i"], p["l"], 8),) * 2),
-        "fx-adult": sources.Source("fx-adult", "", "", "", 123, 2, 2, {"train": rf("a.data"), "test": rf("a.test")},
-                                   sources.SOURCES["adult"].convert),
-        "fx-lasvm": sources.Source("fx-lasvm", "", "", "", 123, 2, 0, {"t": rf("l.bz2")}, lasvm_conv),
-        "fx-tar": sources.Source("fx-tar", "", "", "", 123, 2, 0, {"t": rf("arch.tar.bz2")}, lasvm_conv,
+        "fx-mnist": Dataset("fx-mnist", "", "", "", 16, 30, 30, {"i": rf("img.gz"), "l": rf("lab.gz")},
+                                   lambda p: (mnist_split(p["i"], p["l"], 8),) * 2),
+        "fx-adult": Dataset("fx-adult", "", "", "", 123, 2, 2, {"train": rf("a.data"), "test": rf("a.test")},
+                                   REGISTRY["adult"].convert),
+        "fx-lasvm": Dataset("fx-lasvm", "", "", "", 123, 2, 0, {"t": rf("l.bz2")}, lasvm_conv),
+        "fx-tar": Dataset("fx-tar", "", "", "", 123, 2, 0, {"t": rf("arch.tar.bz2")}, lasvm_conv,
                                  members={"t": "d/l.txt"}),
     }
 
@@ -256,9 +259,9 @@ def _fixture_sources(server: FileServer) -> dict[str, sources.Source]:
 def test_every_original_format_converts(tmp_path, monkeypatch):
     with FileServer({}) as server:
         for name, src in _fixture_sources(server).items():
-            monkeypatch.setitem(sources.SOURCES, name, src)
-            sources.prepare(name, FetchOptions(**FAST), tmp_path)
-            train, test = sources.load_cached(name, tmp_path)
+            monkeypatch.setitem(REGISTRY, name, src)
+            cache.prepare(name, FetchOptions(**FAST), tmp_path)
+            train, test = cache.load_cached(name, tmp_path)
             assert train.provenance == f"cached conversion in {(tmp_path / name).resolve()}"
             if name == "fx-mnist":
                 assert train.y.tolist() == [1.0 if d == 8 else -1.0 for d in np.arange(30) % 10]
@@ -277,30 +280,30 @@ def test_every_original_format_converts(tmp_path, monkeypatch):
 def test_conversion_is_deterministic_and_damage_is_detected(tmp_path, monkeypatch):
     with FileServer({}) as server:
         src = _fixture_sources(server)["fx-mnist"]
-        monkeypatch.setitem(sources.SOURCES, "fx-mnist", src)
-        folder = sources.prepare("fx-mnist", FetchOptions(**FAST), tmp_path)
+        monkeypatch.setitem(REGISTRY, "fx-mnist", src)
+        folder = cache.prepare("fx-mnist", FetchOptions(**FAST), tmp_path)
         first = {p.name: p.read_bytes() for p in folder.iterdir()}
-        sources.prepare("fx-mnist", FetchOptions(**FAST), tmp_path, force=True)
+        cache.prepare("fx-mnist", FetchOptions(**FAST), tmp_path, force=True)
         assert {p.name: p.read_bytes() for p in folder.iterdir()} == first
-        assert sources.verify("fx-mnist", tmp_path).verdict == "ok"
+        assert cache.verify("fx-mnist", tmp_path).verdict == "ok"
         npz = folder / "train.npz"
         npz.write_bytes(npz.read_bytes()[:-10] + b"0123456789")
-        assert sources.verify("fx-mnist", tmp_path).verdict == "DAMAGED (train.npz)"
+        assert cache.verify("fx-mnist", tmp_path).verdict == "DAMAGED (train.npz)"
         with pytest.raises(UserError, match="train.npz.*damaged"):
-            sources.load_cached("fx-mnist", tmp_path)
+            cache.load_cached("fx-mnist", tmp_path)
 
 
 def test_failed_conversion_leaves_nothing(tmp_path, monkeypatch):
     with FileServer({}) as server:
         src = _fixture_sources(server)["fx-adult"]
         server.files["a.data"] = b"39, Nowhere, 1, 2\n"
-        bad = sources.Source("fx-bad", "", "", "", 123, 2, 2,
+        bad = Dataset("fx-bad", "", "", "", 123, 2, 2,
                              {"train": RemoteFile("a.data", (server.url + "a.data",)), "test": src.files["test"]},
                              src.convert)
-        monkeypatch.setitem(sources.SOURCES, "fx-bad", bad)
+        monkeypatch.setitem(REGISTRY, "fx-bad", bad)
         with pytest.raises(UserError, match="a.data:1: expected 15 comma-separated fields"):
-            sources.prepare("fx-bad", FetchOptions(**FAST), tmp_path)
-    assert not sources.is_cached("fx-bad", tmp_path)
+            cache.prepare("fx-bad", FetchOptions(**FAST), tmp_path)
+    assert not cache.is_cached("fx-bad", tmp_path)
     assert [p for p in leftovers(tmp_path) if not p.startswith("downloads/")] == []
 
 
@@ -310,9 +313,9 @@ def test_verify_reports_each_file_partial_downloads_and_incomplete_datasets(tmp_
     monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
     with FileServer({}) as server:
         full = _fixture_sources(server)["fx-mnist"]
-        fetch_file(full.files["i"], FetchOptions(**FAST), tmp_path)  # one of its two files, as mnist-t10k does
+        download(full.files["i"], FetchOptions(**FAST), tmp_path)  # one of its two files, as mnist-t10k does
     (tmp_path / "downloads" / "lab.gz.part").write_bytes(b"12345")  # left by a killed download
-    monkeypatch.setitem(sources.SOURCES, "fx-mnist", full)
+    monkeypatch.setitem(REGISTRY, "fx-mnist", full)
     assert sbpbench(monkeypatch, "datasets", "verify") == 2
     captured = capsys.readouterr()
     assert captured.out.splitlines() == [
@@ -327,8 +330,8 @@ def test_verify_reports_each_file_partial_downloads_and_incomplete_datasets(tmp_
 
     # a converted dataset using only img.gz: the partial fx-mnist is no longer listed unless named
     (tmp_path / "downloads" / "lab.gz.part").unlink()
-    sub = sources.Source("fx-sub", "", "", "", 16, 30, 0, {"i": full.files["i"]}, full.convert)
-    monkeypatch.setitem(sources.SOURCES, "fx-sub", sub)
+    sub = Dataset("fx-sub", "", "", "", 16, 30, 0, {"i": full.files["i"]}, full.convert)
+    monkeypatch.setitem(REGISTRY, "fx-sub", sub)
     (tmp_path / "fx-sub").mkdir()
     (tmp_path / "fx-sub" / "manifest.json").write_text('{"files": {}}')
     assert sbpbench(monkeypatch, "datasets", "verify") == 0

@@ -8,9 +8,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from sbpbench.data import registry, sources
-from sbpbench.data.convert import mnist_split, svmlight_split
-from sbpbench.data.fetch import FetchOptions, fetch_file
+from sbpbench.data import cache
+from sbpbench.data.cache import download
+from sbpbench.data.convert import svmlight_split
+from sbpbench.data.fetch import FetchOptions
+from sbpbench.data.loading import load_registered
+from sbpbench.data.registry import REGISTRY
+from sbpbench.data.sources.mnist import mnist_split
 from sbpbench.errors import UserError
 from tests._dataserver import FileServer
 from tests.adult_rows import SHARED
@@ -28,59 +32,59 @@ def mirror():
 
 
 def test_uci_adult_converts_to_a9a_row_for_row(mirror, tmp_path):
-    folder = sources.prepare("adult", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    folder = cache.prepare("adult", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
     for ours, theirs in (("train.svm", "a9a"), ("test.svm", "a9a.t")):
         mine = (folder / ours).read_bytes().splitlines()
         ref = (SHARED / "adult" / theirs).read_bytes().splitlines()
         assert len(mine) == len(ref)
         assert sum(a != b for a, b in zip(mine, ref)) == 0  # no row differs (the files are byte-identical)
-    train, test = sources.load_cached("adult", tmp_path)
+    train, test = cache.load_cached("adult", tmp_path)
     assert (train.n, test.n) == (32561, 16281) and train.X.shape[1] == 123
     assert (int((train.y > 0).sum()), int((test.y > 0).sum())) == (7841, 3846)
 
 
 def test_lasvm_adult_equals_a9a(mirror, tmp_path):
-    sources.prepare("adult-lasvm", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
-    train, test = sources.load_cached("adult-lasvm", tmp_path)
+    cache.prepare("adult-lasvm", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    train, test = cache.load_cached("adult-lasvm", tmp_path)
     for split, name in ((train, "a9a"), (test, "a9a.t")):
         X, y = svmlight_split(SHARED / "adult" / name, 123, zero_based=False)
         assert (split.X != X).nnz == 0 and np.array_equal(split.y, y)
 
 
 def test_mnist_test_set_eight_vs_rest(mirror, tmp_path):
-    files = sources.SOURCES["mnist"].files  # pinned content checksums accept the re-gzipped copies
-    images = fetch_file(files["test_images"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
-    labels = fetch_file(files["test_labels"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    files = REGISTRY["mnist"].files  # pinned content checksums accept the re-gzipped copies
+    images = download(files["test_images"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    labels = download(files["test_labels"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
     X, y = mnist_split(images, labels, 8)
     assert X.shape == (10000, 784) and int((y > 0).sum()) == 974
     assert X.max() == 1.0 and X.min() == 0.0
-    fetch_file(files["train_labels"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    download(files["train_labels"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
 
 
 def test_full_mnist_through_the_mirror(mirror, tmp_path):
     """The 60000 training images: fetched by their canonical checksum, converted, 8 vs rest."""
-    folder = sources.prepare("mnist", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
-    downloads = {r.name: sources.paths_in_cache(r, tmp_path) for r in sources.SOURCES["mnist"].files.values()}
-    record = fetch_file(sources.SOURCES["mnist"].files["train_images"], FetchOptions(mirror=mirror.url, **FAST),
+    folder = cache.prepare("mnist", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    downloads = {r.name: cache.download_path(r, tmp_path) for r in REGISTRY["mnist"].files.values()}
+    record = download(REGISTRY["mnist"].files["train_images"], FetchOptions(mirror=mirror.url, **FAST),
                         tmp_path)  # cached now: the verified file
     assert record == downloads["train-images-idx3-ubyte.gz"]
     assert hashlib.md5(record.read_bytes()).hexdigest() == "f68b3c2dcbeaaa9fbdd348bbdeb94873"  # the canonical .gz
-    train, test = sources.load_cached("mnist", tmp_path)
+    train, test = cache.load_cached("mnist", tmp_path)
     assert (train.n, test.n) == (60000, 10000) and train.X.shape[1] == 784
     assert (int((train.y > 0).sum()), int((test.y > 0).sum())) == (5851, 974)  # the digit 8
     assert train.X.max() == 1.0 and np.all(np.rint(train.X.data * 255) / 255 == train.X.data)  # pixels / 255
-    assert sources.verify("mnist", tmp_path).ok and folder.is_dir()
+    assert cache.verify("mnist", tmp_path).ok and folder.is_dir()
 
 
 def test_reuters_counts(mirror, tmp_path):
-    sources.prepare("reuters", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
-    train, test = sources.load_cached("reuters", tmp_path)
+    cache.prepare("reuters", FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    train, test = cache.load_cached("reuters", tmp_path)
     assert (train.n, test.n) == (7770, 3299) and train.X.shape[1] == 8315
     assert (int((train.y > 0).sum()), int((test.y > 0).sum())) == (538, 179)
 
 
 def test_w8a_counts(mirror, tmp_path):
-    path = fetch_file(sources.SOURCES["w8a"].files["train"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
+    path = download(REGISTRY["w8a"].files["train"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
     X, y = svmlight_split(path, 300, zero_based=False)
     assert X.shape == (49749, 300) and int((np.diff(X.indptr) == 0).sum()) == 4203
 
@@ -96,18 +100,18 @@ def test_run_fetches_an_uncached_dataset_through_the_mirror(mirror, tmp_path, mo
                       "solvers: [sbp]\nbudget: {epochs: 1}\nruns: 1\nseed: 0\n")
     result = CliRunner().invoke(cli, ["run", str(config), "--results", str(tmp_path / "res"), "--no-plot", "-q"])
     assert result.exit_code == 0, result.output
-    assert sources.is_cached("reuters", tmp_path / "data")
+    assert cache.is_cached("reuters", tmp_path / "data")
     assert any(r[0] == "reuters.trn.bz2" for r in mirror.requests)
 
 
 def test_adult_falls_back_to_bundled_copy_when_unreachable(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("SBPBENCH_MIRROR", str(tmp_path / "empty-mirror"))
-    train, test = registry.REGISTRY["adult"].load()
+    train, test = load_registered("adult")
     assert (train.n, test.n) == (32561, 16281)
     assert "using the bundled copy of Adult" in capsys.readouterr().err
     with pytest.raises(UserError, match="cannot download adult.data"):  # `datasets fetch adult` never falls back
-        sources.prepare("adult", FetchOptions(mirror=str(tmp_path / "empty-mirror"), **FAST), tmp_path / "data")
+        cache.prepare("adult", FetchOptions(mirror=str(tmp_path / "empty-mirror"), **FAST), tmp_path / "data")
 
 
 def test_cli_fetch_info_verify_list(mirror, tmp_path, monkeypatch):

@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sbpbench import cli
-from sbpbench.data.registry import bundled_bytes
+from sbpbench.data.sources.adult import bundled_bytes
 from sbpbench.results.store import read_meta
 
 #: Longest error line we accept (the CLI caps its lines well below this).

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from sbpbench import kernels
-from sbpbench.data.convert import mnist_split
+from sbpbench.data.sources.mnist import mnist_split
 from sbpbench.kernels import Kernel, KernelSpec, integer_scale, small_integers
 from tests.adult_rows import SHARED
 

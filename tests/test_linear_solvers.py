@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
-from sbpbench.data.libsvm import Split, read_libsvm, subsample
+from sbpbench.data.libsvm import read_libsvm
+from sbpbench.data.split import Split, subsample
 from sbpbench.errors import UserError
 from sbpbench.experiment.config import parse
 from sbpbench.kernels import KernelSpec

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from sbpbench.data.fetch import cache_dir
+from sbpbench.data.cache import cache_dir
 from sbpbench.errors import UserError
 from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment.config import NuFromLambda, parse

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import click
 
-from sbpbench.data import sources
-from sbpbench.data.fetch import MIRROR_ENV, FetchOptions, cache_dir, mirror_root, recorded_sha256
+from sbpbench.data import cache
+from sbpbench.data.cache import cache_dir
+from sbpbench.data.fetch import MIRROR_ENV, FetchOptions, mirror_root, recorded_sha256
+from sbpbench.data.registry import REGISTRY
 from sbpbench.errors import UserError
 
 
 def _names(names: tuple[str, ...]) -> list[str]:
-    unknown = [n for n in names if n not in sources.SOURCES]
+    unknown = [n for n in names if n not in REGISTRY]
     if unknown:
-        raise UserError(f"unknown dataset {unknown[0]!r} (valid: {', '.join(sources.SOURCES)})")
+        raise UserError(f"unknown dataset {unknown[0]!r} (valid: {', '.join(REGISTRY)})")
     return list(names)
 
 
@@ -39,10 +41,10 @@ def list_() -> None:
     """Every dataset: source, train/test sizes, features, task, cached or not, size on disk."""
     click.echo(f"cache: {cache_dir().resolve()}")
     click.echo(f"{'name':<15} {'train':>7} {'test':>7} {'features':>8}  {'cached':<6} {'size':>9}  task; source")
-    for name, src in sources.SOURCES.items():
-        cached = "yes" if sources.is_cached(name) else "no"
-        click.echo(f"{name:<15} {src.n_train:>7} {src.n_test or '-':>7} {src.n_features:>8}  {cached:<6} "
-                   f"{_size(sources.disk_size(name)):>9}  {src.task}; {src.origin.split(';')[0]}")
+    for name, dataset in REGISTRY.items():
+        cached = "yes" if cache.is_cached(name) else "no"
+        click.echo(f"{name:<15} {dataset.n_train:>7} {dataset.n_test or '-':>7} {dataset.n_features:>8}  "
+                   f"{cached:<6} {_size(cache.disk_size(name)):>9}  {dataset.task}; {dataset.origin.split(';')[0]}")
 
 
 @datasets.command()
@@ -53,22 +55,22 @@ def fetch(names: tuple[str, ...], mirror: str | None, force: bool) -> None:
     """Download, verify, convert and cache NAMES (see `sbpbench datasets list`)."""
     options = FetchOptions(mirror=mirror_root(mirror))
     for name in _names(names):
-        folder = sources.prepare(name, options, force=force)
-        click.echo(f"{name}: {folder} ({_size(sources.disk_size(name))})")
+        folder = cache.prepare(name, options, force=force)
+        click.echo(f"{name}: {folder} ({_size(cache.disk_size(name))})")
 
 
 @datasets.command()
 @click.argument("name")
 def info(name: str) -> None:
     """Provenance, checksums, conversion and cache paths of NAME."""
-    src = sources.SOURCES[_names((name,))[0]]
+    dataset = REGISTRY[_names((name,))[0]]
     root = cache_dir().resolve()
-    click.echo(f"{src.name}: {src.description}\n  task: {src.task}\n  source: {src.origin}")
-    click.echo(f"  examples: {src.n_train} train / {src.n_test or 'no'} test; {src.n_features} features")
-    if src.notes:
-        click.echo(f"  notes: {src.notes}")
-    for role, remote in src.files.items():
-        path = sources.paths_in_cache(remote, root)
+    click.echo(f"{dataset.name}: {dataset.description}\n  task: {dataset.task}\n  source: {dataset.origin}")
+    click.echo(f"  examples: {dataset.n_train} train / {dataset.n_test or 'no'} test; {dataset.n_features} features")
+    if dataset.notes:
+        click.echo(f"  notes: {dataset.notes}")
+    for role, remote in dataset.files.items():
+        path = cache.download_path(remote, root)
         click.echo(f"  file {remote.name} ({role}):")
         for url in remote.urls:
             click.echo(f"    url: {url}")
@@ -79,8 +81,8 @@ def info(name: str) -> None:
             click.echo("    no published checksum: trusted on first download, then checked against the "
                        f"recorded sha256 ({recorded or 'not downloaded yet'})")
         click.echo(f"    cache: {path}{'' if path.exists() else ' (not downloaded)'}")
-    manifest = sources.read_manifest(name, root)
-    click.echo(f"  converted: {sources.dataset_dir(name, root)}" + ("" if manifest else " (not converted)"))
+    manifest = cache.read_manifest(name, root)
+    click.echo(f"  converted: {cache.dataset_dir(name, root)}" + ("" if manifest else " (not converted)"))
     for filename, sha in (manifest or {}).get("files", {}).items():
         click.echo(f"    {filename}: sha256 {sha}")
 
@@ -95,9 +97,9 @@ def verify(names: tuple[str, ...]) -> None:
     when a dataset is damaged or incomplete.
     """
     bad = []
-    names_checked = _names(names) or [name for name in sources.SOURCES if sources.in_cache(name)]
+    names_checked = _names(names) or [name for name in REGISTRY if cache.in_cache(name)]
     for name in names_checked:
-        state = sources.verify(name)
+        state = cache.verify(name)
         click.echo(f"{name}: {state.verdict}")
         for file in state.files:
             click.echo(f"  {file.describe()}")

@@ -1,6 +1,13 @@
-"""Datasets: LIBSVM-format loading, binary labels, subsampling and the registry."""
+"""Datasets: the registry, the download cache, LIBSVM reading, binary labels and subsampling.
 
-from sbpbench.data.libsvm import Split
-from sbpbench.data.registry import REGISTRY, DatasetInfo, DatasetSpec, load, register
+What other stages use: :func:`load` (the train and test splits an experiment's
+:class:`DatasetSpec` asks for), :class:`Split`, and :data:`REGISTRY` (every dataset by name).
+Importing this package registers every dataset of :mod:`sbpbench.data.sources`.
+"""
 
-__all__ = ["REGISTRY", "DatasetInfo", "DatasetSpec", "Split", "load", "register"]
+from sbpbench.data import sources  # noqa: F401  (registers every dataset)
+from sbpbench.data.loading import DatasetSpec, load
+from sbpbench.data.registry import REGISTRY, Dataset, register
+from sbpbench.data.split import Split
+
+__all__ = ["REGISTRY", "Dataset", "DatasetSpec", "Split", "load", "register"]

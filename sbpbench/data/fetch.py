@@ -1,8 +1,9 @@
 """Downloading dataset files: verified, resumable, locked, atomic.
 
 A :class:`RemoteFile` names one file of a dataset, the addresses it can be fetched from
-and the checksums that identify it. :func:`fetch_file` puts it into the cache folder
-``<cache>/downloads/<name>`` and guarantees that what is there is complete and verified:
+and the checksums that identify it. :func:`fetch_file` puts it at a given path (the cache
+decides which, see :mod:`sbpbench.data.cache`) and guarantees that what is there is
+complete and verified:
 
 - requests streams the body with connect and read timeouts; 5xx answers and connection
   errors (reset, dropped, stalled past the read timeout) are retried with exponential
@@ -13,14 +14,14 @@ and the checksums that identify it. :func:`fetch_file` puts it into the cache fo
   download goes or how long no data came, so that a stalled download is never silent;
 - the bytes go to ``<name>.part`` and are moved into place (``os.replace``) only after the
   checksum matches; a mismatch deletes the partial file;
-- an exclusive ``fcntl.flock`` on ``<name>.lock`` makes two processes (or threads) that
-  fetch the same file download it once: the second waits and then finds it in the cache.
+- an exclusive lock (:func:`~sbpbench.data.lock.file_lock`) makes two processes (or threads)
+  that fetch the same file download it once: the second waits and then finds it there.
 
 Checksums: each file carries one or more :class:`Digest`; the file is accepted when one of
 them matches (for example MNIST: the md5 of the canonical ``.gz`` archive, or the sha256
 of the decompressed content, because some mirrors re-compress). A file with no pinned
 checksum is accepted on first download and its sha256 is recorded beside it
-(``<name>.sha256``, trust on first use); later verification compares against that record.
+(``<file>.sha256``, trust on first use); later verification compares against that record.
 
 Mirrors: with ``mirror`` (``--mirror`` or ``SBPBENCH_MIRROR``), every file is looked up as
 ``<mirror>/<name>`` instead of at its original addresses. A mirror is an ``http(s)://``
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 import bz2
 import errno
-import fcntl
 import gzip
 import hashlib
 import json
@@ -42,19 +42,16 @@ import threading
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
 import urllib3
 
+from sbpbench.data.lock import file_lock
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write
 
-#: Environment variable naming the cache folder (default ``./datasets``).
-DATA_ENV = "SBPBENCH_DATA"
 #: Environment variable naming a mirror root.
 MIRROR_ENV = "SBPBENCH_MIRROR"
 #: Environment variable that forbids downloads from anywhere but a mirror or this machine's
@@ -64,15 +61,13 @@ CHUNK = 1 << 20
 NET_CHUNK = 1 << 16  # network reads: bytes of a read cut short are lost, so keep them small
 
 
-def cache_dir() -> Path:
-    """The dataset cache: ``$SBPBENCH_DATA`` when set, else ``./datasets`` (relative to the
-    current working directory)."""
-    return Path(os.environ.get(DATA_ENV) or "datasets")
-
-
 def mirror_root(explicit: str | None = None) -> str | None:
     """The mirror to use: ``explicit`` (``--mirror``) or ``$SBPBENCH_MIRROR``, else None."""
     return explicit or os.environ.get(MIRROR_ENV) or None
+
+
+#: ``Digest.source`` of a checksum taken from the byte-exact copies checked for sbpbench.
+CHECKED_COPY = "byte-exact copy checked for sbpbench (shared/datasets/SHA256SUMS)"
 
 
 @dataclass(frozen=True)
@@ -257,25 +252,6 @@ def _expected(remote: RemoteFile) -> str:
     return " or ".join(d.describe() for d in remote.digests)
 
 
-# ----------------------------------------------------------------------------- locking and atomic writes
-
-
-@contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``path`` (created if needed) for the ``with`` block.
-
-    ``flock`` locks belong to the open file, so this excludes other processes and other
-    threads of this process alike.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-
 # ----------------------------------------------------------------------------- downloading
 
 
@@ -448,29 +424,38 @@ def _reason(exc: Exception) -> str:
     return (str(exc).splitlines()[0] if str(exc) else type(exc).__name__)[:120]
 
 
-def fetch_file(remote: RemoteFile, options: FetchOptions | None = None, root: Path | None = None) -> Path:
-    """Download ``remote`` into ``<root>/downloads`` unless a verified copy is there.
+def partial_path(path: Path) -> Path:
+    """Where a download to ``path`` keeps its bytes until they are verified (``<path>.part``);
+    a file there was left by an interrupted download."""
+    return path.with_name(path.name + ".part")
+
+
+def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions | None = None) -> Path:
+    """Download ``remote`` to ``path`` unless a file is already there.
 
     Parameters
     ----------
     remote : RemoteFile
         What to fetch.
+    path : pathlib.Path
+        Where the verified file goes (its folder is created); its sha256 is recorded beside
+        it, in ``<path>.sha256``.
+    lock : pathlib.Path
+        The lock file that makes concurrent fetches of ``remote`` download it once.
     options : FetchOptions, optional
         Mirror, timeouts, retries, progress.
-    root : pathlib.Path, optional
-        The cache folder (default :func:`cache_dir`).
 
     Returns
     -------
     pathlib.Path
-        The verified file.
+        ``path``, verified.
 
     Raises
     ------
     UserError
         When no address delivers the file (the message lists the addresses tried and how to
         use a mirror), or when the bytes do not match the pinned checksum (naming the file,
-        the expected and the actual checksum). Nothing partial is left in the cache.
+        the expected and the actual checksum). Nothing partial is left behind.
     """
     opts = options or FetchOptions()
     urls = candidate_urls(remote, opts.mirror)
@@ -479,13 +464,11 @@ def fetch_file(remote: RemoteFile, options: FetchOptions | None = None, root: Pa
         if not urls:
             raise UserError(f"cannot download {remote.name}: {OFFLINE_ENV} is set and no mirror is given "
                             f"(the sources are {', '.join(remote.urls)}); pass --mirror DIR or set {MIRROR_ENV}")
-    folder = (root or cache_dir()) / "downloads"
-    folder.mkdir(parents=True, exist_ok=True)
-    final = folder / remote.name
-    with file_lock(folder.parent / ".locks" / f"{remote.name}.lock"):
-        if final.exists():
-            return final
-        part = folder / f"{remote.name}.part"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(lock):
+        if path.exists():
+            return path
+        part = partial_path(path)
         part.unlink(missing_ok=True)  # left by a killed process: its source may differ
         tried: list[str] = []
         kinds: list[str] = []
@@ -501,11 +484,11 @@ def fetch_file(remote: RemoteFile, options: FetchOptions | None = None, root: Pa
                 else:
                     ok, actual = check_file(remote, part) if remote.digests else (True, "")
                     if ok:
-                        atomic_write(final.with_name(final.name + ".sha256"),
+                        atomic_write(path.with_name(path.name + ".sha256"),
                                      json.dumps({"sha256": sha256_of(part), "url": url,
                                                  "pinned": bool(remote.digests)}).encode())
-                        os.replace(part, final)
-                        return final
+                        os.replace(part, path)
+                        return path
                     mismatch = f"{url}: checksum mismatch for {remote.name}: expected {_expected(remote)}; got {actual}"
                     tried.append(f"{url} (checksum mismatch)")
                 part.unlink(missing_ok=True)
@@ -523,7 +506,8 @@ def _hint(kinds: list[str], mirror: str | None) -> str:
     hints = {
         "missing": "check the mirror holds the file under that name" if mirror else
                    f"the file is not (or no longer) at that address: {copy}",
-        "server": "the server is in trouble: try again later" + (", or use another mirror" if mirror else f", or {copy}"),
+        "server": "the server is in trouble: try again later"
+                  + (", or use another mirror" if mirror else f", or {copy}"),
         "network": "check the mirror's address and the network" if mirror else f"without network, {copy}",
     }
     return "; ".join(dict.fromkeys(hints[kind] for kind in kinds))

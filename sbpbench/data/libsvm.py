@@ -1,5 +1,6 @@
 """Reading LIBSVM-format files into binary classification data.
 
+A LIBSVM line is ``label index:value index:value ...`` with increasing indices.
 scikit-learn's :func:`sklearn.datasets.load_svmlight_file` is the reader, always told
 whether indices start at 1 (the LIBSVM convention, the default) or at 0: its "auto" mode
 would read a whole file as zero-based because of a single ``0:`` index. When it rejects a
@@ -13,47 +14,23 @@ from __future__ import annotations
 import io
 import math
 import os
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 from sbpbench.errors import UserError
-
-
-@dataclass
-class Split:
-    """One labelled sample: ``X`` (CSR float64, int32 indices) and ``y`` in {-1, +1}.
-
-    ``provenance`` says which copy of a registered dataset the examples come from (e.g. the
-    bundled Adult or a conversion in the cache), for ``meta.json``; None for plain files.
-    """
-
-    X: sp.csr_matrix
-    y: np.ndarray
-    provenance: str | None = None
-
-    @property
-    def n(self) -> int:
-        """Number of examples."""
-        return self.X.shape[0]
-
-    def take(self, idx: np.ndarray) -> Split:
-        """The examples at ``idx``, in that order."""
-        return Split(self.X[idx], self.y[idx], self.provenance)
-
 
 #: The most features int32 CSR indices address.
 MAX_FEATURES = int(np.iinfo(np.int32).max)
 
 
-def read_libsvm(source: str | bytes, name: str, n_features: int | None = None, zero_based: bool = False):
+def read_libsvm(source: str | os.PathLike[str] | bytes, name: str, n_features: int | None = None,
+                zero_based: bool = False) -> tuple[sp.csr_matrix, np.ndarray]:
     """Parse LIBSVM text into a CSR matrix and raw labels.
 
     Parameters
     ----------
-    source : str or bytes
+    source : str, os.PathLike or bytes
         A file path, or the file's bytes.
     name : str
         How to name the file in error messages.
@@ -77,6 +54,8 @@ def read_libsvm(source: str | bytes, name: str, n_features: int | None = None, z
         an index 0 in a one-based file, an index too large for int32, or a label or value
         that is not finite (the message names the line).
     """
+    from sklearn.datasets import load_svmlight_file  # here: `sbpbench --help` starts without scikit-learn
+
     if isinstance(source, (str, os.PathLike)):
         try:
             with open(source, "rb") as fh:
@@ -176,14 +155,3 @@ def to_binary(labels: np.ndarray, name: str, positive: float | None = None) -> t
             )
         positive = float(values[-1])
     return np.where(labels == positive, 1.0, -1.0), positive
-
-
-def subsample(split: Split, size: int | None, rng: np.random.Generator) -> Split:
-    """A uniform random subset of ``size`` examples (all of them when ``size`` is None or larger).
-
-    The kept examples stay in file order, so a subsample of a subsample is stable.
-    """
-    if size is None or size >= split.n:
-        return split
-    idx = np.sort(rng.choice(split.n, size=size, replace=False))
-    return split.take(idx)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sbpbench.data.registry import REGISTRY, DatasetSpec
+from sbpbench.data import REGISTRY, DatasetSpec
 from sbpbench.errors import UserError, shown
 from sbpbench.experiment.lambdas import lambda_value
 from sbpbench.experiment.yamlfile import apply_overrides, load_yaml

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from sbpbench.data.fetch import cache_dir
+from sbpbench.data.cache import cache_dir
 from sbpbench.files import atomic_write
 from sbpbench.problem import Problem
 from sbpbench.solvers.smo import SMO
@@ -138,7 +138,7 @@ def optimum(problem: Problem, dataset: dict[str, Any], seed: int, root: Path | N
     seed : int
         The experiment seed (part of the key).
     root : pathlib.Path, optional
-        Data folder (default: the dataset cache, :func:`sbpbench.data.fetch.cache_dir`); the file
+        Data folder (default: the dataset cache, :func:`sbpbench.data.cache.cache_dir`); the file
         goes to ``root/optima/``.
     eps : float
         SMO's stopping tolerance.

@@ -606,9 +606,9 @@ def _machines(root: Path) -> list[str]:
 
 def data_files(name: str | None) -> str:
     """The files a registered dataset is built from, with their expected checksums (its version)."""
-    from sbpbench.data.sources import SOURCES
+    from sbpbench.data import REGISTRY
 
-    source = SOURCES.get(name or "")
+    source = REGISTRY.get(name or "")
     if source is None:
         return "bundled or given by path"
     parts = []

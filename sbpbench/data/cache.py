@@ -1,0 +1,328 @@
+"""The dataset cache: where downloads and conversions live, how they are made and checked.
+
+The cache folder is ``$SBPBENCH_DATA``, else ``./datasets`` (relative to the working
+directory)::
+
+    <cache>/downloads/<file>               verified downloads (+ <file>.sha256 records)
+    <cache>/<dataset>/train.svm, test.svm  LIBSVM text (deterministic: same input, same bytes)
+    <cache>/<dataset>/train.npz, test.npz  the same data as CSR arrays, for fast loading
+    <cache>/<dataset>/manifest.json        sha256 of the four files above and of the inputs
+    <cache>/.locks/                        lock files of the downloads and conversions
+
+:func:`prepare` fetches a registered dataset's files and converts them. The dataset folder
+is built under a temporary name and renamed into place, under a lock, so a reader sees
+either a complete folder with its manifest or none. :func:`load_cached` checks the ``.npz``
+files against the manifest, so a damaged cache is reported, not used; :func:`verify`
+re-checks every file of a dataset.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from sbpbench.data.convert import extract_member, write_libsvm
+from sbpbench.data.fetch import FetchOptions, RemoteFile, fetch_file, partial_path, sha256_of, verify_download
+from sbpbench.data.libsvm import read_libsvm, to_binary
+from sbpbench.data.lock import file_lock
+from sbpbench.data.registry import REGISTRY, Dataset, SplitData
+from sbpbench.data.split import Split
+from sbpbench.errors import UserError
+
+#: Environment variable naming the cache folder (default ``./datasets``).
+DATA_ENV = "SBPBENCH_DATA"
+MANIFEST_VERSION = 1
+
+
+def cache_dir() -> Path:
+    """The dataset cache: ``$SBPBENCH_DATA`` when set, else ``./datasets`` (relative to the
+    current working directory)."""
+    return Path(os.environ.get(DATA_ENV) or "datasets")
+
+
+# ----------------------------------------------------------------------------- downloads
+
+
+def download_path(remote: RemoteFile, root: Path | None = None) -> Path:
+    """Where a download lives in the cache."""
+    return (root or cache_dir()) / "downloads" / remote.name
+
+
+def download(remote: RemoteFile, options: FetchOptions | None = None, root: Path | None = None) -> Path:
+    """Fetch ``remote`` into the cache's ``downloads/`` unless it is there already.
+
+    Parameters
+    ----------
+    remote : RemoteFile
+        What to fetch.
+    options : FetchOptions, optional
+        Mirror, timeouts, retries, progress.
+    root : pathlib.Path, optional
+        The cache folder (default :func:`cache_dir`).
+
+    Returns
+    -------
+    pathlib.Path
+        The verified file (see :func:`~sbpbench.data.fetch.fetch_file` for the errors).
+    """
+    root = root or cache_dir()
+    return fetch_file(remote, download_path(remote, root), root / ".locks" / f"{remote.name}.lock", options)
+
+
+# ----------------------------------------------------------------------------- converted datasets
+
+
+def dataset_dir(name: str, root: Path | None = None) -> Path:
+    """The folder of a converted dataset."""
+    return (root or cache_dir()) / name
+
+
+def read_manifest(name: str, root: Path | None = None) -> dict[str, Any] | None:
+    """The dataset's manifest, or None when it is not (completely) converted."""
+    try:
+        manifest: dict[str, Any] = json.loads((dataset_dir(name, root) / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return manifest
+
+
+def is_cached(name: str, root: Path | None = None) -> bool:
+    """Whether ``name`` is converted in the cache."""
+    return read_manifest(name, root) is not None
+
+
+def disk_size(name: str, root: Path | None = None) -> int:
+    """Bytes used by the converted dataset (downloads not included)."""
+    folder = dataset_dir(name, root)
+    return sum(p.stat().st_size for p in folder.glob("*") if p.is_file()) if folder.is_dir() else 0
+
+
+def _save_npz(path: Path, X: sp.csr_matrix, y: np.ndarray) -> None:
+    """Write CSR arrays and labels as an ``.npz`` with fixed timestamps (same data, same bytes)."""
+    arrays = {"data": X.data, "indices": X.indices.astype(np.int32), "indptr": X.indptr.astype(np.int64),
+              "shape": np.array(X.shape, dtype=np.int64), "y": np.asarray(y, dtype=np.float64)}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for key, arr in arrays.items():
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
+            zf.writestr(zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0)), buf.getvalue())
+
+
+def _load_npz(path: Path) -> Split:
+    with np.load(path, allow_pickle=False) as z:
+        X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+        return Split(X, z["y"], f"cached conversion in {path.parent.resolve()}")
+
+
+def _write_split(folder: Path, role: str, data: SplitData, dataset: Dataset) -> int:
+    """Write ``role``.svm and ``role``.npz; return the number of examples."""
+    svm = folder / f"{role}.svm"
+    if isinstance(data, bytes):
+        svm.write_bytes(data)
+        X, labels = read_libsvm(data, f"{dataset.name} {role}", dataset.n_features)
+        y = to_binary(labels, f"{dataset.name} {role}", dataset.positive)[0]
+    else:
+        X, y = data
+        X = sp.csr_matrix(X)
+        if X.shape[1] != dataset.n_features:
+            raise UserError(f"{dataset.name} {role}: converted data has {X.shape[1]} features, "
+                            f"expected {dataset.n_features}")
+        write_libsvm(svm, X, y)
+    X.indices = X.indices.astype(np.int32, copy=False)
+    _save_npz(folder / f"{role}.npz", X, y)
+    return int(X.shape[0])
+
+
+def prepare(name: str, options: FetchOptions | None = None, root: Path | None = None, force: bool = False) -> Path:
+    """Fetch, verify and convert dataset ``name`` into the cache (nothing to do if cached).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`~sbpbench.data.registry.REGISTRY`.
+    options : FetchOptions, optional
+        Mirror, timeouts, retries.
+    root : pathlib.Path, optional
+        Cache folder (default :func:`cache_dir`).
+    force : bool
+        Convert again even when cached (downloads that still verify are reused, damaged ones
+        are fetched again).
+
+    Returns
+    -------
+    pathlib.Path
+        The dataset folder.
+    """
+    dataset = REGISTRY[name]
+    root = root or cache_dir()
+    final = dataset_dir(name, root)
+    try:
+        (root / "downloads").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{root}: cannot create the dataset cache ({exc.strerror}); set {DATA_ENV}") from None
+    with file_lock(root / ".locks" / f"{name}.dataset.lock"):
+        if is_cached(name, root) and not force:
+            return final
+        if force:  # drop damaged downloads so that they are fetched again
+            for remote in dataset.files.values():
+                path = download_path(remote, root)
+                if path.exists() and verify_download(remote, path):
+                    path.unlink()
+        paths = {role: download(remote, options, root) for role, remote in dataset.files.items()}
+        tmp = root / f".{name}.tmp-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        try:
+            for role, member in dataset.members.items():
+                paths[role] = extract_member(paths[role], member, tmp / "extracted")
+            train, test = dataset.convert(paths)
+            counts = {"train": _write_split(tmp, "train", train, dataset)}
+            if test is not None:
+                counts["test"] = _write_split(tmp, "test", test, dataset)
+            shutil.rmtree(tmp / "extracted", ignore_errors=True)
+            expected = {"train": dataset.n_train, "test": dataset.n_test}
+            for role, count in counts.items():
+                if count != expected[role]:
+                    raise UserError(f"{name}: converted {role} split has {count} examples, expected "
+                                    f"{expected[role]} (the downloaded files are not the expected version)")
+            manifest = {
+                "version": MANIFEST_VERSION, "dataset": name, "n_features": dataset.n_features,
+                "counts": counts,
+                "inputs": {remote.name: sha256_of(download_path(remote, root)) for remote in dataset.files.values()},
+                "files": {p.name: sha256_of(p) for p in sorted(tmp.iterdir())},
+            }
+            (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+            if final.exists():
+                shutil.rmtree(final)
+            os.replace(tmp, final)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return final
+
+
+def load_cached(name: str, root: Path | None = None) -> tuple[Split, Split]:
+    """Load a converted dataset, checking its ``.npz`` files against the manifest.
+
+    A dataset without a test set gives an empty test split. The splits' ``provenance``
+    names the folder they were loaded from.
+
+    Raises
+    ------
+    UserError
+        If the dataset is not cached or a file does not match its manifest.
+    """
+    manifest = read_manifest(name, root)
+    folder = dataset_dir(name, root)
+    if manifest is None:
+        raise UserError(f"dataset {name!r} is not in the cache {folder.parent} (run: sbpbench datasets fetch {name})")
+    splits = []
+    for role in ("train", "test"):
+        filename = f"{role}.npz"
+        if filename not in manifest["files"]:
+            splits.append(Split(sp.csr_matrix((0, manifest["n_features"])), np.zeros(0)))
+            continue
+        path = folder / filename
+        problem = _check(path, manifest["files"][filename])
+        if problem:
+            raise UserError(f"{problem}; the cache is damaged (run: sbpbench datasets fetch --force {name})")
+        splits.append(_load_npz(path))
+    return splits[0], splits[1]
+
+
+def _check(path: Path, expected: str) -> str | None:
+    if not path.exists():
+        return f"{path}: missing"
+    actual = sha256_of(path)
+    return None if actual == expected else f"{path}: sha256 {actual}, manifest says {expected}"
+
+
+# ----------------------------------------------------------------------------- verification
+
+
+@dataclass(frozen=True)
+class FileState:
+    """One file of a dataset in the cache: ``state`` is ``ok``, ``missing``, ``partial`` (a
+    ``.part`` file left by an interrupted download) or ``damaged``; ``detail`` says more."""
+
+    path: Path
+    state: str
+    detail: str = ""
+
+    def describe(self) -> str:
+        """``name: state (detail)``."""
+        return f"{self.path.name}: {self.state}" + (f" ({self.detail})" if self.detail else "")
+
+
+@dataclass(frozen=True)
+class CacheState:
+    """What :func:`verify` found for one dataset: whether it is converted, and every file's state."""
+
+    name: str
+    converted: bool
+    files: tuple[FileState, ...]
+
+    @property
+    def verdict(self) -> str:
+        """``ok``, ``DAMAGED (files)`` or ``INCOMPLETE (what is missing)``.
+
+        Missing downloads of a converted dataset are fine (loading needs only the converted
+        files); any damaged file or leftover partial download is not.
+        """
+        damaged = [f.path.name for f in self.files if f.state == "damaged"]
+        if damaged:
+            return f"DAMAGED ({', '.join(damaged)})"
+        missing = [f.path.name for f in self.files if f.state == "missing" and not self.converted]
+        partial = [f.path.name for f in self.files if f.state == "partial"]
+        gaps = ([f"missing {', '.join(missing)}"] if missing else []) + \
+               ([f"partial download {', '.join(partial)}"] if partial else [])
+        if not gaps and not self.converted:
+            gaps = ["downloaded, not converted"]
+        return f"INCOMPLETE ({'; '.join(gaps)})" if gaps else "ok"
+
+    @property
+    def ok(self) -> bool:
+        """Whether the dataset is complete and undamaged."""
+        return self.verdict == "ok"
+
+
+def verify(name: str, root: Path | None = None) -> CacheState:
+    """Re-check a dataset's downloads (and partial downloads) and its converted files."""
+    manifest = read_manifest(name, root)
+    files = []
+    for remote in REGISTRY[name].files.values():
+        path = download_path(remote, root)
+        part = partial_path(path)
+        if part.exists():
+            files.append(FileState(part, "partial", f"{part.stat().st_size} bytes left by an interrupted download"))
+        if not path.exists():
+            files.append(FileState(path, "missing", "not needed: the dataset is converted" if manifest else ""))
+        elif problem := verify_download(remote, path):
+            files.append(FileState(path, "damaged", problem.removeprefix(f"{path}: ")))
+        else:
+            files.append(FileState(path, "ok"))
+    for filename, sha in (manifest or {}).get("files", {}).items():
+        path = dataset_dir(name, root) / filename
+        problem = _check(path, sha)
+        files.append(FileState(path, "damaged", problem.removeprefix(f"{path}: ")) if problem
+                     else FileState(path, "ok"))
+    return CacheState(name, manifest is not None, tuple(files))
+
+
+def in_cache(name: str, root: Path | None = None) -> bool:
+    """Whether the cache holds anything of ``name``: its converted folder, or a download
+    (complete or partial) that no converted dataset uses (``mnist-t10k`` shares ``mnist``'s files)."""
+    if is_cached(name, root):
+        return True
+    used = {remote.name for other, dataset in REGISTRY.items() if other != name and is_cached(other, root)
+            for remote in dataset.files.values()}
+    return any(path.exists() for remote in REGISTRY[name].files.values() if remote.name not in used
+               for path in (download_path(remote, root), partial_path(download_path(remote, root))))
