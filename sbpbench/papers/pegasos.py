@@ -6,6 +6,10 @@ Figure 2 (Pegasos against Norma, with and without projection, and against SGD wi
 learning rates) and Figure 3 (the effect of the mini-batch size k), with the claims Section 5
 makes about them. The paper's figures use astro-ph, which is not publicly obtainable: ours use
 Reuters (linear kernel, lambda = 2e-4, as the paper's astro-ph runs).
+
+Norma (Kivinen, Smola, Williamson; :mod:`sbpbench.solvers.primal_sgd`) is SGD on the same
+objective with step p/(lambda sqrt(t)) and no projection; k is the number of examples of a
+Pegasos iteration (its mini-batch) and T the number of iterations.
 """
 
 from __future__ import annotations
