@@ -10,6 +10,7 @@ import pytest
 
 from sbpbench.errors import UserError
 from sbpbench.outputs import figures, report
+from sbpbench.papers import SHARED_RUNS, sbp, sgd
 from sbpbench.results import lookup
 from sbpbench.results.store import read_curves
 from scripts.promote_results import promote
@@ -80,10 +81,10 @@ def test_nu_verdict_differs_when_not_equal_at_three_digits(tmp_path):
 
 def test_sgd_verdicts():
     row = {"paper_epochs": 100, "epochs": 120.0, "rel_acc": 0.008}
-    assert report._sgd_verdict(row).startswith("matches")
-    assert report._sgd_verdict({**row, "rel_acc": 0.02}).startswith("differs")
-    assert report._sgd_verdict({**row, "epochs": 200.0}).startswith("differs")
-    assert report._sgd_verdict({"paper_epochs": None, "epochs": 5.0, "rel_acc": 0.001}).startswith("matches")
+    assert sgd._verdict(**row).startswith("matches")
+    assert sgd._verdict(**{**row, "rel_acc": 0.02}).startswith("differs")
+    assert sgd._verdict(**{**row, "epochs": 200.0}).startswith("differs")
+    assert sgd._verdict(paper_epochs=None, epochs=5.0, rel_acc=0.001).startswith("matches")
 
 
 def test_promoted_results_are_found_gzipped(tmp_path, monkeypatch):
@@ -92,7 +93,7 @@ def test_promoted_results_are_found_gzipped(tmp_path, monkeypatch):
     monkeypatch.setattr("scripts.promote_results.GZIP_ABOVE_BYTES", 10)
     dest = promote(run, tmp_path / "paper")
     assert (dest / "curves.csv.gz").is_file() and not (dest / "curves.csv").exists()
-    res = lookup.find_experiment(tmp_path / "paper", "ci-adult", figures.SHARED_RUNS)
+    res = lookup.find_experiment(tmp_path / "paper", "ci-adult", SHARED_RUNS)
     assert res.curves.equals(read_curves(REF / "ci-adult" / "curves.csv"))
     assert res.meta["run_id"] == "20260101-000000"
 
@@ -105,23 +106,23 @@ def test_committed_reproduction_md_is_generated_from_committed_results(monkeypat
 def test_nu_below_the_optimizers_resolution():
     """A with-bias nu on near-separable data is judged against the duality gap, and can differ."""
     resolved = {"mean_hinge": 1e-3, "duality_gap": 1e-9, "norm": 50.0}
-    assert report._below_resolution(resolved, 6.42e-11) is None  # hinge far above the gap: compare digits
+    assert sbp._below_resolution(resolved, 6.42e-11) is None  # hinge far above the gap: compare digits
     unresolved = {"mean_hinge": 7.5e-9, "duality_gap": 7.5e-9, "norm": 65.0}
-    assert report._below_resolution(unresolved, 6.42e-11).endswith("(consistent)")
-    assert report._below_resolution(unresolved, 1e-6).endswith("(differs)")
+    assert sbp._below_resolution(unresolved, 6.42e-11).endswith("(consistent)")
+    assert sbp._below_resolution(unresolved, 1e-6).endswith("(differs)")
 
 
 def test_section5_errors_match_within_the_printed_precision():
-    assert report._error_verdict(14.98, 15.0, 16281) == "matches"  # 15.0%: within 0.05 pp
-    assert report._error_verdict(0.45, 0.46, 10000) == "matches"  # one test point of 10000
-    assert report._error_verdict(0.50, 0.46, 10000) == "differs by +0.04 pp"
+    assert sbp._error_verdict(14.98, 15.0, 16281) == "matches"  # 15.0%: within 0.05 pp
+    assert sbp._error_verdict(0.45, 0.46, 10000) == "matches"  # one test point of 10000
+    assert sbp._error_verdict(0.50, 0.46, 10000) == "differs by +0.04 pp"
 
 
 def test_figure3_on_mnist_shows_the_sbp_runs_of_figure2(tmp_path):
     """SHARED_RUNS is sound: the committed Adult Figure 2 and Figure 3 runs of SBP (same problem
     and seed, separate experiments) are the same bit for bit, so Figure 3 on MNIST may show
     Figure 2's SBP runs instead of repeating them."""
-    adult = {name: lookup.find_experiment(ROOT / "results" / "paper", name, figures.SHARED_RUNS).curves
+    adult = {name: lookup.find_experiment(ROOT / "results" / "paper", name, SHARED_RUNS).curves
              for name in ("sbp-figure2-adult", "sbp-figure3-adult")}
     columns = [c for c in adult["sbp-figure2-adult"]
                if c in adult["sbp-figure3-adult"] and c not in ("experiment", "train_time_s")]
@@ -131,8 +132,8 @@ def test_figure3_on_mnist_shows_the_sbp_runs_of_figure2(tmp_path):
     root = tmp_path / "paper"
     _as_experiment(root, "sbp-figure2-mnist", ["ci-adult"])
     _as_experiment(root, "sbp-figure3-mnist", ["ci-kernel-solvers"])  # no SBP of its own
-    lender = lookup.find_experiment(root, "sbp-figure2-mnist", figures.SHARED_RUNS).curves
-    shared = lookup.find_experiment(root, "sbp-figure3-mnist", figures.SHARED_RUNS).curves
+    lender = lookup.find_experiment(root, "sbp-figure2-mnist", SHARED_RUNS).curves
+    shared = lookup.find_experiment(root, "sbp-figure3-mnist", SHARED_RUNS).curves
     lent = shared[shared["solver_name"] == "sbp"]
     assert set(lent["experiment"]) == {"sbp-figure3-mnist"}
     own = [c for c in lender if c != "experiment"]
@@ -142,7 +143,7 @@ def test_figure3_on_mnist_shows_the_sbp_runs_of_figure2(tmp_path):
 
     shutil.rmtree(root / "sbp-figure3-mnist")
     _as_experiment(root, "sbp-figure3-mnist", ["ci-adult"])  # SBP runs of its own: nothing is lent
-    assert len(lookup.find_experiment(root, "sbp-figure3-mnist", figures.SHARED_RUNS).curves) == len(lender)
+    assert len(lookup.find_experiment(root, "sbp-figure3-mnist", SHARED_RUNS).curves) == len(lender)
 
 
 def test_report_says_how_many_runs_each_curve_averages_and_how_to_complete_them():

@@ -4,7 +4,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from sbpbench.outputs.plotting import _draw_curve, figure3, first_epoch_end
+from sbpbench.outputs.plotting import _draw_curve, error_curves
+from sbpbench.results.curves import first_epoch_end
 
 
 def _rows(solver, x_col, xs, epochs, runs=2):
@@ -35,6 +36,6 @@ def test_first_epoch_end_and_dashes():
 def test_figure3_uses_inner_products(tmp_path):
     frame = pd.DataFrame(_rows("sbp", "kernel_evals", [10, 100, 1000], [0.1, 0.5, 1.0])
                          + _rows("fourier", "inner_products", [50, 100, 200], [0, 0, 0]))
-    written = figure3(frame, tmp_path / "figure3")
+    written = error_curves(frame, tmp_path / "figure3", "inner_products")
     assert [p.name for p in written] == ["figure3.png", "figure3.svg"]
     assert all(p.stat().st_size > 0 for p in written)

@@ -115,7 +115,3 @@ def find_experiment(root: str | Path, name: str,
             curves = pd.concat([lent, curves], ignore_index=True)
     return ExperimentResult(name, directory, curves, read_meta(directory))
 
-
-def final_rows(curves: pd.DataFrame) -> pd.DataFrame:
-    """The last checkpoint of every (solver, run)."""
-    return curves.sort_values("checkpoint").groupby(["solver", "run"], sort=False).tail(1)

@@ -1,0 +1,366 @@
+"""What a paper declares: its figures, printed numbers and claims, and the experiments that reproduce it.
+
+A paper module (:mod:`sbpbench.papers.sbp`, ...) declares one :class:`Paper` out of these types,
+as data. ``sbpbench report`` and ``sbpbench figures`` (:mod:`sbpbench.outputs`) only render what
+the papers declare; the verdicts are computed here, from the results, by the functions the
+declarations name. A verdict is one of: ``matches``; ``differs`` (and why); ``held`` or ``did
+not hold`` (a claim); ``not run yet`` (configured, too long for the machine the committed
+results were made on) or ``not run here`` (and why: usually data that cannot be obtained
+offline).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from sbpbench.results.lookup import ExperimentResult, find_experiment
+
+# ----------------------------------------------------------------------------- missing results
+
+
+@dataclass(frozen=True)
+class NotRun:
+    """Why an experiment's results may be missing: the verdict printed in their place.
+
+    ``text`` may name the experiment as ``{experiment}``.
+    """
+
+    text: str
+
+    def verdict(self, experiment: str) -> str:
+        """The reason, for ``experiment``."""
+        return self.text.replace("{experiment}", experiment)
+
+
+#: The reason for any experiment not declared otherwise.
+NO_RESULTS = NotRun("not run here: no committed results")
+
+
+def not_run_yet(why: str) -> NotRun:
+    """Configured, but not run on the machine the committed results were made on, because ``why``."""
+    return NotRun(f"not run yet: configured (configs/{{experiment}}.yaml); {why}")
+
+
+def needs_download(data: str) -> NotRun:
+    """Not run: the data ``data`` cannot be downloaded where the committed results were made."""
+    return NotRun(f"not run here: needs the {data} download (not available offline)")
+
+
+#: Experiments on full Adult: minutes to hours each on the shared 2-core machine.
+TOO_LONG = not_run_yet("too long for the shared 2-core machine, left for a longer run")
+
+
+class Results:
+    """The results of experiments under one root, each read once, and why some are missing.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path
+        A results tree (``results/paper``; see :func:`sbpbench.results.lookup.find_experiment`).
+    shared : Mapping
+        Runs experiments take from others, ``{experiment: (source, solver)}``.
+    not_run : Mapping
+        Why each declared experiment's results may be missing; others get :data:`NO_RESULTS`.
+    """
+
+    def __init__(self, root: str | Path, shared: Mapping[str, tuple[str, str]],
+                 not_run: Mapping[str, NotRun]) -> None:
+        self.root = Path(root)
+        self.shared = dict(shared)
+        self.not_run = not_run
+        self._read: dict[str, ExperimentResult | None] = {}
+
+    def get(self, experiment: str) -> ExperimentResult | None:
+        """The results of ``experiment`` (None when it has none)."""
+        if experiment not in self._read:
+            self._read[experiment] = find_experiment(self.root, experiment, self.shared)
+        return self._read[experiment]
+
+    def first(self, experiments: Iterable[str]) -> ExperimentResult | None:
+        """The results of the first of ``experiments`` that has some."""
+        return next((res for res in map(self.get, experiments) if res is not None), None)
+
+    def why_missing(self, experiment: str) -> str:
+        """The verdict printed in place of ``experiment``'s missing results."""
+        return self.not_run.get(experiment, NO_RESULTS).verdict(experiment)
+
+
+# ----------------------------------------------------------------------------- printed numbers and claims
+
+#: One row of a table, cell by cell.
+Cells = tuple[str, ...]
+
+
+@dataclass
+class Table:
+    """A table as the outputs print it: column headers and rows of text.
+
+    ``heading`` (a sub-heading) and ``note`` (a line) go above it when given.
+    """
+
+    headers: Cells
+    rows: list[Cells]
+    heading: str = ""
+    note: str = ""
+
+
+class TableSource(Protocol):
+    """Anything that makes a :class:`Table` from results."""
+
+    def table(self, results: Results) -> Table:
+        """The table, with our numbers and the verdicts."""
+        ...
+
+
+@dataclass(frozen=True)
+class Printed:
+    """A number a paper prints, next to ours: one row of a :class:`Numbers` table.
+
+    Parameters
+    ----------
+    what : str
+        What the number is (the row's first cell).
+    paper : str
+        The number as the paper prints it.
+    experiments : tuple of str
+        Where our number is read: the first of these experiments that has results (the
+        first is the one that reproduces it; the others are cheaper runs of the same problem).
+    measure : callable
+        ``measure(result) -> (ours, verdict)``: our number and the verdict, as text.
+    """
+
+    what: str
+    paper: str
+    experiments: tuple[str, ...]
+    measure: Callable[[ExperimentResult], tuple[str, str]]
+
+    def row(self, results: Results) -> Cells:
+        """The row: what, the paper's number, ours, the verdict."""
+        res = results.first(self.experiments)
+        if res is None:
+            return self.what, self.paper, "-", results.why_missing(self.experiments[0])
+        return self.what, self.paper, *self.measure(res)
+
+
+@dataclass(frozen=True)
+class NotReproduced:
+    """A number a paper prints that no experiment here can reproduce, and why."""
+
+    what: str
+    paper: str
+    why: str
+
+    def row(self, results: Results) -> Cells:
+        """The row: what, the paper's number, no number of ours, why."""
+        return self.what, self.paper, "-", self.why
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """A table of printed numbers next to ours."""
+
+    rows: tuple[Printed | NotReproduced, ...]
+
+    def table(self, results: Results) -> Table:
+        """One row per printed number."""
+        return Table(("what", "paper", "measured here", "verdict"), [r.row(results) for r in self.rows])
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim of a paper with its verdict function.
+
+    Parameters
+    ----------
+    what : str
+        The claim (the row's first cell).
+    check : callable
+        ``check(result) -> (held, measured)``: whether the claim held on one experiment's
+        results, and what was measured, as text.
+    paper : str
+        What the paper says: ``yes``, or ``not claimed`` for a claim checked where the paper
+        does not make it.
+    outcomes : tuple of str
+        The verdict when ``check`` says it held, and when not.
+    needs : tuple of str
+        The solvers (``solver_name``) whose runs ``check`` compares; a claim on results
+        without one of them is not checked.
+    """
+
+    what: str
+    check: Callable[[ExperimentResult], tuple[bool, str]]
+    paper: str = "yes"
+    outcomes: tuple[str, str] = ("held", "did not hold")
+    needs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ClaimsOn:
+    """Claims checked on the results of one experiment.
+
+    While the experiment has no results, one row named ``title`` stands for all of its claims;
+    without a title each claim has its own row.
+    """
+
+    experiment: str
+    claims: tuple[Claim, ...]
+    title: str = ""
+
+    def rows(self, results: Results) -> list[Cells]:
+        """One row per claim: the claim, the paper's word, what was measured, the verdict."""
+        res = results.get(self.experiment)
+        if res is None:
+            why = results.why_missing(self.experiment)
+            if self.title:
+                return [(self.title, "-", "-", why)]
+            return [(claim.what, claim.paper, "-", why) for claim in self.claims]
+        present = set(res.curves["solver_name"])
+        rows: list[Cells] = []
+        for claim in self.claims:
+            lacking = [name for name in claim.needs if name not in present]
+            if lacking:
+                why = f"not run here: {', '.join(lacking)} not in {self.experiment}'s results"
+                rows.append((claim.what, claim.paper, "-", why))
+                continue
+            held, measured = claim.check(res)
+            rows.append((claim.what, claim.paper, measured, claim.outcomes[0 if held else 1]))
+        return rows
+
+
+@dataclass(frozen=True)
+class Claims:
+    """A table of claims with their verdicts."""
+
+    groups: tuple[ClaimsOn, ...]
+
+    def table(self, results: Results) -> Table:
+        """The rows of every group, in order."""
+        rows = [row for group in self.groups for row in group.rows(results)]
+        return Table(("claim", "paper", "measured here", "verdict"), rows)
+
+
+@dataclass(frozen=True)
+class FiguresPage:
+    """Where a section also goes with the figures: ``<stem>.md`` and a part of ``index.html``."""
+
+    stem: str
+    heading: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section of REPRODUCTION.md: a heading naming where in the paper, a paragraph, tables."""
+
+    heading: str
+    tables: tuple[TableSource, ...]
+    intro: str = ""
+    figures_page: FiguresPage | None = None
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+@dataclass(frozen=True)
+class ErrorCurves:
+    """Test error (linear axis) against a cost (log axis): one panel per experiment, one line
+    per solver, the mean over runs with a one-standard-deviation band.
+
+    ``cost``: kernel evaluations, or d-dimensional inner products (kernel evaluations of kernel
+    solvers, ``inner_products`` of random Fourier features). ``zoom``: each panel's error axis
+    ends at a multiple of its largest final mean error.
+    """
+
+    cost: Literal["kernel_evals", "inner_products"] = "kernel_evals"
+    zoom: bool = False
+    dpi: int = 130
+
+
+@dataclass(frozen=True)
+class ObjectiveCurves:
+    """Primal objective against iterations (log-log): one panel per experiment, one line per
+    solver, the mean over runs with a one-standard-deviation band."""
+
+    dpi: int = 130
+
+
+@dataclass(frozen=True)
+class FinalAgainstParameter:
+    """The final primal objective against a solver parameter (log2 axis), mean and standard
+    deviation over runs: one panel per group of solvers (a label's text up to its first comma)."""
+
+    parameter: str
+    xlabel: str
+    dpi: int = 130
+
+
+#: The kinds of drawing a figure can be.
+Drawing = ErrorCurves | ObjectiveCurves | FinalAgainstParameter
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of a paper: the experiments it shows and how to draw them.
+
+    Parameters
+    ----------
+    stem : str
+        File name without suffix (``.png`` and ``.svg`` are written).
+    paper : str
+        Which figure of which paper (a heading on the figures page).
+    title : str
+        What it shows (under the heading).
+    label : str
+        The title drawn above its panels.
+    experiments : tuple of str
+        One panel (or set of panels) each, in order.
+    drawing : Drawing
+        The kind of drawing and its options.
+    substitutes : Mapping
+        ``{experiment: substitute}``: drawn in place of an experiment without results.
+    """
+
+    stem: str
+    paper: str
+    title: str
+    label: str
+    experiments: tuple[str, ...]
+    drawing: Drawing
+    substitutes: Mapping[str, str] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------- the paper
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper, as reproduced here.
+
+    Parameters
+    ----------
+    key : str
+        Short name; the configs that reproduce the paper are named ``<key>-*.yaml``.
+    citation : str
+        Authors, title, venue.
+    experiments : Mapping
+        The experiments (config names) that reproduce it, each with why its results may be missing.
+    figures : tuple of Figure
+        Its figures, in the order of the figures page.
+    sections : tuple of Section
+        Its sections of REPRODUCTION.md: printed numbers and claims.
+    verdict_rules : tuple of str
+        When its rows match, in words (for the head of REPRODUCTION.md).
+    shared_runs : Mapping
+        Runs an experiment takes from another instead of repeating them, ``{experiment:
+        (source, solver)}`` (see :func:`sbpbench.results.lookup.find_experiment`).
+    """
+
+    key: str
+    citation: str
+    experiments: Mapping[str, NotRun]
+    figures: tuple[Figure, ...] = ()
+    sections: tuple[Section, ...] = ()
+    verdict_rules: tuple[str, ...] = ()
+    shared_runs: Mapping[str, tuple[str, str]] = field(default_factory=dict)

@@ -1,0 +1,118 @@
+"""Statistics over result curves, shared by the papers' verdicts and the figures.
+
+A *curve* here is the rows of ``curves.csv`` of one solver: one row per checkpoint per run.
+Runs of one solver reach their checkpoints at slightly different costs, so a mean over runs is
+taken on a common grid, each run interpolated in the logarithm of the cost (kernel
+evaluations by default): :func:`mean_curve`, read back with :func:`value_at`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+#: Grid points per decade of the cost when averaging runs.
+GRID_PER_DECADE = 20
+
+#: A curve has settled once its mean test error stays within this fraction of its final value.
+SETTLED_WITHIN = 0.1
+
+
+def mean_curve(frame: pd.DataFrame, x: str = "kernel_evals",
+               y: str = "test_error") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and standard deviation over runs of ``y`` against ``x`` on a common log grid.
+
+    The grid spans the range of ``x`` every run covers, :data:`GRID_PER_DECADE` points per decade.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of one solver (several runs).
+    x, y : str
+        Column names.
+
+    Returns
+    -------
+    grid, mean, std : numpy.ndarray
+        Empty arrays when no run has a positive ``x``.
+    """
+    curves = []
+    for _, run in frame.groupby("run"):
+        run = run[run[x] > 0].sort_values(x)
+        if len(run):
+            curves.append((np.log10(run[x].to_numpy(float)), run[y].to_numpy(float)))
+    if not curves:
+        return np.array([]), np.array([]), np.array([])
+    lo = max(c[0][0] for c in curves)
+    hi = min(c[0][-1] for c in curves)
+    if hi <= lo:
+        grid = np.array([hi])
+    else:
+        grid = np.linspace(lo, hi, max(2, int((hi - lo) * GRID_PER_DECADE) + 1))
+    values = np.array([np.interp(grid, cx, cy) for cx, cy in curves])
+    return 10.0**grid, values.mean(axis=0), values.std(axis=0)
+
+
+def value_at(grid: np.ndarray, mean: np.ndarray, x: float) -> float:
+    """A mean curve of :func:`mean_curve` at ``x``, interpolated in log ``x`` (constant beyond its ends)."""
+    return float(np.interp(np.log10(x), np.log10(grid), mean))
+
+
+def final_rows(curves: pd.DataFrame) -> pd.DataFrame:
+    """The last checkpoint of every (solver, run)."""
+    return curves.sort_values("checkpoint").groupby(["solver", "run"], sort=False).tail(1)
+
+
+def first_epoch_end(frame: pd.DataFrame, x: str = "kernel_evals") -> float | None:
+    """Mean over runs of ``x`` at the first checkpoint with ``epoch >= 1`` (None if no run gets there)."""
+    ends = [run.loc[run["epoch"] >= 1, x].min() for _, run in frame.groupby("run")]
+    ends = [e for e in ends if np.isfinite(e) and e > 0]
+    return float(np.mean(ends)) if ends else None
+
+
+def settle_point(frame: pd.DataFrame) -> float:
+    """Where a solver's mean test error settles, as a fraction of its log kernel-evaluation range.
+
+    The point where the mean curve enters and then stays within :data:`SETTLED_WITHIN` of its
+    final value: 0 when it never leaves that band, 1 when it enters it only at the end.
+    """
+    g, m, _ = mean_curve(frame)
+    outside = np.flatnonzero(np.abs(m - m[-1]) > SETTLED_WITHIN * m[-1])
+    k = min(int(outside[-1]) + 1, len(g) - 1) if outside.size else 0
+    return float((np.log(g[k]) - np.log(g[0])) / (np.log(g[-1]) - np.log(g[0])))
+
+
+def mean_before(frame: pd.DataFrame, limit: float, x: str = "train_time_s", y: str = "test_error") -> float:
+    """Mean over runs of ``y`` at each run's last checkpoint with ``x <= limit``.
+
+    A run with no such checkpoint counts as NaN and is left out; NaN when every run is.
+    """
+    values = []
+    for _, run in frame.groupby("run"):
+        before = run[run[x] <= limit]
+        values.append(before[y].iloc[-1] if len(before) else np.nan)
+    return float(np.nanmean(values)) if not np.all(np.isnan(values)) else float("nan")
+
+
+def finals_by_parameter(curves: pd.DataFrame, parameter: str) -> pd.DataFrame:
+    """:func:`final_rows` with the value of an integer solver parameter and the solver's group.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of solvers that differ in ``parameter`` (read from the ``params`` column,
+        ``name=value`` pairs).
+    parameter : str
+        The parameter's name, e.g. ``mini_batch``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The final rows, with a float column named ``parameter`` and a column ``group``: the
+        solver label up to its first comma (``"T fixed, k=4"`` is in group ``"T fixed"``).
+    """
+    last = final_rows(curves)
+    value = last["params"].str.extract(rf"{re.escape(parameter)}=(\d+)")[0].astype(float)
+    return last.assign(**{parameter: value, "group": last["solver"].str.split(",").str[0]})

@@ -1,0 +1,249 @@
+"""The papers as data: the declaration types, their verdicts, the statistics over curves they use,
+and the drawings a figure declaration names."""
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sbpbench import papers
+from sbpbench.outputs import figures, markdown, plotting, report
+from sbpbench.papers.declarations import (
+    NO_RESULTS,
+    Claim,
+    Claims,
+    ClaimsOn,
+    ErrorCurves,
+    Figure,
+    FinalAgainstParameter,
+    NotReproduced,
+    Numbers,
+    ObjectiveCurves,
+    Printed,
+    Results,
+    Section,
+    Table,
+    needs_download,
+    not_run_yet,
+)
+from sbpbench.results.curves import final_rows, finals_by_parameter, mean_before, mean_curve, settle_point, value_at
+from sbpbench.results.lookup import ExperimentResult
+
+ROOT = Path(__file__).resolve().parents[1]
+REF = ROOT / "results" / "reference"
+REF_RUNS = pd.read_csv(REF / "ci-adult" / "curves.csv")["run"].nunique()
+
+
+def _experiment(root: Path, name: str, source: str) -> None:
+    """The reference runs ``source`` as the committed results of experiment ``name``."""
+    folder = root / name
+    folder.mkdir(parents=True)
+    pd.read_csv(REF / source / "curves.csv").assign(experiment=name).to_csv(folder / "curves.csv", index=False)
+    (folder / "meta.json").write_text((REF / source / "meta.json").read_text())
+
+
+@pytest.fixture()
+def results(tmp_path) -> Results:
+    """``ci-adult`` (SBP and Pegasos) as experiment ``exp-a``; ``exp-b`` declared, not run."""
+    _experiment(tmp_path, "exp-a", "ci-adult")
+    return Results(tmp_path, {}, {"exp-b": not_run_yet("too long"), "exp-c": needs_download("Forest")})
+
+
+def test_results_say_why_an_experiment_is_missing(results):
+    assert results.get("exp-a").name == "exp-a" and results.get("exp-b") is None
+    assert results.get("exp-a") is results.get("exp-a")  # read once
+    assert results.first(["exp-b", "exp-a"]).name == "exp-a"
+    assert results.why_missing("exp-b") == "not run yet: configured (configs/exp-b.yaml); too long"
+    assert results.why_missing("exp-c") == "not run here: needs the Forest download (not available offline)"
+    assert results.why_missing("exp-z") == NO_RESULTS.text == "not run here: no committed results"
+
+
+def _final_sbp_error(res) -> tuple[str, str]:
+    rows = final_rows(res.curves[res.curves["solver_name"] == "sbp"])
+    return f"{100 * rows['test_error'].mean():.2f}%", "measured"
+
+
+def test_printed_numbers_are_read_from_the_first_experiment_with_results(results):
+    ours = _final_sbp_error(results.get("exp-a"))[0]
+    table = Numbers((
+        Printed("stand-in", "1%", ("exp-b", "exp-a"), _final_sbp_error),
+        Printed("missing", "2%", ("exp-b", "exp-z"), _final_sbp_error),
+        NotReproduced("impossible", "3%", "not run here: no such data"),
+    )).table(results)
+    assert table.headers == ("what", "paper", "measured here", "verdict")
+    assert table.rows == [("stand-in", "1%", ours, "measured"),
+                          ("missing", "2%", "-", "not run yet: configured (configs/exp-b.yaml); too long"),
+                          ("impossible", "3%", "-", "not run here: no such data")]
+
+
+def _sbp_runs(res) -> tuple[bool, str]:
+    runs = res.curves.loc[res.curves["solver_name"] == "sbp", "run"].nunique()
+    return runs >= 2, f"{runs} runs"
+
+
+def test_claims_get_their_verdicts_and_a_row_per_claim_or_group_when_results_are_missing(results):
+    claims = (Claim("SBP ran twice", _sbp_runs, needs=("sbp",)),
+              Claim("SBP ran twice, observed", _sbp_runs, paper="not claimed", outcomes=("twice", "once")),
+              Claim("SBP below SMO", _sbp_runs, needs=("sbp", "smo", "sdca")),
+              Claim("inverted", lambda res: (not _sbp_runs(res)[0], "x")))
+    table = Claims((ClaimsOn("exp-a", claims), ClaimsOn("exp-b", claims, title="claims on b"),
+                    ClaimsOn("exp-c", claims[:2]))).table(results)
+    runs = f"{REF_RUNS} runs"
+    assert table.headers == ("claim", "paper", "measured here", "verdict")
+    assert table.rows == [
+        ("SBP ran twice", "yes", runs, "held"),
+        ("SBP ran twice, observed", "not claimed", runs, "twice"),
+        ("SBP below SMO", "yes", "-", "not run here: smo, sdca not in exp-a's results"),
+        ("inverted", "yes", "x", "did not hold"),
+        ("claims on b", "-", "-", "not run yet: configured (configs/exp-b.yaml); too long"),
+        ("SBP ran twice", "yes", "-", "not run here: needs the Forest download (not available offline)"),
+        ("SBP ran twice, observed", "not claimed", "-",
+         "not run here: needs the Forest download (not available offline)"),
+    ]
+
+
+
+class _Noted:
+    """A table source with a sub-heading and a note."""
+
+    def table(self, results: Results) -> Table:
+        return Table(("a", "b"), [("1", "2"), ("3", "4")], heading="Part 1", note="A note.")
+
+
+def test_markdown_of_a_section(results):
+    section = Section("Paper, Table 9", (_Noted(), Numbers((NotReproduced("x", "1", "why"),))), intro="Intro.")
+    assert markdown.section(section, results) == (
+        "## Paper, Table 9\n\nIntro.\n\n### Part 1\n\nA note.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\n"
+        "| what | paper | measured here | verdict |\n|---|---|---|---|\n| x | 1 | - | why |")
+
+
+def _with(monkeypatch, paper) -> None:
+    """Make ``paper`` one of the papers, after the others."""
+    monkeypatch.setattr(papers, "PAPERS", (*papers.PAPERS, paper))
+
+
+def test_a_declared_claim_is_reported(monkeypatch, tmp_path):
+    _experiment(tmp_path, "sbp-figure2-adult", "ci-adult")
+    claim = Claim("SBP ran at least twice", _sbp_runs, needs=("sbp",))
+    section = Section("A paper, Section 1: a claim", (Claims((ClaimsOn("sbp-figure2-adult", (claim,)),)),))
+    _with(monkeypatch, dataclasses.replace(papers.sgd.PAPER, key="new", sections=(section,)))
+    text = report.build(tmp_path)
+    assert f"## A paper, Section 1: a claim\n\n| claim | paper | measured here | verdict |\n|---|---|---|---|\n" \
+           f"| SBP ran at least twice | yes | {REF_RUNS} runs | held |" in text
+
+
+def test_a_declared_figure_is_drawn_with_its_kind_of_drawing(monkeypatch, tmp_path):
+    root = tmp_path / "paper"
+    _experiment(root, "lin", "ci-linear")
+    _experiment(root, "ker", "ci-kernel-solvers")
+    figure = Figure("new-figure", "A paper, Figure 1", "objective", "A paper, Figure 1", ("lin", "none", "gone"),
+                    ObjectiveCurves(dpi=50), {"none": "ker"})
+    _with(monkeypatch, dataclasses.replace(papers.sgd.PAPER, key="new", figures=(figure,)))
+    drawn = {d.figure.stem: d for d in figures.draw_all(root, tmp_path / "out")}
+    new = drawn["new-figure"]
+    assert [p.name for p in new.files] == ["new-figure.png", "new-figure.svg"]
+    assert [r.name for r in new.used] == ["lin", "ker"]
+    assert new.missing == ["none (drawn: the substitute ker)", "gone"]
+    assert "<h2>A paper, Figure 1</h2><p>objective</p>" in (tmp_path / "out" / "index.html").read_text()
+
+
+@pytest.fixture()
+def drawn_figures(monkeypatch):
+    """The figures each drawing saves, as (titles of its panels, its title)."""
+    saved = []
+    real = plotting.save_figure
+
+    def save(fig, stem, dpi=130):
+        saved.append(([ax.get_title() for ax in fig.axes], fig.get_suptitle(), dpi))
+        return real(fig, stem, dpi)
+
+    monkeypatch.setattr(plotting, "save_figure", save)
+    return saved
+
+
+def _by_k(groups=("T fixed", "kT fixed"), ks=(1, 2, 4), runs=2) -> pd.DataFrame:
+    rows = []
+    for group in groups:
+        for k in ks:
+            for run in range(runs):
+                for checkpoint in range(2):
+                    rows.append({"experiment": "e", "dataset": "reuters", "solver": f"{group}, k={k}",
+                                 "solver_name": "pegasos", "params": f"mini_batch={k}", "run": run,
+                                 "checkpoint": checkpoint, "iteration": 10 * (checkpoint + 1),
+                                 "primal_objective": 1.0 / k + 0.1 * run + (1 - checkpoint)})
+    return pd.DataFrame(rows)
+
+
+def test_final_against_parameter_draws_a_panel_per_group(tmp_path, drawn_figures):
+    frame = _by_k()
+    written = figures.draw(Figure("f", "p", "t", "Figure 3", ("e",), FinalAgainstParameter("mini_batch", "k", 80)),
+                           [ExperimentResult("e", tmp_path, frame, {})], tmp_path / "f")
+    assert [p.name for p in written] == ["f.png", "f.svg"]
+    assert drawn_figures == [(["T fixed (reuters)", "kT fixed (reuters)"], "Figure 3", 80)]
+
+
+def test_objective_and_error_curves_draw_a_panel_per_experiment(tmp_path, drawn_figures):
+    a = _by_k(groups=("g",)).assign(experiment="a", test_error=0.2, kernel_evals=lambda f: f["iteration"])
+    curves = pd.concat([a, a.assign(experiment="b", dataset="adult")], ignore_index=True)
+    plotting.objective_curves(curves, tmp_path / "o", "objective")
+    assert plotting.error_curves(curves, tmp_path / "e", zoom=True) != []
+    assert plotting.error_curves(curves.assign(kernel_evals=0), tmp_path / "none") == []
+    assert drawn_figures == [(["a (reuters)", "b (adult)"], "objective", 130),
+                             (["a (reuters)", "b (adult)"], "", 130)]
+
+
+def test_every_declared_figure_names_an_experiment_of_its_paper():
+    for paper in papers.PAPERS:
+        for figure in paper.figures:
+            assert set(figure.experiments) | set(figure.substitutes.values()) <= set(paper.experiments), figure.stem
+            assert isinstance(figure.drawing, ErrorCurves | ObjectiveCurves | FinalAgainstParameter)
+
+
+# ----------------------------------------------------------------------------- statistics over curves
+
+
+def _runs(values_by_run: dict[int, list[float]], x: list[float], column: str = "test_error") -> pd.DataFrame:
+    return pd.DataFrame([{"run": run, "checkpoint": i, "kernel_evals": xi, "train_time_s": xi, column: v}
+                         for run, values in values_by_run.items() for i, (xi, v) in enumerate(zip(x, values))])
+
+
+def test_mean_curve_and_value_at():
+    frame = _runs({0: [0.4, 0.2, 0.1], 1: [0.6, 0.4, 0.3]}, [10, 100, 1000])
+    grid, mean, std = mean_curve(frame)
+    assert grid[0] == 10 and grid[-1] == pytest.approx(1000) and len(grid) == 41  # 20 per decade
+    assert value_at(grid, mean, 100) == pytest.approx(0.3) and value_at(grid, std, 100) == pytest.approx(0.1)
+    assert value_at(grid, mean, 1e6) == pytest.approx(0.2)  # constant beyond the end
+
+
+def test_final_rows_and_finals_by_parameter():
+    last = finals_by_parameter(_by_k(), "mini_batch")
+    assert len(last) == 12 and set(last["checkpoint"]) == {1}
+    assert final_rows(_by_k()).equals(last.drop(columns=["mini_batch", "group"]))
+    t_fixed = last[last["group"] == "T fixed"].groupby("mini_batch")["primal_objective"].mean()
+    assert t_fixed.to_dict() == pytest.approx({1.0: 1.05, 2.0: 0.55, 4.0: 0.3})
+
+
+def test_mean_before_and_settle_point():
+    frame = _runs({0: [0.5, 0.3, 0.1], 1: [0.7, 0.5, 0.3]}, [1, 10, 100])
+    assert mean_before(frame, 10) == pytest.approx(0.4)
+    assert np.isnan(mean_before(frame, 0.5))
+    assert settle_point(frame) > 0.9  # still moving near the end
+    flat = _runs({0: [0.2, 0.2, 0.2]}, [1, 10, 100])
+    assert settle_point(flat) == 0.0
+    late = _runs({0: [0.5, 0.5, 0.201, 0.2]}, [1, 10, 100, 1000])
+    assert settle_point(late) == pytest.approx(2 / 3, abs=0.03)  # within 10% from 100 on
+
+
+def test_report_reads_the_configs_of_the_checkout_wherever_it_runs(monkeypatch, tmp_path):
+    root = tmp_path / "paper"
+    _experiment(root, "sbp-figure2-adult", "ci-adult")
+    monkeypatch.chdir(tmp_path)  # no configs/ here
+    rows = {row[0]: row for row in report.experiment_rows(papers.results(root))}
+    assert list(rows) == papers.experiments()
+    assert rows["sbp-figure2-adult"][1] == ("SBP paper Figure 2 (Adult), SBP vs Pegasos, SDCA, SMO, Perceptron "
+                                            "(100 epochs), 10 runs")
+    assert rows["sbp-libsvm-forest"][1:] == ("SBP (with bias) vs LIBSVM on Forest, Section 5 runtime comparison", "-",
+                                             "not run here: needs the Forest/Covertype download (not available "
+                                             "offline)")
