@@ -111,7 +111,8 @@ def build(root: str | Path = papers.PAPER_RESULTS) -> str:
         "# Reproduction of the papers' numbers",
         f"Written by `sbpbench report` from the results in `{results.root}/`; every "
         "number under 'measured here' is read from those results (meta.json, curves.csv), the papers' numbers "
-        "from the tables in `sbpbench/report.py`. Figures: `figures/index.html` (`sbpbench figures`).",
+        "from the declarations in `sbpbench/papers/` (one module per paper). Figures: `figures/index.html` "
+        "(`sbpbench figures`).",
         "Verdicts: *matches*; *differs* (with why); *not run yet* (configured, left for a longer run); "
         "*not run here* (with why)." + (f" {rules}." if rules else "") + " Seconds are never a verdict "
         "(different machines).",
