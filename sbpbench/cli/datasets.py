@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import click
 
-from sbpbench.data import cache
-from sbpbench.data.cache import cache_dir
-from sbpbench.data.fetch import MIRROR_ENV, FetchOptions, mirror_root, recorded_sha256
-from sbpbench.data.registry import REGISTRY
 from sbpbench.errors import UserError
+
+# The data modules (numpy, scipy, requests) are imported by each command, so that
+# `sbpbench --help` starts fast.
 
 
 def _names(names: tuple[str, ...]) -> list[str]:
+    from sbpbench.data.registry import REGISTRY
+
     unknown = [n for n in names if n not in REGISTRY]
     if unknown:
         raise UserError(f"unknown dataset {unknown[0]!r} (valid: {', '.join(REGISTRY)})")
@@ -39,6 +40,10 @@ def datasets() -> None:
 @datasets.command("list")
 def list_() -> None:
     """Every dataset: source, train/test sizes, features, task, cached or not, size on disk."""
+    from sbpbench.data import cache
+    from sbpbench.data.cache import cache_dir
+    from sbpbench.data.registry import REGISTRY
+
     click.echo(f"cache: {cache_dir().resolve()}")
     click.echo(f"{'name':<15} {'train':>7} {'test':>7} {'features':>8}  {'cached':<6} {'size':>9}  task; source")
     for name, dataset in REGISTRY.items():
@@ -49,10 +54,13 @@ def list_() -> None:
 
 @datasets.command()
 @click.argument("names", nargs=-1, required=True)
-@click.option("--mirror", metavar="URL", help=f"Fetch every file as URL/<file name> (default ${MIRROR_ENV}).")
+@click.option("--mirror", metavar="URL", help="Fetch every file as URL/<file name> (default $SBPBENCH_MIRROR).")
 @click.option("--force", is_flag=True, help="Convert again even when cached.")
 def fetch(names: tuple[str, ...], mirror: str | None, force: bool) -> None:
     """Download, verify, convert and cache NAMES (see `sbpbench datasets list`)."""
+    from sbpbench.data import cache
+    from sbpbench.data.fetch import FetchOptions, mirror_root
+
     options = FetchOptions(mirror=mirror_root(mirror))
     for name in _names(names):
         folder = cache.prepare(name, options, force=force)
@@ -63,6 +71,11 @@ def fetch(names: tuple[str, ...], mirror: str | None, force: bool) -> None:
 @click.argument("name")
 def info(name: str) -> None:
     """Provenance, checksums, conversion and cache paths of NAME."""
+    from sbpbench.data import cache
+    from sbpbench.data.cache import cache_dir
+    from sbpbench.data.fetch import recorded_sha256
+    from sbpbench.data.registry import REGISTRY
+
     dataset = REGISTRY[_names((name,))[0]]
     root = cache_dir().resolve()
     click.echo(f"{dataset.name}: {dataset.description}\n  task: {dataset.task}\n  source: {dataset.origin}")
@@ -96,6 +109,10 @@ def verify(names: tuple[str, ...]) -> None:
     missing, partial: a .part file left by an interrupted download, damaged). Exit code 2
     when a dataset is damaged or incomplete.
     """
+    from sbpbench.data import cache
+    from sbpbench.data.cache import cache_dir
+    from sbpbench.data.registry import REGISTRY
+
     bad = []
     names_checked = _names(names) or [name for name in REGISTRY if cache.in_cache(name)]
     for name in names_checked:
