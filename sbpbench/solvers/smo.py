@@ -17,9 +17,10 @@ LIBSVM's ``Solver::select_working_set`` (WSS2) and two-variable update of ``Solv
   LIBSVM's case analysis, and ``G += Q_i d_i + Q_j d_j``.
 
 Kernel rows are float64 (LIBSVM caches float32 rows), so iterates agree with LIBSVM's up to
-rounding, not bit for bit. Tie rules are LIBSVM's: the last index wins both arg-max (``>=``) and arg-min (``<=``). The bias is
-LIBSVM's ``-rho`` (``Solver::calculate_rho``: the mean of ``y_t G_t`` over free variables, else the
-midpoint of its bounds), so ``f(x) = sum_t alpha_t y_t K(x_t, x) + b``.
+rounding, not bit for bit. Tie rules are LIBSVM's: the last index wins both arg-max (``>=``)
+and arg-min (``<=``). The bias is LIBSVM's ``-rho`` (``Solver::calculate_rho``: the mean of
+``y_t G_t`` over free variables, else the midpoint of its bounds), so
+``f(x) = sum_t alpha_t y_t K(x_t, x) + b``.
 
 Without bias there is no equality constraint, so the working set is one coordinate, chosen by the
 same second-order rule. Moving ``alpha_t`` by ``d`` changes ``f`` by ``G_t d + a_t d^2 / 2`` with
@@ -79,9 +80,10 @@ Rows come through the kernel's LRU row cache (``cache_mb`` of the kernel spec, L
 else only its ``a`` entries are computed, and not cached: LIBSVM caches such partial rows (the
 first ``a`` entries of its permuted order) and extends them later, which needs the active set to
 be a prefix of a permuted order. So ``kernel_evals`` (rows as the algorithm requests them) is
-unaffected by this choice, while ``kernel_evals_computed`` can exceed what LIBSVM's cache computes. A snapshot taken while
-variables are shrunk rebuilds their ``Q alpha`` from ``G_bar`` and the free variables for
-measurement only (``eval_kernel_evals``); it does not change the iterate.
+unaffected by this choice, while ``kernel_evals_computed`` can exceed what LIBSVM's cache
+computes. A snapshot taken while variables are shrunk rebuilds their ``Q alpha`` from
+``G_bar`` and the free variables for measurement only (``eval_kernel_evals``); it does not
+change the iterate.
 
 One iteration is one working-set update; ``advance`` returns True once the stopping rule holds.
 Snapshot columns besides the objectives (:func:`~sbpbench.solvers.dual.dual_snapshot`):
