@@ -106,7 +106,7 @@ def test_windowed_water_level_keeps_the_trajectory_bitwise(adult_small, monkeypa
     """The level searched near the last one samples exactly what the full selection samples.
 
     With a bias the windows are gathered in the update's pass; the reference run also
-    updates the responses by the separate ``_add_row``.
+    updates the responses by the separate ``add_row_and_sum``.
     """
     train = adult_small[0]
     problem = make_problem((train.take(np.arange(min(400, train.n))), adult_small[1]), nu=0.02, lam=1e-3)
@@ -127,7 +127,7 @@ def test_windowed_water_level_keeps_the_trajectory_bitwise(adult_small, monkeypa
         gather = sbp_module.gather_class_windows
 
         def update_apart(classes, c, low, high, buf, where, row, step, acc, weight):
-            sbp_module._add_row(c, acc, problem.y, row, step, weight)
+            sbp_module.add_row_and_sum(c, acc, problem.y, row, step, weight)
             return gather(classes, c, low, high, buf, where)
 
         monkeypatch.setattr(sbp_module, "gather_class_windows", update_apart)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sbpbench.solvers import SOLVERS
-from sbpbench.solvers.sdca import DRAW_CHUNK
+from sbpbench.solvers.sampling import DRAW_CHUNK
 from tests._kernel_data import gram, make_problem, run_to_end, unbiased_optimum
 
 

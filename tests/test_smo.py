@@ -3,13 +3,12 @@
 import numpy as np
 import pytest
 
-from sbpbench.solvers import SOLVERS
-from sbpbench.solvers.smo import _pair_step, _select_single
+from sbpbench.solvers.smo import SMO, SMOParams, _pair_step, _select_single
 from tests._kernel_data import biased_optimum, make_problem, run_to_end, unbiased_optimum
 
 
 def smo(problem, eps=1e-8):
-    return SOLVERS["smo"](problem, np.random.default_rng(0), eps=eps)
+    return SMO(problem, np.random.default_rng(0), SMOParams(eps=eps))
 
 
 @pytest.mark.parametrize("name", ["adult", "reuters", "w8a"])
