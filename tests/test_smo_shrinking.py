@@ -104,7 +104,7 @@ def test_kernel_evals_follow_the_shrinking_cost_model(bias, lam_n, rows):
                       for a_r, f in s.reconstructions[logged:])
         assert k.kernel_evals - evals_before == rows * a + bar + rebuild
         expected += rows * a + bar + rebuild
-    assert k.kernel_evals == k.kernel_evals_computed == expected  # no cache
+    assert k.kernel_evals == k.kernel_evals_computed == s.expected_kernel_evals() == expected  # no cache
     assert s.reconstructions and min(a_r for a_r, _ in s.reconstructions) < n
     if bias:
         assert crossings_while_shrunk > 0  # the G_bar term was exercised

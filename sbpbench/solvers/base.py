@@ -249,7 +249,9 @@ class Solver(Generic[P]):
     ``counts_kernel_evals = False``: their kernel evaluation columns are written as unknown
     (NaN) and their log-spaced checkpoints are placed in iterations instead. Solvers whose
     step is a whole fit from scratch (the references) set ``one_step_per_advance``, so that
-    every fit gets its checkpoint.
+    every fit gets its checkpoint. Solvers whose step is a whole pass or fit that may go past
+    the iteration limit (SGD-s, SGD-m, LIBLINEAR) set ``stops_at_iteration_limit = False``
+    and say by how much in their docstring; the others stop exactly at it.
 
     Attributes
     ----------
@@ -269,6 +271,7 @@ class Solver(Generic[P]):
     kernels: ClassVar[tuple[str, ...]] = ("gaussian", "linear")
     counts_kernel_evals: ClassVar[bool] = True
     one_step_per_advance: ClassVar[bool] = False
+    stops_at_iteration_limit: ClassVar[bool] = True
 
     @classmethod
     def refuse(cls, kind: ProblemKind, params: P) -> str | None:
@@ -374,8 +377,8 @@ class Solver(Generic[P]):
         ----------
         iterations : float
             Iterations the limits still allow (at least 1; infinity without a limit). A step
-            that does several iterations stops at this many (solvers that work in whole passes
-            say in their docstring that they overshoot).
+            that does several iterations does at most this many, unless the solver declares
+            ``stops_at_iteration_limit = False``.
         kernel_evals : float
             Kernel evaluations the limits still allow (positive; infinity without a limit). A
             step that does several iterations starts none once they are spent.

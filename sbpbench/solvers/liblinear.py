@@ -78,6 +78,7 @@ class LibLinear(LinearSolver[LibLinearParams]):
     Params = LibLinearParams
     supports_bias = True
     one_step_per_advance = True
+    stops_at_iteration_limit = False  # a fit adds its n_iter_ * n iterations
 
     @classmethod
     def refuse(cls, kind: ProblemKind, params: LibLinearParams) -> str | None:

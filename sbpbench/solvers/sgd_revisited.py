@@ -213,6 +213,8 @@ PS = TypeVar("PS", bound=SGDSParams)
 class _Passes(_Revisited[PS]):
     """SGD-s and SGD-m: whole passes over fresh permutations, and the paper's stopping test."""
 
+    stops_at_iteration_limit = False  # a pass is n iterations, whatever the limit
+
     def __init__(self, problem: Problem, rng: np.random.Generator, params: PS | None = None):
         super().__init__(problem, rng, params)
         self.passes = 0
