@@ -444,7 +444,8 @@ def gather_class_windows(classes, c, low, high, buf, where, row=None, step=0.0, 
     indices into ``where``, positives from the front and negatives from the back. With
     ``row`` given, each response is first updated as SBP does (``c += step * y * row`` and
     ``acc += weight * step * y * row`` with ``y = +1`` or ``-1`` the class, the arithmetic
-    of ``sbp._add_row``), so that an iteration reads its responses once.
+    of :func:`~sbpbench.solvers.responses.add_row_and_sum`), so that an iteration reads its
+    responses once.
 
     Class by class, and with selects instead of branches except for the rare responses
     inside a window: whether a response lies below or above its window follows no pattern,
