@@ -59,7 +59,7 @@ PARTS = {
         ("water_level_near", "water_level", "level_from_windows", "water_level_bias", "count_below_and_at"),
     "sampling from p*": ("sample_below", "nth_lowest_in_class"),
     "response + running-sum update (with a bias: and gathering the next windows)":
-        ("_add_row", "gather_class_windows"),
+        ("add_row_and_sum", "gather_class_windows"),
 }
 
 

@@ -3,6 +3,7 @@
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -13,8 +14,8 @@ from sbpbench.execution.sweep import run_experiments
 from sbpbench.experiment import config
 from sbpbench.results.store import read_curves
 from sbpbench.solvers import SOLVERS
-from sbpbench.solvers.base import Param
-from sbpbench.solvers.sbp import SBP
+from sbpbench.solvers.base import param
+from sbpbench.solvers.sbp import SBP, SBPParams
 from tests.cli_runner import sbpbench
 
 CONFIG = """
@@ -29,15 +30,20 @@ seed: {seed}
 """
 
 
+@dataclass(frozen=True)
+class KillerParams(SBPParams):
+    marker: str = param("", "file created just before the process dies")
+
+
 class Killer(SBP):
     """SBP that kills its own worker process half way through a run, unless ``marker`` exists (test only)."""
 
     name = "killer"
-    params = {**SBP.params, "marker": Param(str, "", "file created just before the process dies")}
+    Params = KillerParams
 
     def advance(self, max_iterations, max_kernel_evals, deadline):
-        if self.iteration >= self.n // 2 and not os.path.exists(self.marker):
-            Path(self.marker).touch()
+        if self.iteration >= self.n // 2 and not os.path.exists(self.params.marker):
+            Path(self.params.marker).touch()
             os._exit(1)
         return super().advance(max_iterations, max_kernel_evals, deadline)
 

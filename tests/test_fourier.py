@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
-from sbpbench.solvers.fourier import Fourier, fourier_features
+from sbpbench.solvers.fourier import Fourier, FourierParams, fourier_features
 from tests.adult_rows import adult, adult_problem
 
 SIGMA2 = 10.0
@@ -27,7 +27,7 @@ def test_features_approximate_gaussian_kernel():
 def test_inner_products_count_and_doubling():
     n = 120
     problem = adult_problem(n, seed=2, test=30, lam=1.0 / n)
-    solver = Fourier(problem, np.random.default_rng(0), max_pairs=8)
+    solver = Fourier(problem, np.random.default_rng(0), FourierParams(max_pairs=8))
     assert not solver.counts_kernel_evals
     done = False
     for t in range(1, 5):
@@ -42,7 +42,7 @@ def test_inner_products_count_and_doubling():
     assert solver.iteration == 4
     assert problem.kernel.kernel_evals == 0 and problem.kernel.eval_kernel_evals == 0
     # a budget in kernel evaluations applies to inner products
-    solver = Fourier(problem, np.random.default_rng(0), max_pairs=8)
+    solver = Fourier(problem, np.random.default_rng(0), FourierParams(max_pairs=8))
     assert solver.advance(10, 3 * n, np.inf)
     assert solver.snapshot().extra["inner_products"] == 4 * n
 
@@ -50,7 +50,7 @@ def test_inner_products_count_and_doubling():
 def test_many_features_reach_the_kernel_svm():
     n = 300
     problem = adult_problem(n, seed=4, test=2000, lam=1.0 / n, bias=True)
-    solver = Fourier(problem, np.random.default_rng(1), max_pairs=2048)
+    solver = Fourier(problem, np.random.default_rng(1), FourierParams(max_pairs=2048))
     while not solver.advance(solver.iteration + 1, np.inf, np.inf):
         pass
     assert solver.pairs == 2048

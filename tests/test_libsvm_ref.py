@@ -12,8 +12,7 @@ from sbpbench.execution.loop import run_one
 from sbpbench.experiment.config import parse
 from sbpbench.kernels import KernelSpec
 from sbpbench.problem import Problem
-from sbpbench.solvers import SOLVERS
-from sbpbench.solvers.libsvm_ref import tolerance_schedule
+from sbpbench.solvers.libsvm_ref import LibSVMParams, LibSVMReference, tolerance_schedule
 from tests._kernel_data import SHARED, biased_optimum, make_problem, real_split
 
 
@@ -26,7 +25,7 @@ def test_tolerance_schedule():
 @pytest.mark.parametrize("name", ["adult", "w8a"])
 def test_one_fit_per_advance_and_snapshot_is_the_fitted_svc(name):
     problem = make_problem(name, 400, bias=True, cache_mb=16)
-    ref = SOLVERS["libsvm"](problem, np.random.default_rng(0), final_tol=1e-8)
+    ref = LibSVMReference(problem, np.random.default_rng(0), LibSVMParams(final_tol=1e-8))
     calls = 0
     while not ref.advance(math.inf, math.inf, math.inf):
         calls += 1
@@ -85,7 +84,7 @@ def test_runner_writes_unknown_kernel_evals_and_one_point_per_tolerance():
 def test_linear_kernel_option():
     split = real_split("w8a", 300)
     problem = Problem.build(split, split, KernelSpec("linear", 1.0, 16), 1.0 / split.n, None, True)
-    ref = SOLVERS["libsvm"](problem, np.random.default_rng(0), final_tol=0.1)
+    ref = LibSVMReference(problem, np.random.default_rng(0), LibSVMParams(final_tol=0.1))
     while not ref.advance(math.inf, math.inf, math.inf):
         pass
     assert ref.model.kernel == "linear"

@@ -53,8 +53,14 @@ def _optimum(problem: Problem, key) -> float:
     return _OPTIMA[key]
 
 
+def _solver(problem: Problem, name: str, seed: int = 0, **params):
+    """Solver ``name`` with these parameters, made as the runner makes it."""
+    cls = SOLVERS[name]
+    return cls.create(problem, np.random.default_rng(seed), cls.Params(**params))
+
+
 def _run(problem: Problem, name: str, epochs: float, seed: int = 0, **params):
-    solver = SOLVERS[name](problem, np.random.default_rng(seed), **params)
+    solver = _solver(problem, name, seed, **params)
     finished = solver.advance(round(epochs * problem.n), np.inf, np.inf)
     return solver, finished
 
@@ -84,7 +90,7 @@ def test_dcd_without_shrinking_agrees():
 def test_liblinear_reference_curve():
     problem = _problem("adult", 0.05)
     opt = _optimum(problem, ("adult", 0.05))
-    solver = SOLVERS["liblinear"](problem, np.random.default_rng(0), tol_end=1e-6)
+    solver = _solver(problem, "liblinear", tol_end=1e-6)
     assert len(solver.tols) == 13 and solver.tols[-1] == 1e-6
     iterations, finished = [], False
     while not finished:
@@ -153,8 +159,8 @@ def test_primal_sgd_matches_dense_reference(name, params):
 @pytest.mark.parametrize("params", [{}, {"mini_batch": 3}, {"projection": False}])
 def test_linear_pegasos_follows_kernel_pegasos(params):
     problem = _problem("adult", 0.05, n=600)
-    primal = SOLVERS["pegasos"](problem, np.random.default_rng(7), **params)
-    kernel = SOLVERS["pegasos"](problem, np.random.default_rng(7), representation="responses", **params)
+    primal = _solver(problem, "pegasos", 7, **params)
+    kernel = _solver(problem, "pegasos", 7, representation="responses", **params)
     assert type(primal).__name__ == "PrimalPegasos" and type(kernel).__name__ == "Pegasos"
     assert not primal.counts_kernel_evals and kernel.counts_kernel_evals
     for it in [1, 2, 10, 100, 600, 1500, 3000]:
@@ -169,9 +175,9 @@ def test_linear_pegasos_follows_kernel_pegasos(params):
 
 def test_pegasos_primal_needs_linear_kernel():
     problem = _problem("adult", 0.05, kernel="gaussian", n=200)
-    assert type(SOLVERS["pegasos"](problem, np.random.default_rng(0))).__name__ == "Pegasos"
+    assert type(_solver(problem, "pegasos")).__name__ == "Pegasos"
     with pytest.raises(ValueError, match="primal.* needs kernel.name linear"):
-        SOLVERS["pegasos"](problem, np.random.default_rng(0), representation="primal")
+        _solver(problem, "pegasos", representation="primal")
 
 
 def _single_presentations(P: Fraction, q: Fraction, lam: Fraction, ell: int) -> int:
@@ -205,8 +211,8 @@ def test_multiple_update_matches_single_presentations():
 
 def test_sgd_m_pass_equals_repeated_single_presentations():
     problem = _problem("adult", 1.0, n=500)
-    multi = SOLVERS["sgd-m"](problem, np.random.default_rng(0))
-    single = SOLVERS["sgd-m"](problem, np.random.default_rng(0))
+    multi = _solver(problem, "sgd-m")
+    single = _solver(problem, "sgd-m")
     rng = np.random.default_rng(5)
     for _ in range(10):
         order = rng.permutation(problem.n)
@@ -228,7 +234,7 @@ def test_sgd_m_schedule_and_epochs():
 def test_dual_bound_never_above_optimum(name):
     problem = _problem("adult", 0.05)
     opt = _optimum(problem, ("adult", 0.05))
-    solver = SOLVERS[name](problem, np.random.default_rng(1), target_accuracy=0.0)
+    solver = _solver(problem, name, 1, target_accuracy=0.0)
     for epoch in range(1, 61):
         solver.advance(epoch * problem.n, np.inf, np.inf)
         snap = solver.snapshot()

@@ -3,13 +3,12 @@
 import numpy as np
 import pytest
 
-from sbpbench.solvers import SOLVERS
-from sbpbench.solvers.smo import _pair_step, _select_single
+from sbpbench.solvers.smo import SMO, SMOParams, _pair_step, _select_single
 from tests._kernel_data import biased_optimum, make_problem, run_to_end, unbiased_optimum
 
 
 def smo(problem, eps=1e-8):
-    return SOLVERS["smo"](problem, np.random.default_rng(0), eps=eps)
+    return SMO(problem, np.random.default_rng(0), SMOParams(eps=eps))
 
 
 @pytest.mark.parametrize("name", ["adult", "reuters", "w8a"])
@@ -46,7 +45,7 @@ def test_kernel_evals_follow_cost_model(bias, rows):
     assert run_to_end(s)
     k = uncached.kernel
     assert s.iteration > 0
-    assert k.kernel_evals == k.kernel_evals_computed == rows * s.iteration * uncached.n
+    assert k.kernel_evals == k.kernel_evals_computed == s.expected_kernel_evals() == rows * s.iteration * uncached.n
 
     cached = make_problem("adult", 300, bias=bias, cache_mb=64)  # room for every row
     c = smo(cached, eps=1e-3)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
-from sbpbench.solvers import SOLVERS
+from sbpbench.solvers.smo import SMO, SMOParams
 from tests._kernel_data import biased_optimum, gram, make_problem, run_to_end, unbiased_optimum
 
 EPS = 1e-8
@@ -15,7 +15,7 @@ CASES = [("adult", False, 1.0), ("reuters", False, 1.0), ("w8a", False, 1.0),
 
 
 def smo(problem, shrinking, eps=EPS):
-    return SOLVERS["smo"](problem, np.random.default_rng(0), eps=eps, shrinking=shrinking)
+    return SMO(problem, np.random.default_rng(0), SMOParams(eps=eps, shrinking=shrinking))
 
 
 def problem_for(name, bias, lam_n, cache_mb=0.0):
@@ -44,7 +44,7 @@ def step_through(solver):
 
 
 def test_shrinking_is_off_by_default():
-    assert SOLVERS["smo"].params["shrinking"].default is False
+    assert SMOParams().shrinking is False
 
 
 def test_entries_counts_and_reads_the_cache():
@@ -68,7 +68,7 @@ def test_shrinking_reaches_the_exact_optimum_and_saves_kernel_evals(name, bias, 
     while not s.advance(s.iteration + 25, np.inf, np.inf):
         smallest = min(smallest, s.active.size)
     assert smallest < problem.n  # it really shrinks
-    assert s.active.size == problem.n and s.converged
+    assert s.active.size == problem.n and s.finished
     assert full_violation(problem, s.alpha, s.C) < EPS + 1e-10  # stopping rule on the full set
     snap = s.snapshot()
     if bias:
@@ -95,7 +95,7 @@ def test_kernel_evals_follow_the_shrinking_cost_model(bias, lam_n, rows):
     expected, crossings_while_shrunk = 0, 0
     for alpha_before, evals_before, logged in step_through(s):
         a = s.active.size  # the active set the rows of this iteration were restricted to
-        if s.converged:
+        if s.finished:
             a = 0  # the last call stops without an update
         crossings = int(np.sum((alpha_before >= s.C) != (s.alpha >= s.C)))
         bar = n * crossings if a < n else 0
@@ -104,7 +104,7 @@ def test_kernel_evals_follow_the_shrinking_cost_model(bias, lam_n, rows):
                       for a_r, f in s.reconstructions[logged:])
         assert k.kernel_evals - evals_before == rows * a + bar + rebuild
         expected += rows * a + bar + rebuild
-    assert k.kernel_evals == k.kernel_evals_computed == expected  # no cache
+    assert k.kernel_evals == k.kernel_evals_computed == s.expected_kernel_evals() == expected  # no cache
     assert s.reconstructions and min(a_r for a_r, _ in s.reconstructions) < n
     if bias:
         assert crossings_while_shrunk > 0  # the G_bar term was exercised

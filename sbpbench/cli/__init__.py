@@ -297,7 +297,7 @@ def solvers() -> None:
         needs = ", ".join(sorted(cls.needs)) or "-"
         doc = (cls.__doc__ or "").strip().splitlines()[0]
         click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {'yes' if cls.supports_bias else 'no'}")
-        for pname, p in cls.params.items():
+        for pname, p in cls.Params.declared().items():
             click.echo(f"    {pname} ({p.type.__name__}, default {p.default!r}): {p.doc}")
 
 

@@ -96,7 +96,7 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     status = "budget"
     started = time.time()
     try:
-        solver: Solver = SOLVERS[spec.name](problem, run_rng(exp.seed, run, spec.name), **spec.params)
+        solver = SOLVERS[spec.name].create(problem, run_rng(exp.seed, run, spec.name), spec.solver_params())
         while True:
             target_it = max_it
             if exp.checkpoints.epochs:

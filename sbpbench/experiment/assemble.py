@@ -20,7 +20,6 @@ from sbpbench import data
 from sbpbench.experiment.config import Experiment, NuFromLambda
 from sbpbench.experiment.optimum import optimum
 from sbpbench.problem import Problem
-from sbpbench.solvers import SOLVERS
 
 
 def resolve(exp: Experiment, n_train: int) -> dict[str, Any]:
@@ -106,8 +105,7 @@ def resolved_config(exp: Experiment, prep: Prepared) -> dict[str, Any]:
         "dataset": prep.dataset,
         "kernel": asdict(exp.kernel),
         "problem": prep.params,
-        "solvers": [{"name": s.name, "label": s.label,
-                     "params": {**{k: p.default for k, p in SOLVERS[s.name].params.items()}, **s.params}}
+        "solvers": [{"name": s.name, "label": s.label, "params": asdict(s.solver_params())}
                     for s in exp.solvers],
         "budget": asdict(exp.budget),
         "checkpoints": asdict(exp.checkpoints),

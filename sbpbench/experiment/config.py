@@ -20,7 +20,7 @@ from sbpbench.errors import UserError, shown
 from sbpbench.experiment.lambdas import lambda_value
 from sbpbench.experiment.yamlfile import apply_overrides, load_yaml
 from sbpbench.kernels import KernelSpec
-from sbpbench.solvers import SOLVERS
+from sbpbench.solvers import SOLVERS, ProblemKind, SolverParams
 from sbpbench.solvers.base import non_negative, positive
 
 
@@ -73,6 +73,10 @@ class SolverSpec:
     def describe(self) -> str:
         """Parameters as a stable ``k=v;k=v`` string (the ``params`` column)."""
         return ";".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+
+    def solver_params(self) -> SolverParams:
+        """The solver's typed parameters: its declared defaults with the values this entry sets."""
+        return SOLVERS[self.name].Params(**self.params)
 
 
 @dataclass(frozen=True)
@@ -296,6 +300,8 @@ def _solvers(source: str, value, problem: dict) -> tuple[SolverSpec, ...]:
         value = [value]
     if not isinstance(value, list) or not value:
         raise UserError(f"{source}: key 'solvers': expected a non-empty list of solver names or mappings")
+    kind = ProblemKind(problem["kernel"], problem["bias"],
+                       frozenset(need for need in ("lambda", "nu") if problem.get(need) is not None))
     specs, labels = [], set()
     for k, item in enumerate(value):
         key = f"solvers[{k}]"
@@ -308,24 +314,15 @@ def _solvers(source: str, value, problem: dict) -> tuple[SolverSpec, ...]:
         if name not in SOLVERS:
             sec.fail("name", f"unknown solver {shown(name)} (valid: {', '.join(sorted(SOLVERS))})")
         cls = SOLVERS[name]
-        sec.only(["name", "label", "budget", *cls.params])
+        declared = cls.Params.declared()
+        sec.only(["name", "label", "budget", *declared])
         params = {}
-        for pname, p in cls.params.items():
+        for pname, p in declared.items():
             v = sec.get(pname, p.type, None, choices=p.choices, check=p.check)
             if v is not None:
                 params[pname] = v
-        for need in sorted(cls.needs):
-            if problem.get(need) is None:
-                sec.fail("name", f"solver {name!r} needs problem.{need}")
-        if problem["bias"] and not cls.supports_bias:
-            sec.fail("name", f"solver {name!r} does not support problem.bias: true")
-        if not problem["bias"] and cls.requires_bias:
-            sec.fail("name", f"solver {name!r} solves only the biased problem: set problem.bias: true")
-        if problem["kernel"] not in cls.kernels:
-            sec.fail("name", f"solver {name!r} needs kernel.name {' or '.join(cls.kernels)}, "
-                             f"not {problem['kernel']!r}")
-        if (why := cls.refuse(params, problem["kernel"])) is not None:
-            sec.fail("name", f"solver {name!r}: {why}")
+        if (why := cls.refuse(kind, cls.Params(**params))) is not None:
+            sec.fail("name", why)
         budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
         spec = SolverSpec(name, params, sec.get("label", str, ""))
         label = spec.label or name + (f"[{spec.describe()}]" if params else "")

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from sbpbench.data.cache import cache_dir
 from sbpbench.files import atomic_write
 from sbpbench.problem import Problem
-from sbpbench.solvers.smo import SMO
+from sbpbench.solvers.smo import SMO, SMOParams
 
 #: SMO's stopping tolerance for the exact optimum (LIBSVM's default is 1e-3).
 OPTIMUM_EPS = 1e-6
@@ -100,7 +100,7 @@ def solve(problem: Problem, eps: float = OPTIMUM_EPS) -> dict[str, Any]:
     """
     evals_before = problem.kernel.kernel_evals
     t0 = time.perf_counter()
-    solver = SMO(problem, np.random.default_rng(0), eps=eps)
+    solver = SMO(problem, np.random.default_rng(0), SMOParams(eps=eps))
     while not solver.advance(math.inf, math.inf, math.inf):
         pass
     seconds = time.perf_counter() - t0

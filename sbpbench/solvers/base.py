@@ -1,9 +1,25 @@
 """What every solver provides, and the registry that names them.
 
-A solver knows nothing of YAML, files or plots. The runner creates it with a
-:class:`~sbpbench.problem.Problem`, a random generator and its parameters, then calls
-:meth:`Solver.advance` to move it to the next checkpoint and :meth:`Solver.snapshot` to
-measure it. Every kernel value goes through ``problem.kernel``, which counts.
+A solver knows nothing of YAML, files or plots. Its contract, :class:`Solver`:
+
+* **Declared, typed parameters.** Each solver declares its parameters as a frozen dataclass
+  (a subclass of :class:`SolverParams`, one field per parameter made with :func:`param`:
+  type, default, one line of doc, allowed values, a check) and names it in ``Params``. Config
+  validation, ``sbpbench solvers`` and ``meta.json`` read the declarations
+  (:meth:`SolverParams.declared`); the solver receives a typed instance as ``self.params``.
+* **One check against the problem.** :meth:`Solver.refuse` says why a solver cannot solve a
+  kind of problem (kernel, bias, missing lambda or nu, contradictory parameters). It is
+  called when a config is validated, so such a config ends in one line and exit 2 before
+  anything runs, and again by :meth:`Solver.create`, which is how the runner makes a solver.
+* **Work in bounded steps.** The runner calls :meth:`Solver.advance` to move a solver to
+  the next checkpoint; ``advance`` owns the loop over the three limits (iterations, kernel
+  evaluations, the deadline) and calls the solver's :meth:`Solver._step`, which does a
+  bounded amount of work. :meth:`Solver.snapshot` gives the predictor without any
+  training kernel evaluation.
+* **A declared cost model.** Every kernel value goes through ``problem.kernel``, which
+  counts. Each solver states its cost model in kernel evaluations in its docstring and
+  in :meth:`Solver.expected_kernel_evals`, computed from its own counts of the published
+  algorithm's operations, so that a test can hold the kernel's count against it.
 
 Solvers register themselves with :func:`register`; ``sbpbench.solvers`` imports every
 module of the package, so adding a solver is adding a module.
@@ -12,18 +28,22 @@ module of the package, so adding a solver is adding a module.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Generic, TypeVar, cast, get_type_hints
 
 import numpy as np
 
 from sbpbench.problem import Problem
 
+#: A parameter check: an error text for a bad value, or None.
+Check = Callable[[Any], str | None]
+
 
 @dataclass(frozen=True)
 class Param:
-    """A solver parameter that an experiment may set.
+    """One declared solver parameter, as config validation and ``sbpbench solvers`` read it.
 
     Parameters
     ----------
@@ -43,7 +63,63 @@ class Param:
     default: Any
     doc: str
     choices: tuple | None = None
-    check: Callable[[Any], str | None] | None = None
+    check: Check | None = None
+
+    def error(self, value: Any) -> str | None:
+        """Why ``value`` is not allowed (not one of ``choices``, or refused by ``check``), or None."""
+        if self.choices is not None and value not in self.choices:
+            return f"{value!r} is not one of: {', '.join(map(str, self.choices))}"
+        return self.check(value) if self.check is not None else None
+
+
+def param(default: Any, doc: str, *, choices: tuple | None = None, check: Check | None = None) -> Any:
+    """Declare one field of a solver's parameter dataclass (see :class:`SolverParams`).
+
+    Parameters
+    ----------
+    default : Any
+        Value when the experiment leaves the parameter out.
+    doc : str
+        One line for ``sbpbench solvers``.
+    choices : tuple, optional
+        Allowed values.
+    check : callable, optional
+        Returns an error text for a bad value, or None (e.g. :func:`positive`).
+
+    Returns
+    -------
+    dataclasses.Field
+        The field, with ``doc``, ``choices`` and ``check`` in its metadata.
+    """
+    return field(default=default, metadata={"doc": doc, "choices": choices, "check": check})
+
+
+@dataclass(frozen=True)
+class SolverParams:
+    """Base of every solver's parameters: a frozen dataclass, one :func:`param` field each.
+
+    The field's annotation is the parameter's type (``int``, ``float``, ``bool`` or
+    ``str``). This base has no fields: it is the ``Params`` of solvers without parameters.
+    Every instance is checked when it is made (a value outside ``choices`` or refused by
+    ``check`` raises :class:`ValueError`), so a solver can rely on its parameters.
+    """
+
+    def __post_init__(self) -> None:
+        for name, spec in self.declared().items():
+            if (why := spec.error(getattr(self, name))) is not None:
+                raise ValueError(f"{name}: {why}")
+
+    @classmethod
+    def declared(cls) -> dict[str, Param]:
+        """The declared parameters by name, in declaration order."""
+        types = get_type_hints(cls)
+        declared = {}
+        for f in fields(cls):
+            if "doc" not in f.metadata:
+                raise TypeError(f"{cls.__name__}.{f.name}: declare solver parameters with param()")
+            declared[f.name] = Param(types[f.name], f.default, f.metadata["doc"], f.metadata["choices"],
+                                     f.metadata["check"])
+        return declared
 
 
 #: The smallest value that a positive parameter or config key accepts: the smallest normal
@@ -75,6 +151,48 @@ C_INT_MAX = 2**31 - 1
 def positive_c_int(value: int) -> str | None:
     """Parameter check: a positive integer that fits a C ``int`` (at most :data:`C_INT_MAX`)."""
     return positive(value) or (None if value <= C_INT_MAX else f"must be at most {C_INT_MAX}")
+
+
+@dataclass(frozen=True)
+class ProblemKind:
+    """What a solver may refuse a problem for, known from a config before any data are loaded.
+
+    Attributes
+    ----------
+    kernel : str
+        The kernel's name (``gaussian`` or ``linear``).
+    bias : bool
+        Whether the predictor has an unregularized bias.
+    defines : frozenset of str
+        Which of ``"lambda"`` and ``"nu"`` the problem gives.
+    """
+
+    kernel: str
+    bias: bool
+    defines: frozenset[str]
+
+    @classmethod
+    def of(cls, problem: Problem) -> ProblemKind:
+        """The kind of a built problem."""
+        given = (("lambda", problem.lam), ("nu", problem.nu))
+        return cls(problem.kernel.spec.name, problem.bias,
+                   frozenset(name for name, value in given if value is not None))
+
+
+def required(value: float | None, name: str) -> float:
+    """A problem parameter (lambda or nu) that a solver needs: ``value``, which must be set.
+
+    :meth:`Solver.refuse` checks ``needs`` before a solver is made; this keeps a solver
+    made directly on an incomplete problem from running on ``None``.
+
+    Raises
+    ------
+    ValueError
+        When ``value`` is None.
+    """
+    if value is None:
+        raise ValueError(f"the problem does not define {name}")
+    return value
 
 
 @dataclass
@@ -115,57 +233,124 @@ class Snapshot:
         return float(np.mean(problem.test_y * scores <= 0))
 
 
-class Solver:
-    """Base class of all solvers.
+P = TypeVar("P", bound=SolverParams)
 
-    Subclasses set ``name``, ``params``, ``needs`` (the problem parameters they require:
-    ``"lambda"`` and/or ``"nu"``), ``supports_bias``, ``requires_bias`` (solves only the
-    biased problem), ``kernels`` (the kernel names they
-    accept) and document their cost model in kernel evaluations in their docstring.
-    Solvers that never call the counting kernel (the LIBSVM/LIBLINEAR references, linear
-    solvers working on features) set ``counts_kernel_evals = False``: their kernel
-    evaluation columns are written as unknown (NaN) and their log-spaced checkpoints are
-    placed in iterations instead.
+
+class Solver(Generic[P]):
+    """Base class of all solvers; ``P`` is the solver's parameter dataclass.
+
+    Subclasses set ``name``, ``Params`` (their :class:`SolverParams` subclass, the same as
+    ``P``), ``needs`` (the problem parameters they require: ``"lambda"`` and/or ``"nu"``),
+    ``supports_bias``, ``requires_bias`` (solves only the biased problem) and ``kernels``
+    (the kernel names they accept), all read by :meth:`refuse`; they implement
+    :meth:`_step`, :meth:`snapshot` and :meth:`expected_kernel_evals`, and document their
+    cost model in kernel evaluations in their docstring. Solvers that never call the
+    counting kernel (the LIBSVM/LIBLINEAR references, linear solvers working on features) set
+    ``counts_kernel_evals = False``: their kernel evaluation columns are written as unknown
+    (NaN) and their log-spaced checkpoints are placed in iterations instead. Solvers whose
+    step is a whole fit from scratch (the references) set ``one_step_per_advance``, so that
+    every fit gets its checkpoint. Solvers whose step is a whole pass or fit that may go past
+    the iteration limit (SGD-s, SGD-m, LIBLINEAR) set ``stops_at_iteration_limit = False``
+    and say by how much in their docstring; the others stop exactly at it.
 
     Attributes
     ----------
+    params : P
+        The solver's parameters.
     iteration : int
         Iterations done so far (one epoch is ``n`` iterations).
+    finished : bool
+        Whether the solver has finished by itself (converged); it is not advanced again.
     """
 
     name: ClassVar[str]
-    params: ClassVar[dict[str, Param]] = {}
+    Params: ClassVar[type[SolverParams]] = SolverParams
     needs: ClassVar[frozenset[str]] = frozenset()
     supports_bias: ClassVar[bool] = False
     requires_bias: ClassVar[bool] = False
     kernels: ClassVar[tuple[str, ...]] = ("gaussian", "linear")
     counts_kernel_evals: ClassVar[bool] = True
+    one_step_per_advance: ClassVar[bool] = False
+    stops_at_iteration_limit: ClassVar[bool] = True
 
     @classmethod
-    def refuse(cls, params: dict[str, Any], kernel: str) -> str | None:
-        """Why these parameters cannot solve a problem with kernel ``kernel`` (None: they can).
+    def refuse(cls, kind: ProblemKind, params: P) -> str | None:
+        """Why this solver with ``params`` cannot solve a problem of this kind (None: it can).
 
-        Checked when a config is validated, beside ``kernels`` and the bias flags, so that a
-        combination the solver cannot run ends in one line and exit 2 before anything runs.
+        The one check of a solver against a problem, called when a config is validated (so
+        that a combination the solver cannot run ends in one line and exit 2 before anything
+        runs) and by :meth:`create`. This base checks ``needs``, the bias flags and
+        ``kernels``; a solver with further conditions (a parameter that needs a kernel,
+        contradictory parameters) extends it, calling it first.
+
+        Returns
+        -------
+        str or None
+            One line starting with ``solver 'NAME'``, or None.
         """
+        for need in sorted(cls.needs):
+            if need not in kind.defines:
+                return f"solver {cls.name!r} needs problem.{need}"
+        if kind.bias and not cls.supports_bias:
+            return f"solver {cls.name!r} does not support problem.bias: true"
+        if not kind.bias and cls.requires_bias:
+            return f"solver {cls.name!r} solves only the biased problem: set problem.bias: true"
+        if kind.kernel not in cls.kernels:
+            return f"solver {cls.name!r} needs kernel.name {' or '.join(cls.kernels)}, not {kind.kernel!r}"
         return None
 
-    def __init__(self, problem: Problem, rng: np.random.Generator, **params: Any):
+    @classmethod
+    def create(cls, problem: Problem, rng: np.random.Generator, params: P | None = None) -> Solver[Any]:
+        """The solver for ``problem``, after :meth:`refuse` (how the runner makes solvers).
+
+        Parameters
+        ----------
+        problem : Problem
+            The problem to solve.
+        rng : numpy.random.Generator
+            The run's generator, the only source of randomness.
+        params : SolverParams, optional
+            An instance of ``Params``; its defaults when left out.
+
+        Raises
+        ------
+        ValueError
+            With :meth:`refuse`'s reason when the solver cannot solve ``problem``.
+        """
+        chosen = cast(P, cls.Params()) if params is None else params
+        if (why := cls.refuse(ProblemKind.of(problem), chosen)) is not None:
+            raise ValueError(why)
+        return cls._construct(problem, rng, chosen)
+
+    @classmethod
+    def _construct(cls, problem: Problem, rng: np.random.Generator, params: P) -> Solver[Any]:
+        """Make the solver object; a solver with several implementations picks one here."""
+        return cls(problem, rng, params)
+
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: P | None = None):
+        if params is not None and not isinstance(params, self.Params):
+            raise TypeError(f"solver {self.name!r} takes {self.Params.__name__}, not {type(params).__name__}")
+        # the declared defaults (Params() is P: subclasses set Params to their P)
+        self.params: P = cast(P, self.Params()) if params is None else params
         self.problem = problem
         self.kernel = problem.kernel
         self.rng = rng
         self.n = problem.n
         self.iteration = 0
-        for key, spec in self.params.items():
-            setattr(self, key, params.get(key, spec.default))
+        self.finished = False
 
-    def advance(self, max_iterations: int, max_kernel_evals: float, deadline: float) -> bool:
-        """Run iterations until one of the limits is reached.
+    def advance(self, max_iterations: float, max_kernel_evals: float, deadline: float) -> bool:
+        """Do steps (:meth:`_step`) until one of the limits is reached or the solver finishes.
+
+        A step starts only while ``iteration < max_iterations``, ``kernel.kernel_evals <
+        max_kernel_evals`` and the clock is before ``deadline``; a solver therefore stops
+        at the first step boundary at or after a limit. Solvers with
+        ``one_step_per_advance`` do one step at most.
 
         Parameters
         ----------
-        max_iterations : int
-            Stop once ``self.iteration`` reaches this.
+        max_iterations : float
+            Stop once ``self.iteration`` reaches this (an integer, or infinity).
         max_kernel_evals : float
             Stop once ``kernel.kernel_evals`` reaches this.
         deadline : float
@@ -176,18 +361,60 @@ class Solver:
         bool
             True if the solver has finished by itself (converged); it is not advanced again.
         """
+        kernel = self.kernel
+        while not self.finished and self.iteration < max_iterations and kernel.kernel_evals < max_kernel_evals:
+            if time.perf_counter() >= deadline:
+                break
+            self.finished = self._step(max_iterations - self.iteration, max_kernel_evals - kernel.kernel_evals)
+            if self.one_step_per_advance:
+                break
+        return self.finished
+
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """Do a bounded amount of work: at least one iteration, unless the solver finishes.
+
+        Parameters
+        ----------
+        iterations : float
+            Iterations the limits still allow (at least 1; infinity without a limit). A step
+            that does several iterations does at most this many, unless the solver declares
+            ``stops_at_iteration_limit = False``.
+        kernel_evals : float
+            Kernel evaluations the limits still allow (positive; infinity without a limit). A
+            step that does several iterations starts none once they are spent.
+
+        Returns
+        -------
+        bool
+            True when the solver has finished by itself (converged).
+        """
         raise NotImplementedError
 
     def snapshot(self) -> Snapshot:
         """The current predictor (the averaged one for averaging methods), without kernel evaluations."""
         raise NotImplementedError
 
+    def expected_kernel_evals(self) -> float:
+        """``kernel_evals`` by the solver's cost model, for the work done so far.
+
+        Computed from the solver's own counts of the published algorithm's operations
+        (iterations, margin violations, nonzero steps, ...), never from the kernel's
+        counter, so that a test holds one against the other. A solver that does not count
+        (``counts_kernel_evals = False``) never asks the counting kernel for training
+        values: 0.
+        """
+        if not self.counts_kernel_evals:
+            return 0.0
+        raise NotImplementedError
+
 
 #: Every registered solver class by name.
-SOLVERS: dict[str, type[Solver]] = {}
+SOLVERS: dict[str, type[Solver[Any]]] = {}
+
+S = TypeVar("S", bound=type[Solver[Any]])
 
 
-def register(cls: type[Solver]) -> type[Solver]:
+def register(cls: S) -> S:
     """Class decorator adding a solver to :data:`SOLVERS`."""
     if cls.name in SOLVERS:
         raise ValueError(f"solver {cls.name!r} registered twice")

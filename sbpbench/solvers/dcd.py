@@ -33,12 +33,13 @@ middle of a pass if need be.
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 
-from sbpbench.solvers.base import Param, non_negative, register
+from sbpbench.problem import Problem
+from sbpbench.solvers.base import Snapshot, SolverParams, non_negative, param, register
 from sbpbench.solvers.linear import LinearSolver, sparse_axpy, sparse_dot
 
 
@@ -88,19 +89,23 @@ def _visit(indptr, indices, data, y, Qd, U, alpha, w, index, pos_active, pg, shr
     return visits
 
 
+@dataclass(frozen=True)
+class DCDParams(SolverParams):
+    """Parameters of :class:`DCD`."""
+
+    tol: float = param(0.1, "stop when max PG - min PG <= tol (LIBLINEAR's eps; 0 = never)", check=non_negative)
+    shrinking: bool = param(True, "LIBLINEAR's shrinking of bounded coordinates")
+
+
 @register
-class DCD(LinearSolver):
+class DCD(LinearSolver[DCDParams]):
     """Dual coordinate descent (LIBLINEAR's L1-loss dual solver). Cost: no kernel evaluations."""
 
     name = "dcd"
-    params = {
-        "tol": Param(float, 0.1, "stop when max PG - min PG <= tol (LIBLINEAR's eps; 0 = never)",
-                     check=non_negative),
-        "shrinking": Param(bool, True, "LIBLINEAR's shrinking of bounded coordinates"),
-    }
+    Params = DCDParams
 
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: DCDParams | None = None):
+        super().__init__(problem, rng, params)
         self.alpha = np.zeros(self.n)
         self.w = np.zeros(self.d)
         self.index = np.arange(self.n, dtype=np.int64)
@@ -109,20 +114,20 @@ class DCD(LinearSolver):
         self.passes = 0
         self._visit(0)  # load the compiled loop here, outside the timed advance
 
-    def _visit(self, budget: int) -> int:
+    def _visit(self, budget: float) -> int:
         return _visit(self.indptr, self.indices, self.data, self.y, self.sq, self.C, self.alpha,
-                      self.w, self.index, self.pos_active, self.pg, self.shrinking, budget)
+                      self.w, self.index, self.pos_active, self.pg, self.params.shrinking, budget)
 
     def _end_pass(self) -> bool:
         """LIBLINEAR's end-of-pass bookkeeping; True when converged."""
         pg = self.pg
         if self.passes > 0:
-            if pg[2] - pg[3] <= self.tol:
+            if pg[2] - pg[3] <= self.params.tol:
                 if self.pos_active[1] == self.n:
                     return True
                 self.pos_active[1] = self.n
                 pg[0], pg[1] = np.inf, -np.inf
-            elif self.shrinking:
+            elif self.params.shrinking:
                 pg[0] = np.inf if pg[2] <= 0 else pg[2]
                 pg[1] = -np.inf if pg[3] >= 0 else pg[3]
         active = self.pos_active[1]
@@ -132,14 +137,14 @@ class DCD(LinearSolver):
         self.passes += 1
         return False
 
-    def advance(self, max_iterations, max_kernel_evals, deadline):
-        while self.iteration < max_iterations and time.perf_counter() < deadline:
-            if self.pos_active[0] >= self.pos_active[1] and self._end_pass():
-                return True
-            self.iteration += self._visit(max_iterations - self.iteration)
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """Visit coordinates to the end of the pass, at most ``iterations``; a new pass first if one ended."""
+        if self.pos_active[0] >= self.pos_active[1] and self._end_pass():
+            return True
+        self.iteration += self._visit(iterations)
         return False
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         norm2 = float(self.w @ self.w)
         dual = self.lam * (float(self.alpha.sum()) - 0.5 * norm2)
         support = np.flatnonzero(self.alpha)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import Snapshot
+from sbpbench.solvers.base import Snapshot, required
 
 #: LIBSVM's TAU: the curvature used in place of a non-positive ``a_ij`` (Fan, Chen and Lin 2005).
 TAU = 1e-12
@@ -30,7 +30,7 @@ TAU = 1e-12
 
 def box_bound(problem: Problem) -> float:
     """``C = 1 / (lambda n)``, the upper bound of every dual variable."""
-    return 1.0 / (problem.lam * problem.n)
+    return 1.0 / (required(problem.lam, "lambda") * problem.n)
 
 
 def dual_snapshot(problem: Problem, alpha: np.ndarray, q: np.ndarray, bias: float = 0.0,
@@ -58,8 +58,8 @@ def dual_snapshot(problem: Problem, alpha: np.ndarray, q: np.ndarray, bias: floa
     """
     y = problem.y
     norm2 = float(alpha @ q)
-    primal = problem.hinge_objective(q + y * bias, norm2)
-    dual = problem.lam * (float(alpha.sum()) - 0.5 * norm2)
+    primal = required(problem.hinge_objective(q + y * bias, norm2), "lambda")
+    dual = required(problem.lam, "lambda") * (float(alpha.sum()) - 0.5 * norm2)
     support = np.flatnonzero(alpha)
     return Snapshot(
         support=support,

@@ -25,15 +25,25 @@ ends after ``max_pairs`` pairs.
 
 from __future__ import annotations
 
-import time
 import warnings
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
-from sbpbench.solvers.base import Param, Snapshot, Solver, positive, positive_c_int, register
+from sbpbench.problem import Problem
+from sbpbench.solvers.base import (
+    Snapshot,
+    Solver,
+    SolverParams,
+    param,
+    positive,
+    positive_c_int,
+    register,
+    required,
+)
 
 
 def fourier_features(projections: np.ndarray) -> np.ndarray:
@@ -58,23 +68,29 @@ def _decision(directions: np.ndarray, sigma: float, w: np.ndarray, b: float, Z) 
     return fourier_features(np.asarray(Z @ directions) / sigma) @ w + b
 
 
+@dataclass(frozen=True)
+class FourierParams(SolverParams):
+    """Parameters of :class:`Fourier`."""
+
+    max_pairs: int = param(1024, "largest number k of feature pairs (k doubles from 1)", check=positive)
+    tol: float = param(1e-6, "stopping tolerance of the linear SVM solver (LIBLINEAR)", check=positive)
+    max_iter: int = param(100000, "iteration limit of the linear SVM solver", check=positive_c_int)
+
+
 @register
-class Fourier(Solver):
+class Fourier(Solver[FourierParams]):
     """Random Fourier features (k = 1, 2, 4, ... pairs) + optimal linear SVM. Cost: k n inner products."""
 
     name = "fourier"
+    Params = FourierParams
     needs = frozenset({"lambda"})
     supports_bias = True
     kernels = ("gaussian",)
     counts_kernel_evals = False
-    params = {
-        "max_pairs": Param(int, 1024, "largest number k of feature pairs (k doubles from 1)", check=positive),
-        "tol": Param(float, 1e-6, "stopping tolerance of the linear SVM solver (LIBLINEAR)", check=positive),
-        "max_iter": Param(int, 100000, "iteration limit of the linear SVM solver", check=positive_c_int),
-    }
 
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: FourierParams | None = None):
+        super().__init__(problem, rng, params)
+        self.lam = required(problem.lam, "lambda")
         self.sigma = np.sqrt(self.kernel.spec.sigma2)
         self.X = self.kernel.X
         self.directions = np.empty((self.kernel.d, 0))
@@ -89,25 +105,26 @@ class Fourier(Solver):
         """Number ``k`` of feature pairs in use."""
         return self.directions.shape[1]
 
-    def advance(self, max_iterations, max_kernel_evals, deadline):
-        while self.iteration < max_iterations:
-            k_next = 2 * self.pairs if self.pairs else 1
-            if k_next > self.max_pairs or self.inner_products >= max_kernel_evals:
-                return True
-            if time.perf_counter() >= deadline:
-                break
-            new = self.rng.standard_normal((self.kernel.d, k_next - self.pairs))
-            self.projections = np.hstack([self.projections, np.asarray(self.X @ new) / self.sigma])
-            self.directions = np.hstack([self.directions, new])
-            self.inner_products += new.shape[1] * self.n
-            self._fit()
-            self.iteration += 1
-        return 2 * self.pairs > self.max_pairs or self.inner_products >= max_kernel_evals
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """Double the pairs (draw as many new directions) and fit; True once the next set is not allowed.
+
+        The counting kernel is never called here, so ``kernel_evals`` is the whole
+        kernel-evaluation budget, which applies to inner products: the run finishes when the
+        next doubling would exceed ``max_pairs`` or the inner products reach the budget.
+        """
+        k_next = 2 * self.pairs if self.pairs else 1
+        new = self.rng.standard_normal((self.kernel.d, k_next - self.pairs))
+        self.projections = np.hstack([self.projections, np.asarray(self.X @ new) / self.sigma])
+        self.directions = np.hstack([self.directions, new])
+        self.inner_products += new.shape[1] * self.n
+        self._fit()
+        self.iteration += 1
+        return 2 * self.pairs > self.params.max_pairs or self.inner_products >= kernel_evals
 
     def _fit(self) -> None:
         """The linear SVM optimum on the current features."""
-        svm = LinearSVC(C=1.0 / (self.problem.lam * self.n), loss="hinge", dual=True,
-                        fit_intercept=self.problem.bias, tol=self.tol, max_iter=self.max_iter,
+        svm = LinearSVC(C=1.0 / (self.lam * self.n), loss="hinge", dual=True,
+                        fit_intercept=self.problem.bias, tol=self.params.tol, max_iter=self.params.max_iter,
                         random_state=int(self.rng.integers(2**31 - 1)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -116,7 +133,7 @@ class Fourier(Solver):
         self.b = float(svm.intercept_[0]) if self.problem.bias else 0.0
         self.svm_iterations = int(np.max(svm.n_iter_))
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         margins = self.problem.y * (fourier_features(self.projections) @ self.w + self.b)
         return Snapshot(
             support=np.empty(0, dtype=np.int64),

@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
-from sbpbench.solvers.base import Param, positive, positive_c_int, register
+from sbpbench.problem import Problem
+from sbpbench.solvers.base import ProblemKind, Snapshot, SolverParams, param, positive, positive_c_int, register
 from sbpbench.solvers.linear import LinearSolver
 
 
@@ -55,28 +57,42 @@ def tolerance_schedule(start: float, end: float, per_decade: int) -> np.ndarray:
     return np.append(start * 10.0 ** (-np.arange(steps) / per_decade), end) if steps else np.array([end])
 
 
+@dataclass(frozen=True)
+class LibLinearParams(SolverParams):
+    """Parameters of :class:`LibLinear`."""
+
+    tol_start: float = param(1.0, "first (loosest) stopping tolerance", check=positive)
+    tol_end: float = param(1e-4, "last (tightest) stopping tolerance", check=positive)
+    per_decade: int = param(2, "tolerances per decade", check=positive)
+    max_iter: int = param(100000, "LIBLINEAR's maximum number of epochs per fit", check=positive_c_int)
+
+
 @register
-class LibLinear(LinearSolver):
+class LibLinear(LinearSolver[LibLinearParams]):
     """LIBLINEAR (scikit-learn LinearSVC, hinge loss, dual) at a schedule of tolerances.
 
     Cost: kernel evaluations unknown; iteration counts LIBLINEAR's epochs times n.
     """
 
     name = "liblinear"
+    Params = LibLinearParams
     supports_bias = True
-    params = {
-        "tol_start": Param(float, 1.0, "first (loosest) stopping tolerance", check=positive),
-        "tol_end": Param(float, 1e-4, "last (tightest) stopping tolerance", check=positive),
-        "per_decade": Param(int, 2, "tolerances per decade", check=positive),
-        "max_iter": Param(int, 100000, "LIBLINEAR's maximum number of epochs per fit",
-                          check=positive_c_int),
-    }
+    one_step_per_advance = True
+    stops_at_iteration_limit = False  # a fit adds its n_iter_ * n iterations
 
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
-        if self.tol_end > self.tol_start:
-            raise ValueError("liblinear: tol_end must not exceed tol_start")
-        self.tols = tolerance_schedule(self.tol_start, self.tol_end, self.per_decade)
+    @classmethod
+    def refuse(cls, kind: ProblemKind, params: LibLinearParams) -> str | None:
+        if (why := super().refuse(kind, params)) is not None:
+            return why
+        if params.tol_end > params.tol_start:
+            return (f"solver {cls.name!r}: tol_end ({params.tol_end!r}) must not exceed "
+                    f"tol_start ({params.tol_start!r})")
+        return None
+
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: LibLinearParams | None = None):
+        super().__init__(problem, rng, params)
+        p = self.params
+        self.tols = tolerance_schedule(p.tol_start, p.tol_end, p.per_decade)
         self.seed = int(rng.integers(0, 2**31 - 1))
         self.fits = 0
         self.w = np.zeros(self.d)
@@ -84,12 +100,11 @@ class LibLinear(LinearSolver):
         self.fit_time = 0.0
         self.fit_epochs = 0
 
-    def advance(self, max_iterations, max_kernel_evals, deadline):
-        if time.perf_counter() >= deadline:
-            return False
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """One fit, at the next tolerance of the schedule; True after the last."""
         tol = float(self.tols[self.fits])
         model = LinearSVC(loss="hinge", dual=True, C=self.C, fit_intercept=self.problem.bias,
-                          tol=tol, max_iter=self.max_iter, random_state=self.seed)
+                          tol=tol, max_iter=self.params.max_iter, random_state=self.seed)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -102,7 +117,7 @@ class LibLinear(LinearSolver):
         self.fits += 1
         return self.fits == len(self.tols)
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         margins = self.y * (np.asarray(self.X @ self.w).ravel() + self.b)
         support = np.flatnonzero(margins <= 1.0)
         return self.linear_snapshot(

@@ -28,12 +28,15 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.svm import SVC
 
-from sbpbench.solvers.base import Param, Solver, positive, register
+from sbpbench.problem import Problem
+from sbpbench.solvers.base import Snapshot, Solver, SolverParams, param, positive, register
 from sbpbench.solvers.dual import box_bound, dual_snapshot
 
 #: Smallest cache scikit-learn accepts (LIBSVM then keeps at least two rows anyway).
@@ -50,46 +53,52 @@ def tolerance_schedule(final_tol: float) -> list[float]:
     return tols + [final_tol]
 
 
+@dataclass(frozen=True)
+class LibSVMParams(SolverParams):
+    """Parameters of :class:`LibSVMReference`."""
+
+    final_tol: float = param(1e-3, "last stopping tolerance of the schedule (LIBSVM's -e)", check=positive)
+    shrinking: bool = param(True, "LIBSVM's shrinking heuristic (-h)")
+
+
 @register
-class LibSVMReference(Solver):
+class LibSVMReference(Solver[LibSVMParams]):
     """LIBSVM (scikit-learn SVC) at decreasing tolerances; biased problem only; kernel evals unknown."""
 
     name = "libsvm"
+    Params = LibSVMParams
     needs = frozenset({"lambda"})
     supports_bias = True
     requires_bias = True
     counts_kernel_evals = False
-    params = {
-        "final_tol": Param(float, 1e-3, "last stopping tolerance of the schedule (LIBSVM's -e)",
-                           check=positive),
-        "shrinking": Param(bool, True, "LIBSVM's shrinking heuristic (-h)"),
-    }
+    one_step_per_advance = True
 
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: LibSVMParams | None = None):
+        super().__init__(problem, rng, params)
         spec = self.kernel.spec
-        self.tols = tolerance_schedule(self.final_tol)
-        self._options = dict(
+        self.tols = tolerance_schedule(self.params.final_tol)
+        self._options: dict[str, Any] = dict(
             C=box_bound(problem),
             kernel="rbf" if spec.name == "gaussian" else "linear",
             gamma=1.0 / (2.0 * spec.sigma2) if spec.name == "gaussian" else "scale",
             cache_size=max(spec.cache_mb, MIN_CACHE_MB),
-            shrinking=self.shrinking,
+            shrinking=self.params.shrinking,
         )
         self.model: SVC | None = None
         self.fit_time = math.nan
 
-    def advance(self, max_iterations, max_kernel_evals, deadline):
-        # one fit per call, so that every tolerance of the schedule gets its checkpoint
-        if self.iteration < min(max_iterations, len(self.tols)) and time.perf_counter() < deadline:
-            t0 = time.perf_counter()
-            self.model = SVC(tol=self.tols[self.iteration], **self._options).fit(self.kernel.X, self.problem.y)
-            self.fit_time = time.perf_counter() - t0
-            self.iteration += 1
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """One fit, at the next tolerance of the schedule; True after the last."""
+        t0 = time.perf_counter()
+        self.model = SVC(tol=self.tols[self.iteration], **self._options).fit(self.kernel.X, self.problem.y)
+        self.fit_time = time.perf_counter() - t0
+        self.iteration += 1
         return self.iteration == len(self.tols)
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         m = self.model
+        if m is None:
+            raise RuntimeError("libsvm: no fit yet to take a snapshot of")
         support = m.support_.astype(np.int64)
         dual_coef = m.dual_coef_.toarray() if sp.issparse(m.dual_coef_) else m.dual_coef_  # sparse for CSR data
         coef = np.asarray(dual_coef[0], dtype=np.float64)

@@ -34,14 +34,12 @@ constructor, so that loading the compiled code never lands in the timed ``advanc
 
 from __future__ import annotations
 
-from typing import Any
-
 import numba
 import numpy as np
 import scipy.sparse as sp
 
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import Snapshot, Solver
+from sbpbench.solvers.base import P, Snapshot, Solver, required
 
 
 @numba.njit(cache=True, inline="always")
@@ -81,7 +79,7 @@ def linear_scores(Z, w: np.ndarray, bias: float = 0.0) -> np.ndarray:
     return np.asarray(Z @ w, dtype=np.float64).ravel() + bias
 
 
-class LinearSolver(Solver):
+class LinearSolver(Solver[P]):
     """Base of the solvers that work on the features of a linear-kernel problem.
 
     Attributes
@@ -102,15 +100,13 @@ class LinearSolver(Solver):
     counts_kernel_evals = False
     needs = frozenset({"lambda"})
 
-    def __init__(self, problem: Problem, rng: np.random.Generator, **params: Any):
-        super().__init__(problem, rng, **params)
-        if problem.kernel.spec.name != "linear":
-            raise ValueError(f"solver {self.name!r} needs the linear kernel")
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: P | None = None):
+        super().__init__(problem, rng, params)
         self.X = problem.kernel.X
         self.indptr, self.indices, self.data = csr_arrays(self.X)
         self.sq = problem.kernel.sq
         self.y = problem.y
-        self.lam = problem.lam
+        self.lam = required(problem.lam, "lambda")
         self.C = 1.0 / (self.lam * self.n)
         self.d = problem.kernel.d
 
@@ -130,7 +126,8 @@ class LinearSolver(Solver):
             The regularized squared norm (defaults to ``||w||^2``; an augmented bias
             coordinate adds its square here).
         support, coef : numpy.ndarray, optional
-            The expansion ``w = sum_j coef_j x_support[j]`` when the solver knows it.
+            The expansion ``w = sum_j coef_j x_support[j]`` when the solver knows it (both
+            or neither).
         dual : float, optional
             Dual value in the lambda form (a lower bound on the optimum).
         c_form : bool
@@ -147,16 +144,15 @@ class LinearSolver(Solver):
         if norm2 is None:
             norm2 = float(w @ w)
         margins = self.y * linear_scores(self.X, w, bias)
-        primal = float(self.problem.hinge_objective(margins, norm2))
+        primal = required(self.problem.hinge_objective(margins, norm2), "lambda")
         columns = dict(extra or {})
         if dual is not None:
             columns["dual_objective"] = dual
             columns["duality_gap"] = primal - dual
             if dual > 0:
                 columns["relative_accuracy"] = primal / dual - 1.0
-        if support is None:
-            support = np.empty(0, dtype=np.int64)
-            coef = np.empty(0)
+        if support is None or coef is None:
+            support, coef = np.empty(0, dtype=np.int64), np.empty(0)
         return Snapshot(
             support=support, coef=coef, bias=bias,
             objective=primal / self.lam if c_form else primal,

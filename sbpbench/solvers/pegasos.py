@@ -20,101 +20,105 @@ iterations without a violation cost none. One epoch is ``n`` iterations.
 
 ``representation`` chooses the implementation: ``responses`` is the kernel path above;
 ``primal`` is the linear-kernel path of Section 2 (``w = a v`` over the features, sparse
-updates, no kernel rows: :class:`~sbpbench.solvers.primal_sgd.PrimalPegasos`, whose
-kernel evaluations are reported as unknown); ``auto`` (the default) takes ``primal`` for
-the linear kernel and ``responses`` otherwise. Both paths draw the same examples from the
-same generator, so on a linear-kernel problem they follow the same trajectory.
+updates, no kernel rows: :class:`PrimalPegasos`, a
+:class:`~sbpbench.solvers.primal_sgd.PrimalSGD` whose kernel evaluations are reported as
+unknown); ``auto`` (the default) takes ``primal`` for the linear kernel and ``responses``
+otherwise; ``primal`` on another kernel is refused (:meth:`Pegasos.refuse`). Both paths draw
+the same examples from the same generator, so on a linear-kernel problem they follow the
+same trajectory.
 """
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from sbpbench.solvers.base import Param, Snapshot, Solver, positive, register
-from sbpbench.solvers.primal_sgd import DRAW_CHUNK, PrimalPegasos
-from sbpbench.solvers.sbp import _add_row
+from sbpbench.problem import Problem
+from sbpbench.solvers.base import ProblemKind, Snapshot, Solver, SolverParams, param, register, required
+from sbpbench.solvers.primal_sgd import PEGASOS, PrimalSGD, StepRule, mini_batch_param
+from sbpbench.solvers.responses import add_row
+from sbpbench.solvers.sampling import BatchDraws
+
+
+@dataclass(frozen=True)
+class PegasosParams(SolverParams):
+    """Parameters of :class:`Pegasos` (both representations)."""
+
+    mini_batch: int = mini_batch_param()
+    projection: bool = param(True, "project onto the ball of radius 1/sqrt(lambda)")
+    representation: str = param("auto", "responses (kernel rows), primal (linear kernel: w = a v, no kernel rows) "
+                                "or auto (primal for the linear kernel)", choices=("auto", "responses", "primal"))
 
 
 @register
-class Pegasos(Solver):
+class Pegasos(Solver[PegasosParams]):
     """Kernel Pegasos keeping all responses. Cost: n kernel evaluations per margin violation."""
 
     name = "pegasos"
+    Params = PegasosParams
     needs = frozenset({"lambda"})
-    params = {
-        "mini_batch": Param(int, 1, "k, examples per iteration", check=positive),
-        "projection": Param(bool, True, "project onto the ball of radius 1/sqrt(lambda)"),
-        "representation": Param(str, "auto", "responses (kernel rows), primal (linear kernel: "
-                                "w = a v, no kernel rows) or auto (primal for the linear kernel)",
-                                choices=("auto", "responses", "primal")),
-    }
 
     @classmethod
-    def refuse(cls, params, kernel):
-        if params.get("representation") == "primal" and kernel != "linear":
-            return f"representation 'primal' needs kernel.name linear, not {kernel!r}"
+    def refuse(cls, kind: ProblemKind, params: PegasosParams) -> str | None:
+        if (why := super().refuse(kind, params)) is not None:
+            return why
+        if params.representation == "primal" and kind.kernel != "linear":
+            return f"solver {cls.name!r}: representation 'primal' needs kernel.name linear, not {kind.kernel!r}"
         return None
 
-    def __new__(cls, problem, rng, **params):
-        representation = params.get("representation", "auto")
+    @classmethod
+    def _construct(cls, problem: Problem, rng: np.random.Generator, params: PegasosParams) -> Solver[Any]:
+        """The primal representation for ``primal``, or ``auto`` on the linear kernel; else this one."""
         linear = problem.kernel.spec.name == "linear"
-        if (why := cls.refuse(params, problem.kernel.spec.name)) is not None:
-            raise ValueError(f"pegasos: {why}")
-        if representation == "primal" or (representation == "auto" and linear):
-            return PrimalPegasos(problem, rng, **params)
-        return super().__new__(cls)
+        if params.representation == "primal" or (params.representation == "auto" and linear):
+            return PrimalPegasos(problem, rng, params)
+        return cls(problem, rng, params)
 
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: PegasosParams | None = None):
+        super().__init__(problem, rng, params)
         n = self.n
         self.y = problem.y
-        self.lam = problem.lam
+        self.lam = required(problem.lam, "lambda")
         self.k_diag = self.kernel.diag()
         self.a = np.zeros(n)  # alpha / s
         self.ct = np.zeros(n)  # c / s
         self.s = 1.0
         self.norm2 = 0.0  # ||w||^2
-        self._unused = np.zeros(n)  # running-sum slot of the shared row update (no averaging)
-        self._draws = np.empty((0, self.mini_batch), dtype=np.int64)
+        self.violations = 0  # margin violations so far: one kernel row each
+        self._draws = BatchDraws(rng, n, self.params.mini_batch)
 
-    def _draw(self) -> np.ndarray:
-        if self._draws.shape[0] == 0:
-            self._draws = self.rng.integers(0, self.n, size=(DRAW_CHUNK, self.mini_batch))
-        batch, self._draws = self._draws[0], self._draws[1:]
-        return batch
-
-    def advance(self, max_iterations, max_kernel_evals, deadline):
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """One iteration: a batch, its margin violations, the shrink, the additions, the projection."""
         k = self.kernel
-        while self.iteration < max_iterations and k.kernel_evals < max_kernel_evals:
-            if time.perf_counter() >= deadline:
-                break
-            self.iteration += 1
-            t = self.iteration
-            batch = self._draw()
-            violators = batch[self.s * self.ct[batch] < 1.0]
-            shrink = 1.0 - 1.0 / t
-            if shrink == 0.0:  # t = 1: w_1 = 0 stays 0 before the additions
-                self.s = 1.0
-                self.norm2 = 0.0
-            else:
-                self.s *= shrink
-                self.norm2 *= shrink * shrink
-            add = 1.0 / (self.lam * t * self.mini_batch)
-            for i in violators:
-                row = k.row(i)
-                self.norm2 += 2.0 * add * self.s * self.ct[i] + add * add * self.k_diag[i]
-                step = add / self.s
-                self.a[i] += step
-                _add_row(self.ct, self._unused, self.y, row, step * self.y[i], 0.0)
-            if self.projection and self.norm2 * self.lam > 1.0:
-                factor = 1.0 / np.sqrt(self.lam * self.norm2)
-                self.s *= factor
-                self.norm2 = 1.0 / self.lam
+        mini_batch, lam = self.params.mini_batch, self.lam
+        self.iteration += 1
+        t = self.iteration
+        batch = self._draws.take(1)[0]
+        violators = batch[self.s * self.ct[batch] < 1.0]
+        shrink = 1.0 - 1.0 / t
+        if shrink == 0.0:  # t = 1: w_1 = 0 stays 0 before the additions
+            self.s = 1.0
+            self.norm2 = 0.0
+        else:
+            self.s *= shrink
+            self.norm2 *= shrink * shrink
+        add = 1.0 / (lam * t * mini_batch)
+        for i in violators:
+            row = k.row(i)
+            self.norm2 += 2.0 * add * self.s * self.ct[i] + add * add * self.k_diag[i]
+            step = add / self.s
+            self.a[i] += step
+            add_row(self.ct, self.y, row, step * self.y[i])
+        self.violations += violators.size
+        if self.params.projection and self.norm2 * lam > 1.0:
+            factor = 1.0 / np.sqrt(lam * self.norm2)
+            self.s *= factor
+            self.norm2 = 1.0 / lam
         return False
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         support = np.flatnonzero(self.a)
         objective = self.problem.hinge_objective(self.s * self.ct, self.norm2)
         return Snapshot(
@@ -123,3 +127,18 @@ class Pegasos(Solver):
             objective=objective,
             primal_objective=objective,
         )
+
+    def expected_kernel_evals(self) -> float:
+        """``n`` per margin violation."""
+        return float(self.n * self.violations)
+
+
+class PrimalPegasos(PrimalSGD[PegasosParams]):
+    """The primal (linear-kernel) representation of ``pegasos``; made by :meth:`Pegasos.create`."""
+
+    name = "pegasos"
+    Params = PegasosParams
+
+    def step_rule(self) -> StepRule:
+        p = self.params
+        return StepRule(PEGASOS, 0.0, p.mini_batch, p.projection)

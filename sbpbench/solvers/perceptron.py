@@ -25,12 +25,11 @@ cached row computes nothing).
 
 from __future__ import annotations
 
-import time
-
 import numba
 import numpy as np
 
-from sbpbench.solvers.base import Snapshot, Solver, register
+from sbpbench.problem import Problem
+from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register
 
 
 @numba.njit(cache=True)
@@ -44,13 +43,13 @@ def _first_mistake(order, start, stop, y, f):
 
 
 @register
-class Perceptron(Solver):
+class Perceptron(Solver[SolverParams]):
     """Online kernel Perceptron over a fresh permutation per epoch. Cost: |SV| kernel evaluations per example."""
 
     name = "perceptron"
 
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: SolverParams | None = None):
+        super().__init__(problem, rng, params)
         self.y = np.ascontiguousarray(problem.y, dtype=np.float64)
         self.f = np.zeros(self.n)  # f(x_j) of the current w, for every training point
         self.support = np.empty(self.n, dtype=np.int64)  # support[:n_sv], in order of arrival
@@ -58,31 +57,30 @@ class Perceptron(Solver):
         self.slot = np.full(self.n, -1, dtype=np.int64)  # position of an example in `support`
         self.n_sv = 0
         self.mistakes = 0
+        self.support_visits = 0  # sum over presented examples of |SV| at that moment
         self._order = np.empty(0, dtype=np.int64)
 
-    def advance(self, max_iterations, max_kernel_evals, deadline):
-        k = self.kernel
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """Present examples up to the first mistake (and learn from it), within the limits."""
         n = self.n
-        while self.iteration < max_iterations and k.kernel_evals < max_kernel_evals:
-            if time.perf_counter() >= deadline:
-                break
-            pos = self.iteration % n
-            if pos == 0:
-                self._order = self.rng.permutation(n)
-            # examples to present now: to the epoch's end, within both budgets (an example is
-            # presented while the count before it is below max_kernel_evals, as one by one)
-            stop = pos + int(min(n - pos, max_iterations - self.iteration))
-            if self.n_sv and np.isfinite(max_kernel_evals):
-                stop = min(stop, pos + int(-(-(max_kernel_evals - k.kernel_evals) // self.n_sv)))
-            p = _first_mistake(self._order, pos, stop, self.y, self.f)
-            presented = p - pos + (p < stop)
-            self.iteration += presented
-            k.count(presented * self.n_sv)
-            if p < stop:
-                self._mistake(int(self._order[p]))
+        pos = self.iteration % n
+        if pos == 0:
+            self._order = self.rng.permutation(n)
+        # examples to present now: to the epoch's end, within both limits (an example is
+        # presented while the count before it is below the kernel-evaluation limit, as one by one)
+        stop = pos + int(min(n - pos, iterations))
+        if self.n_sv and np.isfinite(kernel_evals):
+            stop = min(stop, pos + int(-(-kernel_evals // self.n_sv)))
+        p = _first_mistake(self._order, pos, stop, self.y, self.f)
+        presented = p - pos + (p < stop)
+        self.iteration += presented
+        self.support_visits += presented * self.n_sv
+        self.kernel.count(presented * self.n_sv)
+        if p < stop:
+            self._mistake(int(self._order[p]))
         return False
 
-    def _mistake(self, i):
+    def _mistake(self, i: int) -> None:
         """alpha_i += 1: add ``y_i K(x_i, .)`` to every response."""
         self.mistakes += 1
         j = self.slot[i]
@@ -94,9 +92,13 @@ class Perceptron(Solver):
         self.coef[j] += self.y[i]
         self.f += self.y[i] * self.kernel.row(i, counted=False)
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         return Snapshot(
             support=self.support[:self.n_sv].copy(),
             coef=self.coef[:self.n_sv].copy(),
             extra={"mistakes": float(self.mistakes)},
         )
+
+    def expected_kernel_evals(self) -> float:
+        """``|SV|`` per presented example, summed."""
+        return float(self.support_visits)

@@ -10,7 +10,7 @@ mini_batch``), and with ``A_t^+`` the examples of ``A_t`` with margin ``y_i <w_t
 
 They differ in the learning rate (the Pegasos paper, Section 5 and Figure 2):
 
-* ``pegasos`` (primal path of :class:`~sbpbench.solvers.pegasos.Pegasos`):
+* ``pegasos`` (its primal representation, :class:`~sbpbench.solvers.pegasos.PrimalPegasos`):
   ``eta_t = 1/(lambda t)``, projection on by default;
 * ``norma`` (Kivinen, Smola and Williamson 2004, Thm. 4): ``eta_t = p/(lambda sqrt(t))``,
   no projection; the Pegasos paper quotes the optimal ``p`` in [0.7, 0.716], whose limit
@@ -29,22 +29,24 @@ Cost model: no kernel evaluations (``counts_kernel_evals = False``); each iterat
 ``k`` sparse inner products ``<v, x_i>`` plus one sparse addition per margin violation
 (with ``k > 1`` one more inner product per violation after the first, for ``||w||^2``).
 One iteration is one draw of ``A_t``; one epoch is ``n`` iterations. The examples are
-drawn from the run's generator exactly as the kernel path draws them (chunks of
-``DRAW_CHUNK x k``), so both paths see the same examples in the same order.
+drawn from the run's generator as kernel Pegasos draws them
+(:class:`~sbpbench.solvers.sampling.BatchDraws`), so both representations of Pegasos see
+the same examples in the same order.
 """
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
-from sbpbench.solvers.base import Param, positive, register
+from sbpbench.problem import Problem
+from sbpbench.solvers.base import P, Snapshot, SolverParams, param, positive, register
 from sbpbench.solvers.linear import LinearSolver, sparse_axpy, sparse_dot
+from sbpbench.solvers.sampling import BatchDraws
 
-#: Examples drawn from the generator at once (the same as kernel Pegasos, for the same stream).
-DRAW_CHUNK = 4096
 #: Learning-rate schedules.
 PEGASOS, NORMA, FIXED = 0, 1, 2
 #: Bounds outside which the scale ``s`` is folded into ``v``.
@@ -107,84 +109,95 @@ def _steps(indptr, indices, data, y, sq, v, alpha, state, batches, t0, lam, sche
     state[1] = norm2
 
 
-class PrimalSGD(LinearSolver):
+class StepRule(NamedTuple):
+    """How a primal SGD solver takes the Pegasos step (see the module docstring)."""
+
+    schedule: int  #: PEGASOS, NORMA or FIXED
+    rate: float  #: p (NORMA) or eta (FIXED); unused by PEGASOS
+    mini_batch: int  #: k, examples per iteration
+    projection: bool  #: project onto the ball of radius 1/sqrt(lambda)
+
+
+class PrimalSGD(LinearSolver[P]):
     """Primal SGD on linear features with the scaled representation ``w = s v``.
 
-    Subclasses set ``schedule`` and, for NORMA and fixed-rate SGD, ``rate_param`` (the name
-    of the parameter holding ``p`` or ``eta``). Cost: no kernel evaluations.
+    Subclasses give their learning rate and batch in :meth:`step_rule`. Cost: no kernel evaluations.
     """
 
-    schedule: int = PEGASOS
-    rate_param: str | None = None
-
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: P | None = None):
+        super().__init__(problem, rng, params)
+        self.rule = self.step_rule()
         self.v = np.zeros(self.d)
         self.alpha = np.zeros(self.n)
         self.state = np.array([1.0, 0.0])
-        self.rate = float(getattr(self, self.rate_param)) if self.rate_param else 0.0
-        self._draws = np.empty((0, self.mini_batch), dtype=np.int64)
-        self._run(self._draws)  # load the compiled loop here, outside the timed advance
+        self._draws = BatchDraws(rng, self.n, self.rule.mini_batch)
+        self._run(np.empty((0, self.rule.mini_batch), dtype=np.int64))  # load the compiled loop outside advance
+
+    def step_rule(self) -> StepRule:
+        """The learning-rate schedule, its rate, the batch size and the projection, from ``params``."""
+        raise NotImplementedError
 
     def _run(self, batches: np.ndarray) -> None:
+        rule = self.rule
         _steps(self.indptr, self.indices, self.data, self.y, self.sq, self.v, self.alpha,
-               self.state, batches, self.iteration, self.lam, self.schedule, self.rate,
-               self.projection)
+               self.state, batches, self.iteration, self.lam, rule.schedule, rule.rate, rule.projection)
 
-    def advance(self, max_iterations, max_kernel_evals, deadline):
-        while self.iteration < max_iterations and time.perf_counter() < deadline:
-            if self._draws.shape[0] == 0:
-                self._draws = self.rng.integers(0, self.n, size=(DRAW_CHUNK, self.mini_batch))
-            count = int(min(self._draws.shape[0], max_iterations - self.iteration))
-            self._run(self._draws[:count])
-            self._draws = self._draws[count:]
-            self.iteration += count
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """The iterations left in the current chunk of draws, at most ``iterations``."""
+        batches = self._draws.take(iterations)
+        self._run(batches)
+        self.iteration += batches.shape[0]
         return False
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         s, norm2 = self.state
         support = np.flatnonzero(self.alpha)
         return self.linear_snapshot(s * self.v, norm2=norm2, support=support,
                                     coef=s * self.alpha[support] * self.y[support])
 
 
-_MINI_BATCH = Param(int, 1, "k, examples per iteration", check=positive)
+def mini_batch_param() -> Any:
+    """The ``mini_batch`` parameter, k examples per iteration, of every Pegasos-step solver."""
+    return param(1, "k, examples per iteration", check=positive)
 
 
-class PrimalPegasos(PrimalSGD):
-    """The primal (linear-kernel) path of ``pegasos``; created by ``Pegasos`` itself."""
+@dataclass(frozen=True)
+class NormaParams(SolverParams):
+    """Parameters of :class:`Norma`."""
 
-    name = "pegasos"
-    params = {
-        "mini_batch": _MINI_BATCH,
-        "projection": Param(bool, True, "project onto the ball of radius 1/sqrt(lambda)"),
-    }
+    p: float = param(2.0 ** -0.5, "eta_t = p/(lambda sqrt(t)); the Pegasos paper's optimum is ~0.7", check=positive)
+    mini_batch: int = mini_batch_param()
+    projection: bool = param(False, "add the Pegasos projection (the paper's variant)")
 
 
 @register
-class Norma(PrimalSGD):
+class Norma(PrimalSGD[NormaParams]):
     """NORMA: eta_t = p/(lambda sqrt(t)), no projection by default. Cost: no kernel evaluations."""
 
     name = "norma"
-    schedule = NORMA
-    rate_param = "p"
-    params = {
-        "p": Param(float, 2.0 ** -0.5, "eta_t = p/(lambda sqrt(t)); the Pegasos paper's optimum is ~0.7",
-                   check=positive),
-        "mini_batch": _MINI_BATCH,
-        "projection": Param(bool, False, "add the Pegasos projection (the paper's variant)"),
-    }
+    Params = NormaParams
+
+    def step_rule(self) -> StepRule:
+        p = self.params
+        return StepRule(NORMA, p.p, p.mini_batch, p.projection)
+
+
+@dataclass(frozen=True)
+class FixedRateParams(SolverParams):
+    """Parameters of :class:`FixedRateSGD`."""
+
+    eta: float = param(0.01, "the fixed learning rate eta_t = eta", check=positive)
+    mini_batch: int = mini_batch_param()
+    projection: bool = param(False, "add the Pegasos projection")
 
 
 @register
-class FixedRateSGD(PrimalSGD):
+class FixedRateSGD(PrimalSGD[FixedRateParams]):
     """SGD with a fixed learning rate eta (Zhang 2004). Cost: no kernel evaluations."""
 
     name = "sgd"
-    schedule = FIXED
-    rate_param = "eta"
-    params = {
-        "eta": Param(float, 0.01, "the fixed learning rate eta_t = eta", check=positive),
-        "mini_batch": _MINI_BATCH,
-        "projection": Param(bool, False, "add the Pegasos projection"),
-    }
+    Params = FixedRateParams
+
+    def step_rule(self) -> StepRule:
+        p = self.params
+        return StepRule(FIXED, p.eta, p.mini_batch, p.projection)

@@ -53,13 +53,14 @@ minimizers).
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from sbpbench.errors import UserError
-from sbpbench.solvers.base import Param, Snapshot, Solver, non_negative, register
+from sbpbench.problem import Problem
+from sbpbench.solvers.base import Snapshot, Solver, SolverParams, non_negative, param, register, required
+from sbpbench.solvers.responses import add_row_and_sum
 from sbpbench.solvers.waterlevel import (
     count_below_and_at,
     gather_class_windows,
@@ -82,37 +83,33 @@ WINDOW_SHRINK = 0.8
 WINDOW_MAX_FRACTION = 1 / 16
 
 
-@numba.njit(cache=True)
-def _add_row(ct, acc, y, row, step, weight):
-    """``ct += step * y * row`` and ``acc += weight * step * y * row`` in one pass."""
-    for j in range(ct.shape[0]):
-        v = step * y[j] * row[j]
-        ct[j] += v
-        acc[j] += weight * v
+@dataclass(frozen=True)
+class SBPParams(SolverParams):
+    """Parameters of :class:`SBP`."""
+
+    average: bool = param(True, "output the averaged iterate (Algorithm 1) instead of the last")
+    eta0: float = param(0.0, "initial step size; 0 means 1/sqrt(max_i K(x_i, x_i)) as in Algorithm 1",
+                        check=non_negative)
 
 
 @register
-class SBP(Solver):
+class SBP(Solver[SBPParams]):
     """Stochastic Batch Perceptron (Algorithm 1; with a bias, Algorithm 3). Cost: n kernel evaluations per iteration."""
 
     name = "sbp"
+    Params = SBPParams
     needs = frozenset({"nu"})
     supports_bias = True
-    params = {
-        "average": Param(bool, True, "output the averaged iterate (Algorithm 1) instead of the last"),
-        "eta0": Param(float, 0.0, "initial step size; 0 means 1/sqrt(max_i K(x_i, x_i)) as in Algorithm 1",
-                      check=non_negative),
-    }
 
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: SBPParams | None = None):
+        super().__init__(problem, rng, params)
         n = self.n
         self.y = problem.y
-        self.volume = n * problem.nu
+        self.volume = n * required(problem.nu, "nu")
         diag = self.kernel.diag()
         self.k_diag = diag
-        if self.eta0 <= 0:
-            self.eta0 = 1.0 / np.sqrt(diag.max())
+        # eta_0, the initial step size: the parameter, or Algorithm 1's when it is 0
+        self.eta0 = self.params.eta0 if self.params.eta0 > 0 else 1.0 / np.sqrt(diag.max())
         self.a = np.zeros(n)  # alpha / s
         self.ct = np.zeros(n)  # c / s
         self.s = 1.0
@@ -132,27 +129,24 @@ class SBP(Solver):
             raise UserError("sbp with bias: the training set needs examples of both classes")
         self._sample = self._sample_bias if self.bias else self._sample_plain
 
-    def advance(self, max_iterations, max_kernel_evals, deadline):
-        k = self.kernel
-        while self.iteration < max_iterations and k.kernel_evals < max_kernel_evals:
-            if time.perf_counter() >= deadline:
-                break
-            self.iteration += 1
-            eta = self.eta0 / np.sqrt(self.iteration)
-            i = self._sample()
-            c_i = self.s * self.ct[i]
-            row = k.row(i)
-            self.norm2 += 2.0 * eta * c_i + eta * eta * self.k_diag[i]
-            step = eta / self.s
-            self.a[i] += step
-            self.acc_a[i] += self.P * step
-            self._update(row, step * self.y[i])
-            if self.norm2 > 1.0:
-                self.s /= np.sqrt(self.norm2)
-                self.norm2 = 1.0
-            self.P += self.s
-            if self.s < REBASE_BELOW:
-                self._rebase()
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """One iteration of Algorithm 1: sample below the water level, add a row, project."""
+        self.iteration += 1
+        eta = self.eta0 / np.sqrt(self.iteration)
+        i = self._sample()
+        c_i = self.s * self.ct[i]
+        row = self.kernel.row(i)
+        self.norm2 += 2.0 * eta * c_i + eta * eta * self.k_diag[i]
+        step = eta / self.s
+        self.a[i] += step
+        self.acc_a[i] += self.P * step
+        self._update(row, step * self.y[i])
+        if self.norm2 > 1.0:
+            self.s /= np.sqrt(self.norm2)
+            self.norm2 = 1.0
+        self.P += self.s
+        if self.s < REBASE_BELOW:
+            self._rebase()
         return False
 
     def _update(self, row: np.ndarray, step: float) -> None:
@@ -169,7 +163,7 @@ class SBP(Solver):
             self._windows = gather_class_windows(self._classes, ct, centers - self._width, centers + self._width,
                                                  self._buf, self._where, row, step, self.acc_c, self.P)
         else:
-            _add_row(self.ct, self.acc_c, self.y, row, step, self.P)
+            add_row_and_sum(self.ct, self.acc_c, self.y, row, step, self.P)
             self._windows = None
 
     def _rebase(self) -> None:
@@ -236,14 +230,14 @@ class SBP(Solver):
             return int(nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, u, below_pos))
         return int(nth_lowest_in_class(self.ct, self.y, -1.0, top_neg, u - k, below_neg))
 
-    def _iterate(self):
+    def _iterate(self) -> tuple[np.ndarray, np.ndarray]:
         """``(alpha, c)`` of the output iterate: the average, or the last one."""
-        if not self.average:
+        if not self.params.average:
             return self.s * self.a, self.s * self.ct
         T = max(self.iteration, 1)
         return (self.P * self.a - self.acc_a) / T, (self.P * self.ct - self.acc_c) / T
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         alpha, c = self._iterate()
         norm2 = float(alpha @ c)  # ||w_bar||^2 = sum_i alpha_i c_i
         bias = 0.0
@@ -263,3 +257,7 @@ class SBP(Solver):
             objective=float(gamma),
             primal_objective=self.problem.hinge_objective(c * scale, norm2 * scale * scale),
         )
+
+    def expected_kernel_evals(self) -> float:
+        """``n`` per iteration (one kernel row)."""
+        return float(self.n * self.iteration)

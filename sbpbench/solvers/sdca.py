@@ -23,16 +23,14 @@ budget ends it. No bias (the issue asks for the unbiased dual only).
 
 from __future__ import annotations
 
-import time
-
 import numba
 import numpy as np
 
-from sbpbench.solvers.base import Solver, register
+from sbpbench.problem import Problem
+from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register
 from sbpbench.solvers.dual import TAU, box_bound, dual_snapshot
-
-#: Coordinates drawn from the generator at once.
-DRAW_CHUNK = 4096
+from sbpbench.solvers.responses import add_row
+from sbpbench.solvers.sampling import DRAW_CHUNK
 
 
 @numba.njit(cache=True)
@@ -50,51 +48,47 @@ def _next_step(draws, start, stop, q, alpha, diag, C):
     return stop, 0.0
 
 
-@numba.njit(cache=True)
-def _add_row(q, y, row, c):
-    """``q_t += c y_t K_it`` (``c = d y_i``)."""
-    for t in range(q.shape[0]):
-        q[t] += c * y[t] * row[t]
-
-
 @register
-class SDCA(Solver):
+class SDCA(Solver[SolverParams]):
     """Kernel SDCA keeping all responses. Cost: n kernel evaluations per nonzero coordinate step."""
 
     name = "sdca"
     needs = frozenset({"lambda"})
 
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: SolverParams | None = None):
+        super().__init__(problem, rng, params)
         self.y = problem.y
         self.C = box_bound(problem)
         self.diag = self.kernel.diag()
         self.alpha = np.zeros(self.n)
         self.q = np.zeros(self.n)  # Q alpha: the responses y_i <w, Phi(x_i)>
+        self.updates = 0  # nonzero coordinate steps: one kernel row each
         self._draws = np.empty(0, dtype=np.int64)
         self._pos = 0
 
-    def advance(self, max_iterations, max_kernel_evals, deadline):
-        k = self.kernel
-        while self.iteration < max_iterations and k.kernel_evals < max_kernel_evals:
-            if time.perf_counter() >= deadline:
-                break
-            if self._pos == self._draws.size:
-                self._draws = self.rng.integers(0, self.n, size=DRAW_CHUNK)
-                self._pos = 0
-            stop = int(min(self._draws.size, self._pos + (max_iterations - self.iteration)))
-            p, new = _next_step(self._draws, self._pos, stop, self.q, self.alpha, self.diag, self.C)
-            self.iteration += p - self._pos
-            self._pos = p
-            if p == stop:
-                continue
-            i = self._draws[p]
-            row = k.row(i)
-            _add_row(self.q, self.y, row, (new - self.alpha[i]) * self.y[i])
-            self.alpha[i] = new
-            self.iteration += 1
-            self._pos += 1
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """Skip the zero steps among the next draws (at most ``iterations``), then take one nonzero step."""
+        if self._pos == self._draws.size:
+            self._draws = self.rng.integers(0, self.n, size=DRAW_CHUNK)
+            self._pos = 0
+        stop = int(min(self._draws.size, self._pos + iterations))
+        p, new = _next_step(self._draws, self._pos, stop, self.q, self.alpha, self.diag, self.C)
+        self.iteration += p - self._pos
+        self._pos = p
+        if p == stop:
+            return False
+        i = self._draws[p]
+        row = self.kernel.row(i)
+        add_row(self.q, self.y, row, (new - self.alpha[i]) * self.y[i])
+        self.alpha[i] = new
+        self.iteration += 1
+        self._pos += 1
+        self.updates += 1
         return False
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         return dual_snapshot(self.problem, self.alpha, self.q)
+
+    def expected_kernel_evals(self) -> float:
+        """``n`` per nonzero coordinate step."""
+        return float(self.n * self.updates)

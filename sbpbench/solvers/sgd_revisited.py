@@ -48,12 +48,14 @@ passes only: ``advance`` may overshoot ``max_iterations`` up to the end of the c
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
+from typing import TypeVar
 
 import numba
 import numpy as np
 
-from sbpbench.solvers.base import Param, non_negative, positive, register
+from sbpbench.problem import Problem
+from sbpbench.solvers.base import Snapshot, SolverParams, non_negative, param, positive, register
 from sbpbench.solvers.linear import LinearSolver, linear_scores, sparse_axpy, sparse_dot
 
 #: Random examples drawn at once by SGD-r.
@@ -122,16 +124,38 @@ def _present(indptr, indices, data, lab, q, rho, a, hits, order, t, lam, ell, ac
     return t
 
 
-class _Revisited(LinearSolver):
+@dataclass(frozen=True)
+class RevisitedParams(SolverParams):
+    """Parameters of SGD-r (and the first of SGD-s and SGD-m)."""
+
+    rho: float = param(0.0, "augmentation rho (a regularized bias); 0 = no bias", check=non_negative)
+
+
+@dataclass(frozen=True)
+class SGDSParams(RevisitedParams):
+    """Parameters of SGD-s (and the first of SGD-m)."""
+
+    target_accuracy: float = param(0.01, "eps: stop when J/L^T - 1 <= eps (0 = never)", check=non_negative)
+    f: float = param(1.2, "comparison coefficient: exact J once the estimate is <= f eps", check=positive)
+
+
+@dataclass(frozen=True)
+class SGDMParams(SGDSParams):
+    """Parameters of SGD-m."""
+
+    multiplicity: int = param(5, "l, presentations per pattern in a multiple-update pass", check=positive)
+
+
+R = TypeVar("R", bound=RevisitedParams)
+
+
+class _Revisited(LinearSolver[R]):
     """State and snapshot shared by SGD-r/s/m (see the module docstring)."""
 
-    params = {"rho": Param(float, 0.0, "augmentation rho (a regularized bias); 0 = no bias",
-                           check=non_negative)}
-
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: R | None = None):
+        super().__init__(problem, rng, params)
         self.lab = self.y
-        self.q = self.sq + self.rho ** 2
+        self.q = self.sq + self.params.rho ** 2
         self.a = np.zeros(self.d + 1)
         self.hits = np.zeros(self.n)  # I_k: margin errors on pattern k
         self.acc = np.zeros(3)  # r, M, L of the current epoch
@@ -139,7 +163,7 @@ class _Revisited(LinearSolver):
         self._present(np.empty(0, dtype=np.int64), 1)  # load the compiled loop outside advance
 
     def _present(self, order: np.ndarray, ell: int) -> None:
-        self.t = _present(self.indptr, self.indices, self.data, self.lab, self.q, self.rho,
+        self.t = _present(self.indptr, self.indices, self.data, self.lab, self.q, self.params.rho,
                           self.a, self.hits, order, self.t, self.lam, ell, self.acc)
 
     def _w(self) -> np.ndarray:
@@ -149,57 +173,50 @@ class _Revisited(LinearSolver):
         """``L^T`` of Proposition 2 (C form), or None when undefined."""
         return None
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         w = self._w()
         norm2 = float(w @ w)
         support = np.flatnonzero(self.hits)
         coef = self.lab[support] * self.hits[support] / (self.lam * self.t) if self.t else np.zeros(0)
         bound = self._dual_bound()
         extra = {"steps": float(self.t)} if bound is None else {"steps": float(self.t), "L_T": bound}
-        return self.linear_snapshot(w[:-1], bias=self.rho * w[-1], norm2=norm2, support=support,
+        return self.linear_snapshot(w[:-1], bias=self.params.rho * w[-1], norm2=norm2, support=support,
                                     coef=coef, c_form=True,
                                     dual=None if bound is None else self.lam * bound, extra=extra)
 
 
 @register
-class SGDR(_Revisited):
+class SGDR(_Revisited[RevisitedParams]):
     """SGD-r: the a_t/lambda t SGD step on random examples. Cost: no kernel evaluations."""
 
     name = "sgd-r"
+    Params = RevisitedParams
 
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: RevisitedParams | None = None):
+        super().__init__(problem, rng, params)
         self._draws = np.empty(0, dtype=np.int64)
 
-    def advance(self, max_iterations, max_kernel_evals, deadline):
-        while self.iteration < max_iterations and time.perf_counter() < deadline:
-            if self._draws.size == 0:
-                self._draws = self.rng.integers(0, self.n, size=DRAW_CHUNK)
-            count = int(min(self._draws.size, max_iterations - self.iteration))
-            self._present(self._draws[:count], 1)
-            self._draws = self._draws[count:]
-            self.iteration += count
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """The examples left in the current chunk of draws, at most ``iterations``."""
+        if self._draws.size == 0:
+            self._draws = self.rng.integers(0, self.n, size=DRAW_CHUNK)
+        count = int(min(self._draws.size, iterations))
+        self._present(self._draws[:count], 1)
+        self._draws = self._draws[count:]
+        self.iteration += count
         return False
 
 
-@register
-class SGDS(_Revisited):
-    """SGD-s: complete epochs over fresh permutations, stopped by J/L^T - 1 <= target.
+PS = TypeVar("PS", bound=SGDSParams)
 
-    Cost: no kernel evaluations; runs whole passes.
-    """
 
-    name = "sgd-s"
-    params = {
-        **_Revisited.params,
-        "target_accuracy": Param(float, 0.01, "eps: stop when J/L^T - 1 <= eps (0 = never)",
-                                 check=non_negative),
-        "f": Param(float, 1.2, "comparison coefficient: exact J once the estimate is <= f eps",
-                   check=positive),
-    }
+class _Passes(_Revisited[PS]):
+    """SGD-s and SGD-m: whole passes over fresh permutations, and the paper's stopping test."""
 
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    stops_at_iteration_limit = False  # a pass is n iterations, whatever the limit
+
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: PS | None = None):
+        super().__init__(problem, rng, params)
         self.passes = 0
         self.epochs_equiv = 0  # T of Proposition 2
 
@@ -207,50 +224,55 @@ class SGDS(_Revisited):
         """Presentations of each pattern in pass ``pass_number`` (1-based)."""
         return 1
 
-    def _dual_bound(self):
+    def _dual_bound(self) -> float | None:
         if self.epochs_equiv == 0:
             return None
         r = float(self.a @ self.a)
         return float(self.C * self.acc[1] / self.epochs_equiv - 0.5 * r / (self.lam * self.t) ** 2)
 
-    def advance(self, max_iterations, max_kernel_evals, deadline):
-        while self.iteration < max_iterations and time.perf_counter() < deadline:
-            ell = self.presentations(self.passes + 1)
-            self.acc[2] = 0.0
-            self._present(self.rng.permutation(self.n), ell)
-            self.passes += 1
-            self.epochs_equiv += ell
-            self.iteration += self.n
-            if self.target_accuracy > 0 and self._converged():
-                return True
-        return False
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """One whole pass (``n`` iterations, whatever ``iterations``), then the stopping test."""
+        ell = self.presentations(self.passes + 1)
+        self.acc[2] = 0.0
+        self._present(self.rng.permutation(self.n), ell)
+        self.passes += 1
+        self.epochs_equiv += ell
+        self.iteration += self.n
+        return self.params.target_accuracy > 0 and self._converged()
 
     def _converged(self) -> bool:
         """The paper's stopping test (approximate J first, the exact one only if promising)."""
         theta = self.lam * self.t
         w2 = self.acc[0] / (2.0 * theta * theta)
         bound = self.C * self.acc[1] / self.epochs_equiv - w2
-        eps = self.target_accuracy
-        if w2 + self.C * self.acc[2] - bound > self.f * eps * bound:
+        eps = self.params.target_accuracy
+        if w2 + self.C * self.acc[2] - bound > self.params.f * eps * bound:
             return False
-        p = self.lab * linear_scores(self.X, self.a[:-1], self.rho * self.a[-1])
+        p = self.lab * linear_scores(self.X, self.a[:-1], self.params.rho * self.a[-1])
         loss = float(np.maximum(0.0, theta - p).sum()) / theta
-        return w2 + self.C * loss - bound <= eps * bound
+        return bool(w2 + self.C * loss - bound <= eps * bound)
 
 
 @register
-class SGDM(SGDS):
+class SGDS(_Passes[SGDSParams]):
+    """SGD-s: complete epochs over fresh permutations, stopped by J/L^T - 1 <= target.
+
+    Cost: no kernel evaluations; runs whole passes.
+    """
+
+    name = "sgd-s"
+    Params = SGDSParams
+
+
+@register
+class SGDM(_Passes[SGDMParams]):
     """SGD-m: SGD-s with multiple updates (Proposition 3) in passes T with 0 < T mod 9 < 5.
 
     Cost: no kernel evaluations; one inner product per pattern and pass.
     """
 
     name = "sgd-m"
-    params = {
-        **SGDS.params,
-        "multiplicity": Param(int, 5, "l, presentations per pattern in a multiple-update pass",
-                              check=positive),
-    }
+    Params = SGDMParams
 
-    def presentations(self, pass_number):
-        return self.multiplicity if 0 < pass_number % 9 < 5 else 1
+    def presentations(self, pass_number: int) -> int:
+        return self.params.multiplicity if 0 < pass_number % 9 < 5 else 1

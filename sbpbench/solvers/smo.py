@@ -17,9 +17,10 @@ LIBSVM's ``Solver::select_working_set`` (WSS2) and two-variable update of ``Solv
   LIBSVM's case analysis, and ``G += Q_i d_i + Q_j d_j``.
 
 Kernel rows are float64 (LIBSVM caches float32 rows), so iterates agree with LIBSVM's up to
-rounding, not bit for bit. Tie rules are LIBSVM's: the last index wins both arg-max (``>=``) and arg-min (``<=``). The bias is
-LIBSVM's ``-rho`` (``Solver::calculate_rho``: the mean of ``y_t G_t`` over free variables, else the
-midpoint of its bounds), so ``f(x) = sum_t alpha_t y_t K(x_t, x) + b``.
+rounding, not bit for bit. Tie rules are LIBSVM's: the last index wins both arg-max (``>=``)
+and arg-min (``<=``). The bias is LIBSVM's ``-rho`` (``Solver::calculate_rho``: the mean of
+``y_t G_t`` over free variables, else the midpoint of its bounds), so
+``f(x) = sum_t alpha_t y_t K(x_t, x) + b``.
 
 Without bias there is no equality constraint, so the working set is one coordinate, chosen by the
 same second-order rule. Moving ``alpha_t`` by ``d`` changes ``f`` by ``G_t d + a_t d^2 / 2`` with
@@ -79,9 +80,10 @@ Rows come through the kernel's LRU row cache (``cache_mb`` of the kernel spec, L
 else only its ``a`` entries are computed, and not cached: LIBSVM caches such partial rows (the
 first ``a`` entries of its permuted order) and extends them later, which needs the active set to
 be a prefix of a permuted order. So ``kernel_evals`` (rows as the algorithm requests them) is
-unaffected by this choice, while ``kernel_evals_computed`` can exceed what LIBSVM's cache computes. A snapshot taken while
-variables are shrunk rebuilds their ``Q alpha`` from ``G_bar`` and the free variables for
-measurement only (``eval_kernel_evals``); it does not change the iterate.
+unaffected by this choice, while ``kernel_evals_computed`` can exceed what LIBSVM's cache
+computes. A snapshot taken while variables are shrunk rebuilds their ``Q alpha`` from
+``G_bar`` and the free variables for measurement only (``eval_kernel_evals``); it does not
+change the iterate.
 
 One iteration is one working-set update; ``advance`` returns True once the stopping rule holds.
 Snapshot columns besides the objectives (:func:`~sbpbench.solvers.dual.dual_snapshot`):
@@ -91,12 +93,13 @@ active set) and, with shrinking, ``active_size``.
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 
-from sbpbench.solvers.base import Param, Snapshot, Solver, positive, register
+from sbpbench.problem import Problem
+from sbpbench.solvers.base import Snapshot, Solver, SolverParams, param, positive, register
 from sbpbench.solvers.dual import TAU, box_bound, dual_snapshot
 
 #: LIBSVM shrinks every ``min(n, SHRINK_INTERVAL)`` iterations.
@@ -311,21 +314,25 @@ def _shrink(y, G, alpha, C, act, gmax1, gmax2):
 # ----------------------------------------------------------------------------- the solver
 
 
+@dataclass(frozen=True)
+class SMOParams(SolverParams):
+    """Parameters of :class:`SMO`."""
+
+    eps: float = param(1e-3, "stopping tolerance on the maximal KKT violation (LIBSVM's -e)", check=positive)
+    shrinking: bool = param(False, "LIBSVM's shrinking heuristic (-h 1)")
+
+
 @register
-class SMO(Solver):
+class SMO(Solver[SMOParams]):
     """SMO with WSS2 (LIBSVM), optionally with LIBSVM's shrinking; cost model in the module docstring."""
 
     name = "smo"
+    Params = SMOParams
     needs = frozenset({"lambda"})
     supports_bias = True
-    params = {
-        "eps": Param(float, 1e-3, "stopping tolerance on the maximal KKT violation (LIBSVM's -e)",
-                     check=positive),
-        "shrinking": Param(bool, False, "LIBSVM's shrinking heuristic (-h 1)"),
-    }
 
-    def __init__(self, problem, rng, **params):
-        super().__init__(problem, rng, **params)
+    def __init__(self, problem: Problem, rng: np.random.Generator, params: SMOParams | None = None):
+        super().__init__(problem, rng, params)
         self.y = problem.y
         self.bias = problem.bias
         self.C = box_bound(problem)
@@ -333,47 +340,46 @@ class SMO(Solver):
         self.alpha = np.zeros(self.n)
         self.G = -np.ones(self.n)
         self.violation = np.inf  # m - M at the last selection (over the active set)
-        self.converged = False
         self._all = np.arange(self.n, dtype=np.int64)
         #: Indices of the active (not shrunk) variables, increasing; all of them without shrinking.
         self.active = self._all
-        if self.shrinking:
+        # the operations the cost model counts: active-set sizes summed over the iterations,
+        # and the full rows fetched for G_bar while variables are shrunk
+        self.active_total = 0
+        self.bound_rows = 0
+        #: ``(active size, free active variables)`` at every gradient reconstruction with work.
+        self.reconstructions: list[tuple[int, int]] = []
+        if self.params.shrinking:
             self.G_bar = np.zeros(self.n)  # sum of C Q_t over the t at the upper bound
             self._sign = self.y if self.bias else np.ones(self.n)  # be_shrunk's y (all +1 without bias)
             self._counter = min(self.n, SHRINK_INTERVAL) + 1
             self._unshrunk = False
-            #: ``(active size, free active variables)`` at every gradient reconstruction with work.
-            self.reconstructions: list[tuple[int, int]] = []
 
-    def advance(self, max_iterations, max_kernel_evals, deadline):
-        k = self.kernel
-        while not self.converged and self.iteration < max_iterations and k.kernel_evals < max_kernel_evals:
-            if time.perf_counter() >= deadline:
-                break
-            if self.shrinking:
-                self._counter -= 1
-                if self._counter == 0:
-                    self._counter = min(self.n, SHRINK_INTERVAL)
-                    self._do_shrinking()
+    def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """One working-set update, or the stopping rule's verdict (True: converged)."""
+        eps = self.params.eps
+        if self.params.shrinking:
+            self._counter -= 1
+            if self._counter == 0:
+                self._counter = min(self.n, SHRINK_INTERVAL)
+                self._do_shrinking()
+        chosen = self._select()
+        if self.violation < eps:
+            if self.active.size == self.n:
+                return True
+            self._reconstruct_gradient()  # optimal on the active set: check them all
+            self.active = self._all
             chosen = self._select()
-            if self.violation < self.eps:
-                if self.active.size == self.n:
-                    self.converged = True
-                    break
-                self._reconstruct_gradient()  # optimal on the active set: check them all
-                self.active = self._all
-                chosen = self._select()
-                if self.violation < self.eps:
-                    self.converged = True
-                    break
-                self._counter = 1  # shrink again at the next iteration
-            self._step(*chosen)
-            self.iteration += 1
-        return self.converged
+            if self.violation < eps:
+                return True
+            self._counter = 1  # shrink again at the next iteration
+        self._update(*chosen)
+        self.iteration += 1
+        return False
 
     # -- one iteration --------------------------------------------------------------------------
-    def _select(self) -> tuple:
-        """Choose the working set on the active set and set ``violation``; returns what ``_step`` takes."""
+    def _select(self) -> tuple[int, float]:
+        """Choose the working set on the active set and set ``violation``; returns what ``_update`` takes."""
         if self.bias:
             i, gmax, gmax2 = _select_i(self.y, self.G, self.alpha, self.C, self.active)
             self.violation = gmax + gmax2
@@ -382,9 +388,10 @@ class SMO(Solver):
         self.violation = up + down
         return i, new
 
-    def _step(self, i: int, value: float) -> None:
+    def _update(self, i: int, value: float) -> None:
         """Update the working set (``value``: ``m`` with bias, the new ``alpha_i`` without)."""
         y, G, alpha, C, act = self.y, self.G, self.alpha, self.C, self.active
+        self.active_total += act.size
         K_i = self._active_row(i)
         if self.bias:
             r = _select_j(y, G, alpha, C, self.diag, i, K_i, value, act)
@@ -394,14 +401,14 @@ class SMO(Solver):
             alpha[i], alpha[j] = _pair_step(y[i], y[j], old_i, old_j, G[i], G[j],
                                             self.diag[i], self.diag[j], K_i[r], C)
             _add_pair(G, y, K_i, y[i] * (alpha[i] - old_i), K_j, y[j] * (alpha[j] - old_j), act)
-            if self.shrinking:
+            if self.params.shrinking:
                 self._update_G_bar(i, old_i, K_i)
                 self._update_G_bar(j, old_j, K_j)
         else:
             old = alpha[i]
             alpha[i] = value
             _add_single(G, y, K_i, y[i] * (value - old), act)
-            if self.shrinking:
+            if self.params.shrinking:
                 self._update_G_bar(i, old, K_i)
 
     def _active_row(self, i: int) -> np.ndarray:
@@ -416,7 +423,11 @@ class SMO(Solver):
         was_upper, is_upper = old >= self.C, self.alpha[t] >= self.C
         if was_upper == is_upper:
             return
-        K_full = K_t if self.active.size == self.n else self.kernel.row(t)
+        if self.active.size == self.n:
+            K_full = K_t
+        else:
+            K_full = self.kernel.row(t)
+            self.bound_rows += 1
         sign = 1.0 if is_upper else -1.0
         _add_single(self.G_bar, self.y, K_full, sign * self.C * self.y[t], self._all)
 
@@ -426,7 +437,7 @@ class SMO(Solver):
             _, gmax1, gmax2 = _select_i(self.y, self.G, self.alpha, self.C, self.active)
         else:
             _, _, gmax1, gmax2 = _select_single(self.G, self.alpha, self.C, self.diag, self.active)
-        if not self._unshrunk and gmax1 + gmax2 <= 10 * self.eps:
+        if not self._unshrunk and gmax1 + gmax2 <= 10 * self.params.eps:
             self._unshrunk = True
             self._reconstruct_gradient()
             self.active = self._all
@@ -492,6 +503,17 @@ class SMO(Solver):
     def snapshot(self) -> Snapshot:
         alpha, q, b = self.solution()
         extra = {"kkt_violation": float(self.violation)} if np.isfinite(self.violation) else {}
-        if self.shrinking:
+        if self.params.shrinking:
             extra["active_size"] = float(self.active.size)
         return dual_snapshot(self.problem, alpha, q, b, extra)
+
+    def expected_kernel_evals(self) -> float:
+        """The cost model of the module docstring, from the counted operations.
+
+        ``rows`` (2 with bias, 1 without) times the active-set sizes summed over the
+        iterations, plus ``n`` per full row fetched for ``G_bar`` while shrunk, plus each
+        reconstruction's ``(n - a) a`` or ``f n``.
+        """
+        n = self.n
+        rebuilt = sum((n - a) * a if f * n > 2 * a * (n - a) else f * n for a, f in self.reconstructions)
+        return float((2 if self.bias else 1) * self.active_total + n * self.bound_rows + rebuilt)

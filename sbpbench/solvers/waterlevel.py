@@ -121,8 +121,9 @@ def water_level_near(c, volume, guess, width, buf):
     One vectorized pass counts and sums the responses below ``guess - width`` and in
     ``[guess - width, guess + width)``; if the water of the two window edges brackets
     ``volume``, a second pass gathers the responses in the window into ``buf`` and the
-    selection of :func:`water_level` runs on them only. The level and the set below it are those of :func:`water_level` (the sums are
-    added in another order, so ``gamma`` may differ in its last bits).
+    selection of :func:`water_level` runs on them only. The level and the set below it are
+    those of :func:`water_level` (the sums are added in another order, so ``gamma`` may differ
+    in its last bits).
 
     Returns
     -------
@@ -196,17 +197,17 @@ def sample_below(c: np.ndarray, gamma: float, below: int, rng: np.random.Generat
 
 
 @numba.njit(cache=True, inline="always")
-def _cut_low(s, count, lo, total, top, stale, l, sum_l, value):
-    """Class ``s``: the ``count`` lowest are all submerged (``count`` in ``[l+1, g]`` of its block)."""
+def _cut_low(s, count, lo, total, top, stale, lower, sum_lower, value):
+    """Class ``s``: the ``count`` lowest are all submerged (``count`` in ``[lower+1, g]`` of its block)."""
     lo[s] = count
-    total[s] = sum_l[s] + (count - l[s]) * value[s]
+    total[s] = sum_lower[s] + (count - lower[s]) * value[s]
     top[s] = value[s]
     stale[s] = True
 
 
 @numba.njit(cache=True, inline="always")
 def _cut_high(s, count, hi, bottom, stale, value):
-    """Class ``s``: at most ``count`` are submerged (``count`` in ``[l, g-1]`` of its block)."""
+    """Class ``s``: at most ``count`` are submerged (``count`` in ``[lower, g-1]`` of its block)."""
     hi[s] = count
     bottom[s] = value[s]
     stale[s] = True
@@ -288,10 +289,10 @@ def _two_basins(buf, base, lo, hi, total, top, bottom, volume):
     :func:`water_level_bias` returns.
     """
     stale = np.ones(2, np.bool_)  # the block must be recomputed
-    l = np.zeros(2, np.int64)  # the block: ranks [l, g) hold `value`, sum of ranks < l is sum_l
+    lower = np.zeros(2, np.int64)  # the block: ranks [lower, g) hold `value`; sum of ranks < lower: sum_lower
     g = np.zeros(2, np.int64)
     value = np.zeros(2)
-    sum_l = np.zeros(2)
+    sum_lower = np.zeros(2)
     first = np.zeros(2, np.int64)  # the block as counts k in [first, last], with water `water`
     last = np.zeros(2, np.int64)
     water = np.zeros(2)
@@ -303,24 +304,24 @@ def _two_basins(buf, base, lo, hi, total, top, bottom, volume):
                 water[s] = lo[s] * top[s] - total[s]
             elif stale[s]:
                 lt, gt, pivot, sum_lt = _partition3(buf, base[s] + lo[s], base[s] + hi[s])
-                l[s] = lt - base[s]
+                lower[s] = lt - base[s]
                 g[s] = gt - base[s]
                 value[s] = pivot
-                sum_l[s] = total[s] + sum_lt
-                first[s] = l[s] + 1
+                sum_lower[s] = total[s] + sum_lt
+                first[s] = lower[s] + 1
                 last[s] = g[s]
-                water[s] = l[s] * pivot - sum_l[s]
+                water[s] = lower[s] * pivot - sum_lower[s]
                 stale[s] = False
         if lo[0] == hi[0] or lo[1] == hi[1]:
             # one class is resolved at k0: select rank k0 in the other, whatever the volumes say
             o = 1 if lo[0] == hi[0] else 0
             k0 = lo[1 - o]
-            if k0 <= l[o]:
-                _cut_high(o, l[o], hi, bottom, stale, value)
+            if k0 <= lower[o]:
+                _cut_high(o, lower[o], hi, bottom, stale, value)
             elif k0 >= g[o]:
-                _cut_low(o, g[o], lo, total, top, stale, l, sum_l, value)
+                _cut_low(o, g[o], lo, total, top, stale, lower, sum_lower, value)
             else:
-                _cut_low(o, k0, lo, total, top, stale, l, sum_l, value)
+                _cut_low(o, k0, lo, total, top, stale, lower, sum_lower, value)
                 _cut_high(o, k0, hi, bottom, stale, value)
             continue
         needed = water[0] + water[1]
@@ -329,14 +330,14 @@ def _two_basins(buf, base, lo, hi, total, top, bottom, volume):
         if k_lo <= k_hi:  # the blocks share counts k, where W(k) = needed
             if needed <= volume:
                 for s in range(2):
-                    _cut_low(s, k_hi, lo, total, top, stale, l, sum_l, value)
+                    _cut_low(s, k_hi, lo, total, top, stale, lower, sum_lower, value)
             else:
                 for s in range(2):
                     _cut_high(s, k_lo - 1, hi, bottom, stale, value)
         else:  # W is monotone: compare the lower block's last count with the upper's first
             low = 0 if last[0] < first[1] else 1
             if needed <= volume:  # W(last[low]) <= needed
-                _cut_low(low, last[low], lo, total, top, stale, l, sum_l, value)
+                _cut_low(low, last[low], lo, total, top, stale, lower, sum_lower, value)
             else:  # W(first[up]) >= needed
                 up = 1 - low
                 _cut_high(up, first[up] - 1, hi, bottom, stale, value)
@@ -443,7 +444,8 @@ def gather_class_windows(classes, c, low, high, buf, where, row=None, step=0.0, 
     indices into ``where``, positives from the front and negatives from the back. With
     ``row`` given, each response is first updated as SBP does (``c += step * y * row`` and
     ``acc += weight * step * y * row`` with ``y = +1`` or ``-1`` the class, the arithmetic
-    of ``sbp._add_row``), so that an iteration reads its responses once.
+    of :func:`~sbpbench.solvers.responses.add_row_and_sum`), so that an iteration reads its
+    responses once.
 
     Class by class, and with selects instead of branches except for the rare responses
     inside a window: whether a response lies below or above its window follows no pattern,

@@ -1,0 +1,40 @@
+"""Examples drawn for the stochastic solvers, in chunks from the run's generator."""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Draws taken from the generator at once (mini-batches for Pegasos and primal SGD,
+#: coordinates for SDCA); part of the random stream, so changing it changes every curve.
+DRAW_CHUNK = 4096
+
+
+class BatchDraws:
+    """Mini-batches of ``k`` examples drawn i.i.d. uniform from ``n``, :data:`DRAW_CHUNK` at a time.
+
+    Kernel Pegasos and the primal SGD solvers draw through it, so that both representations
+    of Pegasos see the same examples in the same order.
+    """
+
+    def __init__(self, rng: np.random.Generator, n: int, k: int):
+        self.rng, self.n, self.k = rng, n, k
+        self._chunk = np.empty((0, k), dtype=np.int64)
+
+    def take(self, count: float) -> np.ndarray:
+        """The next ``min(count, batches left in the chunk)`` batches, at least one.
+
+        Parameters
+        ----------
+        count : float
+            Most batches wanted (at least 1; may be infinite).
+
+        Returns
+        -------
+        numpy.ndarray, shape (m, k)
+            Example indices, one batch per row.
+        """
+        if self._chunk.shape[0] == 0:
+            self._chunk = self.rng.integers(0, self.n, size=(DRAW_CHUNK, self.k))
+        m = int(min(self._chunk.shape[0], count))
+        batches, self._chunk = self._chunk[:m], self._chunk[m:]
+        return batches
