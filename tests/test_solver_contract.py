@@ -9,8 +9,7 @@ other choice of a parameter with choices:
   deadline): no step starts at or beyond a limit, ``advance`` ends only at a limit or when the
   solver finishes, and exactly at the iteration limit unless the solver declares that its steps
   (whole passes or fits) go past it;
-* follows the same trajectory from the same seed, whether or not it is measured on the way
-  (except SBP with a bias: a known defect, see ``SNAPSHOT_SHARES_SBP_WINDOWS``);
+* follows the same trajectory from the same seed, whether or not it is measured on the way;
 * takes snapshots without training kernel evaluations;
 * counts what its cost model says (``expected_kernel_evals``), with or without the row cache;
 * is refused at validation (exit 2, one line naming the key) on every kind of problem its
@@ -227,22 +226,7 @@ def test_same_seed_same_trajectory(name, kernel, bias, values):
     assert _run(name, kernel, bias, values, seed=11)[2] == _run(name, kernel, bias, values, seed=11)[2]
 
 
-#: A known defect (reported, not fixed here: fixing it changes the committed SBP-with-bias runs):
-#: SBP's snapshot computes the water level of the averaged iterate in the scratch buffer that
-#: holds the responses the last update gathered for the next iteration's windowed level, so
-#: the first iteration after a checkpoint may sample from a wrong p*. On these rows it shows
-#: with the linear kernel (with the Gaussian one the trajectories happen to agree).
-SNAPSHOT_SHARES_SBP_WINDOWS = pytest.mark.xfail(
-    strict=True, reason="SBP with a bias: snapshot() overwrites the windows gathered for the next iteration")
-
-
-def _known_defect(case):
-    name, kernel, bias, _ = case.values
-    return pytest.param(*case.values, marks=SNAPSHOT_SHARES_SBP_WINDOWS, id=case.id) \
-        if (name, kernel, bias) == ("sbp", "linear", True) else case
-
-
-@pytest.mark.parametrize("name, kernel, bias, values", [_known_defect(case) for case in CASES])
+@pytest.mark.parametrize("name, kernel, bias, values", CASES)
 def test_measuring_does_not_change_the_trajectory(name, kernel, bias, values):
     _, _, measured = _run(name, kernel, bias, values, seed=11)
     problem, solver, _ = _run(name, kernel, bias, values, seed=11, measure=False)

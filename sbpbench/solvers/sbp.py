@@ -117,7 +117,8 @@ class SBP(Solver[SBPParams]):
         self.P = 0.0  # sum of s over finished iterations
         self.acc_a = np.zeros(n)  # sum_u P_(u-1) delta_u for alpha
         self.acc_c = np.zeros(n)  # the same for the responses
-        self._buf = np.empty(n)
+        self._buf = np.empty(n)  # with a bias: the responses gathered for the next iteration's level
+        self._snapshot_buf = np.empty(n)  # scratch of snapshot(), which must not touch _buf
         self._where = np.empty(n, dtype=np.int64)  # scratch of the windowed level with a bias
         self._level = 0.0  # the last water level, in units of ct
         self._anchors = (0, 0)  # with a bias: the last k-th point of each class
@@ -242,10 +243,10 @@ class SBP(Solver[SBPParams]):
         norm2 = float(alpha @ c)  # ||w_bar||^2 = sum_i alpha_i c_i
         bias = 0.0
         if self.bias:
-            gamma, bias, _, _, _ = water_level_bias(self.y, c, self.volume, self._buf)
+            gamma, bias, _, _, _ = water_level_bias(self.y, c, self.volume, self._snapshot_buf)
             c = c + self.y * bias
         else:
-            gamma, _ = water_level(c, self.volume, self._buf)
+            gamma, _ = water_level(c, self.volume, self._snapshot_buf)
         # Algorithm 1 returns alpha / gamma; while gamma <= 0 (early on) rescaling would flip
         # the sign of the predictor, so we keep the scale (the test error is unaffected)
         scale = 1.0 / gamma if gamma > 0 else 1.0
