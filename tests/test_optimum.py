@@ -23,9 +23,10 @@ def _nu(problem, alpha, b=0.0):
 
 
 @pytest.mark.parametrize("bias", [False, True])
-def test_nu_matches_independent_optimum_and_is_cached(tmp_path, bias):
+def test_nu_matches_independent_optimum_and_is_cached(tmp_path, bias, capsys):
     problem = make_problem("adult", 300, bias=bias)
     first = optimum(problem, DATASET, 0, root=tmp_path)
+    assert "computing the exact optimum" in capsys.readouterr().err  # minutes on full data: say so
     assert problem.kernel.kernel_evals > 0 and first["kernel_evals"] == problem.kernel.kernel_evals
     files = list((tmp_path / "optima").glob("*.json"))
     assert len(files) == 1 and str(files[0]) == first["cache_file"]
@@ -45,6 +46,7 @@ def test_nu_matches_independent_optimum_and_is_cached(tmp_path, bias):
     second = optimum(problem, DATASET, 0, root=tmp_path)
     assert problem.kernel.kernel_evals == 0  # read from disk: no SMO work
     assert second == first
+    assert capsys.readouterr().err == ""
 
 
 def test_cache_key_separates_problems(tmp_path):
