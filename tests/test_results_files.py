@@ -2,11 +2,14 @@
 
 import csv
 import json
+import os
+import stat
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from sbpbench.files import umask
 from sbpbench.outputs import plotting
 from sbpbench.results.store import read_curves
 from tests.cli_runner import sbpbench
@@ -133,3 +136,19 @@ def test_text_in_a_numeric_column_is_one_line(monkeypatch, capsys, finished):
     curves.to_csv(directory / "curves.csv", index=False)
     assert sbpbench(monkeypatch, "plot", directory) == 2
     one_line_error(capsys, "column 'test_error' holds text")
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_result_files_get_the_mode_the_umask_gives(monkeypatch, tmp_path, mask, mode):
+    """Others can read a shared results folder under the usual umask (mkstemp alone gives 0600)."""
+    path = tmp_path / "labels.yaml"
+    path.write_text(CONFIG.replace("budget: {epochs: 1}", "budget: {epochs: 0.05}"))
+    old = os.umask(mask)
+    try:
+        assert umask() == mask
+        assert sbpbench(monkeypatch, "run", path, "--results", tmp_path / "res", "--no-plot", "-q") == 0
+    finally:
+        os.umask(old)
+    written = sorted((tmp_path / "res" / "labels").glob("*/*"))
+    assert {p.name for p in written} == {"curves.csv", "meta.json"}
+    assert all(stat.S_IMODE(p.stat().st_mode) == mode for p in written), [oct(p.stat().st_mode) for p in written]
