@@ -145,7 +145,7 @@ def _outside(solver: str, cp: int, column: str, ref: float, value: float, band: 
 def _run_folder(path: Path) -> Path:
     runs = newest_runs(path)
     if len(runs) != 1:
-        raise UserError(f"{path}: expected one run folder (with curves.csv), found {len(runs)}")
+        raise UserError(f"{path}: expected one run folder (with meta.json and a checkpoint), found {len(runs)}")
     return runs[0]
 
 
