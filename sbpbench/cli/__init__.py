@@ -84,9 +84,11 @@ class CliReporter:
 
 def summary_table(curves: pd.DataFrame) -> str:
     """Per solver: final test error mean ± std over runs, kernel evaluations, training seconds."""
+    from sbpbench.results.curves import final_rows
+
     if curves.empty:
         return "(no checkpoints were recorded)"
-    last = curves.sort_values("checkpoint", kind="stable").groupby(["solver", "run"], sort=False).tail(1)
+    last = final_rows(curves)
     lines = [f"{'solver':<24} {'runs':>4} {'test error (%)':>16} {'kernel evals':>13} {'train s':>9}  status"]
     for label, g in last.groupby("solver", sort=False):
         err = 100 * g["test_error"]

@@ -61,8 +61,8 @@ def value_at(grid: np.ndarray, mean: np.ndarray, x: float) -> float:
 
 
 def final_rows(curves: pd.DataFrame) -> pd.DataFrame:
-    """The last checkpoint of every (solver, run)."""
-    return curves.sort_values("checkpoint").groupby(["solver", "run"], sort=False).tail(1)
+    """The last checkpoint of every (solver, run), in the order the solvers first appear."""
+    return curves.sort_values("checkpoint", kind="stable").groupby(["solver", "run"], sort=False).tail(1)
 
 
 def first_epoch_end(frame: pd.DataFrame, x: str = "kernel_evals") -> float | None:
