@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bz2
+import errno
 import gzip
 import hashlib
 import io
@@ -17,7 +18,7 @@ import pytest
 
 from sbpbench.data import cache, convert
 from sbpbench.data.cache import download
-from sbpbench.data.fetch import Digest, FetchOptions, RemoteFile, verify_download
+from sbpbench.data.fetch import Digest, FetchOptions, RemoteFile, sha256_of, verify_download
 from sbpbench.data.registry import REGISTRY, Dataset
 from sbpbench.data.sources.mnist import mnist_split
 from sbpbench.errors import UserError
@@ -338,3 +339,24 @@ def test_verify_reports_each_file_partial_downloads_and_incomplete_datasets(tmp_
     assert capsys.readouterr().out.splitlines()[:2] == ["fx-sub: ok", "  img.gz: ok"]
     assert sbpbench(monkeypatch, "datasets", "verify", "fx-mnist") == 2
     assert "fx-mnist: INCOMPLETE (missing lab.gz)" in capsys.readouterr().out
+
+
+def test_a_full_disk_while_converting_is_one_line_and_leaves_nothing(tmp_path, monkeypatch):
+    def disk_full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with FileServer({}) as server:
+        monkeypatch.setitem(REGISTRY, "fx-mnist", _fixture_sources(server)["fx-mnist"])
+        monkeypatch.setattr(cache, "_write_split", disk_full)
+        with pytest.raises(UserError, match=r"cannot write the converted fx-mnist \(No space left on device\)"):
+            cache.prepare("fx-mnist", FetchOptions(**FAST), tmp_path)
+    assert not cache.is_cached("fx-mnist", tmp_path)
+    assert [p for p in leftovers(tmp_path) if not p.startswith("downloads/")] == []
+
+
+def test_an_unreadable_file_or_a_foreign_manifest_is_no_traceback(tmp_path):
+    with pytest.raises(UserError, match="cannot read"):
+        sha256_of(tmp_path)  # a folder where a file was expected
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "manifest.json").write_text("[1, 2]")
+    assert cache.read_manifest("x", tmp_path) is None and not cache.is_cached("x", tmp_path)

@@ -89,9 +89,11 @@ def dataset_dir(name: str, root: Path | None = None) -> Path:
 def read_manifest(name: str, root: Path | None = None) -> dict[str, Any] | None:
     """The dataset's manifest, or None when it is not (completely) converted."""
     try:
-        manifest: dict[str, Any] = json.loads((dataset_dir(name, root) / "manifest.json").read_text())
+        manifest = json.loads((dataset_dir(name, root) / "manifest.json").read_text())
     except (OSError, ValueError):
         return None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        return None  # not a manifest sbpbench wrote: converted again
     return manifest
 
 
@@ -180,8 +182,8 @@ def prepare(name: str, options: FetchOptions | None = None, root: Path | None = 
         paths = {role: download(remote, options, root) for role, remote in dataset.files.items()}
         tmp = root / f".{name}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
         try:
+            tmp.mkdir()
             for role, member in dataset.members.items():
                 paths[role] = extract_member(paths[role], member, tmp / "extracted")
             train, test = dataset.convert(paths)
@@ -204,6 +206,9 @@ def prepare(name: str, options: FetchOptions | None = None, root: Path | None = 
             if final.exists():
                 shutil.rmtree(final)
             os.replace(tmp, final)
+        except OSError as exc:  # disk full, a read-only cache: nothing half-converted is left
+            raise UserError(f"{root}: cannot write the converted {name} ({exc.strerror or exc}); free space "
+                            f"or set {DATA_ENV} to another folder") from None
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return final

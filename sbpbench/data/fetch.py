@@ -199,8 +199,10 @@ def file_digests(path: Path, algos: set[tuple[str, bool]], name: str | None = No
                 while chunk := fh.read(CHUNK):
                     for h in hashers.values():
                         h.update(chunk)
-        except (OSError, EOFError, ValueError):  # a damaged archive: no content digest
-            continue
+        except (OSError, EOFError, ValueError) as exc:
+            if not content:  # the file itself cannot be read
+                raise UserError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+            continue  # a damaged archive: no content digest
         out.update({(a, content): h.hexdigest() for a, h in hashers.items()})
     return out
 
