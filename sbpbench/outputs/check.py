@@ -19,13 +19,13 @@ improvement (regenerate the reference deliberately with ``sbpbench check --updat
 from __future__ import annotations
 
 import math
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from sbpbench.errors import UserError
+from sbpbench.files import atomic_write
 from sbpbench.results.lookup import newest_runs
 from sbpbench.results.store import comparable, read_curves, read_meta
 
@@ -174,7 +174,7 @@ def check(results: Path, reference: Path, update: bool = False, z: float = Z) ->
     if update:
         reference.mkdir(parents=True, exist_ok=True)
         for name in ("curves.csv", "meta.json"):
-            shutil.copyfile(run / name, reference / name)
+            atomic_write(reference / name, (run / name).read_bytes())
         return True, f"reference {reference} updated from {run}"
     if not (reference / "curves.csv").is_file():
         raise UserError(f"{reference}: no reference curves.csv (create one with --update)")

@@ -25,6 +25,7 @@ import pandas as pd
 import yaml
 
 from sbpbench import papers
+from sbpbench.files import atomic_write  # noqa: E402
 from sbpbench.outputs import markdown, plotting
 from sbpbench.papers.declarations import ErrorCurves, Figure, FiguresPage, ObjectiveCurves
 from sbpbench.results.lookup import ExperimentResult
@@ -106,7 +107,7 @@ def draw_all(results_root: str | Path = papers.PAPER_RESULTS, out: str | Path = 
     for section in (section for paper in papers.PAPERS for section in paper.sections):
         if section.figures_page is not None:
             text = markdown.section_body(section, results) + "\n"
-            (out / f"{section.figures_page.stem}.md").write_text(text)
+            atomic_write(out / f"{section.figures_page.stem}.md", text)
             pages.append((section.figures_page, text))
     write_html(drawn, pages, out / "index.html")
     return drawn
@@ -144,7 +145,7 @@ def write_html(drawn: list[Drawn], pages: list[tuple[FiguresPage, str]], path: P
         parts.append(f"<h2>{html.escape(page.heading)}</h2>")
         parts.append(_markdown_to_html(text))
     parts.append("</body></html>")
-    path.write_text("\n".join(parts))
+    atomic_write(path, "\n".join(parts))
 
 
 def _markdown_to_html(text: str) -> str:

@@ -14,6 +14,7 @@ Every drawing takes rows of ``curves.csv`` files and writes ``<stem>.png`` and `
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -27,6 +28,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from sbpbench.files import atomic_write  # noqa: E402
 from sbpbench.results.curves import final_rows, finals_by_parameter, first_epoch_end, mean_curve  # noqa: E402
 from sbpbench.results.lookup import newest_runs  # noqa: E402
 from sbpbench.results.store import curves_file, read_curves  # noqa: E402
@@ -49,7 +51,9 @@ def save_figure(fig: Figure, stem: Path, dpi: int = 130) -> list[Path]:
     written = []
     for suffix in (".png", ".svg"):
         path = stem.with_suffix(suffix)
-        fig.savefig(path, dpi=dpi)
+        image = io.BytesIO()
+        fig.savefig(image, dpi=dpi, format=suffix[1:])
+        atomic_write(path, image.getvalue())
         written.append(path)
     plt.close(fig)
     return written

@@ -15,6 +15,7 @@ import pandas as pd
 import yaml
 
 from sbpbench import papers
+from sbpbench.files import atomic_write
 from sbpbench.outputs import markdown
 from sbpbench.papers.declarations import Cells, Results, Table
 
@@ -131,5 +132,5 @@ def build(root: str | Path = papers.PAPER_RESULTS) -> str:
 def write(root: str | Path = papers.PAPER_RESULTS, out: str | Path = "REPRODUCTION.md") -> Path:
     """Write :func:`build`'s text to ``out``."""
     out = Path(out)
-    out.write_text(build(root))
+    atomic_write(out, build(root))
     return out
