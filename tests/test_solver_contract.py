@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+import types
 from functools import cache
 
 import numpy as np
@@ -31,6 +32,7 @@ import yaml
 from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS, ProblemKind, Solver, SolverParams, param
+from sbpbench.solvers import base as base_module
 from sbpbench.solvers.sbp import SBP
 from sbpbench.solvers.smo import SMOParams
 from tests.adult_rows import adult
@@ -92,13 +94,13 @@ def make(name: str, kernel: str, bias: bool, values: dict, seed: int = 0, cache_
     return problem, solver
 
 
-def record_steps(solver: Solver) -> list[tuple]:
-    """Log ``(iteration, kernel_evals, clock, iterations allowed, kernel_evals allowed)`` before every step."""
+def record_steps(solver: Solver, clock=time.perf_counter) -> list[tuple]:
+    """Log ``(iteration, kernel_evals, clock(), iterations allowed, kernel_evals allowed)`` before every step."""
     log: list[tuple] = []
     step = solver._step
 
     def logged(iterations, kernel_evals):
-        log.append((solver.iteration, solver.kernel.kernel_evals, time.perf_counter(), iterations, kernel_evals))
+        log.append((solver.iteration, solver.kernel.kernel_evals, clock(), iterations, kernel_evals))
         return step(iterations, kernel_evals)
 
     solver._step = logged  # the instance attribute shadows the method
@@ -193,9 +195,16 @@ def test_kernel_evaluation_limit_is_honoured(name, kernel, bias, values):
 
 
 @pytest.mark.parametrize("name, kernel, bias, values", CASES)
-def test_deadline_is_honoured(name, kernel, bias, values):
+def test_deadline_is_honoured(name, kernel, bias, values, monkeypatch):
     problem, solver = make(name, kernel, bias, values)
-    log = record_steps(solver)
+    seen: list[float] = [math.nan]
+
+    def clock() -> float:  # the clock as advance reads it, so that the log holds what it compared
+        seen[0] = time.perf_counter()
+        return seen[0]
+
+    monkeypatch.setattr(base_module, "time", types.SimpleNamespace(perf_counter=clock))
+    log = record_steps(solver, lambda: seen[0])
     assert solver.advance(INF, INF, time.perf_counter() - 1.0) is False  # past: no step at all
     assert (solver.iteration, problem.kernel.kernel_evals, log) == (0, 0, [])
     deadline = time.perf_counter() + 0.05
