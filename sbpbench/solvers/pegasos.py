@@ -95,7 +95,7 @@ class Pegasos(Solver[PegasosParams]):
         mini_batch, lam = self.params.mini_batch, self.lam
         self.iteration += 1
         t = self.iteration
-        batch = self._draws.take(1)[0]
+        batch = self._draws.next()
         violators = batch[self.s * self.ct[batch] < 1.0]
         shrink = 1.0 - 1.0 / t
         if shrink == 0.0:  # t = 1: w_1 = 0 stays 0 before the additions

@@ -19,6 +19,12 @@ class BatchDraws:
     def __init__(self, rng: np.random.Generator, n: int, k: int):
         self.rng, self.n, self.k = rng, n, k
         self._chunk = np.empty((0, k), dtype=np.int64)
+        self._pos = 0  # batches of the chunk already taken
+
+    def _fill(self) -> None:
+        if self._pos == self._chunk.shape[0]:
+            self._chunk = self.rng.integers(0, self.n, size=(DRAW_CHUNK, self.k))
+            self._pos = 0
 
     def take(self, count: float) -> np.ndarray:
         """The next ``min(count, batches left in the chunk)`` batches, at least one.
@@ -33,8 +39,13 @@ class BatchDraws:
         numpy.ndarray, shape (m, k)
             Example indices, one batch per row.
         """
-        if self._chunk.shape[0] == 0:
-            self._chunk = self.rng.integers(0, self.n, size=(DRAW_CHUNK, self.k))
-        m = int(min(self._chunk.shape[0], count))
-        batches, self._chunk = self._chunk[:m], self._chunk[m:]
-        return batches
+        self._fill()
+        m = int(min(self._chunk.shape[0] - self._pos, count))
+        self._pos += m
+        return self._chunk[self._pos - m:self._pos]
+
+    def next(self) -> np.ndarray:
+        """The next batch (``take(1)[0]`` without its slicing: kernel Pegasos calls it every iteration)."""
+        self._fill()
+        self._pos += 1
+        return self._chunk[self._pos - 1]
