@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import time
 import types
 from functools import cache
@@ -319,3 +320,19 @@ def test_contradictory_parameters_end_validate_and_run_before_anything_runs(monk
         assert err == (f"sbpbench: error: {path}: key 'solvers[0].name': solver 'liblinear': tol_end (0.01) "
                        f"must not exceed tol_start (0.001)\n")
     assert not (tmp_path / "res").exists()
+
+
+
+@pytest.mark.parametrize("name", sorted(SOLVERS))
+def test_a_solver_made_directly_is_refused_as_at_validation(name):
+    """Making a solver without create() (as a script or a test may) asks refuse() too."""
+    cls = SOLVERS[name]
+    refused = 0
+    for kernel in ("gaussian", "linear"):
+        for bias in (False, True):
+            why = cls.refuse(ProblemKind(kernel, bias, frozenset({"lambda", "nu"})), cls.Params())
+            if why is not None:
+                refused += 1
+                with pytest.raises(ValueError, match=re.escape(why)):
+                    cls(make_problem(kernel, bias), np.random.default_rng(0))
+    assert refused or (cls.supports_bias and not cls.requires_bias and len(cls.kernels) == 2)

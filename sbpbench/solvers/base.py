@@ -10,7 +10,7 @@ A solver knows nothing of YAML, files or plots. Its contract, :class:`Solver`:
 * **One check against the problem.** :meth:`Solver.refuse` says why a solver cannot solve a
   kind of problem (kernel, bias, missing lambda or nu, contradictory parameters). It is
   called when a config is validated, so such a config ends in one line and exit 2 before
-  anything runs, and again by :meth:`Solver.create`, which is how the runner makes a solver.
+  anything runs, and again whenever a solver is made (``__init__`` raises ValueError).
 * **Work in bounded steps.** The runner calls :meth:`Solver.advance` to move a solver to
   the next checkpoint; ``advance`` owns the loop over the three limits (iterations, kernel
   evaluations, the deadline) and calls the solver's :meth:`Solver._step`, which does a
@@ -182,8 +182,8 @@ class ProblemKind:
 def required(value: float | None, name: str) -> float:
     """A problem parameter (lambda or nu) that a solver needs: ``value``, which must be set.
 
-    :meth:`Solver.refuse` checks ``needs`` before a solver is made; this keeps a solver
-    made directly on an incomplete problem from running on ``None``.
+    :meth:`Solver.refuse` has checked ``needs`` when the solver was made; this gives the
+    value its type (``float``, not ``float | None``) where a solver reads it.
 
     Raises
     ------
@@ -279,7 +279,7 @@ class Solver(Generic[P]):
 
         The one check of a solver against a problem, called when a config is validated (so
         that a combination the solver cannot run ends in one line and exit 2 before anything
-        runs) and by :meth:`create`. This base checks ``needs``, the bias flags and
+        runs) and whenever a solver is made. This base checks ``needs``, the bias flags and
         ``kernels``; a solver with further conditions (a parameter that needs a kernel,
         contradictory parameters) extends it, calling it first.
 
@@ -301,7 +301,8 @@ class Solver(Generic[P]):
 
     @classmethod
     def create(cls, problem: Problem, rng: np.random.Generator, params: P | None = None) -> Solver[Any]:
-        """The solver for ``problem``, after :meth:`refuse` (how the runner makes solvers).
+        """The solver for ``problem`` (how the runner makes solvers; a solver with several
+        implementations picks one in :meth:`_construct`).
 
         Parameters
         ----------
@@ -317,10 +318,7 @@ class Solver(Generic[P]):
         ValueError
             With :meth:`refuse`'s reason when the solver cannot solve ``problem``.
         """
-        chosen = cast(P, cls.Params()) if params is None else params
-        if (why := cls.refuse(ProblemKind.of(problem), chosen)) is not None:
-            raise ValueError(why)
-        return cls._construct(problem, rng, chosen)
+        return cls._construct(problem, rng, cast(P, cls.Params()) if params is None else params)
 
     @classmethod
     def _construct(cls, problem: Problem, rng: np.random.Generator, params: P) -> Solver[Any]:
@@ -332,6 +330,8 @@ class Solver(Generic[P]):
             raise TypeError(f"solver {self.name!r} takes {self.Params.__name__}, not {type(params).__name__}")
         # the declared defaults (Params() is P: subclasses set Params to their P)
         self.params: P = cast(P, self.Params()) if params is None else params
+        if (why := self.refuse(ProblemKind.of(problem), self.params)) is not None:
+            raise ValueError(why)  # also when made directly, not through create()
         self.problem = problem
         self.kernel = problem.kernel
         self.rng = rng
