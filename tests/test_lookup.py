@@ -3,6 +3,9 @@
 import json
 from pathlib import Path
 
+import pytest
+
+from sbpbench.errors import UserError
 from sbpbench.results.lookup import find_experiment, newest_run, newest_runs, run_folders
 from sbpbench.results.store import COLUMNS
 
@@ -13,7 +16,7 @@ ROW = {c: 0 for c in COLUMNS} | {"experiment": "e", "dataset": "d", "solver": "s
 def run_folder(path: Path, checkpoints: int = 1, solver: str = "sbp") -> Path:
     """A run folder with a meta.json and ``checkpoints`` rows of ``solver`` (an empty curves.csv for 0)."""
     path.mkdir(parents=True)
-    (path / "meta.json").write_text(json.dumps({"experiment": path.parent.name}))
+    (path / "meta.json").write_text(json.dumps({"experiment": path.parent.name, "resolved": {}}))
     rows = [ROW | {"solver": solver, "solver_name": solver, "checkpoint": k} for k in range(checkpoints)]
     lines = [",".join(COLUMNS)] + [",".join(str(r[c]) for c in COLUMNS) for r in rows]
     (path / "curves.csv").write_text("\n".join(lines) + "\n" if rows else "")
@@ -58,3 +61,10 @@ def test_shared_runs_are_lent_only_when_missing(tmp_path):
     assert list(curves["solver_name"]) == ["sbp"] * 3 + ["fourier"]
     assert set(curves["experiment"]) == {"borrower", "e"}  # lent rows relabelled, the own row as written
     assert find_experiment(tmp_path, "lender", shared).curves["solver_name"].tolist() == ["sbp"] * 3
+
+
+def test_a_meta_json_without_its_configuration_is_one_error(tmp_path):
+    run = run_folder(tmp_path / "e" / "20260101-000000")
+    (run / "meta.json").write_text('{"experiment": "e"}')
+    with pytest.raises(UserError, match=r"meta.json: no 'resolved' configuration"):
+        find_experiment(tmp_path, "e")

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from sbpbench.errors import UserError
 from sbpbench.results.store import curves_file, read_curves, read_meta
 
 _STAMP = re.compile(r"(\d{8})-(\d{6})(?:-(\d+))?")
@@ -113,5 +114,8 @@ def find_experiment(root: str | Path, name: str,
         if lender is not None and solver not in set(curves["solver_name"]):
             lent = lender.curves[lender.curves["solver_name"] == solver].assign(experiment=name)
             curves = pd.concat([lent, curves], ignore_index=True)
-    return ExperimentResult(name, directory, curves, read_meta(directory))
+    meta = read_meta(directory)
+    if not isinstance(meta.get("resolved"), dict):
+        raise UserError(f"{directory / 'meta.json'}: no 'resolved' configuration (not written by this sbpbench)")
+    return ExperimentResult(name, directory, curves, meta)
 
