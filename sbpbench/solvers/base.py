@@ -318,7 +318,11 @@ class Solver(Generic[P]):
         ValueError
             With :meth:`refuse`'s reason when the solver cannot solve ``problem``.
         """
-        return cls._construct(problem, rng, cast(P, cls.Params()) if params is None else params)
+        chosen = cast(P, cls.Params()) if params is None else params
+        # asked here too: the implementation _construct picks may word its refusal otherwise
+        if (why := cls.refuse(ProblemKind.of(problem), chosen)) is not None:
+            raise ValueError(why)
+        return cls._construct(problem, rng, chosen)
 
     @classmethod
     def _construct(cls, problem: Problem, rng: np.random.Generator, params: P) -> Solver[Any]:
