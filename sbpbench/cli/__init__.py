@@ -8,78 +8,21 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from sbpbench import __version__
 from sbpbench.cli.datasets import datasets
+from sbpbench.cli.progress import CliReporter
 from sbpbench.errors import UserError, cut
 
 if TYPE_CHECKING:  # pandas is imported by the commands that need it, so that --help starts fast
     import pandas as pd
 
-#: Seconds between progress lines when standard error is not a terminal (a log file, CI).
-LOG_EVERY_S = 15.0
-
 #: Longest error line printed; a longer message is cut and ends in "...".
 MAX_ERROR_CHARS = 500
-
-
-class CliReporter:
-    """Progress on standard error: a redrawn line on a terminal; otherwise a line every
-    :data:`LOG_EVERY_S` seconds and one per finished run."""
-
-    def __init__(self, quiet: bool = False):
-        self.quiet = quiet
-        self.tty = sys.stderr.isatty()
-        self._t0 = time.time()
-        self._label = ""
-        self._last_draw = 0.0
-        self._total = self._done = 0
-
-    def _say(self, text: str) -> None:
-        if not self.quiet:
-            click.echo(text, err=True)
-
-    def loaded(self, exp, n_train: int, n_test: int, seconds: float) -> None:
-        self._say(f"[{exp.name}] {exp.dataset.label}: {n_train} training / {n_test} test examples "
-                  f"(loaded in {seconds:.1f}s); {len(exp.solvers)} solver(s) x {exp.runs} run(s)")
-
-    def planned(self, total: int) -> None:
-        self._total, self._done = total, 0
-        self._say(f"{total} run(s) to do")
-
-    def start(self, solver: str, run: int, runs: int) -> None:
-        self._label = f"{solver} run {run + 1}/{runs}"
-        self._t0 = self._last_draw = time.time()
-
-    def checkpoint(self, fraction: float, row: dict[str, Any]) -> None:
-        if self.quiet or time.time() - self._last_draw < (0.2 if self.tty else LOG_EVERY_S):
-            return
-        self._last_draw = time.time()
-        width = 24
-        filled = int(width * min(1.0, fraction))
-        bar = "#" * filled + "-" * (width - filled)
-        click.echo(
-            f"{chr(13) if self.tty else ''}  {self._label:<28} [{bar}] {100 * min(1.0, fraction):5.1f}%  "
-            f"kevals {row['kernel_evals']:.3g}  test err {100 * row['test_error']:.2f}%  "
-            f"{time.time() - self._t0:.0f}s ",
-            err=True, nl=not self.tty,
-        )
-
-    def end(self, summary: dict[str, Any]) -> None:
-        self._done += 1
-        err = summary["test_error"]
-        err_text = f"{100 * err:.2f}%" if err is not None else "n/a"
-        label = f"{summary['experiment']} {summary['solver']} run {summary['run'] + 1}"
-        line = (f"  [{self._done}/{self._total}] {label:<32} {summary['status']:<8} test err {err_text}  "
-                f"kevals {summary['kernel_evals']:.3g}  train {summary['train_time_s']:.1f}s")
-        if self.tty and not self.quiet:
-            click.echo("\r" + " " * 110 + "\r", err=True, nl=False)
-        self._say(line)
 
 
 def summary_table(curves: pd.DataFrame) -> str:
