@@ -36,6 +36,7 @@ def test_a_new_source_module_is_registered_and_listed(tmp_path):
                               env=env, cwd=tmp_path, check=True).stdout
 
     listing = sbpbench_cli("datasets", "list").splitlines()
+    assert listing[0] == f"cache: {tmp_path / 'cache'} ($SBPBENCH_DATA)"
     assert listing[-2].startswith("rcv1-binary ")
     assert listing[-1].split()[:6] == ["zz-example", "2", "-", "3", "no", "-"]
     assert sbpbench_cli("datasets", "fetch", "zz-example", "--mirror", str(mirror)).startswith("zz-example: ")

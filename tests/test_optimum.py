@@ -63,7 +63,9 @@ def test_data_root_from_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
     assert cache_dir() == tmp_path
     monkeypatch.delenv("SBPBENCH_DATA")
-    assert str(cache_dir()) == "datasets"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # platformdirs' rule on Linux
+    monkeypatch.chdir(tmp_path)
+    assert cache_dir() == tmp_path / "xdg" / "sbpbench"  # not ./datasets: the same from every folder
 
 
 def _config(nu, solvers=("sbp",), lam="1/n"):

@@ -1,7 +1,7 @@
 """``sbpbench datasets list|fetch|info|verify``: the dataset cache from the command line.
 
-The cache folder is ``$SBPBENCH_DATA``, or ``./datasets`` relative to the working directory
-when unset. ``--mirror URL`` (or ``$SBPBENCH_MIRROR``) fetches every file as ``URL/<file
+The cache folder is ``$SBPBENCH_DATA``, or the per-user cache folder when unset
+(:func:`sbpbench.data.cache.cache_dir`). ``--mirror URL`` (or ``$SBPBENCH_MIRROR``) fetches every file as ``URL/<file
 name>`` instead of from its original address (``http(s)://``, ``file://`` or a folder).
 """
 
@@ -32,7 +32,8 @@ def _size(n_bytes: int) -> str:
 def datasets() -> None:
     """Fetch, convert, inspect and verify the datasets of the papers.
 
-    Cache: $SBPBENCH_DATA, else ./datasets in the current directory. Mirror: --mirror URL
+    Cache: $SBPBENCH_DATA, else the user cache folder (~/.cache/sbpbench on Linux;
+    `sbpbench datasets list` shows it). Mirror: --mirror URL
     or $SBPBENCH_MIRROR (a folder, file:// or http(s):// root holding the files by name).
     """
 
@@ -41,10 +42,10 @@ def datasets() -> None:
 def list_() -> None:
     """Every dataset: source, train/test sizes, features, task, cached or not, size on disk."""
     from sbpbench.data import cache
-    from sbpbench.data.cache import cache_dir
+    from sbpbench.data.cache import cache_dir, cache_origin
     from sbpbench.data.registry import REGISTRY
 
-    click.echo(f"cache: {cache_dir().resolve()}")
+    click.echo(f"cache: {cache_dir().resolve()} ({cache_origin()})")
     click.echo(f"{'name':<15} {'train':>7} {'test':>7} {'features':>8}  {'cached':<6} {'size':>9}  task; source")
     for name, dataset in REGISTRY.items():
         cached = "yes" if cache.is_cached(name) else "no"

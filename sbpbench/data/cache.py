@@ -1,7 +1,9 @@
 """The dataset cache: where downloads and conversions live, how they are made and checked.
 
-The cache folder is ``$SBPBENCH_DATA``, else ``./datasets`` (relative to the working
-directory)::
+The cache folder is ``$SBPBENCH_DATA``, else the platform's per-user cache folder
+(``~/.cache/sbpbench`` on Linux, ``~/Library/Caches/sbpbench`` on macOS,
+``%LOCALAPPDATA%\\sbpbench\\Cache`` on Windows; see :func:`cache_dir`), so that a user's
+downloads are shared by every folder sbpbench is run from::
 
     <cache>/downloads/<file>               verified downloads (+ <file>.sha256 records)
     <cache>/<dataset>/train.svm, test.svm  LIBSVM text (deterministic: same input, same bytes)
@@ -38,15 +40,29 @@ from sbpbench.data.registry import REGISTRY, Dataset, SplitData
 from sbpbench.data.split import Split
 from sbpbench.errors import UserError
 
-#: Environment variable naming the cache folder (default ``./datasets``).
+#: Environment variable naming the cache folder (default: the user cache folder, :func:`cache_dir`).
 DATA_ENV = "SBPBENCH_DATA"
 MANIFEST_VERSION = 1
 
 
 def cache_dir() -> Path:
-    """The dataset cache: ``$SBPBENCH_DATA`` when set, else ``./datasets`` (relative to the
-    current working directory)."""
-    return Path(os.environ.get(DATA_ENV) or "datasets")
+    """The dataset cache: ``$SBPBENCH_DATA`` when set, else the per-user cache folder.
+
+    The user cache folder is :func:`platformdirs.user_cache_dir` for ``sbpbench``, which
+    follows each platform's convention (``$XDG_CACHE_HOME/sbpbench``, by default
+    ``~/.cache/sbpbench``, on Linux).
+    """
+    explicit = os.environ.get(DATA_ENV)
+    if explicit:
+        return Path(explicit)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("sbpbench", appauthor=False))
+
+
+def cache_origin() -> str:
+    """Where :func:`cache_dir` comes from, for ``sbpbench datasets list``: ``$SBPBENCH_DATA`` or the user cache."""
+    return f"${DATA_ENV}" if os.environ.get(DATA_ENV) else f"the user cache folder; set ${DATA_ENV} to move it"
 
 
 # ----------------------------------------------------------------------------- downloads

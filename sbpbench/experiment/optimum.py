@@ -6,7 +6,7 @@ The SBP paper compares SBP (Problem 2.3, parameter nu) with solvers of Problem 2
 Problem 2.3 with ``nu = (mean hinge loss of w*) / ||w*||``. We compute ``w*`` with our own
 :class:`~sbpbench.solvers.smo.SMO` (with or without bias as the problem says) at the tight
 tolerance :data:`OPTIMUM_EPS` and cache the result as a JSON file under
-``<data folder>/optima/``, where the data folder is ``$SBPBENCH_DATA`` or ``./datasets``. The
+``<data folder>/optima/``, where the data folder is the dataset cache (:func:`sbpbench.data.cache.cache_dir`). The
 file is named by a hash of its key: the dataset section, the seed and subsample sizes, a
 sha256 of the training and test data themselves, the kernel (name and sigma2; not the cache
 size), lambda, the bias and the tolerance. A second experiment with the same key reads the
