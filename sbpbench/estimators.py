@@ -44,10 +44,12 @@ import inspect
 import math
 import numbers
 import time
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -81,10 +83,12 @@ NU_PARAMS = {
 BIAS_PARAMS = {"bias": Param(bool, False, "fit an unregularized bias b (intercept_); else b = 0")}
 #: The budget of each binary problem: it stops at whichever limit comes first.
 BUDGET_PARAMS = {
-    "epochs": Param(float, 1.0, "stop after round(epochs n) iterations (None: no such limit)", check=positive),
-    "kernel_evals": Param(float, None, "stop at the first iteration boundary at or after this many kernel "
-                          "evaluations (None: no such limit)", check=positive),
-    "seconds": Param(float, None, "stop after this much training time (None: no such limit)", check=positive),
+    "epochs": Param(float, 1.0, "stop each binary problem after round(epochs n) iterations (None: no such limit)",
+                    check=positive),
+    "kernel_evals": Param(float, None, "stop each binary problem at the first iteration boundary at or after this "
+                          "many kernel evaluations (None: no such limit)", check=positive),
+    "seconds": Param(float, None, "stop each binary problem after this many seconds of training (None: no such "
+                     "limit)", check=positive),
 }
 #: Parameters that may be None (no limit; for C and lam: not given).
 OPTIONAL = frozenset({"C", "lam", "epochs", "kernel_evals", "seconds"})
@@ -215,13 +219,19 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        self : KernelClassifier
+            The fitted estimator.
 
         Raises
         ------
         ValueError
             A parameter that is not allowed (named), a problem the solver refuses, fewer than
             two classes, or data scikit-learn's validation refuses (NaN, infinities, ...).
+
+        Warns
+        -----
+        ConvergenceWarning
+            When a solver that stops by itself (SMO) was stopped by the budget first.
         """
         values = self._parameters()
         solver = self.solver_class()
@@ -246,15 +256,19 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         limits = (round(max_iterations) if math.isfinite(max_iterations) else math.inf,
                   math.inf if values["kernel_evals"] is None else values["kernel_evals"],
                   math.inf if values["seconds"] is None else values["seconds"])
-        snapshots, iterations, kernel_evals = [], [], 0
+        snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
         for k, positive_class in enumerate(positives):
             kernel.reset()
             problem = Problem(kernel, np.where(positive_class, 1.0, -1.0), kernel.X[:0], np.empty(0), lam, nu, bias)
             run = solver.create(problem, np.random.default_rng([seed, k]), params)
-            run.advance(limits[0], limits[1], time.perf_counter() + limits[2])
+            unfinished += not run.advance(limits[0], limits[1], time.perf_counter() + limits[2])
             snapshots.append(run.snapshot())
             iterations.append(run.iteration)
             kernel_evals += kernel.kernel_evals
+        if self.converges and unfinished:
+            warnings.warn(f"{type(self).__name__}: the budget stopped {unfinished} of {len(positives)} binary "
+                          f"problems before solver {self.solver!r} converged; raise epochs, kernel_evals or seconds",
+                          ConvergenceWarning, stacklevel=2)
         self._store(X, spec, snapshots)
         self.n_iter_ = np.array(iterations, dtype=np.int64)
         self.kernel_evals_ = int(kernel_evals)
@@ -445,8 +459,9 @@ class SDCAClassifier(KernelClassifier):
 class SMOClassifier(KernelClassifier):
     """SMO with LIBSVM's second-order working-set selection; with ``bias`` LIBSVM's C-SVC
     (``C`` is LIBSVM's C). It stops when the KKT violation is below ``eps`` or at the budget,
-    whichever comes first (``epochs=None`` with no other budget: at ``eps`` only). Deterministic:
-    no ``random_state``. Cost: 2n kernel evaluations per iteration with bias, n without."""
+    whichever comes first (``epochs=None`` with no other budget: at ``eps`` only; a
+    ConvergenceWarning says when the budget came first). Deterministic: no ``random_state``.
+    Cost: 2n kernel evaluations per iteration with bias, n without."""
 
     solver = "smo"
     draws = False
