@@ -11,6 +11,7 @@ imports only its own stage and earlier ones (``tests/test_layout.py`` checks it)
 :mod:`problem`         a problem: training data behind the kernel, lambda, nu, bias
 :mod:`solvers`         the pluggable solvers and their contract
 :mod:`experiment`      a YAML config validated into an experiment, and the problem it poses
+:mod:`estimators`      scikit-learn classifiers over the kernel solvers (beside ``experiment``)
 :mod:`results`         result files (``curves.csv``, ``meta.json``) and which run counts
 :mod:`execution`       the checkpoint loop of one run, and the executors that run many
 :mod:`papers`          the three papers: figures, printed numbers and claims, as data

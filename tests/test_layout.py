@@ -15,14 +15,15 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "sbpbench"
 
 #: The stages in the order a module may depend on them: a module imports only its own
-#: stage and earlier ones (README, "Layout").
+#: stage and earlier ones (README, "Layout"); stages of one rank are siblings, which do not
+#: import each other.
 LAYERS = (
     ("errors", "files"),
     ("data",),
     ("kernels",),
     ("problem",),
     ("solvers",),
-    ("experiment",),
+    ("experiment", "estimators"),
     ("results",),
     ("execution",),
     ("papers",),
@@ -81,6 +82,26 @@ def test_no_module_imports_a_later_stage(name):
         return
     later = sorted(t for t in GRAPH[name] if RANK[stage(t)] > RANK[own])
     assert not later, f"{name} ({own}) imports a later stage: {later}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_imports_a_sibling_stage(name):
+    own = stage(name)
+    if own is None:
+        return
+    siblings = sorted(t for t in GRAPH[name] if stage(t) != own and RANK[stage(t)] == RANK[own])
+    assert not siblings, f"{name} ({own}) imports a sibling stage: {siblings}"
+
+
+def test_a_sibling_import_is_caught(tmp_path, monkeypatch):
+    """The check itself: experiment importing estimators (the same rank) is found."""
+    fake = tmp_path / "sbpbench" / "experiment" / "assemble.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("from sbpbench.estimators import SBPClassifier\n")
+    monkeypatch.setitem(MODULES, "sbpbench.experiment.assemble", fake)
+    monkeypatch.setitem(GRAPH, "sbpbench.experiment.assemble", imports("sbpbench.experiment.assemble"))
+    with pytest.raises(AssertionError, match="imports a sibling stage"):
+        test_no_module_imports_a_sibling_stage("sbpbench.experiment.assemble")
 
 
 def test_no_import_cycle():

@@ -1,0 +1,507 @@
+"""scikit-learn estimators over the kernel solvers: SBP, Pegasos, SDCA, SMO and the Perceptron.
+
+One class per solver (:class:`SBPClassifier`, :class:`PegasosClassifier`,
+:class:`SDCAClassifier`, :class:`SMOClassifier`, :class:`PerceptronClassifier`), each with the
+solver's natural parameters as its own constructor arguments, so that ``GridSearchCV`` searches
+them by name (``{"nu": [...], "sigma2": [...]}``, ``{"svm__C": [...]}`` in a ``Pipeline``)
+and ``get_params``/``set_params``/``clone`` work as for any scikit-learn estimator. A class's
+parameters are, in this order (:meth:`KernelClassifier.declared`):
+
+* the kernel: ``kernel``, ``sigma2`` (the Gaussian kernel ``exp(-||x - x'||^2 / (2 sigma2))`` of
+  :mod:`sbpbench.kernels`), ``cache_mb``;
+* the problem: ``C`` or ``lam`` (``lambda = 1/(C n)``; ``lambda = 1/n`` when neither is given)
+  for the solvers that need lambda, ``nu`` for SBP, ``bias`` for the solvers that take one;
+* the solver's own declared parameters (``SolverParams.declared()``, e.g. SBP's ``eta0``,
+  SMO's ``eps``), with the same defaults and checks as in a config;
+* the budget of each binary problem: ``epochs`` (default 1, as in a config), ``kernel_evals``,
+  ``seconds``, whichever comes first;
+* ``random_state`` for the solvers that draw at random (all but SMO).
+
+Fitting builds the problem through the same API as the runner: one counting
+:class:`~sbpbench.kernels.Kernel` over the training data, a
+:class:`~sbpbench.problem.Problem` per binary problem, ``SOLVERS[name].create(problem, rng,
+params)``, :meth:`~sbpbench.solvers.base.Solver.advance` to the budget and
+:meth:`~sbpbench.solvers.base.Solver.snapshot`. Two classes are one binary problem (the second
+of ``classes_`` is +1); more are one-vs-rest, class ``k`` against the others. Binary problem
+``k`` draws from ``numpy.random.default_rng([seed, k])``, where ``seed`` is ``random_state``
+(an integer; drawn from the given ``RandomState``, or numpy's global one for None), so a fit
+can be replayed with the solver itself.
+
+A fitted estimator keeps arrays only (the kernel and the solvers are not kept, so it pickles
+small): ``support_vectors_`` and the coefficients, as scikit-learn's ``SVC`` does. Predicting
+builds a counting kernel over ``support_vectors_`` and scores through its measurement path
+(:meth:`~sbpbench.kernels.Kernel.decision`), the same code that measures test error in a run;
+its evaluations are that kernel's, never added to ``kernel_evals_``.
+
+A parameter that is not allowed, and a problem the solver refuses
+(:meth:`~sbpbench.solvers.base.Solver.refuse`), end ``fit`` with a ValueError naming the
+parameter; nothing is checked in ``__init__`` or ``set_params`` (scikit-learn's convention).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+import time
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from sbpbench.errors import shown
+from sbpbench.kernels import Kernel, KernelSpec
+from sbpbench.problem import Problem
+from sbpbench.solvers import SOLVERS, Param, ProblemKind, Snapshot, Solver
+from sbpbench.solvers.base import non_negative, positive
+
+#: The kernel's parameters (every estimator has them).
+KERNEL_PARAMS = {
+    "kernel": Param(str, "gaussian", "the kernel: 'gaussian', exp(-||x - x'||^2 / (2 sigma2)), or 'linear', <x, x'>",
+                    choices=("gaussian", "linear")),
+    "sigma2": Param(float, 1.0, "the Gaussian kernel's width sigma^2 (ignored by the linear kernel)", check=positive),
+    "cache_mb": Param(float, 256.0, "the kernel's LRU row cache in MiB (changes the speed, not the result)",
+                      check=non_negative),
+}
+#: lambda of ``lambda/2 ||w||^2 + mean hinge loss``, for the solvers that need it.
+LAMBDA_PARAMS = {
+    "C": Param(float, None, "lambda = 1/(C n) for n training examples (LIBSVM's C); C = 1 when neither C nor "
+               "lam is given", check=positive),
+    "lam": Param(float, None, "lambda itself, instead of C", check=positive),
+}
+#: nu of the slack-constrained problem, for the solvers that need it (SBP).
+NU_PARAMS = {
+    "nu": Param(float, 0.011, "total slack at most n nu with ||w|| <= 1 (default: the SBP paper's Adult value, "
+                "Table 2)", check=non_negative),
+}
+#: The unregularized bias, for the solvers that take one.
+BIAS_PARAMS = {"bias": Param(bool, False, "fit an unregularized bias b (intercept_); else b = 0")}
+#: The budget of each binary problem: it stops at whichever limit comes first.
+BUDGET_PARAMS = {
+    "epochs": Param(float, 1.0, "stop each binary problem after round(epochs n) iterations (None: no such limit)",
+                    check=positive),
+    "kernel_evals": Param(float, None, "stop each binary problem at the first iteration boundary at or after this "
+                          "many kernel evaluations (None: no such limit)", check=positive),
+    "seconds": Param(float, None, "stop each binary problem after this many seconds of training (None: no such "
+                     "limit)", check=positive),
+}
+#: Parameters that may be None (no limit; for C and lam: not given).
+OPTIONAL = frozenset({"C", "lam", "epochs", "kernel_evals", "seconds"})
+#: The largest integer parameter in absolute value (as in a config).
+MAX_INT = 2**63 - 1
+#: What a parameter of each type must be, for error messages.
+EXPECTED = {bool: "True or False", int: f"an integer of at most {MAX_INT} in absolute value", float: "a finite number",
+            str: "a string"}
+
+
+def _finite(value: numbers.Real) -> bool:
+    """Whether a real number is finite as a double (an integer too large for one is not)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def checked(owner: str, name: str, value: Any, spec: Param) -> Any:
+    """``value`` of parameter ``name`` as ``spec.type``, or a ValueError naming the parameter.
+
+    Parameters
+    ----------
+    owner : str
+        The estimator's class name, for the message.
+    name : str
+        The parameter.
+    value : Any
+        Its value.
+    spec : Param
+        Its declaration: type, allowed values and check.
+
+    Returns
+    -------
+    Any
+        ``value`` converted to ``spec.type`` (numpy scalars to Python ones).
+
+    Raises
+    ------
+    ValueError
+        When ``value`` is not of the type, not among the choices or refused by the check.
+    """
+    is_bool = isinstance(value, (bool, np.bool_))
+    if spec.type is bool:
+        ok = is_bool
+    elif spec.type is int:
+        ok = isinstance(value, numbers.Integral) and not is_bool and abs(int(value)) <= MAX_INT
+    elif spec.type is float:
+        ok = isinstance(value, numbers.Real) and not is_bool and _finite(value)
+    else:
+        ok = isinstance(value, spec.type)
+    if not ok:
+        raise ValueError(f"{owner}: parameter {name!r}: expected {EXPECTED[spec.type]}, got {shown(value)}")
+    value = spec.type(value)
+    if (why := spec.error(value)) is not None:
+        raise ValueError(f"{owner}: parameter {name!r}={shown(value)}: {why}")
+    return value
+
+
+class KernelClassifier(ClassifierMixin, BaseEstimator):
+    """Base of the estimators: a kernel solver of :data:`~sbpbench.solvers.SOLVERS` as a classifier.
+
+    A subclass names its solver in ``solver``, takes every parameter of :meth:`declared` (plus
+    ``random_state`` when ``draws``) as a keyword argument of its ``__init__``, and gets its
+    docstring's Parameters and Attributes sections written from the declarations.
+    """
+
+    #: The name of the solver in :data:`~sbpbench.solvers.SOLVERS`.
+    solver: ClassVar[str]
+    #: Whether the solver draws at random (then the estimator takes ``random_state``).
+    draws: ClassVar[bool] = True
+    #: Whether the solver stops by itself (then a fit without any budget is allowed).
+    converges: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__doc__ = inspect.cleandoc(cls.__doc__ or "") + "\n\n" + cls._sections()
+
+    @classmethod
+    def solver_class(cls) -> type[Solver[Any]]:
+        """The solver class this estimator runs."""
+        return SOLVERS[cls.solver]
+
+    @classmethod
+    def declared(cls) -> dict[str, Param]:
+        """Every parameter of the estimator but ``random_state``, by name, in signature order.
+
+        Returns
+        -------
+        dict of str to Param
+            The kernel's, the problem's (those the solver needs or takes), the solver's own
+            (``Params.declared()``) and the budget's.
+        """
+        solver = cls.solver_class()
+        found = dict(KERNEL_PARAMS)
+        if "lambda" in solver.needs:
+            found.update(LAMBDA_PARAMS)
+        if "nu" in solver.needs:
+            found.update(NU_PARAMS)
+        if solver.supports_bias:
+            found.update(BIAS_PARAMS)
+        found.update(solver.Params.declared())
+        found.update(BUDGET_PARAMS)
+        return found
+
+    @classmethod
+    def _sections(cls) -> str:
+        """The docstring's Parameters and Attributes sections, written from :meth:`declared`."""
+        lines = ["Parameters", "----------"]
+        for name, spec in cls.declared().items():
+            kind = spec.type.__name__ + (" or None" if name in OPTIONAL else "")
+            lines += [f"{name} : {kind}, default={spec.default!r}", f"    {spec.doc[0].upper()}{spec.doc[1:]}."]
+        if cls.draws:
+            lines += ["random_state : int, RandomState instance or None, default=None",
+                      "    Seed of the binary problems' generators (see the module docstring)."]
+        return "\n".join(lines) + "\n\n" + FITTED_ATTRIBUTES
+
+    # -- fitting -----------------------------------------------------------------------------
+    def fit(self, X: Any, y: Any) -> KernelClassifier:
+        """Train one binary problem (two classes) or one per class against the rest.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training examples (sparse input is used as CSR).
+        y : array-like of shape (n_samples,)
+            Class labels, at least two classes.
+
+        Returns
+        -------
+        self : KernelClassifier
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            A parameter that is not allowed (named), a problem the solver refuses, fewer than
+            two classes, or data scikit-learn's validation refuses (NaN, infinities, ...).
+
+        Warns
+        -----
+        ConvergenceWarning
+            When a solver that stops by itself (SMO) was stopped by the budget first.
+        """
+        values = self._parameters()
+        solver = self.solver_class()
+        params = solver.Params(**{name: values[name] for name in solver.Params.declared()})
+        lam, nu, bias = values.get("lam"), values.get("nu"), values.get("bias", False)
+        kind = ProblemKind(values["kernel"], bias, solver.needs)  # the estimator gives what the solver needs
+        if (why := solver.refuse(kind, params)) is not None:
+            raise ValueError(f"{type(self).__name__}: {why}")
+        seed = self._seed()
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class")
+        n = X.shape[0]
+        if "lambda" in solver.needs and lam is None:
+            lam = 1.0 / ((values["C"] if values["C"] is not None else 1.0) * n)
+        spec = KernelSpec(values["kernel"], values["sigma2"], values["cache_mb"])
+        kernel = Kernel(X, spec)
+        positives = [codes == 1] if self.classes_.size == 2 else [codes == k for k in range(self.classes_.size)]
+        max_iterations = math.inf if values["epochs"] is None else values["epochs"] * n
+        limits = (round(max_iterations) if math.isfinite(max_iterations) else math.inf,
+                  math.inf if values["kernel_evals"] is None else values["kernel_evals"],
+                  math.inf if values["seconds"] is None else values["seconds"])
+        snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
+        for k, positive_class in enumerate(positives):
+            kernel.reset()
+            problem = Problem(kernel, np.where(positive_class, 1.0, -1.0), kernel.X[:0], np.empty(0), lam, nu, bias)
+            run = solver.create(problem, np.random.default_rng([seed, k]), params)
+            unfinished += not run.advance(limits[0], limits[1], time.perf_counter() + limits[2])
+            snapshots.append(run.snapshot())
+            iterations.append(run.iteration)
+            kernel_evals += kernel.kernel_evals
+        if self.converges and unfinished:
+            warnings.warn(f"{type(self).__name__}: the budget stopped {unfinished} of {len(positives)} binary "
+                          f"problems before solver {self.solver!r} converged; raise epochs, kernel_evals or seconds",
+                          ConvergenceWarning, stacklevel=2)
+        self._store(X, spec, snapshots)
+        self.n_iter_ = np.array(iterations, dtype=np.int64)
+        self.kernel_evals_ = int(kernel_evals)
+        return self
+
+    def _parameters(self) -> dict[str, Any]:
+        """Every declared parameter's value, checked (:func:`checked`), by name."""
+        owner = type(self).__name__
+        values = {name: None if getattr(self, name) is None and name in OPTIONAL
+                  else checked(owner, name, getattr(self, name), spec) for name, spec in self.declared().items()}
+        if values.get("C") is not None and values.get("lam") is not None:
+            raise ValueError(f"{owner}: give parameter 'C' or 'lam', not both (lambda = 1/(C n))")
+        if not self.converges and all(values[name] is None for name in BUDGET_PARAMS):
+            raise ValueError(f"{owner}: solver {self.solver!r} does not stop by itself: give at least one of the "
+                             f"parameters {', '.join(map(repr, BUDGET_PARAMS))}")
+        return values
+
+    def _seed(self) -> int:
+        """The seed of the binary problems' generators, from ``random_state``."""
+        state = getattr(self, "random_state", 0)  # SMOClassifier draws nothing and has no random_state
+        if isinstance(state, numbers.Integral) and not isinstance(state, (bool, np.bool_)) and int(state) >= 0:
+            return int(state)
+        if state is None or isinstance(state, np.random.RandomState):
+            return int(check_random_state(state).randint(np.iinfo(np.int32).max))
+        raise ValueError(f"{type(self).__name__}: parameter 'random_state': expected None, an integer >= 0 or a "
+                         f"numpy RandomState, got {shown(state)}")
+
+    def _store(self, X: Any, spec: KernelSpec, snapshots: list[Snapshot]) -> None:
+        """Keep the predictors of the binary problems as arrays over their joint support."""
+        self.support_ = np.unique(np.concatenate([s.support for s in snapshots])).astype(np.intp)
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = np.zeros((len(snapshots), self.support_.size))
+        for k, snapshot in enumerate(snapshots):
+            self.dual_coef_[k, np.searchsorted(self.support_, snapshot.support)] = snapshot.coef
+        self.intercept_ = np.array([s.bias for s in snapshots], dtype=np.float64)
+        # predicting uses the kernel of the fit, not the parameters as they may be set later
+        self._kernel_spec = KernelSpec(spec.name, spec.sigma2, cache_mb=0.0)
+
+    # -- predicting --------------------------------------------------------------------------
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Decision values ``f_k(x) = sum_j dual_coef_[k, j] K(support_vectors_[j], x) + intercept_[k]``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Points to score.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
+            For two classes, positive values mean ``classes_[1]``; else one column per class
+            (one-vs-rest), the largest wins.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        kernel = Kernel(self.support_vectors_, self._kernel_spec)
+        points = kernel.prepare(X)
+        scores = np.empty((X.shape[0], self.dual_coef_.shape[0]))
+        for k, coef in enumerate(self.dual_coef_):
+            support = np.flatnonzero(coef)
+            scores[:, k] = kernel.decision(points, support, coef[support], float(self.intercept_[k]))
+        return scores[:, 0] if self.classes_.size == 2 else scores
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of each point: ``classes_[1]`` where the decision value is positive (two
+        classes), else the class whose one-vs-rest decision value is largest.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Points to classify.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def __sklearn_tags__(self) -> Any:
+        """scikit-learn's tags: sparse input is accepted."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+#: The Attributes section of every estimator's docstring.
+FITTED_ATTRIBUTES = """Attributes
+----------
+classes_ : numpy.ndarray of shape (n_classes,)
+    The class labels; with two, ``classes_[1]`` is the positive class (+1).
+support_ : numpy.ndarray of shape (n_SV,)
+    Indices of the training examples with a nonzero coefficient in at least one binary
+    problem (one for two classes, one per class otherwise), increasing.
+support_vectors_ : numpy.ndarray or scipy.sparse.csr_matrix of shape (n_SV, n_features)
+    Those training examples.
+dual_coef_ : numpy.ndarray of shape (n_problems, n_SV)
+    The solver's coefficients: binary problem ``k`` predicts
+    ``f_k(x) = sum_j dual_coef_[k, j] K(support_vectors_[j], x) + intercept_[k]``
+    (``alpha_j y_j`` as the solver outputs it, e.g. SBP's averaged iterate divided by its
+    margin; zero where an example is no support vector of problem ``k``).
+intercept_ : numpy.ndarray of shape (n_problems,)
+    The bias of each binary problem (0 without ``bias``).
+kernel_evals_ : int
+    Training kernel evaluations as the counting kernel counts them (``kernel_evals`` of a run:
+    the published algorithm's, as if there were no row cache), summed over the binary
+    problems; predicting adds nothing. 0 for Pegasos's primal representation (linear
+    kernel), which evaluates no kernel.
+n_iter_ : numpy.ndarray of shape (n_problems,)
+    Iterations of each binary problem (one epoch is n_samples iterations).
+n_features_in_ : int
+    Number of features seen in ``fit``.
+feature_names_in_ : numpy.ndarray of shape (n_features_in_,)
+    Feature names seen in ``fit``, when ``X`` had string column names."""
+
+
+class SBPClassifier(KernelClassifier):
+    """The Stochastic Batch Perceptron (the kernelized SBP paper, Algorithm 1; Algorithm 3 with
+    ``bias``), maximizing the margin under a slack budget ``nu``. Cost: n kernel evaluations per
+    iteration. The predictor is the averaged iterate divided by its margin (``average``)."""
+
+    solver = "sbp"
+
+    def __init__(self, *, kernel: str = "gaussian", sigma2: float = 1.0, cache_mb: float = 256.0,
+                 nu: float = 0.011, bias: bool = False, average: bool = True, eta0: float = 0.0,
+                 epochs: float | None = 1.0, kernel_evals: float | None = None, seconds: float | None = None,
+                 random_state: Any = None):
+        self.kernel = kernel
+        self.sigma2 = sigma2
+        self.cache_mb = cache_mb
+        self.nu = nu
+        self.bias = bias
+        self.average = average
+        self.eta0 = eta0
+        self.epochs = epochs
+        self.kernel_evals = kernel_evals
+        self.seconds = seconds
+        self.random_state = random_state
+
+
+class PegasosClassifier(KernelClassifier):
+    """Kernel Pegasos (Figure 1 of the Pegasos paper) keeping all responses, as the SBP paper's
+    baseline; on the linear kernel by default the primal form of its Section 2. Cost: n kernel
+    evaluations per margin violation."""
+
+    solver = "pegasos"
+
+    def __init__(self, *, kernel: str = "gaussian", sigma2: float = 1.0, cache_mb: float = 256.0,
+                 C: float | None = None, lam: float | None = None, mini_batch: int = 1, projection: bool = True,
+                 representation: str = "auto", epochs: float | None = 1.0, kernel_evals: float | None = None,
+                 seconds: float | None = None, random_state: Any = None):
+        self.kernel = kernel
+        self.sigma2 = sigma2
+        self.cache_mb = cache_mb
+        self.C = C
+        self.lam = lam
+        self.mini_batch = mini_batch
+        self.projection = projection
+        self.representation = representation
+        self.epochs = epochs
+        self.kernel_evals = kernel_evals
+        self.seconds = seconds
+        self.random_state = random_state
+
+
+class SDCAClassifier(KernelClassifier):
+    """Stochastic dual coordinate ascent (Hsieh et al. 2008), kernelized, coordinates drawn
+    uniformly at random. Cost: n kernel evaluations per coordinate step that changes alpha."""
+
+    solver = "sdca"
+
+    def __init__(self, *, kernel: str = "gaussian", sigma2: float = 1.0, cache_mb: float = 256.0,
+                 C: float | None = None, lam: float | None = None, epochs: float | None = 1.0,
+                 kernel_evals: float | None = None, seconds: float | None = None, random_state: Any = None):
+        self.kernel = kernel
+        self.sigma2 = sigma2
+        self.cache_mb = cache_mb
+        self.C = C
+        self.lam = lam
+        self.epochs = epochs
+        self.kernel_evals = kernel_evals
+        self.seconds = seconds
+        self.random_state = random_state
+
+
+class SMOClassifier(KernelClassifier):
+    """SMO with LIBSVM's second-order working-set selection; with ``bias`` LIBSVM's C-SVC
+    (``C`` is LIBSVM's C). It stops when the KKT violation is below ``eps`` or at the budget,
+    whichever comes first (``epochs=None`` with no other budget: at ``eps`` only; a
+    ConvergenceWarning says when the budget came first). Deterministic: no ``random_state``.
+    Cost: 2n kernel evaluations per iteration with bias, n without."""
+
+    solver = "smo"
+    draws = False
+    converges = True
+
+    def __init__(self, *, kernel: str = "gaussian", sigma2: float = 1.0, cache_mb: float = 256.0,
+                 C: float | None = None, lam: float | None = None, bias: bool = False, eps: float = 1e-3,
+                 shrinking: bool = False, epochs: float | None = 1.0, kernel_evals: float | None = None,
+                 seconds: float | None = None):
+        self.kernel = kernel
+        self.sigma2 = sigma2
+        self.cache_mb = cache_mb
+        self.C = C
+        self.lam = lam
+        self.bias = bias
+        self.eps = eps
+        self.shrinking = shrinking
+        self.epochs = epochs
+        self.kernel_evals = kernel_evals
+        self.seconds = seconds
+
+
+class PerceptronClassifier(KernelClassifier):
+    """The online kernel Perceptron, a fresh random order of the examples per epoch (the paper
+    justifies one epoch). Cost: |SV| kernel evaluations per presented example."""
+
+    solver = "perceptron"
+
+    def __init__(self, *, kernel: str = "gaussian", sigma2: float = 1.0, cache_mb: float = 256.0,
+                 epochs: float | None = 1.0, kernel_evals: float | None = None, seconds: float | None = None,
+                 random_state: Any = None):
+        self.kernel = kernel
+        self.sigma2 = sigma2
+        self.cache_mb = cache_mb
+        self.epochs = epochs
+        self.kernel_evals = kernel_evals
+        self.seconds = seconds
+        self.random_state = random_state
+
+
+#: Every estimator, one per kernel solver.
+ESTIMATORS: tuple[type[KernelClassifier], ...] = (SBPClassifier, PegasosClassifier, SDCAClassifier, SMOClassifier,
+                                                  PerceptronClassifier)
