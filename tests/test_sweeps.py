@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from sbpbench.cli import summary_table
 from sbpbench.errors import UserError
 from sbpbench.execution import executors
 from sbpbench.execution.executors import SequentialExecutor
@@ -245,6 +246,12 @@ def test_one_folder_one_curves_file_and_each_entrys_problem_in_meta(swept):
     assert [e["problem"]["lambda_expression"] for e in entries] == ["1/n", "1/(10*n)"] * 4
     assert all(e["problem"]["nu"] == 0.011 and e["problem"]["bias"] is False for e in entries)
     assert [r["status"] for r in meta(swept)["runs"]] == ["budget"] * 8
+
+
+def test_the_summary_table_lists_the_entries_in_config_order_aligned(swept):
+    lines = summary_table(read_curves(swept / "curves.csv")).splitlines()
+    assert [line.split()[0] for line in lines[1:]] == LABELS
+    assert len({line.index(" budget") for line in lines[1:]}) == 1
 
 
 def test_each_entry_runs_as_its_own_experiment_would(tmp_path, swept):

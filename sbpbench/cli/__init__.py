@@ -83,18 +83,21 @@ class CliReporter:
 
 
 def summary_table(curves: pd.DataFrame) -> str:
-    """Per solver: final test error mean ± std over runs, kernel evaluations, training seconds."""
+    """Per solver, in the order of the files: final test error mean ± std over runs, kernel
+    evaluations, training seconds."""
     from sbpbench.results.curves import final_rows
 
     if curves.empty:
         return "(no checkpoints were recorded)"
-    last = final_rows(curves)
-    lines = [f"{'solver':<24} {'runs':>4} {'test error (%)':>16} {'kernel evals':>13} {'train s':>9}  status"]
-    for label, g in last.groupby("solver", sort=False):
+    last = dict(tuple(final_rows(curves).groupby("solver", sort=False)))
+    width = max(24, *map(len, last))  # a sweep's labels can be long
+    lines = [f"{'solver':<{width}} {'runs':>4} {'test error (%)':>16} {'kernel evals':>13} {'train s':>9}  status"]
+    for label in dict.fromkeys(curves["solver"]):
+        g = last[label]
         err = 100 * g["test_error"]
         std = err.std(ddof=0) if len(g) > 1 else 0.0
         statuses = ",".join(sorted(set(g["status"].astype(str))))
-        lines.append(f"{label:<24} {len(g):>4} {err.mean():>9.2f} ± {std:<4.2f} "
+        lines.append(f"{label:<{width}} {len(g):>4} {err.mean():>9.2f} ± {std:<4.2f} "
                      f"{g['kernel_evals'].mean():>13.3g} {g['train_time_s'].mean():>9.2f}  {statuses}")
     return "\n".join(lines)
 
