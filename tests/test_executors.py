@@ -1,4 +1,4 @@
-"""Executors: identical curves sequentially, in local processes and on Dask; a lost Dask worker."""
+"""Executors: identical curves sequentially, in local processes and on Dask (a sweep too); a lost Dask worker."""
 
 import json
 import os
@@ -102,6 +102,36 @@ def test_processes_match_sequential_and_share_one_pool(monkeypatch, tmp_path, re
     assert (meta(ref_dir)["executor"], meta(ref_dir)["jobs"]) == ("sequential", 1)
 
 
+#: A sweep of sigma2 over the two solvers: four solver entries, each with its own problem.
+SWEEP = "kernel.sigma2=[1, 10]"
+
+
+@pytest.fixture(scope="module")
+def sweep_reference(one_numba_thread, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sweep")
+    path = write_config(folder, "sweep")
+    directory = run_experiments([config.load(path, [SWEEP])], folder / "res", SequentialExecutor())[0]
+    assert list(dict.fromkeys(curves(directory)["solver"])) == [
+        "sbp[sigma2=1]", "sbp[sigma2=10]", "pegasos[sigma2=1]", "pegasos[sigma2=10]"]
+    return path, directory
+
+
+def run_sweep_cli(monkeypatch, sweep_reference, results: Path, *options) -> Path:
+    """Run the sweep with ``sbpbench run OPTIONS``; check its files against the sequential run's."""
+    path, ref_dir = sweep_reference
+    assert sbpbench(monkeypatch, "run", path, "--set", SWEEP, *options, "--results", results, "--no-plot", "-q") == 0
+    (directory,) = (results / "sweep").iterdir()
+    pd.testing.assert_frame_equal(curves(directory), curves(ref_dir))
+    assert meta(directory)["resolved"] == meta(ref_dir)["resolved"]
+    assert statuses(directory) == ["budget"] * 8
+    return directory
+
+
+def test_a_sweep_in_processes_matches_sequential(monkeypatch, tmp_path, sweep_reference):
+    directory = run_sweep_cli(monkeypatch, sweep_reference, tmp_path / "res", "--jobs", "2")
+    assert meta(directory)["executor"] == "processes"
+
+
 def test_bad_executor_options_are_one_line_errors(monkeypatch, capsys, reference):
     ref_path, _ = reference
     assert sbpbench(monkeypatch, "run", ref_path, "--executor", "sequential", "--jobs", "2") == 2
@@ -158,6 +188,13 @@ def test_dask_matches_sequential(monkeypatch, tmp_path, reference, cluster):
     pd.testing.assert_frame_equal(curves(directory), curves(ref_dir))
     assert statuses(directory) == ["budget"] * 4
     assert (meta(directory)["executor"], meta(directory)["jobs"]) == ("dask", None)  # the cluster decides
+
+
+def test_a_sweep_on_dask_matches_sequential(monkeypatch, tmp_path, sweep_reference, cluster):
+    address, _ = cluster
+    directory = run_sweep_cli(monkeypatch, sweep_reference, tmp_path / "res", "--executor", "dask",
+                              "--scheduler", address)
+    assert meta(directory)["executor"] == "dask"
 
 
 @pytest.fixture

@@ -26,18 +26,21 @@ MAX_ERROR_CHARS = 500
 
 
 def summary_table(curves: pd.DataFrame) -> str:
-    """Per solver: final test error mean ± std over runs, kernel evaluations, training seconds."""
+    """Per solver, in the order of the files: final test error mean ± std over runs, kernel
+    evaluations, training seconds."""
     from sbpbench.results.curves import final_rows
 
     if curves.empty:
         return "(no checkpoints were recorded)"
-    last = final_rows(curves)
-    lines = [f"{'solver':<24} {'runs':>4} {'test error (%)':>16} {'kernel evals':>13} {'train s':>9}  status"]
-    for label, g in last.groupby("solver", sort=False):
+    last = dict(tuple(final_rows(curves).groupby("solver", sort=False)))
+    width = max(24, *map(len, last))  # a sweep's labels can be long
+    lines = [f"{'solver':<{width}} {'runs':>4} {'test error (%)':>16} {'kernel evals':>13} {'train s':>9}  status"]
+    for label in dict.fromkeys(curves["solver"]):
+        g = last[label]
         err = 100 * g["test_error"]
         std = err.std(ddof=0) if len(g) > 1 else 0.0
         statuses = ",".join(sorted(set(g["status"].astype(str))))
-        lines.append(f"{label:<24} {len(g):>4} {err.mean():>9.2f} ± {std:<4.2f} "
+        lines.append(f"{label:<{width}} {len(g):>4} {err.mean():>9.2f} ± {std:<4.2f} "
                      f"{g['kernel_evals'].mean():>13.3g} {g['train_time_s'].mean():>9.2f}  {statuses}")
     return "\n".join(lines)
 
@@ -141,8 +144,8 @@ def validate(configs: tuple[Path, ...]) -> None:
     """Check experiment configs without running them.
 
     The data files of a config that names them (``dataset.path``) are read and checked too,
-    with the sizes and lambda at the real n; a registered dataset is only checked by name
-    (loading it may mean a download).
+    with the sizes and lambda at the real n (of every solver entry of a sweep); a registered
+    dataset is only checked by name (loading it may mean a download).
     """
     from sbpbench.experiment import assemble, config
 
@@ -151,7 +154,8 @@ def validate(configs: tuple[Path, ...]) -> None:
         checked = ""
         if exp.dataset.path is not None:
             train, test = assemble.load_data(exp)
-            assemble.resolve(exp, train.n)
+            for spec in exp.solvers:
+                assemble.resolve(exp.for_solver(spec), train.n)
             checked = f"; data: {train.n} training / {test.n} test examples"
         click.echo(f"{path}: ok ({exp.name}: {len(exp.solvers)} solver(s), {exp.runs} run(s){checked})")
 

@@ -12,7 +12,8 @@ and the solver name; see :func:`sbpbench.execution.loop.run_rng`), so they can r
   tcp://HOST:PORT``) or started locally.
 
 A task carries only the experiment and rebuilds its problem where it runs, through the
-same :func:`sbpbench.experiment.assemble.prepare` as the client, cached per worker thread. It returns
+same :func:`sbpbench.experiment.assemble.prepare` as the client, cached per worker thread (the
+problem of its solver entry, which a sweep of the kernel or the problem changes). It returns
 its :class:`~sbpbench.execution.loop.RunResult`; only the client writes files
 (:mod:`sbpbench.execution.sweep`).
 """
@@ -29,6 +30,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from sbpbench.data import Split
 from sbpbench.errors import UserError
 from sbpbench.execution import loop
 from sbpbench.execution.loop import RunResult
@@ -113,18 +115,34 @@ def position(exp: Experiment, label: str, run: int) -> int | None:
 _local = threading.local()
 
 
-def prepared(exp: Experiment) -> assemble.Prepared:
-    """The experiment's prepared problem, built once per worker thread and kept until another is needed.
+def prepared(exp: Experiment, spec: SolverSpec | None = None) -> assemble.Prepared:
+    """The prepared problem of the experiment (of its solver entry ``spec``), built once per
+    worker thread and kept until another is needed.
 
     Per thread, not per process: a problem's kernel counts the evaluations of the one run
-    using it, so two runs at once (threads of one Dask worker) must not share it.
+    using it, so two runs at once (threads of one Dask worker) must not share it. When a
+    sweep gives the entries different problems (``exp.swept``), the thread keeps the
+    experiment's data too, so that the next entry's problem is built without loading them.
     """
-    key = assemble.problem_key(exp)
+    variant = exp if spec is None else exp.for_solver(spec)
+    key = assemble.problem_key(variant)
     cached = getattr(_local, "prepared", None)
+    if not exp.swept:
+        _local.splits = None  # only the entries of a sweep share their data
     if cached is None or cached[0] != key:
         _local.prepared = None  # let the old problem go before the new one is built
-        _local.prepared = (key, assemble.prepare(exp))
+        _local.prepared = (key, assemble.prepare(variant, _splits(exp) if exp.swept else None))
     return _local.prepared[1]
+
+
+def _splits(exp: Experiment) -> tuple[Split, Split]:
+    """The experiment's data, loaded once per worker thread while its entries' problems are built."""
+    key = assemble.data_key(exp)
+    cached = getattr(_local, "splits", None)
+    if cached is None or cached[0] != key:
+        _local.splits = None
+        _local.splits = (key, assemble.load_data(exp))
+    return _local.splits[1]
 
 
 def forget_prepared() -> None:
@@ -135,7 +153,7 @@ def forget_prepared() -> None:
 def execute(task: Task, progress: loop.Progress | None = None) -> RunResult:
     """Run one task where it is called (in a worker or in the client): the function executors ship."""
     try:
-        problem = prepared(task.exp).problem
+        problem = prepared(task.exp, task.spec).problem
     except Exception as exc:  # e.g. the dataset is missing on this worker: this run fails, not the sweep
         return loop.failed_result(task.exp, task.spec, task.run, _reason(exc))
     return loop.run_one(task.exp, problem, task.spec, task.run, progress)

@@ -157,7 +157,7 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     """
     prep = prepared(exp)
     reporter.loaded(exp, prep.dataset["n_train"], prep.dataset["n_test"], prep.seconds)
-    resolved = assemble.resolved_config(exp, prep)
+    resolved = assemble.resolved_config(exp, prep, _entry_problems(exp) if exp.swept else ())
     meta = {"experiment": exp.name, "config_file": exp.source, "config": exp.raw, "resolved": resolved,
             "executor": executor.name, "jobs": executor.jobs, **environment()}
     if prep.dataset_copy:
@@ -181,6 +181,20 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
         if pos is not None:
             kept.setdefault(pos, (rows, summary))
     return _Start(exp, meta, _Resumed(directory, old, kept))
+
+
+def _entry_problems(exp: Experiment) -> list[dict[str, Any]]:
+    """The resolved problem of each solver entry of a sweep, each different problem prepared once.
+
+    So lambda at the real n is checked, and nu derived from lambda, for every entry before
+    any run starts (a derived nu's exact optimum is then in the disk cache for the workers).
+    """
+    problems: dict[tuple, dict[str, Any]] = {}
+    for spec in exp.solvers:
+        key = assemble.problem_key(exp.for_solver(spec))
+        if key not in problems:
+            problems[key] = prepared(exp, spec).params
+    return [problems[assemble.problem_key(exp.for_solver(spec))] for spec in exp.solvers]
 
 
 def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:

@@ -4,13 +4,16 @@ The one place that turns a validated :class:`~sbpbench.experiment.config.Experim
 a :class:`~sbpbench.problem.Problem`: load the dataset (subsampled with the experiment's
 seed), evaluate lambda at the real training size, derive nu from lambda when asked (through
 the exact optimum, :mod:`sbpbench.experiment.optimum`) and build the counting kernel. The
-client and every worker call :func:`prepare`, so they solve the same problem.
+client and every worker call :func:`prepare`, so they solve the same problem. In a sweep of
+the kernel or the problem each solver entry has its own problem
+(:meth:`~sbpbench.experiment.config.Experiment.for_solver`), all built from the same data.
 """
 
 from __future__ import annotations
 
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -54,7 +57,7 @@ class Prepared:
     params : dict
         The problem parameters with derived values written out (see :func:`resolve`).
     seconds : float
-        How long loading and building took.
+        How long building took, loading the data included unless they were given.
     dataset_copy : str or None
         Which copy of a registered dataset was loaded (e.g. the bundled Adult), for ``meta.json``.
     """
@@ -77,15 +80,23 @@ def load_data(exp: Experiment) -> tuple[data.Split, data.Split]:
     return data.load(exp.dataset, np.random.default_rng([exp.seed, zlib.crc32(b"dataset")]))
 
 
-def prepare(exp: Experiment) -> Prepared:
+def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None) -> Prepared:
     """Load an experiment's data (subsampled with its seed) and build its problem.
 
     The one place that turns an experiment into a problem: the client and every worker
     call it, so they solve the same problem. The result depends only on
     :func:`problem_key`.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment (for a sweep: :meth:`Experiment.for_solver` of a solver entry).
+    splits : tuple of Split, optional
+        Its data as :func:`load_data` gives them (the data of a sweep's experiment serve all
+        its entries); loaded here when not given.
     """
     t0 = time.time()
-    train, test = load_data(exp)
+    train, test = splits if splits is not None else load_data(exp)
     params = resolve(exp, train.n)
     problem = Problem.build(train, test, exp.kernel, params["lambda"], None, exp.bias)
     if isinstance(exp.nu, NuFromLambda):
@@ -99,14 +110,33 @@ def prepare(exp: Experiment) -> Prepared:
     return Prepared(problem, dataset, params, time.time() - t0, train.provenance)
 
 
-def resolved_config(exp: Experiment, prep: Prepared) -> dict[str, Any]:
-    """The configuration with every default and derived value written out (``meta.json``'s ``resolved``)."""
+def resolved_config(exp: Experiment, prep: Prepared, problems: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The configuration with every default and derived value written out (``meta.json``'s ``resolved``).
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment.
+    prep : Prepared
+        Its prepared problem (for a sweep: any of its entries', for the dataset).
+    problems : sequence of dict
+        For a sweep of the kernel or the problem (``exp.swept``): the resolved problem
+        (``Prepared.params``) of each solver entry, in order. Each entry of ``solvers`` then
+        records its own ``kernel`` and ``problem``, and the top-level ``kernel`` and
+        ``problem`` only the keys whose values all entries share.
+    """
+    solvers = [{"name": s.name, "label": s.label, "params": asdict(s.solver_params())} for s in exp.solvers]
+    kernel, problem = asdict(exp.kernel), prep.params
+    if exp.swept:
+        kernels = [asdict(exp.for_solver(s).kernel) for s in exp.solvers]
+        for entry, entry_kernel, entry_problem in zip(solvers, kernels, problems, strict=True):
+            entry.update(kernel=entry_kernel, problem=entry_problem)
+        kernel, problem = _shared(kernels), _shared(problems)
     return {
         "dataset": prep.dataset,
-        "kernel": asdict(exp.kernel),
-        "problem": prep.params,
-        "solvers": [{"name": s.name, "label": s.label, "params": asdict(s.solver_params())}
-                    for s in exp.solvers],
+        "kernel": kernel,
+        "problem": problem,
+        "solvers": solvers,
         "budget": asdict(exp.budget),
         "checkpoints": asdict(exp.checkpoints),
         "runs": exp.runs,
@@ -114,6 +144,17 @@ def resolved_config(exp: Experiment, prep: Prepared) -> dict[str, Any]:
     }
 
 
+def _shared(mappings: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The items of the first mapping that every other one has too, with the same value."""
+    first, *others = mappings
+    return {k: v for k, v in first.items() if all(k in other and other[k] == v for other in others)}
+
+
+def data_key(exp: Experiment) -> tuple:
+    """What determines :func:`load_data`'s splits (a cache key)."""
+    return (exp.dataset, exp.seed)
+
+
 def problem_key(exp: Experiment) -> tuple:
     """What determines :func:`prepare`'s problem (a cache key)."""
-    return (exp.dataset, exp.seed, exp.kernel, exp.lam, exp.nu, exp.bias)
+    return (*data_key(exp), exp.kernel, exp.lam, exp.nu, exp.bias)

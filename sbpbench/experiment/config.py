@@ -4,14 +4,25 @@ Every key is checked: an unknown key, a wrong type, an unknown solver or dataset
 unreadable file ends with one :class:`~sbpbench.errors.UserError` line naming the file and
 the key (with the valid choices). The documented defaults are in :data:`DEFAULTS_DOC`
 and in the README.
+
+Sweeps: a solver parameter, ``kernel.sigma2``, ``problem.lambda``, ``problem.C`` and
+``problem.nu`` may hold a list of values (:data:`SWEEPABLE`). Each solver entry becomes one
+entry per combination of its lists and the kernel's and problem's (their Cartesian
+product, at most :data:`MAX_SWEEP_ENTRIES` in all), labelled with the values that vary;
+an entry that changes the kernel or the problem carries them in
+:attr:`SolverSpec.overrides`, and :meth:`Experiment.for_solver` gives the experiment its
+runs solve. A list of one value is that value; a config without lists gives the entries
+it always gave.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -62,17 +73,24 @@ DEFAULTS_DOC = {
 
 @dataclass(frozen=True)
 class SolverSpec:
-    """One entry of ``solvers:``: a registered solver name, its parameters, a label, and
-    optionally its own budget (replacing the experiment's for this solver)."""
+    """One entry of ``solvers:`` (one combination of a sweep): a registered solver name, its
+    parameters, a label, optionally its own budget (replacing the experiment's for this
+    solver), and the kernel and problem values a sweep sets for it.
+
+    ``overrides`` maps ``sigma2``, ``lambda``, ``C`` or ``nu`` to this entry's value, for the
+    keys of ``kernel`` and ``problem`` that the config sweeps (empty without such a sweep);
+    :meth:`Experiment.for_solver` applies them.
+    """
 
     name: str
     params: dict[str, Any] = field(default_factory=dict)
     label: str = ""
     budget: Budget | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> str:
-        """Parameters as a stable ``k=v;k=v`` string (the ``params`` column)."""
-        return ";".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        """Parameters and swept kernel/problem values as a stable ``k=v;k=v`` string (the ``params`` column)."""
+        return _describe(self.params, self.overrides)
 
     def solver_params(self) -> SolverParams:
         """The solver's typed parameters: its declared defaults with the values this entry sets."""
@@ -116,6 +134,38 @@ class Experiment:
     raw: dict = field(default_factory=dict, compare=False)
     lam_key: str = "problem.lambda"
 
+    @property
+    def swept(self) -> bool:
+        """Whether a sweep gives solver entries different kernels or problems (see :meth:`for_solver`)."""
+        return any(spec.overrides for spec in self.solvers)
+
+    def for_solver(self, spec: SolverSpec) -> Experiment:
+        """The experiment whose problem the runs of solver entry ``spec`` solve.
+
+        This experiment itself, but with the kernel and problem values ``spec`` carries
+        from a sweep (``sigma2``, ``lambda``, ``C``, ``nu``) replacing its own.
+
+        Parameters
+        ----------
+        spec : SolverSpec
+            One of this experiment's solver entries.
+
+        Returns
+        -------
+        Experiment
+            ``self`` when ``spec`` carries no such value.
+        """
+        values = spec.overrides
+        if not values:
+            return self
+        lam, lam_key = self.lam, self.lam_key
+        if "lambda" in values:
+            lam, lam_key = values["lambda"], "problem.lambda"
+        if "C" in values:
+            lam, lam_key = lambda_of_C(values["C"]), "problem.C"
+        kernel = replace(self.kernel, sigma2=values["sigma2"]) if "sigma2" in values else self.kernel
+        return replace(self, kernel=kernel, lam=lam, lam_key=lam_key, nu=values.get("nu", self.nu))
+
     def lambda_at(self, n: int) -> float | None:
         """lambda for ``n`` training examples, checked like the config (see :func:`lambda_value`).
 
@@ -140,6 +190,30 @@ MAX_INT = 2**63 - 1
 
 #: Most runs per solver (a larger count is a typo, and its plan alone would fill the memory).
 MAX_RUNS = 10_000
+
+#: Most solver entries the sweeps of a config may expand to (a larger grid is a typo).
+MAX_SWEEP_ENTRIES = 1000
+
+#: The keys that may hold a list of values (a sweep), as the error on any other key says.
+SWEEPABLE = ("only solver parameters, kernel.sigma2, problem.lambda, problem.C and problem.nu take "
+             "a list of values to sweep")
+
+
+def lambda_of_C(C: float) -> str:
+    """lambda as an expression in n for ``problem.C``: 1/(C n)."""
+    return f"1/({C!r}*n)"
+
+
+def _compact(value: Any) -> str:
+    """A swept kernel or problem value for a label: a float as its shortest repr, without a trailing ``.0``."""
+    text = repr(value) if isinstance(value, float) else str(value)
+    return text[:-2] if isinstance(value, float) and text.endswith(".0") else text
+
+
+def _describe(params: dict[str, Any], overrides: dict[str, Any]) -> str:
+    """Solver parameters and swept kernel/problem values as ``k=v;k=v``, sorted by key."""
+    items = [(k, str(v)) for k, v in params.items()] + [(k, _compact(v)) for k, v in overrides.items()]
+    return ";".join(f"{k}={v}" for k, v in sorted(items))
 
 
 def _fail(source: str, key: str, message: str):
@@ -171,15 +245,45 @@ class _Section:
                 self.fail(text, f"unknown key (valid: {', '.join(allowed)})")
 
     def get(self, name: str, kind, default=None, choices=None, check=None):
+        """The value of key ``name`` checked as ``kind`` (``default`` when absent); a list is refused."""
         if name not in self.data or self.data[name] is None:
             return default
-        value = self.data[name]
-        value = coerce(value, kind, lambda msg: self.fail(name, msg))
-        if choices is not None and value not in choices:
-            self.fail(name, f"{shown(value)} is not one of: {', '.join(map(str, choices))}")
-        if check is not None and (msg := check(value)):
-            self.fail(name, msg)
-        return value
+        if isinstance(self.data[name], list):
+            self.fail(name, f"expected one value, not a list ({SWEEPABLE})")
+        return self.reader(kind, choices, check)(name, self.data[name])
+
+    def reader(self, kind, choices=None, check=None) -> Callable[[str, Any], Any]:
+        """A function ``(name, value) -> value`` checking a value of key ``name`` as :meth:`get` does."""
+        def read(name: str, value: Any) -> Any:
+            value = coerce(value, kind, lambda msg: self.fail(name, msg))
+            if choices is not None and value not in choices:
+                self.fail(name, f"{shown(value)} is not one of: {', '.join(map(str, choices))}")
+            if check is not None and (msg := check(value)):
+                self.fail(name, msg)
+            return value
+        return read
+
+    def values(self, name: str, read: Callable[[str, Any], Any], default=None) -> list:
+        """The values of a key that may hold a list (a sweep), each checked by ``read(key, value)``.
+
+        ``key`` is ``name``, or ``name[i]`` for the i-th value of a list. A scalar gives one
+        value, an absent key ``[default]``; an empty list and a repeated value are refused.
+        """
+        given = self.data.get(name)
+        if given is None:
+            return [default]
+        if not isinstance(given, list):
+            return [read(name, given)]
+        if not given:
+            self.fail(name, "an empty list: a sweep needs at least one value")
+        out, seen = [], set()
+        for i, item in enumerate(given):
+            value = read(f"{name}[{i}]", item)
+            if value in seen:
+                self.fail(f"{name}[{i}]", f"repeats the value {shown(value)} (each value of a sweep runs once)")
+            seen.add(value)
+            out.append(value)
+        return out
 
 
 def coerce(value, kind, fail):
@@ -269,16 +373,22 @@ def _dataset(source: str, value, base: Path) -> DatasetSpec:
     )
 
 
-def _kernel(source: str, value) -> KernelSpec:
+#: Swept kernel and problem values by the key a solver entry's ``overrides`` holds them under.
+Sweep = dict[str, list[Any]]
+
+
+def _kernel(source: str, value) -> tuple[KernelSpec, Sweep]:
+    """The ``kernel`` section (with the first value of a sigma2 sweep) and its sweep, if any."""
     if isinstance(value, str):
         value = {"name": value}
     sec = _Section(source, "kernel", value)
     sec.only(["name", "sigma2", "cache_mb"])
-    return KernelSpec(
-        name=sec.get("name", str, "gaussian", choices=("gaussian", "linear")),
-        sigma2=sec.get("sigma2", float, 1.0, check=positive),
-        cache_mb=sec.get("cache_mb", float, 256.0, check=non_negative),
-    )
+    name = sec.get("name", str, "gaussian", choices=("gaussian", "linear"))
+    sigma2 = sec.values("sigma2", sec.reader(float, check=positive), 1.0)
+    if len(sigma2) > 1 and name != "gaussian":
+        sec.fail("sigma2", f"a sweep of sigma2 needs kernel.name gaussian (the {name} kernel has no bandwidth)")
+    kernel = KernelSpec(name=name, sigma2=sigma2[0], cache_mb=sec.get("cache_mb", float, 256.0, check=non_negative))
+    return kernel, ({"sigma2": sigma2} if len(sigma2) > 1 else {})
 
 
 def _budget(source: str, key: str, value) -> Budget:
@@ -295,41 +405,72 @@ def _budget(source: str, key: str, value) -> Budget:
     return budget
 
 
-def _solvers(source: str, value, problem: dict) -> tuple[SolverSpec, ...]:
+@dataclass
+class _Entry:
+    """One entry of ``solvers:`` as written: its values per parameter (several for a sweep)."""
+
+    sec: _Section
+    name: str
+    values: dict[str, list[Any]]
+    label: str
+    budget: Budget | None
+
+    def size(self, sweep: Sweep) -> int:
+        """How many solver entries it expands to with the experiment's ``sweep``."""
+        return math.prod(len(v) for v in [*self.values.values(), *sweep.values()])
+
+
+def _entry(source: str, k: int, item) -> _Entry:
+    """Read entry ``k`` of ``solvers:``: name, label, budget, and the values of every parameter it sets."""
+    key = f"solvers[{k}]"
+    if isinstance(item, str):
+        item = {"name": item}
+    sec = _Section(source, key, item)
+    name = sec.get("name", str)
+    if name is None:
+        sec.fail("name", f"missing (valid: {', '.join(sorted(SOLVERS))})")
+    if name not in SOLVERS:
+        sec.fail("name", f"unknown solver {shown(name)} (valid: {', '.join(sorted(SOLVERS))})")
+    declared = SOLVERS[name].Params.declared()
+    sec.only(["name", "label", "budget", *declared])
+    values = {pname: sec.values(pname, sec.reader(p.type, p.choices, p.check))
+              for pname, p in declared.items() if sec.data.get(pname) is not None}
+    budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
+    return _Entry(sec, name, values, sec.get("label", str, ""), budget)
+
+
+def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[SolverSpec, ...]:
+    """The solver entries, each expanded to one per combination of its lists and ``sweep``'s."""
     if isinstance(value, (str, dict)):
         value = [value]
     if not isinstance(value, list) or not value:
         raise UserError(f"{source}: key 'solvers': expected a non-empty list of solver names or mappings")
     kind = ProblemKind(problem["kernel"], problem["bias"],
                        frozenset(need for need in ("lambda", "nu") if problem.get(need) is not None))
+    entries = [_entry(source, k, item) for k, item in enumerate(value)]
+    total = sum(entry.size(sweep) for entry in entries)
+    if total > MAX_SWEEP_ENTRIES and total > len(entries):
+        raise UserError(f"{source}: key 'solvers': the sweeps expand to {total} solver entries, more than "
+                        f"{MAX_SWEEP_ENTRIES}; sweep fewer values")
     specs, labels = [], set()
-    for k, item in enumerate(value):
-        key = f"solvers[{k}]"
-        if isinstance(item, str):
-            item = {"name": item}
-        sec = _Section(source, key, item)
-        name = sec.get("name", str)
-        if name is None:
-            sec.fail("name", f"missing (valid: {', '.join(sorted(SOLVERS))})")
-        if name not in SOLVERS:
-            sec.fail("name", f"unknown solver {shown(name)} (valid: {', '.join(sorted(SOLVERS))})")
-        cls = SOLVERS[name]
-        declared = cls.Params.declared()
-        sec.only(["name", "label", "budget", *declared])
-        params = {}
-        for pname, p in declared.items():
-            v = sec.get(pname, p.type, None, choices=p.choices, check=p.check)
-            if v is not None:
-                params[pname] = v
-        if (why := cls.refuse(kind, cls.Params(**params))) is not None:
-            sec.fail("name", why)
-        budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
-        spec = SolverSpec(name, params, sec.get("label", str, ""))
-        label = spec.label or name + (f"[{spec.describe()}]" if params else "")
-        if label in labels:
-            sec.fail("label", f"two solvers are both labelled {shown(label)}; give one a 'label'")
-        labels.add(label)
-        specs.append(SolverSpec(name, params, label, budget))
+    for entry in entries:
+        cls = SOLVERS[entry.name]
+        swept = [pname for pname, v in entry.values.items() if len(v) > 1]
+        for combination in itertools.product(*entry.values.values(), *sweep.values()):
+            chosen = dict(zip([*entry.values, *sweep], combination))
+            params = {pname: chosen[pname] for pname in entry.values}
+            overrides = {key: chosen[key] for key in sweep}
+            if (why := cls.refuse(kind, cls.Params(**params))) is not None:
+                where = f" (sweep combination {_describe({p: params[p] for p in swept}, {})})" if swept else ""
+                entry.sec.fail("name", why + where)
+            label = entry.name + (f"[{_describe(params, overrides)}]" if params or overrides else "")
+            if entry.label:
+                varying = _describe({p: params[p] for p in swept}, overrides)
+                label = entry.label + (f"[{varying}]" if varying else "")
+            if label in labels:
+                entry.sec.fail("label", f"two solvers are both labelled {shown(label)}; give one a 'label'")
+            labels.add(label)
+            specs.append(SolverSpec(entry.name, params, label, entry.budget, overrides))
     return tuple(specs)
 
 
@@ -350,34 +491,46 @@ def _runs(value: int) -> str | None:
     return positive(value) or (None if value <= MAX_RUNS else f"must be at most {MAX_RUNS}")
 
 
-def _problem(source: str, value, n: int) -> tuple[str | float | None, str, Nu, bool]:
+def _problem(source: str, value, n: int) -> tuple[str | float | None, str, Nu, bool, Sweep]:
     """The ``problem`` section: lambda (a number or an expression in n), the key that gave it
-    (``problem.lambda`` or ``problem.C``), nu and bias; lambda is checked at ``n`` examples."""
+    (``problem.lambda`` or ``problem.C``), nu, bias, and the sweep of lambda, C or nu if any
+    (the first values of a sweep are returned); lambda is checked at ``n`` examples."""
     prob = _Section(source, "problem", value)
     prob.only(["lambda", "C", "nu", "bias"])
-    lam, key = prob.data.get("lambda"), "lambda"
-    C = prob.get("C", float, check=positive)
-    if C is not None:
-        if lam is not None:
-            prob.fail("C", "give either lambda or C (lambda = 1/(C n)), not both")
-        lam, key = f"1/({C!r}*n)", "C"
-    if lam is not None:
+
+    def read_lambda(key: str, lam: Any) -> str | float:
         if isinstance(lam, bool) or not isinstance(lam, (int, float, str)):
-            prob.fail("lambda", f"expected a number or an expression in n, got {shown(lam)}")
+            prob.fail(key, f"expected a number or an expression in n, got {shown(lam)}")
         if not isinstance(lam, str):
-            lam = coerce(lam, float, lambda msg: prob.fail("lambda", msg))
+            lam = coerce(lam, float, lambda msg: prob.fail(key, msg))
         lambda_value(lam, n, lambda msg: prob.fail(key, msg))
-    given = prob.data.get("nu")
-    nu: Nu
-    if given == NuFromLambda.KEYWORD:
-        if lam is None:
-            prob.fail("nu", f"'{NuFromLambda.KEYWORD}' needs problem.lambda (or C) to derive nu from")
-        nu = NuFromLambda()
-    elif isinstance(given, str) and not _is_number(given):
-        prob.fail("nu", f"expected a number in [0, 1] or '{NuFromLambda.KEYWORD}', got {shown(given)}")
-    else:
-        nu = prob.get("nu", float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]")
-    return lam, prob.key(key), nu, prob.get("bias", bool, False)
+        return lam
+
+    def read_C(key: str, C: Any) -> float:
+        C = prob.reader(float, check=positive)(key, C)
+        lambda_value(lambda_of_C(C), n, lambda msg: prob.fail(key, msg))
+        return C
+
+    def read_nu(key: str, nu: Any) -> float | NuFromLambda:
+        if nu == NuFromLambda.KEYWORD:
+            return NuFromLambda()
+        if isinstance(nu, str) and not _is_number(nu):
+            prob.fail(key, f"expected a number in [0, 1] or '{NuFromLambda.KEYWORD}', got {shown(nu)}")
+        return prob.reader(float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]")(key, nu)
+
+    key = "C" if prob.data.get("C") is not None else "lambda"
+    if key == "C" and prob.data.get("lambda") is not None:
+        prob.fail("C", "give either lambda or C (lambda = 1/(C n)), not both")
+    lams = prob.values(key, read_C if key == "C" else read_lambda)
+    nus = prob.values("nu", read_nu)
+    if isinstance(nus[0], NuFromLambda) and lams[0] is None:
+        prob.fail("nu", f"'{NuFromLambda.KEYWORD}' needs problem.lambda (or C) to derive nu from")
+    if len(nus) > 1 and NuFromLambda() in nus:
+        prob.fail(f"nu[{nus.index(NuFromLambda())}]", f"'{NuFromLambda.KEYWORD}' cannot be one value of a "
+                                                       "sweep (nu follows lambda; sweep lambda or C instead)")
+    sweep = {name: values for name, values in ((key, lams), ("nu", nus)) if len(values) > 1}
+    lam = lambda_of_C(lams[0]) if key == "C" else lams[0]
+    return lam, prob.key(key), nus[0], prob.get("bias", bool, False), sweep
 
 
 def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
@@ -409,7 +562,8 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     top.get("description", str)
 
     dataset = _dataset(source, top.data["dataset"], base)
-    lam, lam_key, nu, bias = _problem(source, top.data.get("problem"), dataset.n_train or REPRESENTATIVE_N)
+    lam, lam_key, nu, bias, problem_sweep = _problem(source, top.data.get("problem"),
+                                                     dataset.n_train or REPRESENTATIVE_N)
 
     budget = _budget(source, "budget", top.data.get("budget"))
 
@@ -417,14 +571,15 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     chk.only(["per_decade", "epochs"])
     checkpoints = Checkpoints(chk.get("per_decade", int, 10, check=positive), chk.get("epochs", bool, True))
 
-    kernel = _kernel(source, top.data.get("kernel"))
+    kernel, kernel_sweep = _kernel(source, top.data.get("kernel"))
     return Experiment(
         name=name,
         dataset=dataset,
         kernel=kernel,
         lam=lam, nu=nu, bias=bias,
         solvers=_solvers(source, top.data["solvers"],
-                         {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name}),
+                         {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name},
+                         {**kernel_sweep, **problem_sweep}),
         budget=budget, checkpoints=checkpoints,
         runs=top.get("runs", int, 1, check=_runs),
         seed=top.get("seed", int, 0, check=non_negative),

@@ -150,13 +150,24 @@ def comparable(resolved: Any) -> Any:
     """A resolved configuration without :data:`MACHINE_FACTS`, for comparing two runs' problems.
 
     So that a run folder made elsewhere (a committed one, a CI reference) can be resumed or
-    checked here.
+    checked here. The facts go from the top-level problem and from each solver entry's
+    (a sweep's entries record their own).
     """
-    problem = resolved.get("problem") if isinstance(resolved, dict) else None
-    if not isinstance(problem, dict) or not isinstance(problem.get("optimum"), dict):
+    if not isinstance(resolved, dict):
         return resolved
+    out = _without_machine_facts(resolved)
+    if isinstance(solvers := resolved.get("solvers"), list):
+        out["solvers"] = [_without_machine_facts(s) if isinstance(s, dict) else s for s in solvers]
+    return out
+
+
+def _without_machine_facts(holder: dict[str, Any]) -> dict[str, Any]:
+    """``holder`` with :data:`MACHINE_FACTS` left out of its ``problem.optimum``."""
+    problem = holder.get("problem")
+    if not isinstance(problem, dict) or not isinstance(problem.get("optimum"), dict):
+        return dict(holder)
     optimum = {k: v for k, v in problem["optimum"].items() if k not in MACHINE_FACTS}
-    return {**resolved, "problem": {**problem, "optimum": optimum}}
+    return {**holder, "problem": {**problem, "optimum": optimum}}
 
 
 def read_meta(directory: Path) -> dict[str, Any]:
