@@ -10,16 +10,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from sbpbench import __version__
 from sbpbench.cli.datasets import datasets
 from sbpbench.errors import UserError, cut
-
-if TYPE_CHECKING:  # pandas is imported by the commands that need it, so that --help starts fast
-    import pandas as pd
 
 #: Seconds between progress lines when standard error is not a terminal (a log file, CI).
 LOG_EVERY_S = 15.0
@@ -82,23 +79,6 @@ class CliReporter:
         self._say(line)
 
 
-def summary_table(curves: pd.DataFrame) -> str:
-    """Per solver: final test error mean ± std over runs, kernel evaluations, training seconds."""
-    from sbpbench.results.curves import final_rows
-
-    if curves.empty:
-        return "(no checkpoints were recorded)"
-    last = final_rows(curves)
-    lines = [f"{'solver':<24} {'runs':>4} {'test error (%)':>16} {'kernel evals':>13} {'train s':>9}  status"]
-    for label, g in last.groupby("solver", sort=False):
-        err = 100 * g["test_error"]
-        std = err.std(ddof=0) if len(g) > 1 else 0.0
-        statuses = ",".join(sorted(set(g["status"].astype(str))))
-        lines.append(f"{label:<24} {len(g):>4} {err.mean():>9.2f} ± {std:<4.2f} "
-                     f"{g['kernel_evals'].mean():>13.3g} {g['train_time_s'].mean():>9.2f}  {statuses}")
-    return "\n".join(lines)
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="sbpbench")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
@@ -144,6 +124,7 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     from sbpbench.execution.sweep import run_experiments
     from sbpbench.experiment import config
     from sbpbench.outputs.plotting import plot_results
+    from sbpbench.outputs.summary import summary_table
     from sbpbench.results.store import ended_badly, read_curves, read_meta
 
     experiments = [config.load(path, list(overrides)) for path in configs]
