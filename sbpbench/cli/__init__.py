@@ -137,7 +137,7 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
         click.echo(summary_table(read_curves(directory)))
         click.echo(f"results: {directory}/curves.csv, {directory}/meta.json")
         if not no_plot:
-            written = plot_results(directory)
+            written = plot_results(directory).files
             if written:
                 click.echo("figure:  " + ", ".join(str(p) for p in written))
     runs = {d: read_meta(d).get("runs", []) for d in directories}
@@ -194,22 +194,40 @@ def validate(configs: tuple[Path, ...]) -> None:
         click.echo(f"{path}: ok ({exp.name}: {len(exp.solvers)} solver(s), {exp.runs} run(s){checked})")
 
 
+#: The axes of ``sbpbench plot`` (the keys of sbpbench.outputs.plotting.X_AXES and Y_AXES,
+#: named here so that --help needs no matplotlib; tests/test_plot_pages.py checks they agree).
+X_CHOICES = ("kernel_evals", "seconds", "iterations", "epochs")
+Y_CHOICES = ("test_error", "objective", "primal_objective", "gap")
+
+
 @cli.command()
 @click.argument("results_dir", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (default: RESULTS_DIR).")
-def plot(results_dir: Path, out: Path | None) -> None:
-    """Draw Figure 2 (test error against kernel evaluations) from RESULTS_DIR.
+@click.option("--x", "x", type=click.Choice(X_CHOICES), default="kernel_evals", show_default=True,
+              help="x axis: kernel evaluations, training seconds, iterations or epochs.")
+@click.option("--y", "y", type=click.Choice(Y_CHOICES), default="test_error", show_default=True,
+              help="y axis: test error, the solver's own objective, the primal objective, or the duality "
+                   "gap (primal minus dual objective, solvers with a dual).")
+def plot(results_dir: Path, out: Path | None, x: str, y: str) -> None:
+    """Draw curves of the runs in RESULTS_DIR: by default Figure 2, test error against kernel evaluations.
 
     RESULTS_DIR is a run folder, or a tree of them (the newest run of each experiment is
-    drawn). Writes figure2.png and figure2.svg.
+    drawn, one panel each). The default axes write figure2.png and figure2.svg (and figure3
+    against inner products when there are Fourier runs); others write <y>-vs-<x>.png and .svg,
+    e.g. test_error-vs-seconds. Solvers without the columns asked for are left out with a note.
     """
-    from sbpbench.outputs.plotting import plot_results
+    from sbpbench.outputs.plotting import X_AXES, Y_AXES, plot_results
 
-    written = plot_results(results_dir, out)
-    if not written:
-        raise UserError(f"{results_dir}: no curves.csv with kernel evaluations found")
-    for path in written:
+    plotted = plot_results(results_dir, out, x, y)
+    if not plotted.runs:
+        raise UserError(f"{results_dir}: no curves.csv with checkpoints found")
+    if not plotted.files:
+        raise UserError(f"{results_dir}: no solver has both {X_AXES[x].label} and {Y_AXES[y].label} "
+                        f"(--x {x} --y {y})")
+    for note in plotted.notes:
+        click.echo(f"left out: {note}")
+    for path in plotted.files:
         click.echo(str(path))
 
 
