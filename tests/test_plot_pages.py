@@ -1,22 +1,26 @@
-"""`sbpbench plot --x/--y`: any quantity against any cost, solvers without it left out.
+"""`sbpbench plot --x/--y` and the run's page (index.html): content and escaping.
 
 One small real run serves every test: kernel and linear solvers on a linear-kernel Adult
 subsample, so that some solvers have kernel evaluations and some not, some a duality gap and
-some not, with a description and solver labels full of markup characters.
+some not, with a description and solver labels that would break a page if they were not escaped.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sbpbench import cli
 from sbpbench.errors import UserError
-from sbpbench.outputs import plotting
-from sbpbench.results.store import read_curves
+from sbpbench.outputs import page, plotting
+from sbpbench.results.curves import mean_curve
+from sbpbench.results.store import curves_frame, read_curves, read_meta
 from tests.cli_runner import sbpbench
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,3 +111,119 @@ def test_an_axis_no_solver_has_is_one_error_line(monkeypatch, capsys, run_dir, t
     assert "'minutes' is not one of" in _one_error_line(capsys)
     with pytest.raises(UserError, match="--y loss: expected one of test_error, objective, primal_objective, gap"):
         plotting.plot_results(run_dir, tmp_path, y="loss")
+
+
+def test_the_page_curves_are_the_mean_curves_of_the_figures(run_dir):
+    curves = read_curves(run_dir)
+    data = page.page_data(curves)
+    sbp, dcd, smo = data["solvers"]
+    assert [s["label"] for s in data["solvers"]] == [f"sbp {HOSTILE}", "dcd", "smo <1>"]
+    assert "kernel_evals|test_error" not in dcd["curves"] and "iterations|gap" not in sbp["curves"]
+    assert data["notes"]["kernel_evals|test_error"] == ["dcd in mixed: no kernel evaluations"]
+    assert data["initial"] == ["kernel_evals", "test_error"]
+    for solver, key, x, y, factor in ((sbp, "epochs|test_error", "epoch", "test_error", 100),
+                                      (dcd, "epochs|gap", "epoch", "duality_gap", 1),
+                                      (smo, "iterations|primal_objective", "iteration", "primal_objective", 1),
+                                      (smo, "kernel_evals|objective", "kernel_evals", "objective", 1),
+                                      (dcd, "seconds|test_error", "train_time_s", "test_error", 100)):
+        grid, mean, std = mean_curve(curves[curves["solver"] == solver["label"]], x=x, y=y)
+        line = solver["curves"][key]
+        assert line["runs"] == 2 and len(line["x"]) == grid.size > (0 if x == "train_time_s" else 1)
+        np.testing.assert_allclose(line["x"], grid, rtol=1e-5)
+        np.testing.assert_allclose(line["mean"], factor * mean, rtol=1e-5, atol=1e-12)
+        np.testing.assert_allclose(line["std"], factor * std, rtol=1e-5, atol=1e-12)
+
+
+class _Tags(HTMLParser):
+    """The start tags of a page, and its text outside scripts and styles."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags: list[str] = []
+        self.text: list[str] = []
+        self._raw = False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self._raw = tag in ("script", "style")
+
+    def handle_endtag(self, tag):
+        self._raw = False
+
+    def handle_data(self, data):
+        if not self._raw:
+            self.text.append(data)
+
+
+def test_run_writes_a_self_contained_page_with_everything_escaped(run_dir):
+    text = (run_dir / "index.html").read_text()
+    assert len(text.encode()) < 400_000
+    parsed = _Tags()
+    parsed.feed(text)
+    body = " ".join(parsed.text)
+    # the hostile labels and description are text, not markup: no element of theirs was made
+    assert parsed.tags.count("script") == 2 and "b" not in parsed.tags and parsed.tags.count("h1") == 1
+    assert f"SBP & co. {HOSTILE}" in body and f"sbp {HOSTILE}" in body and "smo <1>" in body
+    # the interactive chart and the static figures of page.FIGURES, every one drawable here
+    assert text.count("<svg") == 1 + len(page.FIGURES) and parsed.tags.count("figure") == len(page.FIGURES)
+    # nothing outside the page: no external script, style, image or font
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\((?!#)", text)
+    data = json.loads(re.search(r"id='sbpbench-data'>(.*?)</script>", text, re.S)[1])
+    assert data == json.loads(json.dumps(page.page_data(read_curves(run_dir))))
+    # the summary table, the runs, the resolved configuration, machine and versions
+    meta = read_meta(run_dir)
+    assert body.count("budget") >= 6 and "lambda: 0.0033333333333333335" in body
+    assert meta["versions"]["numpy"] in body and meta["host"]["hostname"] in body
+    assert "versions.numba" in body and "dataset_copy" in body
+
+
+def test_the_summary_on_the_page_is_the_printed_one(run_dir):
+    from sbpbench.outputs.summary import summary_rows, summary_table
+
+    curves = read_curves(run_dir)
+    text = (run_dir / "index.html").read_text()
+    for row, line in zip(summary_rows(curves), summary_table(curves).splitlines()[1:]):
+        assert f"{row.error_mean:.2f} ± {row.error_std:.2f}" in text and f"{row.error_mean:.2f} ±" in line
+        assert line.rstrip().endswith(row.statuses)
+
+
+def test_failed_runs_are_marked_on_the_page(run_dir):
+    meta = read_meta(run_dir)
+    meta["runs"][1]["status"] = "failed: MemoryError: out of memory <here>"
+    html = page.render_page(read_curves(run_dir), meta, run_dir.name)
+    assert html.count("<tr class=bad>") == 1 and "out of memory &lt;here&gt;" in html
+    # every run failed before its first checkpoint: the page still says so
+    meta["runs"] = [{**r, "status": "failed: MemoryError"} for r in meta["runs"]]
+    html = page.render_page(curves_frame([]), meta, run_dir.name)
+    assert html.count("<tr class=bad>") == len(meta["runs"]) == 6
+    assert "No checkpoints were recorded." in html and "Nothing to draw." in html
+    assert json.loads(re.search(r"id='sbpbench-data'>(.*?)</script>", html, re.S)[1])["solvers"] == []
+
+
+def test_page_rewrites_the_same_page_and_writes_elsewhere(monkeypatch, capsys, run_dir, tmp_path):
+    first = (run_dir / "index.html").read_bytes()
+    (run_dir / "index.html").unlink()
+    assert sbpbench(monkeypatch, "page", run_dir.parent.parent) == 0
+    assert capsys.readouterr().out.strip() == str(run_dir / "index.html")
+    assert (run_dir / "index.html").read_bytes() == first
+    assert sbpbench(monkeypatch, "page", run_dir, "--out", tmp_path / "pages") == 0
+    assert (tmp_path / "pages" / "mixed.html").read_bytes() == first
+
+
+def test_page_errors_are_one_line(monkeypatch, capsys, run_dir, tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert sbpbench(monkeypatch, "page", tmp_path / "empty") == 2
+    assert "no run folder with checkpoints found" in _one_error_line(capsys)
+    broken = _only(run_dir, tmp_path, {"dcd"})
+    (broken / "meta.json").write_text("[1, 2]")
+    assert sbpbench(monkeypatch, "page", broken) == 2
+    assert "meta.json: not a sbpbench meta.json" in _one_error_line(capsys)
+    assert not (broken / "index.html").exists()
+
+
+def test_script_json_cannot_end_its_element():
+    text = page.script_json({"label": "</script><!-- & -->"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"label": "</script><!-- & -->"}
+    with pytest.raises(ValueError):
+        page.script_json({"x": float("nan")})

@@ -107,7 +107,7 @@ def cli(debug: bool) -> None:
                    "complete result.")
 @click.option("--resume-from", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Continue this run folder (one config; implies --resume).")
-@click.option("--no-plot", is_flag=True, help="Do not draw the figure after the run.")
+@click.option("--no-plot", is_flag=True, help="Do not draw the figure nor write the run's page (index.html).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...], jobs: int | None,
         executor: str | None, scheduler: str | None, resume: bool, resume_from: Path | None, no_plot: bool,
@@ -116,13 +116,15 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
 
     Every config is validated and its data loaded before anything runs. Each run writes
     curves.csv (one row per checkpoint) and meta.json (resolved configuration, versions,
-    host, statuses). All configs share the --jobs workers; results are written by this
-    process only, in the same order whatever executor ran them. Exits with 3, after
-    writing everything, when a run ended failed or diverged.
+    host, statuses); then come the figure and index.html, a self-contained page of the run
+    (interactive curves, figures, summary, configuration). All configs share the --jobs
+    workers; results are written by this process only, in the same order whatever executor
+    ran them. Exits with 3, after writing everything, when a run ended failed or diverged.
     """
     from sbpbench.execution.executors import make_executor
     from sbpbench.execution.sweep import run_experiments
     from sbpbench.experiment import config
+    from sbpbench.outputs.page import write_page
     from sbpbench.outputs.plotting import plot_results
     from sbpbench.outputs.summary import summary_table
     from sbpbench.results.store import ended_badly, read_curves, read_meta
@@ -140,6 +142,7 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
             written = plot_results(directory).files
             if written:
                 click.echo("figure:  " + ", ".join(str(p) for p in written))
+            click.echo(f"page:    {write_page(directory)}")
     runs = {d: read_meta(d).get("runs", []) for d in directories}
     bad = {d: sum(map(ended_badly, summaries)) for d, summaries in runs.items()}
     if any(bad.values()):
@@ -228,6 +231,26 @@ def plot(results_dir: Path, out: Path | None, x: str, y: str) -> None:
     for note in plotted.notes:
         click.echo(f"left out: {note}")
     for path in plotted.files:
+        click.echo(str(path))
+
+
+@cli.command()
+@click.argument("results_dir", type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Write OUT/<experiment>.html instead of index.html in each run folder.")
+def page(results_dir: Path, out: Path | None) -> None:
+    """(Re)write the self-contained HTML page of runs: RUN/index.html.
+
+    RESULTS_DIR is a run folder, or a tree of them (the newest run of each experiment gets its
+    page). The page shows the curves with a choice of axes, zoom and solvers to hide (a small
+    inline script; static figures too), the summary table, each run's status, the resolved
+    configuration, the machine and versions. It needs no network and no other file.
+    """
+    from sbpbench.outputs.page import write_pages
+
+    if out is not None:
+        writable_folder(out, "--out")
+    for path in write_pages(results_dir, out):
         click.echo(str(path))
 
 
