@@ -1,4 +1,4 @@
-"""`sbpbench plot --x/--y` and the run's page (index.html): content and escaping.
+"""`sbpbench plot --x/--y` and the run's page (index.html): content, escaping, the browser check.
 
 One small real run serves every test: kernel and linear solvers on a linear-kernel Adult
 subsample, so that some solvers have kernel evaluations and some not, some a duality gap and
@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -227,3 +229,25 @@ def test_script_json_cannot_end_its_element():
     assert json.loads(text) == {"label": "</script><!-- & -->"}
     with pytest.raises(ValueError):
         page.script_json({"x": float("nan")})
+
+
+CHECK = [sys.executable, str(ROOT / "scripts" / "check_run_page.py")]
+needs_chromium = pytest.mark.skipif(shutil.which("chromium") is None,
+                                    reason="chromium is not on PATH (Debian: apt-get install chromium)")
+
+
+@needs_chromium
+def test_the_page_works_in_a_headless_browser(run_dir):
+    done = subprocess.run([*CHECK, str(run_dir / "index.html")], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok (16 steps" in done.stdout
+
+
+@needs_chromium
+def test_the_browser_check_fails_on_a_broken_legend(run_dir, tmp_path):
+    toggle = "if (hidden.has(i)) hidden.delete(i); else hidden.add(i);"
+    broken = (run_dir / "index.html").read_text().replace(toggle, "")
+    (tmp_path / "index.html").write_text(broken)
+    done = subprocess.run([*CHECK, str(tmp_path / "index.html")], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1
+    assert "clicking a legend entry did not hide its solver" in done.stderr
