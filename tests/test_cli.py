@@ -48,6 +48,7 @@ def test_run_writes_results_table_and_figure(monkeypatch, capsys, tmp_path, conf
     assert [r["status"] for r in meta["runs"]] == ["budget"] * 4
     assert "finished" in meta and meta["versions"]["numpy"]
     assert (run_dir / "figure2.png").stat().st_size > 0 and (run_dir / "figure2.svg").exists()
+    assert f"page:    {run_dir / 'index.html'}" in out and "sbp (2 runs)" in (run_dir / "index.html").read_text()
 
     out_dir = tmp_path / "figs"
     assert sbpbench(monkeypatch, "plot", tmp_path / "res", "--out", out_dir) == 0
@@ -73,7 +74,7 @@ def test_validate_and_missing_results(monkeypatch, capsys, tmp_path, config_file
     assert "no curves.csv" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", [[], ["run"], ["plot"], ["validate"], ["solvers"]])
+@pytest.mark.parametrize("command", [[], ["run"], ["plot"], ["page"], ["validate"], ["solvers"]])
 def test_every_command_has_help(monkeypatch, capsys, command):
     assert sbpbench(monkeypatch, *command, "--help") == 0
     assert "Usage:" in capsys.readouterr().out

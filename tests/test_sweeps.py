@@ -8,12 +8,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sbpbench.cli import summary_table
 from sbpbench.errors import UserError
 from sbpbench.execution import executors
 from sbpbench.execution.executors import SequentialExecutor
 from sbpbench.execution.sweep import run_experiments
 from sbpbench.experiment import assemble, config
+from sbpbench.outputs.summary import summary_table
 from sbpbench.results.store import comparable, read_curves
 from sbpbench.solvers import SOLVERS
 from tests.cli_runner import sbpbench

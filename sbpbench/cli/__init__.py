@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -18,31 +17,8 @@ from sbpbench.cli.datasets import datasets
 from sbpbench.cli.progress import CliReporter
 from sbpbench.errors import UserError, cut
 
-if TYPE_CHECKING:  # pandas is imported by the commands that need it, so that --help starts fast
-    import pandas as pd
-
 #: Longest error line printed; a longer message is cut and ends in "...".
 MAX_ERROR_CHARS = 500
-
-
-def summary_table(curves: pd.DataFrame) -> str:
-    """Per solver, in the order of the files: final test error mean ± std over runs, kernel
-    evaluations, training seconds."""
-    from sbpbench.results.curves import final_rows
-
-    if curves.empty:
-        return "(no checkpoints were recorded)"
-    last = dict(tuple(final_rows(curves).groupby("solver", sort=False)))
-    width = max(24, *map(len, last))  # a sweep's labels can be long
-    lines = [f"{'solver':<{width}} {'runs':>4} {'test error (%)':>16} {'kernel evals':>13} {'train s':>9}  status"]
-    for label in dict.fromkeys(curves["solver"]):
-        g = last[label]
-        err = 100 * g["test_error"]
-        std = err.std(ddof=0) if len(g) > 1 else 0.0
-        statuses = ",".join(sorted(set(g["status"].astype(str))))
-        lines.append(f"{label:<{width}} {len(g):>4} {err.mean():>9.2f} ± {std:<4.2f} "
-                     f"{g['kernel_evals'].mean():>13.3g} {g['train_time_s'].mean():>9.2f}  {statuses}")
-    return "\n".join(lines)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -73,7 +49,7 @@ def cli(debug: bool) -> None:
                    "complete result.")
 @click.option("--resume-from", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Continue this run folder (one config; implies --resume).")
-@click.option("--no-plot", is_flag=True, help="Do not draw the figure after the run.")
+@click.option("--no-plot", is_flag=True, help="Do not draw the figure nor write the run's page (index.html).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...], jobs: int | None,
         executor: str | None, scheduler: str | None, resume: bool, resume_from: Path | None, no_plot: bool,
@@ -82,14 +58,17 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
 
     Every config is validated and its data loaded before anything runs. Each run writes
     curves.csv (one row per checkpoint) and meta.json (resolved configuration, versions,
-    host, statuses). All configs share the --jobs workers; results are written by this
-    process only, in the same order whatever executor ran them. Exits with 3, after
-    writing everything, when a run ended failed or diverged.
+    host, statuses); then come the figure and index.html, a self-contained page of the run
+    (interactive curves, figures, summary, configuration). All configs share the --jobs
+    workers; results are written by this process only, in the same order whatever executor
+    ran them. Exits with 3, after writing everything, when a run ended failed or diverged.
     """
     from sbpbench.execution.executors import make_executor
     from sbpbench.execution.sweep import run_experiments
     from sbpbench.experiment import config
+    from sbpbench.outputs.page import write_page
     from sbpbench.outputs.plotting import plot_results
+    from sbpbench.outputs.summary import summary_table
     from sbpbench.results.store import ended_badly, read_curves, read_meta
 
     experiments = [config.load(path, list(overrides)) for path in configs]
@@ -102,9 +81,10 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
         click.echo(summary_table(read_curves(directory)))
         click.echo(f"results: {directory}/curves.csv, {directory}/meta.json")
         if not no_plot:
-            written = plot_results(directory)
+            written = plot_results(directory).files
             if written:
                 click.echo("figure:  " + ", ".join(str(p) for p in written))
+            click.echo(f"page:    {write_page(directory)}")
     runs = {d: read_meta(d).get("runs", []) for d in directories}
     bad = {d: sum(map(ended_badly, summaries)) for d, summaries in runs.items()}
     if any(bad.values()):
@@ -160,22 +140,60 @@ def validate(configs: tuple[Path, ...]) -> None:
         click.echo(f"{path}: ok ({exp.name}: {len(exp.solvers)} solver(s), {exp.runs} run(s){checked})")
 
 
+#: The axes of ``sbpbench plot`` (the keys of sbpbench.outputs.plotting.X_AXES and Y_AXES,
+#: named here so that --help needs no matplotlib; tests/test_plot_pages.py checks they agree).
+X_CHOICES = ("kernel_evals", "seconds", "iterations", "epochs")
+Y_CHOICES = ("test_error", "objective", "primal_objective", "gap")
+
+
 @cli.command()
 @click.argument("results_dir", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (default: RESULTS_DIR).")
-def plot(results_dir: Path, out: Path | None) -> None:
-    """Draw Figure 2 (test error against kernel evaluations) from RESULTS_DIR.
+@click.option("--x", "x", type=click.Choice(X_CHOICES), default="kernel_evals", show_default=True,
+              help="x axis: kernel evaluations, training seconds, iterations or epochs.")
+@click.option("--y", "y", type=click.Choice(Y_CHOICES), default="test_error", show_default=True,
+              help="y axis: test error, the solver's own objective, the primal objective, or the duality "
+                   "gap (primal minus dual objective, solvers with a dual).")
+def plot(results_dir: Path, out: Path | None, x: str, y: str) -> None:
+    """Draw curves of the runs in RESULTS_DIR: by default Figure 2, test error against kernel evaluations.
 
     RESULTS_DIR is a run folder, or a tree of them (the newest run of each experiment is
-    drawn). Writes figure2.png and figure2.svg.
+    drawn, one panel each). The default axes write figure2.png and figure2.svg (and figure3
+    against inner products when there are Fourier runs); others write <y>-vs-<x>.png and .svg,
+    e.g. test_error-vs-seconds. Solvers without the columns asked for are left out with a note.
     """
-    from sbpbench.outputs.plotting import plot_results
+    from sbpbench.outputs.plotting import X_AXES, Y_AXES, plot_results
 
-    written = plot_results(results_dir, out)
-    if not written:
-        raise UserError(f"{results_dir}: no curves.csv with kernel evaluations found")
-    for path in written:
+    plotted = plot_results(results_dir, out, x, y)
+    if not plotted.runs:
+        raise UserError(f"{results_dir}: no curves.csv with checkpoints found")
+    if not plotted.files:
+        raise UserError(f"{results_dir}: no solver has both {X_AXES[x].label} and {Y_AXES[y].label} "
+                        f"(--x {x} --y {y})")
+    for note in plotted.notes:
+        click.echo(f"left out: {note}")
+    for path in plotted.files:
+        click.echo(str(path))
+
+
+@cli.command()
+@click.argument("results_dir", type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Write OUT/<experiment>.html instead of index.html in each run folder.")
+def page(results_dir: Path, out: Path | None) -> None:
+    """(Re)write the self-contained HTML page of runs: RUN/index.html.
+
+    RESULTS_DIR is a run folder, or a tree of them (the newest run of each experiment gets its
+    page). The page shows the curves with a choice of axes, zoom and solvers to hide (a small
+    inline script; static figures too), the summary table, each run's status, the resolved
+    configuration, the machine and versions. It needs no network and no other file.
+    """
+    from sbpbench.outputs.page import write_pages
+
+    if out is not None:
+        writable_folder(out, "--out")
+    for path in write_pages(results_dir, out):
         click.echo(str(path))
 
 

@@ -2,20 +2,26 @@
 
 Every drawing takes rows of ``curves.csv`` files and writes ``<stem>.png`` and ``<stem>.svg``:
 
+* :func:`metric_curves`: any quantity of :data:`Y_AXES` against any of :data:`X_AXES`, one panel
+  per experiment, one line per solver, the mean over runs
+  (:func:`~sbpbench.results.curves.mean_curve`) with a band of one standard deviation. Solvers in
+  :data:`DASHED_AFTER_FIRST_EPOCH` (the Perceptron) are drawn dashed after their first epoch.
+  The two kinds of curve figure the papers declare are two of its cases:
 * :func:`error_curves`: test error (linear axis) against a cost (log axis), kernel evaluations
-  or d-dimensional inner products, one panel per experiment, one line per solver, the mean over
-  runs (:func:`~sbpbench.results.curves.mean_curve`) with a band of one standard deviation.
-  Solvers in :data:`DASHED_AFTER_FIRST_EPOCH` (the Perceptron) are drawn dashed after their
-  first epoch.
-* :func:`objective_curves`: primal objective against iterations (log-log), one panel per experiment.
+  or d-dimensional inner products;
+* :func:`objective_curves`: primal objective against iterations (log-log);
 * :func:`final_against_parameter`: the final primal objective against a solver parameter, one
   panel per group of solvers.
+
+:func:`plot_results` draws them for ``sbpbench plot``; :func:`figure_svg` gives a figure as SVG
+text for pages that inline it.
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -28,6 +34,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from sbpbench.errors import UserError  # noqa: E402
 from sbpbench.files import atomic_write  # noqa: E402
 from sbpbench.results.curves import final_rows, finals_by_parameter, first_epoch_end, mean_curve  # noqa: E402
 from sbpbench.results.lookup import newest_runs  # noqa: E402
@@ -41,8 +48,47 @@ DASHED_AFTER_FIRST_EPOCH = frozenset({"perceptron"})
 #: With ``zoom``, a panel's test-error axis ends at this multiple of its largest final mean error.
 ZOOM_FACTOR = 3.0
 
+#: With a log axis, a band's lower edge is cut here (above zero).
+LOG_FLOOR = 1e-12
+
+
+@dataclass(frozen=True)
+class Axis:
+    """A quantity curves are drawn against or along: its ``curves.csv`` column, label and scale.
+
+    ``factor`` multiplies the column's values as drawn (100: test error in percent); ``limit``
+    is the largest drawn value possible (100% for test error), where a zoomed axis ends at most.
+    """
+
+    column: str
+    label: str
+    log: bool
+    factor: float = 1.0
+    limit: float | None = None
+
+
+#: What ``sbpbench plot --x`` draws against; the kernel evaluations are :func:`error_curves`' default cost.
+X_AXES = {
+    "kernel_evals": Axis("kernel_evals", "kernel evaluations", log=True),
+    "seconds": Axis("train_time_s", "training time (s)", log=True),
+    "iterations": Axis("iteration", "iterations", log=True),
+    "epochs": Axis("epoch", "epochs", log=False),
+}
+
+#: What ``sbpbench plot --y`` draws. ``gap`` is the ``duality_gap`` column, primal minus dual
+#: objective, of the solvers that report a dual objective.
+Y_AXES = {
+    "test_error": Axis("test_error", "test error (%)", log=False, factor=100.0, limit=100.0),
+    "objective": Axis("objective", "objective (the solver's own)", log=False),
+    "primal_objective": Axis("primal_objective", "primal objective", log=True),
+    "gap": Axis("duality_gap", "duality gap (primal - dual)", log=True),
+}
+
 #: The costs :func:`error_curves` can draw against, with their axis labels.
 COSTS = {"kernel_evals": "kernel evaluations", "inner_products": "d-dimensional inner products"}
+
+#: The axes `sbpbench plot` draws by default, as the files figure2 and figure3 (the SBP paper's Figures 2 and 3).
+DEFAULT_AXES = ("kernel_evals", "test_error")
 
 
 def save_figure(fig: Figure, stem: Path, dpi: int = 130) -> list[Path]:
@@ -59,6 +105,29 @@ def save_figure(fig: Figure, stem: Path, dpi: int = 130) -> list[Path]:
     return written
 
 
+def figure_svg(fig: Figure, salt: str) -> str:
+    """``fig`` as an ``<svg>`` element (no XML prologue, no date) to inline in a page, and close it.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    salt : str
+        Makes the element ids of this figure differ from those of other figures on the page.
+
+    Returns
+    -------
+    str
+        The SVG text, from ``<svg`` on.
+    """
+    image = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
+        fig.savefig(image, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    text = image.getvalue()
+    return text[text.index("<svg"):]
+
+
 def _panels(curves: pd.DataFrame, column: str, size: tuple[float, float]
             ) -> tuple[Figure, Iterator[tuple[Axes, str, pd.DataFrame]]]:
     """A figure with one panel (of ``size`` inches) per value of ``column``, and the panels with
@@ -68,26 +137,203 @@ def _panels(curves: pd.DataFrame, column: str, size: tuple[float, float]
     return fig, ((ax, value, curves[curves[column] == value]) for ax, value in zip(axes[0], values))
 
 
-def _finish(fig: Figure, title: str | None, stem: Path, dpi: int) -> list[Path]:
+def _lay_out(fig: Figure, title: str | None) -> None:
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    return save_figure(fig, stem, dpi=dpi)
 
 
-def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str) -> None:
-    """One solver's mean test error against ``x`` with a one-sigma band (dashed after epoch 1 for some)."""
-    grid, mean, std = mean_curve(frame, x=x)
+@dataclass
+class MeanLine:
+    """One solver's curve as drawn: the mean over runs of a quantity with its standard deviation.
+
+    ``mean`` and ``std`` are in the column's units (not yet times the axis' ``factor``);
+    ``dashed_from`` is where a solver of :data:`DASHED_AFTER_FIRST_EPOCH` ends its first
+    epoch, on the x axis, when that falls inside the curve.
+    """
+
+    runs: int
+    x: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+    dashed_from: float | None
+
+
+def mean_line(frame: pd.DataFrame, x: str, y: str = "test_error") -> MeanLine | None:
+    """One solver's mean curve of column ``y`` against column ``x`` (None when it has no such point).
+
+    Rows where ``y`` is not a finite number are left out; the mean and band are those of
+    :func:`~sbpbench.results.curves.mean_curve`, over the runs with a positive ``x``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of one solver (several runs).
+    x, y : str
+        Column names.
+
+    Returns
+    -------
+    MeanLine or None
+    """
+    frame = frame[np.isfinite(_numbers(frame, y))]
+    grid, mean, std = mean_curve(frame, x=x, y=y)
     if grid.size == 0:
-        return
-    line, = ax.plot(grid, 100 * mean, label=f"{label} ({frame['run'].nunique()} runs)")
-    ax.fill_between(grid, 100 * (mean - std), 100 * (mean + std), color=line.get_color(), alpha=0.2, lw=0)
+        return None
     split = first_epoch_end(frame, x) if frame["solver_name"].iloc[0] in DASHED_AFTER_FIRST_EPOCH else None
-    if split is not None and grid[0] < split < grid[-1]:
+    inside = split is not None and grid[0] < split < grid[-1]
+    return MeanLine(frame["run"].nunique(), grid, mean, std, split if inside else None)
+
+
+def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str,
+                y: Axis = Y_AXES["test_error"]) -> MeanLine | None:
+    """One solver's mean of ``y`` against ``x`` with a one-sigma band (dashed after epoch 1 for some)."""
+    curve = mean_line(frame, x, y.column)
+    if curve is None:
+        return None
+    grid, mean, std, k = curve.x, curve.mean, curve.std, y.factor
+    line, = ax.plot(grid, k * mean, label=f"{label} ({curve.runs} runs)")
+    low = np.maximum(k * (mean - std), LOG_FLOOR) if y.log else k * (mean - std)
+    ax.fill_between(grid, low, k * (mean + std), color=line.get_color(), alpha=0.2, lw=0)
+    split = curve.dashed_from
+    if split is not None:
         at = np.interp(np.log10(split), np.log10(grid), mean)
         before = grid < split
-        line.set_data(np.r_[grid[before], split], 100 * np.r_[mean[before], at])
-        ax.plot(np.r_[split, grid[~before]], 100 * np.r_[at, mean[~before]], ls="--", color=line.get_color())
+        line.set_data(np.r_[grid[before], split], k * np.r_[mean[before], at])
+        ax.plot(np.r_[split, grid[~before]], k * np.r_[at, mean[~before]], ls="--", color=line.get_color())
+    return curve
+
+
+def _log_bottom(curves: list[MeanLine], factor: float) -> float | None:
+    """Just below the lowest positive mean or band edge of ``curves`` (None when there is none)."""
+    values = np.concatenate([factor * np.r_[c.mean, c.mean - c.std] for c in curves] or [np.array([])])
+    positive = values[values > 0]
+    return float(positive.min()) / 1.5 if positive.size else None
+
+
+def _numbers(curves: pd.DataFrame, column: str) -> pd.Series:
+    """A column as numbers (NaN where there is none, and everywhere when the column is absent)."""
+    if column not in curves:
+        return pd.Series(np.nan, index=curves.index)
+    return pd.to_numeric(curves[column], errors="coerce")
+
+
+def drawable(curves: pd.DataFrame, x: Axis, y: Axis) -> pd.DataFrame:
+    """The rows of ``curves`` with a positive ``x`` and a finite ``y`` (none when a column is absent)."""
+    return curves[(_numbers(curves, x.column) > 0) & np.isfinite(_numbers(curves, y.column))]
+
+
+def left_out(curves: pd.DataFrame, x: Axis, y: Axis) -> list[str]:
+    """A note for every solver of every experiment in ``curves`` that has nothing to draw on these axes.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of ``curves.csv`` files.
+    x, y : Axis
+        The axes.
+
+    Returns
+    -------
+    list of str
+        ``"<solver> in <experiment>: no <what>"``, in the order the solvers appear.
+    """
+    kept = set(zip(*(drawable(curves, x, y)[c] for c in ("experiment", "solver"))))
+    notes = []
+    for (experiment, solver), frame in curves.groupby(["experiment", "solver"], sort=False):
+        if (experiment, solver) in kept:
+            continue
+        has_x = bool((_numbers(frame, x.column) > 0).any())
+        has_y = bool(np.isfinite(_numbers(frame, y.column)).any())
+        if has_x and has_y:
+            what = f"{x.label} and {y.label} at the same checkpoints"
+        else:
+            what = y.label if has_x else x.label if has_y else f"{x.label} and no {y.label}"
+        notes.append(f"{solver} in {experiment}: no {what}")
+    return notes
+
+
+def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = None, zoom: bool = False,
+                  size: tuple[float, float] = (5.2, 4.2), legend_size: float = 8,
+                  band_floor: bool = False) -> Figure | None:
+    """A figure of ``y`` against ``x``, one panel per experiment, one line per solver (None when nothing is drawable).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of ``curves.csv`` files.
+    x, y : Axis
+        The axes; only rows with a positive ``x`` and a finite ``y`` are drawn
+        (:func:`drawable`), so a solver without either has no line.
+    title : str, optional
+        Figure title.
+    zoom : bool
+        Each panel's y axis runs from 0 to :data:`ZOOM_FACTOR` times the largest final mean of
+        its solvers (at most ``y.limit``), as the papers' panels show the converging part.
+    size : tuple of float
+        Inches of one panel.
+    legend_size : float
+        Font size of the legends.
+    band_floor : bool
+        With a log y axis, where a band reaches zero its lower edge is drawn at
+        :data:`LOG_FLOOR`; True lets the axis extend down to it (as the papers' objective
+        figures are drawn), False ends the axis below the lowest positive mean or band edge, so
+        that such a band runs off its bottom.
+
+    Returns
+    -------
+    matplotlib.figure.Figure or None
+    """
+    curves = drawable(curves, x, y)
+    if curves.empty:
+        return None
+    fig, panels = _panels(curves, "experiment", size)
+    for ax, name, sub in panels:
+        drawn = [_draw_curve(ax, str(label), frame, x.column, y) for label, frame in sub.groupby("solver", sort=False)]
+        if x.log:
+            ax.set_xscale("log")
+        if y.log:
+            ax.set_yscale("log")
+            bottom = None if band_floor else _log_bottom([c for c in drawn if c is not None], y.factor)
+            if bottom is not None:
+                ax.set_ylim(bottom=bottom)
+        ax.set_xlabel(x.label)
+        ax.set_ylabel(y.label)
+        ax.set_title(f"{name} ({sub['dataset'].iloc[0]})")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=legend_size)
+        if zoom:
+            top = ZOOM_FACTOR * y.factor * final_rows(sub).groupby("solver")[y.column].mean().max()
+            ax.set_ylim(0, top if y.limit is None else min(y.limit, top))
+    _lay_out(fig, title)
+    return fig
+
+
+def metric_curves(curves: pd.DataFrame, out_stem: Path, x: Axis, y: Axis, title: str | None = None,
+                  zoom: bool = False, dpi: int = 130, size: tuple[float, float] = (5.2, 4.2),
+                  legend_size: float = 8, band_floor: bool = False) -> list[Path]:
+    """Draw ``y`` against ``x`` (:func:`curves_figure`) into ``out_stem.png`` and ``out_stem.svg``.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of ``curves.csv`` files.
+    out_stem : pathlib.Path
+        Output path without suffix.
+    x, y : Axis
+        The axes (:data:`X_AXES`, :data:`Y_AXES`, or others).
+    title, zoom, size, legend_size, band_floor
+        As for :func:`curves_figure`.
+    dpi : int
+        Resolution of the PNG file.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written (none when nothing is drawable).
+    """
+    fig = curves_figure(curves, x, y, title, zoom, size, legend_size, band_floor)
+    return [] if fig is None else save_figure(fig, out_stem, dpi=dpi)
 
 
 def error_curves(curves: pd.DataFrame, out_stem: Path, cost: Literal["kernel_evals", "inner_products"] = "kernel_evals",
@@ -120,31 +366,15 @@ def error_curves(curves: pd.DataFrame, out_stem: Path, cost: Literal["kernel_eva
     x = curves["kernel_evals"]
     if cost == "inner_products" and "inner_products" in curves:
         x = curves["inner_products"].fillna(x)
-    curves = curves.assign(cost=x)
-    curves = curves[curves["cost"] > 0]
-    if curves.empty:
-        return []
-    fig, panels = _panels(curves, "experiment", (5.2, 4.2))
-    for ax, name, sub in panels:
-        for label, frame in sub.groupby("solver", sort=False):
-            _draw_curve(ax, str(label), frame, "cost")
-        ax.set_xscale("log")
-        ax.set_xlabel(COSTS[cost])
-        ax.set_ylabel("test error (%)")
-        ax.set_title(f"{name} ({sub['dataset'].iloc[0]})")
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=8)
-        if zoom:
-            top = ZOOM_FACTOR * 100 * final_rows(sub).groupby("solver")["test_error"].mean().max()
-            ax.set_ylim(0, min(100.0, top))
-    return _finish(fig, title, out_stem, dpi)
+    return metric_curves(curves.assign(cost=x), out_stem, Axis("cost", COSTS[cost], log=True), Y_AXES["test_error"],
+                         title, zoom, dpi)
 
 
 def objective_curves(curves: pd.DataFrame, out_stem: Path, title: str | None = None, dpi: int = 130) -> list[Path]:
     """Draw the primal objective against iterations (log-log), one panel per experiment.
 
     One line per solver: the mean over runs of its finite objectives with a band of one
-    standard deviation (cut at 1e-12, above zero).
+    standard deviation (cut at :data:`LOG_FLOOR`, above zero).
 
     Parameters
     ----------
@@ -160,26 +390,10 @@ def objective_curves(curves: pd.DataFrame, out_stem: Path, title: str | None = N
     Returns
     -------
     list of pathlib.Path
-        The files written.
+        The files written (none when no solver has a primal objective).
     """
-    fig, panels = _panels(curves, "experiment", (5.6, 4.2))
-    for ax, name, sub in panels:
-        for label, frame in sub.groupby("solver", sort=False):
-            frame = frame[np.isfinite(frame["primal_objective"])]
-            grid, mean, std = mean_curve(frame, x="iteration", y="primal_objective")
-            if grid.size == 0:
-                continue
-            line, = ax.plot(grid, mean, label=f"{label} ({frame['run'].nunique()} runs)")
-            ax.fill_between(grid, np.maximum(mean - std, 1e-12), mean + std, color=line.get_color(),
-                            alpha=0.2, lw=0)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("iterations")
-        ax.set_ylabel("primal objective")
-        ax.set_title(f"{name} ({sub['dataset'].iloc[0]})")
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7)
-    return _finish(fig, title, out_stem, dpi)
+    return metric_curves(curves, out_stem, X_AXES["iterations"], Y_AXES["primal_objective"], title, dpi=dpi,
+                         size=(5.6, 4.2), legend_size=7, band_floor=True)
 
 
 def final_against_parameter(curves: pd.DataFrame, out_stem: Path, parameter: str, xlabel: str,
@@ -218,11 +432,28 @@ def final_against_parameter(curves: pd.DataFrame, out_stem: Path, parameter: str
         ax.set_ylabel("primal objective at the end")
         ax.set_title(f"{group} ({last['dataset'].iloc[0]})")
         ax.grid(True, alpha=0.3)
-    return _finish(fig, title, out_stem, dpi)
+    _lay_out(fig, title)
+    return save_figure(fig, out_stem, dpi=dpi)
 
 
-def plot_results(root: str | Path, out_dir: str | Path | None = None) -> list[Path]:
-    """Draw Figure 2 (and Figure 3 when there are Fourier runs) for the newest run of every experiment under ``root``.
+@dataclass
+class Plotted:
+    """What :func:`plot_results` did: the files written, the solvers left out, the run folders read."""
+
+    files: list[Path]
+    notes: list[str]
+    runs: list[Path]
+
+
+def plot_results(root: str | Path, out_dir: str | Path | None = None, x: str = "kernel_evals",
+                 y: str = "test_error") -> Plotted:
+    """Draw ``y`` against ``x`` for the newest run of every experiment under ``root``.
+
+    With the default axes these are the SBP paper's Figure 2 (``figure2``, test error against
+    kernel evaluations) and, when there are Fourier runs, its Figure 3 (``figure3``, against
+    inner products); other axes are written as ``<y>-vs-<x>``, e.g. ``test_error-vs-seconds``.
+    Solvers without the asked columns (linear solvers have no kernel evaluations, most solvers
+    no duality gap) are left out, each with a note.
 
     Parameters
     ----------
@@ -230,18 +461,33 @@ def plot_results(root: str | Path, out_dir: str | Path | None = None) -> list[Pa
         A run folder or a results tree.
     out_dir : str or pathlib.Path, optional
         Where to write; defaults to ``root`` itself.
+    x : str
+        A key of :data:`X_AXES`.
+    y : str
+        A key of :data:`Y_AXES`.
 
     Returns
     -------
-    list of pathlib.Path
-        Files written: ``figure2`` against kernel evaluations, ``figure3`` against inner products.
+    Plotted
+        The files written (none when no run has both columns), the notes, the run folders read.
+
+    Raises
+    ------
+    UserError
+        ``x`` or ``y`` is not an axis.
     """
+    for option, name, axes in (("--x", x, X_AXES), ("--y", y, Y_AXES)):
+        if name not in axes:
+            raise UserError(f"{option} {name}: expected one of {', '.join(axes)}")
     runs = newest_runs(root)
     if not runs:
-        return []
+        return Plotted([], [], [])
     curves = pd.concat([read_curves(curves_file(r) or r) for r in runs], ignore_index=True)
     out = Path(out_dir) if out_dir is not None else Path(root)
+    notes = left_out(curves, X_AXES[x], Y_AXES[y])
+    if (x, y) != DEFAULT_AXES:
+        return Plotted(metric_curves(curves, out / f"{y}-vs-{x}", X_AXES[x], Y_AXES[y]), notes, runs)
     written = error_curves(curves, out / "figure2")
     if "inner_products" in curves and curves["inner_products"].notna().any():
         written += error_curves(curves, out / "figure3", "inner_products")
-    return written
+    return Plotted(written, notes, runs)

@@ -1,0 +1,291 @@
+"""A run's own page: one self-contained HTML file per run folder, ``RUN/index.html``.
+
+``sbpbench run`` writes it after its runs, ``sbpbench page`` (re)writes it for existing run
+folders. It needs nothing but itself, offline: no external file, script, style or font.
+It holds
+
+* an interactive plot: the mean curves over runs of every solver against every axis of
+  :data:`~sbpbench.outputs.plotting.X_AXES` and :data:`~sbpbench.outputs.plotting.Y_AXES`,
+  embedded as JSON and drawn as SVG by a small hand-written script (``page.js``, inlined):
+  choose the x and y axes, click a legend entry to hide or show a solver, drag a rectangle or
+  turn the wheel to zoom, and reset;
+* the same curves as static figures (inline SVG, drawn by
+  :func:`~sbpbench.outputs.plotting.curves_figure`), for readers without JavaScript;
+* the summary table ``sbpbench run`` prints (:mod:`sbpbench.outputs.summary`), each run's status
+  and totals, the resolved configuration, and the machine and versions from ``meta.json``.
+
+Every text taken from configs and results is escaped: :func:`html.escape` in the markup, and
+``<``, ``>`` and ``&`` written as JSON escapes inside the embedded data, which the script only
+ever sets as text. The mean curves are those of the figures (each run interpolated on a common
+log grid, :func:`~sbpbench.results.curves.mean_curve`), written with :data:`DIGITS` significant
+digits.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from sbpbench.errors import UserError
+from sbpbench.files import atomic_write
+from sbpbench.outputs import plotting
+from sbpbench.outputs.summary import HEADER, summary_rows
+from sbpbench.results.lookup import newest_runs, stamp
+from sbpbench.results.store import curves_file, curves_frame, read_curves, read_meta
+
+#: Significant digits of the numbers of the embedded curves.
+DIGITS = 6
+
+#: The static figures of a page, (x axis, y axis), each drawn when some solver has both.
+FIGURES = (("kernel_evals", "test_error"), ("seconds", "test_error"), ("iterations", "primal_objective"),
+           ("iterations", "gap"))
+
+#: The columns of the page's table of runs: ``meta.json``'s key for each run, and its heading.
+RUN_COLUMNS = (("solver", "solver"), ("run", "run"), ("status", "status"), ("checkpoints", "checkpoints"),
+               ("iterations", "iterations"), ("kernel_evals", "kernel evals"), ("train_time_s", "train s"),
+               ("test_error", "test error"), ("wall_time_s", "wall s"))
+
+STYLE = """
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:auto;padding:0 12px;color:#222}
+h1 small{color:#666;font-weight:normal}
+table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:left}
+td.num{text-align:right;font-variant-numeric:tabular-nums}.bad{color:#b00}
+pre{background:#f4f4f4;padding:8px;font-size:12px;overflow-x:auto}
+figure{margin:12px 0}figure svg{max-width:100%;height:auto}figcaption{font-size:13px;color:#555}
+#chart{width:100%;max-width:760px;height:auto;border:1px solid #ddd;user-select:none;cursor:crosshair}
+#chart .plot-area{fill:#fff}#chart .grid{stroke:#e4e4e4}#chart .tick{font-size:11px;fill:#444}
+#chart .axis-label{font-size:13px}#chart .line{fill:none;stroke-width:1.6}#chart .dashed{stroke-dasharray:5 4}
+#chart .band{opacity:.18;stroke:none}#chart .selection{fill:#88f;fill-opacity:.15;stroke:#66c}
+#legend .entry{border:1px solid #ccc;background:#fafafa;margin:2px;padding:2px 8px;cursor:pointer;font-size:13px}
+#legend .entry.off{opacity:.4;text-decoration:line-through}
+#legend .swatch{display:inline-block;width:14px;height:3px;margin:0 6px 3px 0;vertical-align:middle}
+.controls label{margin-right:12px}#notes,.hint{font-size:13px;color:#555}
+"""
+
+
+def _rounded(values: Any) -> list[float]:
+    return [float(f"{v:.{DIGITS}g}") for v in values]
+
+
+def page_data(curves: pd.DataFrame) -> dict[str, Any]:
+    """The curves the page's script draws, as JSON-ready data.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of a run folder's ``curves.csv``.
+
+    Returns
+    -------
+    dict
+        ``x`` and ``y``: every axis by name, with its label and whether it is logarithmic;
+        ``solvers``: per solver (in the order they appear) its label and its curves by
+        ``"<x>|<y>"``, each the mean over runs and standard deviation (as drawn, e.g. test error
+        in percent), the number of runs and where a dashed part starts (or None); ``notes``:
+        per ``"<x>|<y>"``, the solvers left out (:func:`~sbpbench.outputs.plotting.left_out`);
+        ``initial``: the axes shown first (kernel evaluations if any solver has them, else
+        iterations, against test error).
+    """
+    solvers = []
+    for label, frame in curves.groupby("solver", sort=False):
+        lines = {}
+        for xname, x in plotting.X_AXES.items():
+            for yname, y in plotting.Y_AXES.items():
+                rows = plotting.drawable(frame, x, y)
+                line = plotting.mean_line(rows, x.column, y.column) if len(rows) else None
+                if line is not None:
+                    lines[f"{xname}|{yname}"] = {
+                        "x": _rounded(line.x), "mean": _rounded(y.factor * line.mean),
+                        "std": _rounded(y.factor * line.std), "runs": line.runs,
+                        "dashed_from": None if line.dashed_from is None else float(f"{line.dashed_from:.{DIGITS}g}")}
+        solvers.append({"label": str(label), "curves": lines})
+    notes = {f"{xname}|{yname}": plotting.left_out(curves, x, y)
+             for xname, x in plotting.X_AXES.items() for yname, y in plotting.Y_AXES.items()}
+    has_kernel_evals = any("kernel_evals|test_error" in s["curves"] for s in solvers)
+    return {"x": {name: {"label": a.label, "log": a.log} for name, a in plotting.X_AXES.items()},
+            "y": {name: {"label": a.label, "log": a.log} for name, a in plotting.Y_AXES.items()},
+            "solvers": solvers, "notes": notes,
+            "initial": ["kernel_evals" if has_kernel_evals else "iterations", "test_error"]}
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON that can stand inside a ``<script>`` element whatever its strings hold.
+
+    ``<``, ``>`` and ``&`` are written as ``\\u`` escapes, so that no string can end the element
+    or open a comment; NaN and infinities are refused (they are not JSON).
+    """
+    text = json.dumps(value, allow_nan=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _cell(value: Any) -> str:
+    """A table cell: numbers right-aligned, to 4 significant digits (NaN as n/a), anything else as escaped text."""
+    if isinstance(value, bool) or value is None or not isinstance(value, int | float):
+        return f"<td>{_e('' if value is None else value)}</td>"
+    text = str(value) if isinstance(value, int) else "n/a" if value != value else f"{value:.4g}"
+    return f"<td class='num'>{text}</td>"
+
+
+def _table(header: tuple[str, ...], rows: list[list[Any]], bad: list[bool] | None = None) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = "".join(f"<tr{' class=bad' if bad and bad[i] else ''}>" + "".join(map(_cell, row)) + "</tr>"
+                   for i, row in enumerate(rows))
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _summary(curves: pd.DataFrame) -> str:
+    rows = summary_rows(curves)
+    if not rows:
+        return "<p>No checkpoints were recorded.</p>"
+    return _table(HEADER, [[r.solver, r.runs, f"{r.error_mean:.2f} ± {r.error_std:.2f}", r.kernel_evals,
+                            r.train_time_s, r.statuses] for r in rows])
+
+
+def _runs(meta: dict[str, Any]) -> str:
+    runs = [r for r in meta.get("runs", []) if isinstance(r, dict)]
+    if not runs:
+        return "<p>No run has finished.</p>"
+    status = [str(r.get("status")) for r in runs]
+    return _table(tuple(h for _, h in RUN_COLUMNS), [[r.get(k) for k, _ in RUN_COLUMNS] for r in runs],
+                  [s == "diverged" or s.startswith("failed") for s in status])
+
+
+def _machine(meta: dict[str, Any]) -> str:
+    """Where and with what the runs ran: times, executor, dataset copy, commit, Python, host, versions."""
+    rows: list[list[Any]] = [[k, meta[k]] for k in ("config_file", "started", "finished", "interrupted",
+                                                     "executor", "jobs", "dataset_copy", "git_commit", "python")
+                             if k in meta]
+    for group in ("host", "versions"):
+        if isinstance(meta.get(group), dict):
+            rows += [[f"{group}.{k}", v] for k, v in meta[group].items()]
+    for i, resume in enumerate(meta.get("resumes") or []):
+        rows.append([f"resumes[{i}]", json.dumps(resume, default=str)])
+    return _table(("what", "value"), rows)
+
+
+def _figures(curves: pd.DataFrame) -> str:
+    parts = []
+    for xname, yname in FIGURES:
+        x, y = plotting.X_AXES[xname], plotting.Y_AXES[yname]
+        fig = plotting.curves_figure(curves, x, y, size=(6.4, 4.2))
+        if fig is not None:
+            svg = plotting.figure_svg(fig, f"sbpbench-page-{xname}-{yname}")
+            parts.append(f"<figure>{svg}<figcaption>{_e(y.label)} against {_e(x.label)}: the mean over runs "
+                         f"with one standard deviation</figcaption></figure>")
+    return "\n".join(parts) or "<p>Nothing to draw.</p>"
+
+
+def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> str:
+    """The page of one run folder, as HTML text.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Its ``curves.csv`` (possibly without rows).
+    meta : dict
+        Its ``meta.json``.
+    run_name : str
+        The run folder's name (its start time), shown in the title.
+
+    Returns
+    -------
+    str
+        The page.
+    """
+    experiment = str(meta.get("experiment") or (curves["experiment"].iloc[0] if len(curves) else "run"))
+    config = meta["config"] if isinstance(meta.get("config"), dict) else {}
+    title = f"sbpbench: {experiment} (run {run_name})"
+    script = (Path(__file__).with_name("page.js")).read_text()
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title><style>{STYLE}</style>",
+        f"</head><body><h1>{_e(experiment)} <small>run {_e(run_name)}</small></h1>",
+    ]
+    if config.get("description"):
+        parts.append(f"<p>{_e(config['description'])}</p>")
+    parts += [
+        "<h2>Summary</h2><p>The final checkpoint of each run: test error mean ± standard deviation over runs, "
+        "kernel evaluations and training seconds (means).</p>", _summary(curves),
+        "<h2>Curves</h2>",
+        "<div id='explorer' hidden><p class='controls'><label>x axis <select id='x-axis'></select></label>"
+        "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button></p>"
+        "<svg id='chart' xmlns='http://www.w3.org/2000/svg' viewBox='0 0 760 440' width='760' height='440'></svg>"
+        "<div id='legend'></div><p id='notes'></p><p class='hint'>Drag a rectangle or turn the wheel over the plot "
+        "to zoom; click a solver to hide or show it. The mean over runs with one standard deviation.</p></div>",
+        "<h3>Figures</h3>", _figures(curves),
+        "<h2>Runs</h2>", _runs(meta),
+        "<h2>Resolved configuration</h2>",
+        f"<pre>{_e(yaml.safe_dump(meta.get('resolved', {}), sort_keys=False, width=100))}</pre>",
+        f"<details><summary>as written</summary><pre>{_e(yaml.safe_dump(config, sort_keys=False, width=100))}"
+        "</pre></details>",
+        "<h2>Machine and versions</h2>", _machine(meta),
+        f"<script type='application/json' id='sbpbench-data'>{script_json(page_data(curves))}</script>",
+        f"<script>{script}</script></body></html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def write_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
+    """Write the page of a run folder (atomically).
+
+    Parameters
+    ----------
+    run_dir : str or pathlib.Path
+        A run folder: ``meta.json`` and (once a run has finished) ``curves.csv``.
+    out : str or pathlib.Path, optional
+        The file to write; default ``run_dir/index.html``.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Raises
+    ------
+    UserError
+        The run folder's files are not sbpbench's.
+    """
+    run_dir = Path(run_dir)
+    path = curves_file(run_dir)
+    curves = read_curves(path) if path is not None and path.stat().st_size > 0 else curves_frame([])
+    target = Path(out) if out is not None else run_dir / "index.html"
+    atomic_write(target, render_page(curves, read_meta(run_dir), run_dir.name))
+    return target
+
+
+def write_pages(root: str | Path, out_dir: str | Path | None = None) -> list[Path]:
+    """Write the page of the newest run of every experiment under ``root``.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path
+        A run folder or a results tree (the runs :func:`~sbpbench.results.lookup.newest_runs` finds).
+    out_dir : str or pathlib.Path, optional
+        Write ``<out_dir>/<experiment>.html`` instead of ``index.html`` in each run folder.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The pages written.
+
+    Raises
+    ------
+    UserError
+        No run folder with checkpoints is under ``root``.
+    """
+    runs = newest_runs(root)
+    if not runs:
+        raise UserError(f"{root}: no run folder with checkpoints found (a meta.json next to a curves.csv)")
+    if out_dir is None:
+        return [write_page(run) for run in runs]
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    return [write_page(run, Path(out_dir) / f"{run.parent.name if stamp(run) else run.name}.html") for run in runs]

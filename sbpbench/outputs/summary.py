@@ -1,0 +1,82 @@
+"""The run summary: per solver, the final test error over runs, kernel evaluations, time and statuses.
+
+``sbpbench run`` prints it as text (:func:`summary_table`) and the run's page shows it as an HTML
+table; both are made from the same rows (:func:`summary_rows`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from sbpbench.results.curves import final_rows
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One solver's last checkpoints: test error mean and standard deviation over runs (in
+    percent), mean kernel evaluations and training seconds, and the statuses its runs ended with."""
+
+    solver: str
+    runs: int
+    error_mean: float
+    error_std: float
+    kernel_evals: float
+    train_time_s: float
+    statuses: str
+
+
+#: The columns of the summary, as headed in the text table and on the page.
+HEADER = ("solver", "runs", "test error (%)", "kernel evals", "train s", "status")
+
+
+def summary_rows(curves: pd.DataFrame) -> list[SummaryRow]:
+    """One :class:`SummaryRow` per solver, from each run's last checkpoint, in the order of the file.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of a ``curves.csv``.
+
+    Returns
+    -------
+    list of SummaryRow
+        Empty when there is no checkpoint.
+    """
+    if curves.empty:
+        return []
+    last = dict(tuple(final_rows(curves).groupby("solver", sort=False)))
+    rows = []
+    for label in dict.fromkeys(curves["solver"]):  # final_rows orders by checkpoint count
+        g = last[label]
+        err = 100 * g["test_error"]
+        rows.append(SummaryRow(str(label), len(g), err.mean(), err.std(ddof=0) if len(g) > 1 else 0.0,
+                               g["kernel_evals"].mean(), g["train_time_s"].mean(),
+                               ",".join(sorted(set(g["status"].astype(str))))))
+    return rows
+
+
+def summary_table(curves: pd.DataFrame) -> str:
+    """The summary as a text table (the one ``sbpbench run`` prints).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of a ``curves.csv``.
+
+    Returns
+    -------
+    str
+        A header line and one line per solver, or a note that nothing was recorded.
+    """
+    rows = summary_rows(curves)
+    if not rows:
+        return "(no checkpoints were recorded)"
+    solver, runs, error, evals, seconds, status = HEADER
+    width = max(24, *(len(r.solver) for r in rows))  # a sweep's labels can be long
+    lines = [f"{solver:<{width}} {runs:>4} {error:>16} {evals:>13} {seconds:>9}  {status}"]
+    for r in rows:
+        lines.append(f"{r.solver:<{width}} {r.runs:>4} {r.error_mean:>9.2f} ± {r.error_std:<4.2f} "
+                     f"{r.kernel_evals:>13.3g} {r.train_time_s:>9.2f}  {r.statuses}")
+    return "\n".join(lines)

@@ -1,0 +1,207 @@
+"""Check a run's page (RUN/index.html) in a real headless browser.
+
+Usage: python scripts/check_run_page.py PAGE [--chromium PATH] [--timeout S]
+
+A temporary copy of the page gets two scripts: one first in its head that records every
+JavaScript error (window.onerror), and one at its end that, once the page has loaded, works the
+interactive plot as a reader would: it switches to every x axis and every y axis, hides a solver
+by clicking its legend entry and shows it again, zooms by dragging a rectangle and by the wheel,
+and resets. After each step it records the state (drawn lines, legend entries, axis labels, the
+shown domain) into the DOM. Chromium runs the copy headless (``--dump-dom``), and the dump is
+checked against the curves the page embeds: as many lines as solvers with curves on the axes,
+the axis labels of the chosen axes, one line fewer with a solver hidden, a smaller domain after
+each zoom and the first one again after a reset, and no JavaScript error.
+
+Exit code 0 when everything holds, 1 with one line per failure otherwise, 2 when the page
+cannot be read or Chromium cannot run. Debian: ``apt-get install chromium``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+#: First in the head: record every JavaScript error, the page's own included.
+RECORD_ERRORS = """<script>window.__pageErrors = [];
+window.onerror = function (message, source, line) { window.__pageErrors.push(message + " (line " + line + ")"); };
+</script>"""
+
+#: At the end of the body: work the plot once the page has loaded and write what happened into <pre id=page-check>.
+EXERCISE = """<script>
+window.addEventListener("load", function () {
+  const out = { steps: [], errors: window.__pageErrors };
+  try { exercise(out); } catch (e) { out.errors.push("while exercising: " + e); }
+  const pre = document.createElement("pre");
+  pre.id = "page-check";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+function exercise(out) {
+  const data = JSON.parse(document.getElementById("sbpbench-data").textContent);
+  const chart = document.getElementById("chart");
+  const text = (id) => { const node = document.getElementById(id); return node ? node.textContent : null; };
+  const numbers = (name) => (chart.getAttribute(name) || "").split(" ").map(Number);
+  const state = (step) => ({
+    step: step, x: document.getElementById("x-axis").value, y: document.getElementById("y-axis").value,
+    shown: !document.getElementById("explorer").hidden,
+    lines: chart.querySelectorAll("path.line:not(.dashed)").length,
+    legend: document.querySelectorAll("#legend .entry").length,
+    off: document.querySelectorAll("#legend .entry.off").length,
+    xLabel: text("x-label"), yLabel: text("y-label"),
+    xDomain: numbers("data-x-domain"), yDomain: numbers("data-y-domain"),
+  });
+  const step = (name, action) => {
+    try { action(); out.steps.push(state(name)); } catch (e) { out.errors.push(name + ": " + e); }
+  };
+  const choose = (id, value) => {
+    const select = document.getElementById(id);
+    select.value = value;
+    select.dispatchEvent(new Event("change", { bubbles: true }));
+  };
+  step("initial", () => {});
+  for (const x of Object.keys(data.x)) step("x " + x, () => choose("x-axis", x));
+  for (const y of Object.keys(data.y)) step("y " + y, () => choose("y-axis", y));
+  step("axes", () => { choose("x-axis", data.initial[0]); choose("y-axis", data.initial[1]); });
+  const click = (selector) => { const node = document.querySelector(selector); if (node) node.click(); };
+  step("hide", () => click("#legend .entry"));
+  step("show", () => click("#legend .entry.off"));
+  const box = chart.querySelector(".plot-area").getBoundingClientRect();
+  const at = (fx, fy, extra) => Object.assign({ bubbles: true, cancelable: true, button: 0,
+    clientX: box.left + fx * box.width, clientY: box.top + fy * box.height }, extra || {});
+  step("drag", () => {
+    chart.querySelector(".plot-area").dispatchEvent(new MouseEvent("mousedown", at(0.25, 0.25)));
+    window.dispatchEvent(new MouseEvent("mousemove", at(0.75, 0.75)));
+    window.dispatchEvent(new MouseEvent("mouseup", at(0.75, 0.75)));
+  });
+  step("reset", () => document.getElementById("reset").click());
+  step("wheel", () => chart.querySelector(".plot-area")
+    .dispatchEvent(new WheelEvent("wheel", at(0.5, 0.5, { deltaY: -100 }))));
+  step("reset again", () => document.getElementById("reset").click());
+}
+</script>"""
+
+
+def instrumented(page: str) -> str:
+    """The page with :data:`RECORD_ERRORS` first in its head and :data:`EXERCISE` at the end of its body."""
+    head = page.index("<head>") + len("<head>") if "<head>" in page else 0
+    page = page[:head] + RECORD_ERRORS + page[head:]
+    end = page.rindex("</body>") if "</body>" in page else len(page)
+    return page[:end] + EXERCISE + page[end:]
+
+
+def embedded_data(page: str) -> dict[str, Any]:
+    """The curves the page embeds (its ``#sbpbench-data`` element)."""
+    match = re.search(r"<script type='application/json' id='sbpbench-data'>(.*?)</script>", page, re.S)
+    if match is None:
+        raise ValueError("no embedded curves (script#sbpbench-data) found")
+    return json.loads(match[1])
+
+
+def browse(page: Path, chromium: str, timeout: float) -> tuple[str, str]:
+    """Load ``page`` in headless Chromium; its DOM after the scripts ran, and Chromium's messages."""
+    with tempfile.TemporaryDirectory(prefix="sbpbench-page-check-") as tmp:
+        command = [chromium, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
+                   f"--user-data-dir={tmp}/profile", "--window-size=1100,900", "--virtual-time-budget=10000",
+                   "--dump-dom", page.resolve().as_uri()]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        return done.stdout, done.stderr
+
+
+def check(data: dict[str, Any], dom: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """Compare what the browser recorded with what the page embeds; the failures and the recorded steps."""
+    match = re.search(r'<pre id="page-check">(.*?)</pre>', dom, re.S)
+    if match is None:
+        return ["the exercising script recorded nothing (did the page load? is JavaScript broken?)"], []
+    record = json.loads(html.unescape(match[1]))
+    failures = [f"JavaScript error: {e}" for e in record["errors"]]
+    steps = {s["step"]: s for s in record["steps"]}
+
+    def drawable(x: str, y: str) -> int:
+        return sum(f"{x}|{y}" in s["curves"] for s in data["solvers"])
+
+    for name, s in steps.items():
+        if not s["shown"]:
+            failures.append(f"{name}: the interactive plot is still hidden")
+        if s["x"] not in data["x"] or s["y"] not in data["y"]:
+            failures.append(f"{name}: no axes chosen (x {s['x']!r}, y {s['y']!r})")
+            continue
+        want = drawable(s["x"], s["y"]) - s["off"]
+        if s["lines"] != want:
+            failures.append(f"{name}: {s['lines']} lines drawn, expected {want} (solvers with {s['x']} and {s['y']})")
+        if s["legend"] != drawable(s["x"], s["y"]):
+            failures.append(f"{name}: {s['legend']} legend entries, expected {drawable(s['x'], s['y'])}")
+        for axis, label in (("x", s["xLabel"]), ("y", s["yLabel"])):
+            if label != data[axis][s[axis]]["label"]:
+                failures.append(f"{name}: {axis} axis labelled {label!r}, expected {data[axis][s[axis]]['label']!r}")
+    for x in data["x"]:
+        if steps.get(f"x {x}", {}).get("x") != x:
+            failures.append(f"switching the x axis to {x} did not take")
+    for y in data["y"]:
+        if steps.get(f"y {y}", {}).get("y") != y:
+            failures.append(f"switching the y axis to {y} did not take")
+    base = steps.get("axes")
+    if base is None or base["lines"] == 0:
+        failures.append("nothing is drawn on the first axes, so hiding and zooming cannot be checked")
+        return failures, record["steps"]
+    if steps.get("hide", {}).get("lines") != base["lines"] - 1 or steps["hide"]["off"] != 1:
+        failures.append("clicking a legend entry did not hide its solver (one line fewer)")
+    if steps.get("show", {}).get("lines") != base["lines"]:
+        failures.append("clicking the hidden solver's entry again did not show it")
+    for zoom, reset in (("drag", "reset"), ("wheel", "reset again")):
+        z, r = steps.get(zoom), steps.get(reset)
+        for axis in ("xDomain", "yDomain"):
+            if z is None or not (base[axis][0] < z[axis][0] < z[axis][1] < base[axis][1]):
+                failures.append(f"zooming by {zoom} did not narrow the {axis[0]} axis "
+                                f"({base[axis]} -> {z[axis] if z else None})")
+            if r is None or r[axis] != base[axis]:
+                failures.append(f"reset after {zoom} did not restore the {axis[0]} axis "
+                                f"({base[axis]} -> {r[axis] if r else None})")
+    return failures, record["steps"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("page", type=Path, help="the page, e.g. results/quickstart/<run-id>/index.html")
+    parser.add_argument("--chromium", default="chromium", help="the browser to run (default: chromium on PATH)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds Chromium may take (default 120)")
+    args = parser.parse_args(argv)
+    chromium = shutil.which(args.chromium)
+    if chromium is None:
+        print(f"check_run_page: {args.chromium}: not found (Debian: apt-get install chromium)", file=sys.stderr)
+        return 2
+    try:
+        page = args.page.read_text(encoding="utf-8")
+        data = embedded_data(page)
+    except (OSError, ValueError) as exc:
+        print(f"check_run_page: {args.page}: {exc}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="sbpbench-page-") as tmp:
+        copy = Path(tmp) / "index.html"
+        copy.write_text(instrumented(page), encoding="utf-8")
+        try:
+            dom, messages = browse(copy, chromium, args.timeout)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            print(f"check_run_page: {chromium}: {exc}", file=sys.stderr)
+            return 2
+    failures, steps = check(data, dom)
+    if failures:
+        for failure in failures:
+            print(f"check_run_page: {args.page}: {failure}", file=sys.stderr)
+        if not steps:
+            print("Chromium said:\n" + "\n".join(messages.splitlines()[-20:]), file=sys.stderr)
+        return 1
+    print(f"{args.page}: ok ({len(steps)} steps: every x and y axis, hide and show a solver, zoom by drag and "
+          f"wheel, reset; no JavaScript error)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,253 @@
+"""`sbpbench plot --x/--y` and the run's page (index.html): content, escaping, the browser check.
+
+One small real run serves every test: kernel and linear solvers on a linear-kernel Adult
+subsample, so that some solvers have kernel evaluations and some not, some a duality gap and
+some not, with a description and solver labels that would break a page if they were not escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sbpbench import cli
+from sbpbench.errors import UserError
+from sbpbench.outputs import page, plotting
+from sbpbench.results.curves import mean_curve
+from sbpbench.results.store import curves_frame, read_curves, read_meta
+from tests.cli_runner import sbpbench
+
+ROOT = Path(__file__).resolve().parents[1]
+
+HOSTILE = "</script><b>&amp;\"'<!--"
+CONFIG = f"""
+name: mixed
+description: {json.dumps("SBP & co. " + HOSTILE)}
+dataset: {{name: adult, n_train: 300, n_test: 300}}
+kernel: {{name: linear}}
+problem: {{lambda: 1/n, nu: 0.011}}
+solvers: [{{name: sbp, label: {json.dumps("sbp " + HOSTILE)}}}, dcd, {{name: smo, label: "smo <1>"}}]
+budget: {{epochs: 1}}
+runs: 2
+seed: 0
+"""
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """The run folder of CONFIG, made by `sbpbench run`, and what it printed."""
+    tmp = tmp_path_factory.mktemp("pages")
+    (tmp / "mixed.yaml").write_text(CONFIG)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        assert sbpbench(monkeypatch, "run", tmp / "mixed.yaml", "--results", tmp / "res", "-q") == 0
+    (folder,) = (tmp / "res" / "mixed").iterdir()
+    return folder
+
+
+def _only(run_dir: Path, tmp_path: Path, solvers: set[str]) -> Path:
+    """A copy of the run folder with only the rows of ``solvers`` (a run of those solvers alone)."""
+    copy = tmp_path / "mixed" / run_dir.name
+    copy.mkdir(parents=True)
+    curves = read_curves(run_dir)
+    curves[curves["solver"].isin(solvers)].to_csv(copy / "curves.csv", index=False)
+    shutil.copy(run_dir / "meta.json", copy / "meta.json")
+    return copy
+
+
+def _one_error_line(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("sbpbench: error: "), err
+    return err
+
+
+def test_the_cli_offers_exactly_the_drawable_axes():
+    assert cli.X_CHOICES == tuple(plotting.X_AXES) and cli.Y_CHOICES == tuple(plotting.Y_AXES)
+
+
+def test_plot_draws_any_axes_and_notes_the_solvers_left_out(monkeypatch, capsys, run_dir, tmp_path):
+    assert sbpbench(monkeypatch, "plot", run_dir, "--out", tmp_path) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["left out: dcd in mixed: no kernel evaluations",
+                   str(tmp_path / "figure2.png"), str(tmp_path / "figure2.svg")]
+
+    assert sbpbench(monkeypatch, "plot", run_dir, "--out", tmp_path, "--x", "seconds") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [str(tmp_path / f"test_error-vs-seconds{s}") for s in (".png", ".svg")]
+
+    assert sbpbench(monkeypatch, "plot", run_dir, "--out", tmp_path, "--x", "epochs", "--y", "gap") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"left out: sbp {HOSTILE} in mixed: no duality gap (primal - dual)"
+    assert out[1:] == [str(tmp_path / f"gap-vs-epochs{s}") for s in (".png", ".svg")]
+    assert all((tmp_path / f"gap-vs-epochs{s}").stat().st_size > 0 for s in (".png", ".svg"))
+
+
+def test_a_figure_draws_one_line_per_solver_that_has_both_columns(run_dir):
+    curves = read_curves(run_dir)
+    for (x, y), solvers in {("kernel_evals", "test_error"): 2, ("iterations", "gap"): 2, ("seconds", "objective"): 3,
+                            ("kernel_evals", "gap"): 1}.items():
+        fig = plotting.curves_figure(curves, plotting.X_AXES[x], plotting.Y_AXES[y])
+        (ax,) = fig.axes
+        assert len(ax.get_legend().get_texts()) == solvers, (x, y)
+        assert ax.get_xscale() == ("linear" if x == "epochs" else "log")
+        assert ax.get_yscale() == ("log" if y == "gap" else "linear")
+
+
+def test_an_axis_no_solver_has_is_one_error_line(monkeypatch, capsys, run_dir, tmp_path):
+    linear_only = _only(run_dir, tmp_path, {"dcd"})
+    assert sbpbench(monkeypatch, "plot", linear_only) == 2
+    err = _one_error_line(capsys)
+    assert str(linear_only) in err and "no solver has both kernel evaluations and test error" in err
+    assert "--x kernel_evals --y test_error" in err
+    assert not list(linear_only.glob("*.png"))
+    assert sbpbench(monkeypatch, "plot", linear_only, "--x", "iterations", "--y", "gap") == 0
+
+    assert sbpbench(monkeypatch, "plot", run_dir, "--x", "minutes") == 2
+    assert "'minutes' is not one of" in _one_error_line(capsys)
+    with pytest.raises(UserError, match="--y loss: expected one of test_error, objective, primal_objective, gap"):
+        plotting.plot_results(run_dir, tmp_path, y="loss")
+
+
+def test_the_page_curves_are_the_mean_curves_of_the_figures(run_dir):
+    curves = read_curves(run_dir)
+    data = page.page_data(curves)
+    sbp, dcd, smo = data["solvers"]
+    assert [s["label"] for s in data["solvers"]] == [f"sbp {HOSTILE}", "dcd", "smo <1>"]
+    assert "kernel_evals|test_error" not in dcd["curves"] and "iterations|gap" not in sbp["curves"]
+    assert data["notes"]["kernel_evals|test_error"] == ["dcd in mixed: no kernel evaluations"]
+    assert data["initial"] == ["kernel_evals", "test_error"]
+    for solver, key, x, y, factor in ((sbp, "epochs|test_error", "epoch", "test_error", 100),
+                                      (dcd, "epochs|gap", "epoch", "duality_gap", 1),
+                                      (smo, "iterations|primal_objective", "iteration", "primal_objective", 1),
+                                      (smo, "kernel_evals|objective", "kernel_evals", "objective", 1),
+                                      (dcd, "seconds|test_error", "train_time_s", "test_error", 100)):
+        grid, mean, std = mean_curve(curves[curves["solver"] == solver["label"]], x=x, y=y)
+        line = solver["curves"][key]
+        assert line["runs"] == 2 and len(line["x"]) == grid.size > (0 if x == "train_time_s" else 1)
+        np.testing.assert_allclose(line["x"], grid, rtol=1e-5)
+        np.testing.assert_allclose(line["mean"], factor * mean, rtol=1e-5, atol=1e-12)
+        np.testing.assert_allclose(line["std"], factor * std, rtol=1e-5, atol=1e-12)
+
+
+class _Tags(HTMLParser):
+    """The start tags of a page, and its text outside scripts and styles."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags: list[str] = []
+        self.text: list[str] = []
+        self._raw = False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self._raw = tag in ("script", "style")
+
+    def handle_endtag(self, tag):
+        self._raw = False
+
+    def handle_data(self, data):
+        if not self._raw:
+            self.text.append(data)
+
+
+def test_run_writes_a_self_contained_page_with_everything_escaped(run_dir):
+    text = (run_dir / "index.html").read_text()
+    assert len(text.encode()) < 400_000
+    parsed = _Tags()
+    parsed.feed(text)
+    body = " ".join(parsed.text)
+    # the hostile labels and description are text, not markup: no element of theirs was made
+    assert parsed.tags.count("script") == 2 and "b" not in parsed.tags and parsed.tags.count("h1") == 1
+    assert f"SBP & co. {HOSTILE}" in body and f"sbp {HOSTILE}" in body and "smo <1>" in body
+    # the interactive chart and the static figures of page.FIGURES, every one drawable here
+    assert text.count("<svg") == 1 + len(page.FIGURES) and parsed.tags.count("figure") == len(page.FIGURES)
+    # nothing outside the page: no external script, style, image or font
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\((?!#)", text)
+    data = json.loads(re.search(r"id='sbpbench-data'>(.*?)</script>", text, re.S)[1])
+    assert data == json.loads(json.dumps(page.page_data(read_curves(run_dir))))
+    # the summary table, the runs, the resolved configuration, machine and versions
+    meta = read_meta(run_dir)
+    assert body.count("budget") >= 6 and "lambda: 0.0033333333333333335" in body
+    assert meta["versions"]["numpy"] in body and meta["host"]["hostname"] in body
+    assert "versions.numba" in body and "dataset_copy" in body
+
+
+def test_the_summary_on_the_page_is_the_printed_one(run_dir):
+    from sbpbench.outputs.summary import summary_rows, summary_table
+
+    curves = read_curves(run_dir)
+    text = (run_dir / "index.html").read_text()
+    for row, line in zip(summary_rows(curves), summary_table(curves).splitlines()[1:]):
+        assert f"{row.error_mean:.2f} ± {row.error_std:.2f}" in text and f"{row.error_mean:.2f} ±" in line
+        assert line.rstrip().endswith(row.statuses)
+
+
+def test_failed_runs_are_marked_on_the_page(run_dir):
+    meta = read_meta(run_dir)
+    meta["runs"][1]["status"] = "failed: MemoryError: out of memory <here>"
+    html = page.render_page(read_curves(run_dir), meta, run_dir.name)
+    assert html.count("<tr class=bad>") == 1 and "out of memory &lt;here&gt;" in html
+    # every run failed before its first checkpoint: the page still says so
+    meta["runs"] = [{**r, "status": "failed: MemoryError"} for r in meta["runs"]]
+    html = page.render_page(curves_frame([]), meta, run_dir.name)
+    assert html.count("<tr class=bad>") == len(meta["runs"]) == 6
+    assert "No checkpoints were recorded." in html and "Nothing to draw." in html
+    assert json.loads(re.search(r"id='sbpbench-data'>(.*?)</script>", html, re.S)[1])["solvers"] == []
+
+
+def test_page_rewrites_the_same_page_and_writes_elsewhere(monkeypatch, capsys, run_dir, tmp_path):
+    first = (run_dir / "index.html").read_bytes()
+    (run_dir / "index.html").unlink()
+    assert sbpbench(monkeypatch, "page", run_dir.parent.parent) == 0
+    assert capsys.readouterr().out.strip() == str(run_dir / "index.html")
+    assert (run_dir / "index.html").read_bytes() == first
+    assert sbpbench(monkeypatch, "page", run_dir, "--out", tmp_path / "pages") == 0
+    assert (tmp_path / "pages" / "mixed.html").read_bytes() == first
+
+
+def test_page_errors_are_one_line(monkeypatch, capsys, run_dir, tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert sbpbench(monkeypatch, "page", tmp_path / "empty") == 2
+    assert "no run folder with checkpoints found" in _one_error_line(capsys)
+    broken = _only(run_dir, tmp_path, {"dcd"})
+    (broken / "meta.json").write_text("[1, 2]")
+    assert sbpbench(monkeypatch, "page", broken) == 2
+    assert "meta.json: not a sbpbench meta.json" in _one_error_line(capsys)
+    assert not (broken / "index.html").exists()
+
+
+def test_script_json_cannot_end_its_element():
+    text = page.script_json({"label": "</script><!-- & -->"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"label": "</script><!-- & -->"}
+    with pytest.raises(ValueError):
+        page.script_json({"x": float("nan")})
+
+
+CHECK = [sys.executable, str(ROOT / "scripts" / "check_run_page.py")]
+needs_chromium = pytest.mark.skipif(shutil.which("chromium") is None,
+                                    reason="chromium is not on PATH (Debian: apt-get install chromium)")
+
+
+@needs_chromium
+def test_the_page_works_in_a_headless_browser(run_dir):
+    done = subprocess.run([*CHECK, str(run_dir / "index.html")], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok (16 steps" in done.stdout
+
+
+@needs_chromium
+def test_the_browser_check_fails_on_a_broken_legend(run_dir, tmp_path):
+    toggle = "if (hidden.has(i)) hidden.delete(i); else hidden.add(i);"
+    broken = (run_dir / "index.html").read_text().replace(toggle, "")
+    (tmp_path / "index.html").write_text(broken)
+    done = subprocess.run([*CHECK, str(tmp_path / "index.html")], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1
+    assert "clicking a legend entry did not hide its solver" in done.stderr
