@@ -12,11 +12,11 @@ import pytest
 from sbpbench.execution.executors import DaskExecutor, SequentialExecutor, plan
 from sbpbench.execution.sweep import run_experiments
 from sbpbench.experiment import config
-from sbpbench.results.store import read_curves
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import param
 from sbpbench.solvers.sbp import SBP, SBPParams
 from tests.cli_runner import sbpbench
+from tests.run_files import curves, meta
 
 CONFIG = """
 name: {name}
@@ -53,13 +53,6 @@ def write_config(folder: Path, name="tiny", solvers="[sbp, pegasos]", seed=0) ->
     path.write_text(CONFIG.format(name=name, solvers=solvers, seed=seed))
     return path
 
-
-def curves(directory: Path) -> pd.DataFrame:
-    return read_curves(directory / "curves.csv").drop(columns=["train_time_s"])
-
-
-def meta(directory: Path) -> dict:
-    return json.loads((directory / "meta.json").read_text())
 
 
 def statuses(directory: Path) -> list[str]:

@@ -18,6 +18,7 @@ from sbpbench.execution.sweep import run_experiments
 from sbpbench.experiment import config
 from sbpbench.results.store import ResultsWriter, first_difference, read_curves
 from scripts.promote_results import promote
+from tests.run_files import curves, meta
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,14 +44,6 @@ def run(path: Path, root: Path, overrides=(), **kwargs) -> Path:
     exp = config.load(path, list(overrides))
     return run_experiments([exp], root, SequentialExecutor(), **kwargs)[0]
 
-
-def curves(directory: Path) -> pd.DataFrame:
-    """The curves without the wall-clock columns (which legitimately differ between runs)."""
-    return read_curves(directory / "curves.csv").drop(columns=["train_time_s"])
-
-
-def meta(directory: Path) -> dict:
-    return json.loads((directory / "meta.json").read_text())
 
 
 pytestmark = pytest.mark.usefixtures("one_numba_thread")

@@ -17,6 +17,7 @@ from sbpbench.outputs.summary import summary_table
 from sbpbench.results.store import comparable, read_curves
 from sbpbench.solvers import SOLVERS
 from tests.cli_runner import sbpbench
+from tests.run_files import curves, meta
 
 HEAD = "dataset: adult\nproblem: {lambda: 0.1, nu: 0.1}\n"
 
@@ -210,13 +211,6 @@ def run(folder: Path, overrides=(), resume_from=None, sigma2="[1, 10]", lam="[1/
     exp = config.load(path, list(overrides))
     return run_experiments([exp], folder / "res", SequentialExecutor(), resume_from=resume_from)[0]
 
-
-def curves(directory: Path) -> pd.DataFrame:
-    return read_curves(directory / "curves.csv").drop(columns=["train_time_s"])
-
-
-def meta(directory: Path) -> dict:
-    return json.loads((directory / "meta.json").read_text())
 
 
 pytestmark = pytest.mark.usefixtures("one_numba_thread")
