@@ -11,6 +11,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import re
 import subprocess
 from importlib import metadata
 from pathlib import Path
@@ -52,16 +53,12 @@ def environment() -> dict[str, Any]:
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             versions[pkg] = None
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True, text=True, timeout=5
-        ).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        commit = None
+    commit, dirty = source_commit()
     return {
         "versions": versions,
         "python": platform.python_version(),
         "git_commit": commit,
+        "git_dirty": dirty,
         "host": {
             "hostname": platform.node(),
             "platform": platform.platform(),
@@ -70,6 +67,38 @@ def environment() -> dict[str, Any]:
             "cpu_count": os.cpu_count(),
         },
     }
+
+
+#: A file that ``git archive`` fills with the commit it archives (``export-subst`` in .gitattributes).
+ARCHIVE_COMMIT = Path(__file__).resolve().parents[1] / "ARCHIVE_COMMIT"
+
+
+def source_commit() -> tuple[str | None, bool | None]:
+    """The commit of the code that runs, and whether it has uncommitted changes.
+
+    From git when the package is in a git checkout (``dirty``: tracked files differ from the
+    commit); else from :data:`ARCHIVE_COMMIT` of a source archive made by ``git archive``
+    (GitHub's downloads; ``dirty`` unknown, None); else ``(None, None)`` (an installed wheel:
+    ``versions`` still names the release).
+    """
+    here = Path(__file__).parent
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", *args], cwd=here, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    commit = (git("rev-parse", "HEAD") or "").strip()
+    if commit:
+        status = git("status", "--porcelain", "--untracked-files=no")
+        return commit, None if status is None else bool(status.strip())
+    try:
+        archived = ARCHIVE_COMMIT.read_text().strip()
+    except OSError:
+        return None, None
+    return (archived, None) if re.fullmatch(r"[0-9a-f]{40}", archived) else (None, None)
 
 
 #: Run statuses that count as a complete result; ``--resume`` redoes every other run.

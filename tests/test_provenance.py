@@ -1,0 +1,48 @@
+"""meta.json names the code that made a run: the git commit, or a source archive's."""
+
+import shutil
+import subprocess
+import tarfile
+
+import pytest
+
+from sbpbench.results import store
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_checkout_gives_its_commit_and_whether_it_is_dirty():
+    commit, dirty = store.source_commit()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=store.ARCHIVE_COMMIT.parent, capture_output=True,
+                          text=True)
+    if head.returncode != 0:
+        pytest.skip("the package is not in a git checkout")
+    assert commit == head.stdout.strip() and isinstance(dirty, bool)
+
+
+def test_outside_git_the_archive_commit_is_read(monkeypatch, tmp_path):
+    monkeypatch.setattr(store.subprocess, "run", _no_git)
+    monkeypatch.setattr(store, "ARCHIVE_COMMIT", tmp_path / "ARCHIVE_COMMIT")
+    assert store.source_commit() == (None, None)  # no file: an installed wheel
+    (tmp_path / "ARCHIVE_COMMIT").write_text("$Format:%H$\n")  # not substituted: no commit known
+    assert store.source_commit() == (None, None)
+    (tmp_path / "ARCHIVE_COMMIT").write_text("0123456789abcdef0123456789abcdef01234567\n")
+    assert store.source_commit() == ("0123456789abcdef0123456789abcdef01234567", None)
+    assert store.environment()["git_commit"] == "0123456789abcdef0123456789abcdef01234567"
+
+
+def _no_git(*args, **kwargs):
+    raise FileNotFoundError("git")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_archive_fills_the_archive_commit(tmp_path):
+    """What GitHub's source downloads do: export-subst writes the commit into the file."""
+    root = store.ARCHIVE_COMMIT.parent.parent
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("the package is not in a git checkout")
+    archive = tmp_path / "src.tar"
+    subprocess.run(["git", "archive", "-o", archive, "HEAD", "sbpbench/ARCHIVE_COMMIT"], cwd=root, check=True)
+    with tarfile.open(archive) as tar:
+        member = tar.extractfile("sbpbench/ARCHIVE_COMMIT")
+        assert member is not None and member.read().decode().strip() == head.stdout.strip()
