@@ -39,6 +39,7 @@ bench:
 	$(PYTHON) scripts/bench_sbp_iteration.py
 	$(PYTHON) scripts/bench_vs_libsvm.py
 	$(PYTHON) scripts/bench_memory.py
+	$(PYTHON) scripts/bench_first_run.py
 	$(PYTHON) scripts/bench_figure2.py
 	$(PYTHON) scripts/bench_figure2.py --experiment mnist
 

@@ -58,6 +58,11 @@ Which path runs (``storage="auto"``; ``storage="float64"`` forces the general fl
 
 A full row with at least :data:`PARALLEL_MIN_WORK` multiply-adds (bit-set words) is split
 over numba's threads (the executors set their count per worker); smaller rows run on one.
+
+A kernel compiles (or loads from numba's cache) the row loops it will use when it is made,
+by computing one entry with each, so that no compilation lands in a solver's timed work; the
+rows it hands out are always read-only arrays, so compiled code taking them sees one type
+whatever the cache holds (see :mod:`sbpbench.execution.loop`).
 """
 
 from __future__ import annotations
@@ -448,6 +453,24 @@ def squared_norms(X) -> np.ndarray:
     return np.einsum("ij,ij->i", X, X)
 
 
+def _is_binary(X) -> bool:
+    """Whether ``X`` (as :func:`as_kernel_matrix` gives it) takes the bit-set path: CSR, every
+    stored value 1, and a row's words no more than its stored features."""
+    n, d = X.shape
+    return bool(sp.issparse(X) and n > 0 and -(-d // 64) <= X.nnz / n and np.all(X.data == 1.0))
+
+
+def _small_integer_scale(X) -> int | None:
+    """The scale ``D`` when the small-integer path applies to ``X`` (as :func:`as_kernel_matrix`
+    gives it), else None."""
+    n, d = X.shape
+    if n == 0 or d > SMALL_INT_MAX_FEATURES:
+        return None
+    if sp.issparse(X) and X.nnz < SMALL_INT_MIN_DENSITY * n * d:
+        return None
+    return integer_scale(X)
+
+
 # ----------------------------------------------------------------------------- the kernel
 
 
@@ -494,8 +517,16 @@ class Kernel:
             raise ValueError("sigma2 must be positive")
         if storage not in STORAGES:
             raise ValueError(f"unknown storage {storage!r}; expected one of {', '.join(STORAGES)}")
-        self.spec = spec
         matrix = as_kernel_matrix(X)
+        auto = storage == "auto"
+        binary = auto and _is_binary(matrix)
+        self._build(matrix, spec, binary, _small_integer_scale(matrix) if auto and not binary else None)
+
+    def _build(self, matrix, spec: KernelSpec, binary: bool, scale: int | None) -> None:
+        """Set up the storage of ``matrix`` (in the form :func:`as_kernel_matrix` gives): bit sets
+        when ``binary``, small integers when ``scale`` is their scale ``D`` (and they are), else
+        float64; then load the compiled row loops (:meth:`_load_loops`)."""
+        self.spec = spec
         self.sparse = sp.issparse(matrix)
         self.X: Any = cast(Any, matrix)  # a dense array or a CSR matrix, told apart by self.sparse
         self.n, self.d = self.X.shape
@@ -504,14 +535,9 @@ class Kernel:
         self._gamma = 1.0 / (2.0 * spec.sigma2) if self._gaussian else 0.0
         self._scratch = np.zeros(self.d)
         self._points = None  # the last points scored by an exact path, see _exact_points
-        auto = storage == "auto"
-        # binary rows as bit sets when a row's words are no more than its stored features
-        self._binary = (auto and self.sparse and self.n > 0 and -(-self.d // 64) <= self.X.nnz / self.n
-                        and bool(np.all(self.X.data == 1.0)))
-        self._scale = self._small_integer_scale() if auto and not self._binary else None
-        ints = small_integers(self.X, self._scale) if self._scale is not None else None
-        if ints is None:
-            self._scale = None
+        self._binary = binary
+        ints = small_integers(self.X, scale) if scale is not None else None
+        self._scale = scale if ints is not None else None
         if self._binary:  # the exact bit-set path (module docstring)
             self._bits = bit_sets(self.X)
             self._bin_counts = np.diff(self.X.indptr).astype(np.int64)
@@ -532,14 +558,48 @@ class Kernel:
         row_bytes = 8 * max(1, self.n)
         self._cache_rows = int(spec.cache_mb * 2**20 // row_bytes)
         self.reset()
+        self._load_loops()
 
-    def _small_integer_scale(self) -> int | None:
-        """The scale ``D`` when the small-integer path applies to the training data, else None."""
-        if self.n == 0 or self.d > SMALL_INT_MAX_FEATURES:
-            return None
-        if self.sparse and self.X.nnz < SMALL_INT_MIN_DENSITY * self.n * self.d:
-            return None
-        return integer_scale(self.X)
+    def _load_loops(self) -> None:
+        """Compile (or load from numba's cache) the row loops :meth:`row` and :meth:`entries` call.
+
+        One entry by each: the serial loop and, when full rows are split over threads, the
+        parallel one, with the argument types of every later call; nothing is counted or
+        cached. So a compilation never lands in a solver's timed work (see
+        :mod:`sbpbench.execution.loop`).
+        """
+        if self.n == 0:
+            return
+        first = self._all[:1]
+        self._compute(0, first, parallel=False)
+        if self._row_parallel:
+            self._compute(0, first, parallel=True)
+
+    def subset(self, rows: np.ndarray) -> Kernel:
+        """The kernel over the training points ``rows``, stored as this one is.
+
+        Its rows run the compiled loops of this kernel with the same argument types (the same
+        storage, CSR index types and scale of small integers), whatever the storage
+        :class:`Kernel` would choose for these points alone; its counters and cache are its
+        own. For running a solver on a small problem of the same kind (the warm-up of
+        :mod:`sbpbench.execution.loop`).
+
+        Parameters
+        ----------
+        rows : numpy.ndarray of int
+            Indices of training points.
+
+        Returns
+        -------
+        Kernel
+        """
+        X = self.X[rows]
+        if self.sparse:
+            X.indices = X.indices.astype(self.X.indices.dtype, copy=False)
+            X.indptr = X.indptr.astype(self.X.indptr.dtype, copy=False)
+        part = Kernel.__new__(Kernel)
+        part._build(X, self.spec, self._binary, self._scale)
+        return part
 
     # -- counters -------------------------------------------------------------------------
     def reset(self) -> None:
@@ -548,6 +608,14 @@ class Kernel:
         self.kernel_evals_computed = 0
         self.eval_kernel_evals = 0
         self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+
+    @property
+    def layout(self) -> tuple[str, ...]:
+        """What the argument types of compiled code reading this kernel's data depend on: the
+        storage and, for CSR data, the index types (a key for the runner's warm-up)."""
+        if not self.sparse:
+            return (self.storage,)
+        return self.storage, self.X.indices.dtype.str, self.X.indptr.dtype.str
 
     @property
     def cached_bytes(self) -> int:
@@ -575,7 +643,9 @@ class Kernel:
         Returns
         -------
         numpy.ndarray, shape (n,)
-            A read-only array (it may be shared with the cache).
+            A read-only array (it may be shared with the cache), as every array of kernel
+            values this kernel hands out, so that compiled code taking them has one type
+            signature whatever the cache holds.
         """
         if counted:
             self.kernel_evals += self.n
@@ -586,7 +656,6 @@ class Kernel:
         self.kernel_evals_computed += self.n
         out = self._compute(i, self._all)
         if self._cache_rows > 0:
-            out.flags.writeable = False
             self._cache[i] = out
             if len(self._cache) > self._cache_rows:
                 self._cache.popitem(last=False)
@@ -610,13 +679,16 @@ class Kernel:
         Returns
         -------
         numpy.ndarray, shape (len(idx),)
+            A read-only array, as :meth:`row` returns.
         """
-        idx = np.asarray(idx, dtype=np.int64)
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
         self.kernel_evals += idx.size
         cached = self._cache.get(i)
         if cached is not None:
             self._cache.move_to_end(i)
-            return cached[idx]
+            part = cached[idx]
+            part.flags.writeable = False
+            return part
         self.kernel_evals_computed += idx.size
         return self._compute(i, idx)
 
@@ -636,11 +708,16 @@ class Kernel:
         """
         self.kernel_evals += int(evals)
 
-    def _compute(self, i: int, idx: np.ndarray) -> np.ndarray:
-        """``K(x_i, x_j)`` for ``j`` in ``idx`` by the compiled loops (no counting here)."""
+    def _compute(self, i: int, idx: np.ndarray, parallel: bool | None = None) -> np.ndarray:
+        """``K(x_i, x_j)`` for ``j`` in ``idx`` by the compiled loops (no counting here), read-only.
+
+        ``parallel`` splits the work over numba's threads; by default a full row does when the
+        kernel's rows are large (:data:`PARALLEL_MIN_WORK`).
+        """
         out = np.empty(idx.size)
         row: Any  # one of the compiled row loops
-        parallel = self._row_parallel and idx.size == self.n
+        if parallel is None:
+            parallel = self._row_parallel and idx.size == self.n
         chunks = (4 * numba.get_num_threads(),) if parallel else ()
         if self._binary:
             row = _binary_row_parallel if parallel else _binary_row
@@ -662,6 +739,7 @@ class Kernel:
         else:
             row = _dense_row_parallel if parallel else _dense_row
             row(self.X, self.sq, self.X[i], self.sq[i], idx, self._gaussian, self._gamma, out, *chunks)
+        out.flags.writeable = False
         return out
 
     # -- measurement ----------------------------------------------------------------------

@@ -9,6 +9,7 @@ slack-constrained Problem 2.3 (total slack at most ``n nu`` with ``||w|| <= 1``)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -56,6 +57,25 @@ class Problem:
         k = Kernel(train.X, kernel)
         return cls(k, np.ascontiguousarray(train.y, dtype=np.float64), k.prepare(test.X),
                    np.asarray(test.y, dtype=np.float64), lam, nu, bias)
+
+    def subset(self, rows: np.ndarray, test_rows: np.ndarray) -> Problem:
+        """The same problem (lambda, nu, bias) on some of its training and test points.
+
+        The kernel keeps this problem's storage (:meth:`~sbpbench.kernels.Kernel.subset`), so a
+        solver on the subset runs the same compiled code with the same argument types; the
+        arrays are copies, and the counters and cache the subset's own.
+
+        Parameters
+        ----------
+        rows, test_rows : numpy.ndarray of int
+            Indices of training and test points.
+
+        Returns
+        -------
+        Problem
+        """
+        return Problem(self.kernel.subset(rows), self.y[rows], cast(Any, self.test_X)[test_rows],
+                       self.test_y[test_rows], self.lam, self.nu, self.bias)
 
     def hinge_objective(self, responses: np.ndarray, norm2: float) -> float | None:
         """Objective of Problem 2.2 from margins ``y_i f(x_i)`` and ``||w||^2`` (None without lambda)."""

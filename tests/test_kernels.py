@@ -123,3 +123,29 @@ def test_binary_decision_values_equal_the_blocked_products_bitwise(adult_small, 
     assert fast._points[1] is not None  # the bit-set path was taken
     assert np.array_equal(got, general.decision(Z, support, coef, bias=0.3))
     assert fast.eval_kernel_evals == Z.shape[0] * support.size
+
+
+@pytest.mark.parametrize("form", ["binary", "uint8", "csr"])
+def test_subset_keeps_the_storage_and_the_values(adult_X, form):
+    # Adult as it is, as small integers over 255 (the subset holds only 2/255, whose scale
+    # alone is no integer scale: alone it would be float64), and scaled by 0.3
+    X = {"binary": adult_X, "uint8": adult_X.multiply(1.0 / 255).tocsr(), "csr": adult_X * 0.3}[form]
+    rows = np.array([3, 0, 17])
+    if form == "uint8":
+        for i in rows:
+            X.data[X.indptr[i]:X.indptr[i + 1]] = 2.0 / 255
+        assert Kernel(X[rows], KernelSpec("gaussian", 10.0)).storage == "float64 CSR"
+    full = Kernel(X, KernelSpec("gaussian", 10.0, cache_mb=1.0))
+    part = full.subset(rows)
+    assert (part.storage, part.layout, part.n) == (full.storage, full.layout, rows.size)
+    full.row(int(rows[0]))
+    for r, i in enumerate(rows):
+        assert np.array_equal(part.row(r), full.entries(int(i), rows))  # bit for bit
+    assert (part.kernel_evals, full.kernel_evals) == (rows.size ** 2, full.n + rows.size ** 2)
+
+
+def test_rows_are_read_only_whatever_the_cache(adult_X):
+    for cache_mb in (0.0, 1.0):
+        k = Kernel(adult_X, KernelSpec("gaussian", 10.0, cache_mb))
+        k.row(2)
+        assert not any(a.flags.writeable for a in (k.row(1), k.row(2), k.entries(2, [0, 5]), k.entries(3, [1])))

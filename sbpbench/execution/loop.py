@@ -10,11 +10,40 @@ default ten), plus every epoch boundary (``n`` iterations) and the end of the bu
 For solvers that do not count kernel evaluations the log spacing is in iterations.
 A solver stops only between iterations, so a checkpoint lands on the first iteration
 boundary at or after its target.
+
+Honest timing: no compilation inside the clock. numba compiles a hot loop on its first call
+in a process with new argument types (or loads it from its on-disk cache, after the first
+run since an install), which would land in the first checkpoint's ``train_time_s`` (SBP's
+first iteration took 1.6 s instead of 0.3 ms). So before a solver's clock starts, every
+compiled function its run will call is compiled or loaded with the argument types of the run:
+
+* the kernel's row loops, by the kernel itself when it is made
+  (:class:`~sbpbench.kernels.Kernel` computes one entry with its serial loop and, when its
+  full rows are split over threads, with its parallel one; rows are always read-only
+  arrays, so their type does not depend on the cache);
+* the solver's own loops, by :func:`warm_up` before the run's solver is made: the same
+  solver with the same parameters runs :data:`WARM_UP_ITERATIONS` iterations on a small
+  problem of the same kind (:meth:`~sbpbench.problem.Problem.subset`: the first
+  :data:`WARM_UP_ROWS_PER_CLASS` training points of each class and some test points, the
+  same lambda, nu and bias, a kernel stored as the real one is, so with the same argument
+  types), from its own generator, and takes a snapshot and its test error (measuring is
+  not timed, but so the first checkpoint's measurement is warm too). The real problem's
+  kernel counters, its cache and the run's generator are never touched, so the curves
+  are those of a run without warm-up; only ``train_time_s`` (and ``wall_time_s``) change.
+  A few iterations reach every solver's steady-state paths (SBP's windowed water level
+  from its second iteration); what only a long run reaches, the warm-up solver's
+  :meth:`~sbpbench.solvers.base.Solver.warm_up_rare_paths` reaches (SMO's shrinking).
+
+The warm-up runs once per process for each (solver, parameters, problem kind, kernel
+layout), whatever the executor (they all call :func:`run_one`), under a lock (threads of a
+Dask worker); on a warm numba cache it costs milliseconds. ``tests/test_timing.py`` checks,
+with numba's compile events, that no compilation starts inside a timed ``advance``.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 import zlib
 from collections.abc import Callable
@@ -25,7 +54,14 @@ import numpy as np
 
 from sbpbench.experiment.config import Experiment, SolverSpec
 from sbpbench.problem import Problem
-from sbpbench.solvers import SOLVERS, Solver
+from sbpbench.solvers import SOLVERS, ProblemKind, Solver
+
+#: Training points of each class in the warm-up problem (:func:`warm_up`); it has at most
+#: twice as many test points.
+WARM_UP_ROWS_PER_CLASS = 16
+#: Iterations of the warm-up run: a few, since a step of some solvers is a whole fit or pass
+#: (the random-features solver doubles its features at every one).
+WARM_UP_ITERATIONS = 4
 
 
 def run_rng(seed: int, run: int, solver_name: str) -> np.random.Generator:
@@ -55,6 +91,47 @@ class RunResult:
 
 #: Called after every checkpoint with (fraction of budget done, row).
 Progress = Callable[[float, dict[str, Any]], None]
+
+#: The (solver, parameters, problem kind, kernel layout) warmed up in this process, and its lock.
+_warmed: set[tuple] = set()
+_warming = threading.Lock()
+
+
+def warm_up(problem: Problem, spec: SolverSpec) -> None:
+    """Compile (or load) the code a run of ``spec`` on ``problem`` calls, before any clock starts.
+
+    Runs the solver for :data:`WARM_UP_ITERATIONS` iterations on a small problem of the same
+    kind, from a generator of its own, then its
+    :meth:`~sbpbench.solvers.base.Solver.warm_up_rare_paths`, and measures it once (see the
+    module docstring). Done once per process for each (solver, parameters, problem kind,
+    kernel layout); ``problem`` itself is not touched.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem of the run.
+    spec : SolverSpec
+        The solver and its parameters.
+
+    Raises
+    ------
+    Exception
+        What the solver raises on the small problem (then the run would fail the same way).
+    """
+    params = spec.solver_params()
+    key = (spec.name, params, ProblemKind.of(problem), problem.kernel.layout)
+    with _warming:
+        if key in _warmed:
+            return
+        y = problem.y
+        k = WARM_UP_ROWS_PER_CLASS
+        rows = np.sort(np.concatenate([np.flatnonzero(y > 0)[:k], np.flatnonzero(y <= 0)[:k]]))
+        small = problem.subset(rows, np.arange(min(problem.test_y.size, 2 * k)))
+        solver = SOLVERS[spec.name].create(small, np.random.default_rng(0), params)
+        solver.advance(WARM_UP_ITERATIONS, math.inf, math.inf)
+        solver.warm_up_rare_paths()
+        solver.snapshot().test_error(small)
+        _warmed.add(key)
 
 
 def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
@@ -96,6 +173,7 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     status = "budget"
     started = time.time()
     try:
+        warm_up(problem, spec)
         solver = SOLVERS[spec.name].create(problem, run_rng(exp.seed, run, spec.name), spec.solver_params())
         while True:
             target_it = max_it

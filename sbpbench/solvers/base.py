@@ -398,6 +398,18 @@ class Solver(Generic[P]):
         """The current predictor (the averaged one for averaging methods), without kernel evaluations."""
         raise NotImplementedError
 
+    def warm_up_rare_paths(self) -> None:
+        """Call the compiled code that only a long run reaches (nothing by default).
+
+        The runner compiles a run's code before its clock starts by running the solver a few
+        iterations on a small problem of the run's kind (:func:`sbpbench.execution.loop.warm_up`)
+        and then calling this on that solver. A solver with a compiled function that only some
+        later state calls (SMO's shrinking, after ``min(n, 1000)`` iterations) brings its warm-up
+        solver into that state here, or calls the function with the argument types of the
+        run. It may change the solver and use its kernel: it is never called on a solver
+        whose run is measured.
+        """
+
     def expected_kernel_evals(self) -> float:
         """``kernel_evals`` by the solver's cost model, for the work done so far.
 

@@ -28,8 +28,8 @@ with ``C = 1/(lambda n)``, so that ``primal_objective = lambda J``; the solvers 
 paper (SGD-r/s/m, DCD, the LIBLINEAR reference) report ``J`` in ``objective``.
 
 Dense feature matrices are turned into CSR once, so that one set of compiled loops serves
-both storage formats. Each solver calls its compiled loop once on empty input in its
-constructor, so that loading the compiled code never lands in the timed ``advance``.
+both storage formats. The runner compiles (or loads) a solver's loops before it times
+anything (:mod:`sbpbench.execution.loop`).
 """
 
 from __future__ import annotations

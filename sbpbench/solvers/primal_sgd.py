@@ -131,7 +131,6 @@ class PrimalSGD(LinearSolver[P]):
         self.alpha = np.zeros(self.n)
         self.state = np.array([1.0, 0.0])
         self._draws = BatchDraws(rng, self.n, self.rule.mini_batch)
-        self._run(np.empty((0, self.rule.mini_batch), dtype=np.int64))  # load the compiled loop outside advance
 
     def step_rule(self) -> StepRule:
         """The learning-rate schedule, its rate, the batch size and the projection, from ``params``."""

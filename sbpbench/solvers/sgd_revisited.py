@@ -160,7 +160,6 @@ class _Revisited(LinearSolver[R]):
         self.hits = np.zeros(self.n)  # I_k: margin errors on pattern k
         self.acc = np.zeros(3)  # r, M, L of the current epoch
         self.t = 0
-        self._present(np.empty(0, dtype=np.int64), 1)  # load the compiled loop outside advance
 
     def _present(self, order: np.ndarray, ell: int) -> None:
         self.t = _present(self.indptr, self.indices, self.data, self.lab, self.q, self.params.rho,

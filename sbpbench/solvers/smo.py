@@ -417,6 +417,14 @@ class SMO(Solver[SMOParams]):
             return self.kernel.row(i)
         return self.kernel.entries(i, self.active)
 
+    def warm_up_rare_paths(self) -> None:
+        """With shrinking: a shrinking step (the first comes after ``min(n, 1000)`` iterations)
+        and the ``G_bar`` update's :func:`_add_single` on a kernel row (with a bias, called only
+        when a variable enters or leaves the upper bound)."""
+        if self.params.shrinking:
+            self._do_shrinking()
+            _add_single(self.G_bar, self.y, self.kernel.row(0), 0.0, self._all)
+
     # -- shrinking (LIBSVM's Solver::do_shrinking, reconstruct_gradient and the G_bar update) -----
     def _update_G_bar(self, t: int, old: float, K_t: np.ndarray) -> None:
         """Keep ``G_bar = sum_{alpha_s = C} C Q_s`` when ``alpha_t`` enters or leaves the upper bound."""

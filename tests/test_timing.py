@@ -1,0 +1,99 @@
+"""Honest timing: no numba compilation starts inside a run's timed region (issue #13).
+
+The warm-up that compiles a run's code before its clock starts changes nothing else, and runs
+once per process for each kind of run. The subprocess tests start fresh Python processes with
+an empty numba cache (``NUMBA_CACHE_DIR`` in ``tmp_path``), so each compiled function a run
+calls is compiled in them, and record numba's compile events with the timed region marked
+(:mod:`tests._compile_watch`, installed by a ``sitecustomize.py`` on ``PYTHONPATH`` in every
+process, spawned workers included). A run must compile nothing inside its clock, and the
+processes must have compiled something outside it (else the test could not fail). No
+duration is measured.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sbpbench.execution import loop
+from sbpbench.experiment import config
+from sbpbench.problem import Problem
+from tests.adult_rows import make_problem
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CONFIG = """
+name: timing
+dataset: {name: adult, n_train: 200, n_test: 100}
+kernel: {name: gaussian, sigma2: 10}
+problem: {lambda: 1/n, nu: 0.05, bias: true}
+solvers: [sbp, {name: smo, shrinking: true}]
+budget: {epochs: 2}
+runs: 2
+"""
+
+
+def watched(tmp_path: Path, args: list[str], timeout: float) -> list[tuple[str, str, str]]:
+    """Run ``python ARGS`` under the compile watch with an empty numba cache; its compilations
+    as ``(timed|untimed, main|worker, function)``, from every process it started."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("from tests._compile_watch import install\n\ninstall()\n")
+    events = tmp_path / "events"
+    events.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
+           "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"), "COMPILE_EVENTS": str(events)}
+    done = subprocess.run([sys.executable, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    lines = [line.split(" ", 2) for log in events.iterdir() for line in log.read_text().splitlines()]
+    return [(when, role, name) for when, role, name in lines]
+
+
+def test_no_compilation_inside_the_clock_of_any_solver(tmp_path):
+    compiled = watched(tmp_path, ["-c", "from tests._compile_watch import run_everything; run_everything()"], 300)
+    assert [name for when, _, name in compiled if when == "timed"] == []
+    assert len(compiled) > 50  # the runs did compile, before their clocks started
+
+
+@pytest.mark.parametrize("executor", ["processes", "dask"])
+def test_no_compilation_inside_the_clock_in_workers(tmp_path, executor):
+    if executor == "dask":
+        pytest.importorskip("dask.distributed")
+    config = tmp_path / "timing.yaml"
+    config.write_text(CONFIG)
+    compiled = watched(tmp_path, ["-m", "sbpbench", "run", str(config), "--executor", executor, "--jobs", "2",
+                                  "--results", str(tmp_path / "results"), "--no-plot", "-q"], 300)
+    assert [name for when, _, name in compiled if when == "timed"] == []
+    assert any(when == "untimed" and role == "worker" for when, role, _ in compiled)
+    (run,) = (tmp_path / "results" / "timing").iterdir()
+    assert (run / "curves.csv").stat().st_size > 0
+
+
+def test_warm_up_changes_nothing_but_the_clock_and_happens_once(monkeypatch, adult_small):
+    monkeypatch.setattr(loop, "_warmed", set())
+    subsets = []
+    subset = Problem.subset
+    monkeypatch.setattr(Problem, "subset", lambda self, *rows: subsets.append(1) or subset(self, *rows))
+    exp = config.parse({"name": "t", "dataset": {"name": "adult"}, "problem": {"lambda": "1/n", "bias": True},
+                        "solvers": [{"name": "smo", "shrinking": True}, "smo"], "budget": {"epochs": 2}}, "t.yaml")
+    problem = make_problem(adult_small, lam=1 / 300, bias=True, cache_mb=1.0)
+    kernel = problem.kernel
+    kernel.row(4)
+    state = (kernel.kernel_evals, kernel.kernel_evals_computed, kernel.eval_kernel_evals, list(kernel._cache))
+    loop.warm_up(problem, exp.solvers[0])
+    assert (kernel.kernel_evals, kernel.kernel_evals_computed, kernel.eval_kernel_evals,
+            list(kernel._cache)) == state  # the run's problem is not touched
+    first = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # no second warm-up for the same kind
+    assert len(subsets) == 1
+    loop.run_one(exp, problem, exp.solvers[1], 0)  # other parameters: a warm-up of their own
+    assert len(subsets) == 2
+    monkeypatch.setattr(loop, "_warmed", set())
+    again = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # warmed up in this call
+    assert len(subsets) == 3
+    untimed = [{k: v for k, v in row.items() if k != "train_time_s"} for row in first]
+    assert untimed == [{k: v for k, v in row.items() if k != "train_time_s"} for row in again]
