@@ -58,7 +58,7 @@ def finished(monkeypatch, capsys, tmp_path, config_path):
     """A finished run of the config (its folder), with the solver labels the figure drew."""
     drawn = []
     real = plotting._draw_curve
-    monkeypatch.setattr(plotting, "_draw_curve", lambda ax, label, *a: (drawn.append(label), real(ax, label, *a)))
+    monkeypatch.setattr(plotting, "_draw_curve", lambda ax, label, *a: drawn.append(label) or real(ax, label, *a))
     assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res", "-q") == 0
     (directory,) = (tmp_path / "res" / "labels").iterdir()
     return directory, drawn, capsys.readouterr().out
@@ -66,7 +66,7 @@ def finished(monkeypatch, capsys, tmp_path, config_path):
 
 def test_labels_pandas_reads_as_missing_survive(monkeypatch, capsys, tmp_path, config_path, finished):
     directory, drawn, out = finished
-    assert drawn == LABELS
+    assert drawn[:3] == LABELS and set(drawn) == set(LABELS)  # the figure, then the run page's figures
     table = [line.split()[0] for line in out.splitlines() if line.split()[:1] and line.split()[0] in LABELS]
     assert sorted(table) == sorted(LABELS)
     curves = read_curves(directory)
