@@ -1,0 +1,452 @@
+"""Every verdict the papers declare can fail (issue #14).
+
+For every printed number, claim and row of the SGD tables declared in
+:data:`sbpbench.papers.PAPERS`, a synthetic result that contradicts it gets the failing verdict
+("differs", "did not hold" or the claim's own failing outcome) and one that supports it the
+passing one ("matches", "held"), read from the row the report prints. Synthetic curves are right
+here: the point is a result that contradicts the claim, which the committed runs do not give.
+
+:data:`CASES` holds the results, by verdict function; a declared verdict whose function has no
+case fails :func:`test_every_declared_verdict_has_a_failing_case`. A verdict that cannot fail on
+a result contradicting it is marked ``xfail(strict=True)`` with why: the suite records the defect,
+and turns red when the verdict is fixed without the mark being removed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from sbpbench import papers
+from sbpbench.papers import pegasos, sbp, sgd
+from sbpbench.papers.declarations import Claim, Claims, ClaimsOn, NotReproduced, Numbers, Printed, Results
+from sbpbench.results.store import curves_frame
+
+# ----------------------------------------------------------------------------- synthetic results
+
+
+class Synthetic(NamedTuple):
+    """The curves and meta.json of a synthetic run folder."""
+
+    curves: pd.DataFrame
+    meta: dict[str, Any]
+
+
+def curve(label: str, *runs: Mapping[str, Sequence[float]], name: str = "",
+          params: str = "") -> list[dict[str, Any]]:
+    """``curves.csv`` rows of one solver (``solver_name`` ``name``, else ``label``): one run per
+    mapping of column -> its values at the run's checkpoints. Not given: ``iteration`` 1, 2, ...;
+    ``kernel_evals`` and ``train_time_s`` equal to ``iteration``; the other columns empty."""
+    rows = []
+    for run, columns in enumerate(runs):
+        for i in range(len(next(iter(columns.values())))):
+            row: dict[str, Any] = {"dataset": "synthetic", "solver": label, "solver_name": name or label,
+                                   "params": params, "seed": 0, "run": run, "checkpoint": i, "iteration": i + 1,
+                                   "status": "budget", **{column: float(v[i]) for column, v in columns.items()}}
+            row.setdefault("kernel_evals", row["iteration"])
+            row.setdefault("train_time_s", row["iteration"])
+            rows.append(row)
+    return rows
+
+
+def _meta(n_train: int = 1000, problem: Mapping[str, Any] | None = None,
+          config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    return {"config": dict(config or {}),
+            "resolved": {"dataset": {"n_train": n_train, "n_test": 10000}, "problem": dict(problem or {})}}
+
+
+def synthetic(*curves: list[dict[str, Any]], meta: dict[str, Any] | None = None) -> Synthetic:
+    """The results of the solvers ``curves`` (rows of :func:`curve`)."""
+    return Synthetic(curves_frame([row for rows in curves for row in rows]), meta or _meta())
+
+
+def _write(root: Path, experiment: str, result: Synthetic) -> Results:
+    """``result`` as the committed results of ``experiment`` under ``root``, read as the report reads them."""
+    folder = root / experiment
+    folder.mkdir(parents=True)
+    result.curves.assign(experiment=experiment).to_csv(folder / "curves.csv", index=False)
+    (folder / "meta.json").write_text(json.dumps({"experiment": experiment, **result.meta}))
+    return Results(root, {}, {})
+
+
+# ----------------------------------------------------------------------------- the cases
+
+#: The arguments a declaration gives its verdict function (a partial's keywords), as a builder gets them.
+Params = Mapping[str, Any]
+Build = Callable[[Params], Synthetic]
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A result contradicting a claim or a printed number.
+
+    ``cannot_fail``: why the verdict does not fail on it (an xfail reason); ``applies``: to
+    which declarations of the function it applies.
+    """
+
+    what: str
+    build: Build
+    cannot_fail: str = ""
+    applies: Callable[[Params], bool] = lambda params: True
+
+
+@dataclass(frozen=True)
+class Case:
+    """The results for one verdict function: one supporting its claim, and contradicting ones.
+
+    ``cannot_pass``: why the verdict does not pass on the supporting result (an xfail reason).
+    """
+
+    support: Build
+    contradictions: tuple[Contradiction, ...]
+    cannot_pass: str = ""
+
+
+def _cannot_fail(why: str) -> str:
+    return f"verdict cannot fail: {why}, issue #14"
+
+
+# --- SBP paper, Table 2: nu
+
+_OPTIMUM = {"mean_hinge": 0.1, "duality_gap": 1e-9, "norm": 10.0, "seconds": 1.0}  # resolved: hinge >> gap
+
+
+def _nu(nu: float, params: Params) -> Synthetic:
+    """An experiment whose nu was derived from lambda (at an exact optimum) as ``nu``."""
+    meta = _meta(params["paper_n"], {"nu": nu, "optimum": _OPTIMUM}, {"problem": {"nu": "from_lambda"}})
+    return synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta)
+
+
+# --- SBP paper, Section 5: LIBSVM (its final fit takes 100 s) and SBP against training time
+
+SBP_SECONDS = [1, 10, 20, 50, 100]  # a quarter of LIBSVM's time: 25 s
+
+
+def _section5(libsvm_error: float, sbp_errors: Sequence[float]) -> Synthetic:
+    """LIBSVM ending at ``libsvm_error`` (%) in 100 s; SBP's errors (%) at :data:`SBP_SECONDS`."""
+    libsvm = curve("libsvm", {"test_error": [0.3, libsvm_error / 100], "train_time_s": [20, 150],
+                              "fit_time_s": [10, 100]})
+    sbp_run = curve("sbp", {"test_error": [e / 100 for e in sbp_errors], "train_time_s": SBP_SECONDS})
+    return synthetic(libsvm, sbp_run)
+
+
+def _sbp_reaching(level: float, at_seconds: float) -> list[float]:
+    """SBP's errors (%): above ``level`` until ``at_seconds``, then at it."""
+    return [level + 5 if t < 10 else level + 0.5 if t < at_seconds else level for t in SBP_SECONDS]
+
+
+# --- SBP paper, Figure 2: test error against kernel evaluations
+
+KERNEL_EVALS = [1e2, 1e3, 1e4, 1e5, 1e6]
+FALLING = [0.4, 0.3, 0.2, 0.15, 0.1]
+
+
+def _errors(**errors: Sequence[float]) -> Synthetic:
+    """One run per solver, its test errors at :data:`KERNEL_EVALS`."""
+    return synthetic(*(curve(name, {"kernel_evals": KERNEL_EVALS, "test_error": e}) for name, e in errors.items()))
+
+
+#: The Perceptron's checkpoints, in epochs: its first epoch ends at 1e4 kernel evaluations.
+EPOCHS = [0.1, 0.5, 1, 2, 3, 10, 50, 100]
+
+
+def _perceptron(errors: Sequence[float]) -> Synthetic:
+    """The Perceptron's test errors at :data:`EPOCHS`, and SBP's (20% after the Perceptron's first epoch)."""
+    kernel_evals = [1e4 * e for e in EPOCHS]
+    return synthetic(curve("perceptron", {"epoch": EPOCHS, "kernel_evals": kernel_evals, "test_error": errors}),
+                     curve("sbp", {"kernel_evals": kernel_evals,
+                                   "test_error": [0.3, 0.25, 0.2, 0.18, 0.17, 0.16, 0.15, 0.15]}))
+
+
+#: The Perceptron rising above its first-epoch error (20%) after its best (18.5%).
+OVERFITTING = [0.4, 0.3, 0.2, 0.19, 0.185, 0.2, 0.22, 0.24]
+
+
+def _fourier(sbp_errors: Sequence[float]) -> Synthetic:
+    """Random Fourier features ending at 15% at 1e5 inner products, and SBP's errors at :data:`KERNEL_EVALS`."""
+    four = curve("fourier", {"inner_products": [1e3, 1e4, 1e5], "pairs": [16, 128, 1024],
+                             "test_error": [0.3, 0.2, 0.15]})
+    return synthetic(four, curve("sbp", {"kernel_evals": KERNEL_EVALS, "test_error": sbp_errors}))
+
+
+# --- Pegasos paper, Figure 2: primal objective against iterations
+
+ITERATIONS = [1e2, 1e3, 1e4, 1e5, 1e6]
+PEGASOS_PATH = [0.2, 0.07, 0.064, 0.0632, 0.063]
+FAILING_ETA = [0.5, 0.4, 0.35, 0.34, 0.33]
+
+
+def _objectives(paths: Mapping[str, Sequence[float]]) -> Synthetic:
+    """One run per solver label (``sgd eta=0.01`` is solver ``sgd``), its primal objectives at :data:`ITERATIONS`."""
+    return synthetic(*(curve(label, {"iteration": ITERATIONS, "primal_objective": path}, name=label.split(" ")[0])
+                       for label, path in paths.items()))
+
+
+def _norma(pegasos_final: float, norma_final: float, projection_final: float) -> Synthetic:
+    """Pegasos, Norma and Norma with projection ending at these objectives."""
+    def path(final: float) -> list[float]:
+        return [1.0, 0.5, 0.3, 0.2, final]
+    return _objectives({"pegasos": path(pegasos_final), "norma": path(norma_final),
+                        "norma (projection)": path(projection_final)})
+
+
+NORMA_SUPPORT = (0.063, 0.167, 0.165)
+NORMA_CONTRADICTIONS = {"not converged": ("Norma ends within 10% of Pegasos", (0.063, 0.066, 0.065)),
+                        "projection helps": ("Norma ends lower without projection", (0.063, 0.167, 0.17)),
+                        "still ahead": ("Norma with projection ends below Pegasos", (0.063, 0.167, 0.06))}
+
+
+def _norma_contradiction(which: str) -> Contradiction:
+    what, finals = NORMA_CONTRADICTIONS[which]
+    return Contradiction(what, lambda params: _norma(*finals), applies=lambda params: params["which"] == which)
+
+
+# --- Pegasos paper, Figure 3: the mini-batch size k
+
+KS = (1, 4, 16, 64, 256)
+KT_FRACTIONS = (0.01, 0.1, 1.0)  # checkpoints of the kT-fixed runs: 2560, 25600 and 256000 examples
+
+
+def _figure3(t_fixed: Callable[[int], float], kt_fixed: Callable[[int], Sequence[float]]) -> Synthetic:
+    """Figure 3's runs: with T = 1000 fixed, the final objective ``t_fixed(k)``; with kT = 256000
+    fixed, the objectives ``kt_fixed(k)`` after the examples :data:`KT_FRACTIONS` of kT."""
+    runs = [curve(f"T fixed, k={k}", {"iteration": [10, 100, 1000], "primal_objective": [1.0, 0.5, t_fixed(k)]},
+                  name="pegasos", params=f"mini_batch={k}") for k in KS]
+    runs += [curve(f"kT fixed, k={k}", {"iteration": [f * 256000 / k for f in KT_FRACTIONS],
+                                        "primal_objective": kt_fixed(k)}, name="pegasos", params=f"mini_batch={k}")
+             for k in KS]
+    return synthetic(*runs)
+
+
+def _improving_with_k(k: int) -> float:
+    return 0.06 + 0.25 / k
+
+
+def _same_for_every_k(k: int) -> list[float]:
+    return [0.07, 0.064, 0.0635]
+
+
+# --- Pegasos paper, Table 1: time to within 0.001 of the optimal objective (J_opt = 1)
+
+
+def _time_to_optimum(pegasos_objectives: Sequence[float]) -> Synthetic:
+    """The optimum solver ending at J_opt = 1, and Pegasos' objectives after 1, 2, 3 s."""
+    return synthetic(curve("optimum", {"primal_objective": [2.0, 1.0]}, name="dcd"),
+                     curve("pegasos", {"primal_objective": pegasos_objectives, "train_time_s": [1, 2, 3]}))
+
+
+# --- SGD paper, Tables 2-7: epochs to 1% relative accuracy (J_opt = 1)
+
+
+def _sgd(params: Params, epochs: Sequence[float], rel_acc: Sequence[float]) -> Synthetic:
+    """The optimum solver ending at J_opt = 1, and the row's solver at ``epochs`` (times the
+    paper's, or of 10 where it prints none) with relative accuracies ``rel_acc``."""
+    scale = params["paper_epochs"] or 10
+    optimum = curve("optimum", {"epoch": [1, 50], "primal_objective": [1.5, 1.0], "relative_accuracy": [1e-2, 1e-8]},
+                    name="dcd")
+    solver = params["solver"]
+    mine = curve(solver, {"epoch": [scale * e for e in epochs], "primal_objective": [1 + r for r in rel_acc]})
+    return synthetic(optimum, mine)
+
+
+def _budget_is_the_papers(params: Params) -> bool:
+    """Whether the config runs the row's solver for the paper's epochs (its budget), as Pegasos and SGD-r."""
+    if params["paper_epochs"] is None:
+        return False
+    config = yaml.safe_load((papers.CONFIGS / f"{sgd.experiment(params['C'], params['dataset'])}.yaml").read_text())
+    return any(isinstance(entry, dict) and entry.get("name") == params["solver"]
+               and (entry.get("budget") or {}).get("epochs") == params["paper_epochs"] for entry in config["solvers"])
+
+
+# --- the table
+
+CASES: dict[Callable[..., Any], Case] = {
+    sbp._nu: Case(lambda p: _nu(p["printed"], p), (
+        Contradiction("nu twice the printed value", lambda p: _nu(2 * p["printed"], p)),)),
+    sbp._libsvm_row: Case(lambda p: _section5(p["printed"], _sbp_reaching(p["printed"], 20)), (
+        Contradiction("LIBSVM's error 1 pp above the printed one",
+                      lambda p: _section5(p["printed"] + 1, _sbp_reaching(p["printed"], 20))),)),
+    sbp._sbp_row: Case(lambda p: _section5(10, _sbp_reaching(p["printed"], 20)), (
+        Contradiction("SBP 0.5 pp above the printed error at 1/4 of LIBSVM's time",
+                      lambda p: _section5(10, _sbp_reaching(p["printed"], 50))),)),
+    sbp._reaches: Case(lambda p: _section5(10, _sbp_reaching(10 + p["margin"] - 0.01, 20)), (
+        Contradiction("SBP reaches LIBSVM's error plus the margin only at half of LIBSVM's time",
+                      lambda p: _section5(10, _sbp_reaching(10 + p["margin"] - 0.01, 50))),)),
+    sbp._sbp_below: Case(lambda p: _errors(sbp=FALLING, **{p["other"]: [e + 0.05 for e in FALLING]}), (
+        Contradiction("SBP above the other solver everywhere",
+                      lambda p: _errors(sbp=[e + 0.05 for e in FALLING], **{p["other"]: FALLING})),)),
+    sbp._smo_late: Case(lambda p: _errors(sbp=[0.2, 0.105, 0.1, 0.1, 0.1], smo=[0.5, 0.45, 0.5, 0.4, 0.1]), (
+        Contradiction("SMO settles early", lambda p: _errors(sbp=[0.2, 0.105, 0.1, 0.1, 0.1],
+                                                             smo=[0.3, 0.1, 0.1, 0.1, 0.1])),)),
+    sbp._perceptron_close: Case(lambda p: _perceptron(OVERFITTING), (
+        Contradiction("the Perceptron 10 pp above SBP after its first epoch",
+                      lambda p: _perceptron([0.45, 0.4, 0.3, 0.25, 0.22, 0.2, 0.2, 0.2])),)),
+    sbp._perceptron_overfits: Case(lambda p: _perceptron(OVERFITTING), (
+        Contradiction("the Perceptron improving to its last epoch",
+                      lambda p: _perceptron([0.4, 0.3, 0.2, 0.19, 0.18, 0.17, 0.16, 0.15])),
+        Contradiction("the Perceptron dipping, never above its first-epoch error again (issue #14's Adult means)",
+                      lambda p: _perceptron([0.4, 0.3, 0.222, 0.205, 0.198, 0.208, 0.194, 0.201]),
+                      cannot_fail=_cannot_fail("it compares the final error with the curve's minimum, so a dip "
+                                               "counts as overfitting even when the error never rises above its "
+                                               "first-epoch value")),
+    )),
+    sbp._sbp_beats_fourier: Case(lambda p: _fourier([0.3, 0.2, 0.15, 0.1, 0.1]), (
+        Contradiction("SBP above the Fourier features at their cost",
+                      lambda p: _fourier([0.4, 0.3, 0.25, 0.2, 0.18])),)),
+    pegasos._time_to_optimum: Case(
+        lambda p: _time_to_optimum([1.5, 1.0005, 1.0002]),
+        (Contradiction("Pegasos never within 0.001 of the optimum", lambda p: _time_to_optimum([1.5, 1.2, 1.1]),
+                       cannot_fail=_cannot_fail("times are never compared (another machine) and nothing else is, "
+                                                "so the verdict is 'time: different machine' whatever the curves")),),
+        cannot_pass="verdict cannot match: times are never compared (another machine), issue #14"),
+    pegasos._against_norma: Case(lambda p: _norma(*NORMA_SUPPORT), tuple(map(_norma_contradiction,
+                                                                             NORMA_CONTRADICTIONS))),
+    pegasos._some_eta: Case(
+        lambda p: _objectives({"pegasos": PEGASOS_PATH, "sgd eta=0.001": [0.5, 0.3, 0.15, 0.1, 0.08],
+                               "sgd eta=0.01": [1.001 * v for v in PEGASOS_PATH], "sgd eta=10": FAILING_ETA}),
+        (Contradiction("every eta as fast as Pegasos", lambda p: _objectives(
+            {"pegasos": PEGASOS_PATH, "sgd eta=0.01": PEGASOS_PATH, "sgd eta=1": PEGASOS_PATH})),
+         Contradiction("no eta converges", lambda p: _objectives(
+             {"pegasos": PEGASOS_PATH, "sgd eta=0.01": [0.5, 0.3, 0.2, 0.1, 0.09], "sgd eta=10": FAILING_ETA})),
+         Contradiction("the one eta within 5% of Pegasos gets there only at its last checkpoint (10^4x slower)",
+                       lambda p: _objectives({"pegasos": PEGASOS_PATH, "sgd eta=0.01": [0.5, 0.3, 0.15, 0.09, 0.065],
+                                              "sgd eta=10": FAILING_ETA}),
+                       cannot_fail=_cannot_fail("it compares final objectives only, so an eta that ends within 5% "
+                                                "of Pegasos counts as converging about as fast however slowly it "
+                                                "got there")))),
+    pegasos._improves_with_k: Case(lambda p: _figure3(_improving_with_k, _same_for_every_k), (
+        Contradiction("the objective grows with k", lambda p: _figure3(lambda k: 0.06 + 0.25 * k / 256,
+                                                                       _same_for_every_k)),)),
+    pegasos._constant_over_k: Case(lambda p: _figure3(_improving_with_k, _same_for_every_k), (
+        Contradiction("final objectives 60% apart", lambda p: _figure3(
+            _improving_with_k, lambda k: [0.2, 0.1, 0.0635 * (1 + 0.6 * np.log2(k) / 8)])),
+        Contradiction("every k converged by kT = 256000, far apart at equal examples before", lambda p: _figure3(
+            _improving_with_k, lambda k: [0.07 * k, 0.064 * np.sqrt(k), 0.0635]),
+            cannot_fail=_cannot_fail("with kT = 256000 every k has converged and the check reads the final "
+                                     "objectives only, so the spread is 0.0% whatever the rate at each k")),
+    )),
+    sgd._verdict: Case(lambda p: _sgd(p, [0.25, 0.5, 1], [0.5, 0.05, 0.008]), (
+        Contradiction("1% not reached", lambda p: _sgd(p, [0.25, 0.5, 1], [0.5, 0.05, 0.02])),
+        Contradiction("1% reached after twice the paper's epochs", lambda p: _sgd(p, [0.5, 1, 2], [0.05, 0.02, 0.008]),
+                      applies=lambda p: p["paper_epochs"] is not None),
+        Contradiction("1% reached at a fifth of the paper's epochs, run on to the paper's",
+                      lambda p: _sgd(p, [0.1, 0.2, 1], [0.05, 0.008, 0.001]),
+                      cannot_fail=_cannot_fail("Pegasos and SGD-r run for the paper's epochs (their budget) and the "
+                                               "verdict reads the last checkpoint only, so 'epochs 1.00x' wherever "
+                                               "1% was first reached"),
+                      applies=_budget_is_the_papers),
+    )),
+}
+
+# ----------------------------------------------------------------------------- the declared verdicts
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One verdict a paper declares: its verdict function, the arguments the declaration gives
+    it, the experiment it reads, and its outcome on results (``passing`` or ``failing``)."""
+
+    id: str
+    function: Callable[..., Any]
+    params: Params
+    experiment: str
+    outcome: Callable[[Results], str]
+    passing: str = "matches"
+    failing: str = "differs"
+
+
+def _word(verdict: str) -> str:
+    """``matches`` or ``differs`` from a number's verdict (``error matches; time: ...``), else the verdict."""
+    found = re.match(r"(?:error )?(matches|differs)\b", verdict)
+    return found[1] if found else verdict
+
+
+def _printed(key: str, row: Printed) -> Declared:
+    return Declared(f"{key}: {row.what}", getattr(row.measure, "func", row.measure),
+                    getattr(row.measure, "keywords", {}), row.experiments[0],
+                    lambda results: _word(row.row(results)[3]))
+
+
+def _claim(key: str, experiment: str, claim: Claim) -> Declared:
+    return Declared(f"{key}: {claim.what}", getattr(claim.check, "func", claim.check),
+                    getattr(claim.check, "keywords", {}), experiment,
+                    lambda results: ClaimsOn(experiment, (claim,)).rows(results)[0][3], *claim.outcomes)
+
+
+def _sgd_row(C: str, dataset: str, solver: str, paper_epochs: int | None) -> Declared:
+    def outcome(results: Results) -> str:
+        rows = sgd.EpochsTable(C).table(results).rows
+        return _word(next(row for row in rows if row[:2] == (sgd.DATASETS[dataset], solver))[7])
+
+    params = {"C": C, "dataset": dataset, "solver": solver, "paper_epochs": paper_epochs}
+    return Declared(f"sgd: C = {C}, {sgd.DATASETS[dataset]}, {solver}", sgd._verdict, params,
+                    sgd.experiment(C, dataset), outcome)
+
+
+def declared() -> list[Declared]:
+    """Every verdict the papers declare, walking their sections' tables. A table or row of a kind
+    not known here is a :class:`Declared` whose function is its type (and has no case)."""
+    found = []
+    for paper in papers.PAPERS:
+        for section in paper.sections:
+            for table in section.tables:
+                if isinstance(table, Numbers):
+                    found += [_printed(paper.key, row) if isinstance(row, Printed)
+                              else Declared(f"{paper.key}: {row.what}", type(row), {}, "", str)
+                              for row in table.rows if not isinstance(row, NotReproduced)]
+                elif isinstance(table, Claims):
+                    found += [_claim(paper.key, group.experiment, claim)
+                              for group in table.groups for claim in group.claims]
+                elif isinstance(table, sgd.EpochsTable):
+                    found += [_sgd_row(table.C, dataset, solver, epochs)
+                              for dataset, solvers in sgd.TABLES[table.C][1].items()
+                              for solver, (epochs, seconds) in solvers.items() if (epochs, seconds) != (None, None)]
+                else:
+                    found.append(Declared(f"{paper.key}: a {type(table).__name__}", type(table), {}, "", str))
+    return found
+
+
+DECLARED = declared()
+COVERED = [d for d in DECLARED if d.function in CASES]
+
+
+def test_every_declared_verdict_has_a_failing_case():
+    """A new claim, printed number or kind of table without a case here fails the suite, and so
+    does a case for a verdict function no paper declares."""
+    assert [d.id for d in DECLARED if d.function not in CASES] == []
+    assert set(CASES) == {d.function for d in DECLARED}
+    for d in COVERED:
+        assert any(c.applies(d.params) for c in CASES[d.function].contradictions), d.id
+    assert {d.id.split(":")[0] for d in COVERED} == {paper.key for paper in papers.PAPERS}
+
+
+def _support(d: Declared) -> Any:
+    reason = CASES[d.function].cannot_pass
+    return pytest.param(d, id=d.id, marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else [])
+
+
+def _contradictions(d: Declared) -> list[Any]:
+    return [pytest.param(d, c, id=f"{d.id} | {c.what}",
+                         marks=[pytest.mark.xfail(strict=True, reason=c.cannot_fail)] if c.cannot_fail else [])
+            for c in CASES[d.function].contradictions if c.applies(d.params)]
+
+
+@pytest.mark.parametrize("verdict", [_support(d) for d in COVERED])
+def test_a_supporting_result_gets_the_passing_verdict(verdict: Declared, tmp_path):
+    results = _write(tmp_path, verdict.experiment, CASES[verdict.function].support(verdict.params))
+    assert verdict.outcome(results) == verdict.passing
+
+
+@pytest.mark.parametrize("verdict, contradiction", [p for d in COVERED for p in _contradictions(d)])
+def test_a_contradicting_result_gets_the_failing_verdict(verdict: Declared, contradiction: Contradiction, tmp_path):
+    results = _write(tmp_path, verdict.experiment, contradiction.build(verdict.params))
+    assert verdict.outcome(results) == verdict.failing
