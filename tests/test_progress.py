@@ -63,6 +63,7 @@ def test_a_run_on_an_80_column_terminal_never_wraps(monkeypatch, capsys, tmp_pat
     assert drawn, "the progress line was never drawn"
     ends = [line for line in lines if re.match(r"  \[\d/4\]", line)]
     assert len(ends) == 4 and all("train" in line for line in ends)
+    assert all("ETA" in line for line in ends[:3]) and "ETA" not in ends[3]  # the ETA of all runs
     assert all(len(line) <= 79 for line in drawn + ends), max(drawn + ends, key=len)
 
 
@@ -85,4 +86,4 @@ def test_not_a_terminal_gets_plain_lines(capsys):
                   "kernel_evals": 10.0, "train_time_s": 1.0})
     err = capsys.readouterr().err
     assert "\r" not in err and "\x1b" not in err
-    assert err.count("\n") == 3 and "ETA" in err and "[1/1] e sbp run 1" in err
+    assert err.count("\n") == 3 and "ETA" in err.splitlines()[1] and "[1/1] e sbp run 1" in err

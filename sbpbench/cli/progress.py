@@ -122,6 +122,7 @@ class CliReporter:
         self._last_draw = 0.0
         self._drawn = False
         self._total = self._done = 0
+        self._planned_at = time.time()
 
     def _say(self, text: str) -> None:
         if not self.quiet:
@@ -140,6 +141,7 @@ class CliReporter:
     def planned(self, total: int) -> None:
         """Say how many runs are to do."""
         self._total, self._done = total, 0
+        self._planned_at = time.time()
         self._say(f"{total} run(s) to do")
 
     def start(self, solver: str, run: int, runs: int) -> None:
@@ -161,7 +163,12 @@ class CliReporter:
             click.echo(line, err=True)
 
     def end(self, summary: dict[str, Any]) -> None:
-        """Write one line for a finished run (replacing the progress line on a terminal)."""
+        """Write one line for a finished run (replacing the progress line on a terminal).
+
+        Until the last run, the line ends with the ETA of all runs: the time since they were
+        planned, scaled by the share of runs left (runs of different solvers cost differently,
+        so it is rough until a few of each have finished).
+        """
         self._done += 1
         err = summary["test_error"]
         err_text = f"{100 * err:.2f}%" if err is not None else "n/a"
@@ -169,6 +176,8 @@ class CliReporter:
         counts = f"  [{self._done}/{self._total}] "
         rest = (f" {summary['status']:<8} test err {err_text}  kevals {summary['kernel_evals']:.3g}  "
                 f"train {summary['train_time_s']:.1f}s")
+        if self._done < self._total:  # every executor calls end(): the ETA of the whole set of runs
+            rest += f"  ETA {duration(eta(self._done / self._total, time.time() - self._planned_at))}"
         if not (self.tty and not self.quiet):
             self._say(f"{counts}{label:<32}{rest}")
             return
