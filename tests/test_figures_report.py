@@ -80,11 +80,13 @@ def test_nu_verdict_differs_when_not_equal_at_three_digits(tmp_path):
 
 
 def test_sgd_verdicts():
-    row = {"paper_epochs": 100, "epochs": 120.0, "rel_acc": 0.008}
+    row = {"paper_epochs": 100, "epochs": [120.0, 90.0], "rel_acc": [0.008, 0.01]}
     assert sgd._verdict(**row).startswith("matches")
-    assert sgd._verdict(**{**row, "rel_acc": 0.02}).startswith("differs")
-    assert sgd._verdict(**{**row, "epochs": 200.0}).startswith("differs")
-    assert sgd._verdict(paper_epochs=None, epochs=5.0, rel_acc=0.001).startswith("matches")
+    assert sgd._verdict(**{**row, "rel_acc": [0.02, 0.011]}).startswith("differs")
+    assert sgd._verdict(**{**row, "epochs": [200.0, 50.0]}).startswith("differs")
+    assert sgd._verdict(**{**row, "epochs": [200.0, 100.0]}) == (
+        "inconclusive (2 runs) (rel. acc. 0.80%-1.00%; 1% reached in 2/2 runs; epochs 1.00-2.00x the paper's)")
+    assert sgd._verdict(paper_epochs=None, epochs=[5.0], rel_acc=[0.001]).startswith("matches")
 
 
 def test_promoted_results_are_found_gzipped(tmp_path, monkeypatch):

@@ -4,9 +4,9 @@ A paper module (:mod:`sbpbench.papers.sbp`, ...) declares one :class:`Paper` out
 as data. ``sbpbench report`` and ``sbpbench figures`` (:mod:`sbpbench.outputs`) only render what
 the papers declare; the verdicts are computed here, from the results, by the functions the
 declarations name. A verdict is one of: ``matches``; ``differs`` (and why); ``held`` or ``did
-not hold`` (a claim); ``not run yet`` (configured, too long for the machine the committed
-results were made on) or ``not run here`` (and why: usually data that cannot be obtained
-offline).
+not hold`` (a claim); ``inconclusive`` (the spread of the runs supports neither); ``not run yet``
+(configured, too long for the machine the committed results were made on) or ``not run here``
+(and why: usually data that cannot be obtained offline).
 """
 
 from __future__ import annotations
@@ -169,6 +169,10 @@ class Numbers:
         return Table(("what", "paper", "measured here", "verdict"), [r.row(results) for r in self.rows])
 
 
+#: The verdict of a claim whose runs support neither outcome (the measured text says how many).
+INCONCLUSIVE = "inconclusive"
+
+
 @dataclass(frozen=True)
 class Claim:
     """A claim of a paper with its verdict function.
@@ -179,7 +183,8 @@ class Claim:
         The claim (the row's first cell).
     check : callable
         ``check(result) -> (held, measured)``: whether the claim held on one experiment's
-        results, and what was measured, as text.
+        results (None: the runs' spread supports neither verdict, printed as
+        :data:`INCONCLUSIVE`), and what was measured, as text.
     paper : str
         What the paper says: ``yes``, or ``not claimed`` for a claim checked where the paper
         does not make it.
@@ -191,7 +196,7 @@ class Claim:
     """
 
     what: str
-    check: Callable[[ExperimentResult], tuple[bool, str]]
+    check: Callable[[ExperimentResult], tuple[bool | None, str]]
     paper: str = "yes"
     outcomes: tuple[str, str] = ("held", "did not hold")
     needs: tuple[str, ...] = ()
@@ -226,7 +231,8 @@ class ClaimsOn:
                 rows.append((claim.what, claim.paper, "-", why))
                 continue
             held, measured = claim.check(res)
-            rows.append((claim.what, claim.paper, measured, claim.outcomes[0 if held else 1]))
+            verdict = INCONCLUSIVE if held is None else claim.outcomes[0 if held else 1]
+            rows.append((claim.what, claim.paper, measured, verdict))
         return rows
 
 

@@ -65,6 +65,29 @@ def final_rows(curves: pd.DataFrame) -> pd.DataFrame:
     return curves.sort_values("checkpoint", kind="stable").groupby(["solver", "run"], sort=False).tail(1)
 
 
+def first_reaching(curves: pd.DataFrame, y: str, level: float) -> pd.DataFrame:
+    """The first checkpoint of every (solver, run) with ``y <= level``, else its last checkpoint.
+
+    Tell the runs that got there by ``y <= level`` on the rows returned (one per run, in the
+    order the solvers first appear).
+    """
+    ordered = curves.sort_values("checkpoint", kind="stable")
+    reached = ordered[ordered[y] <= level].groupby(["solver", "run"], sort=False).head(1)
+    keys = ["solver", "run"]
+    rest = final_rows(curves).merge(reached[keys], on=keys, how="left", indicator=True)
+    never = rest[rest["_merge"] == "left_only"].drop(columns="_merge")
+    return pd.concat([reached, never], ignore_index=True)
+
+
+def mean_and_se(values: np.ndarray | pd.Series) -> tuple[float, float]:
+    """Mean over runs and its standard error (NaN with fewer than two runs: no spread to judge by)."""
+    v = np.asarray(values, dtype=float)
+    if not len(v):
+        return float("nan"), float("nan")
+    se = float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
+    return float(v.mean()), se
+
+
 def first_epoch_end(frame: pd.DataFrame, x: str = "kernel_evals") -> float | None:
     """Mean over runs of ``x`` at the first checkpoint with ``epoch >= 1`` (None if no run gets there)."""
     ends = [run.loc[run["epoch"] >= 1, x].min() for _, run in frame.groupby("run")]
