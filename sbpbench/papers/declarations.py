@@ -4,9 +4,9 @@ A paper module (:mod:`sbpbench.papers.sbp`, ...) declares one :class:`Paper` out
 as data. ``sbpbench report`` and ``sbpbench figures`` (:mod:`sbpbench.outputs`) only render what
 the papers declare; the verdicts are computed here, from the results, by the functions the
 declarations name. A verdict is one of: ``matches``; ``differs`` (and why); ``held`` or ``did
-not hold`` (a claim), or ``inconclusive (n runs)`` when a claim's runs support neither; ``not run yet`` (configured, too long for the machine the committed
-results were made on) or ``not run here`` (and why: usually data that cannot be obtained
-offline).
+not hold`` (a claim), or ``inconclusive (n runs)`` when a claim's runs support neither; ``not run
+yet`` (configured, too long for the machine the committed results were made on) or ``not run
+here`` (and why: usually data that cannot be obtained offline).
 """
 
 from __future__ import annotations
