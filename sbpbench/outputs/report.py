@@ -114,7 +114,8 @@ def build(root: str | Path = papers.PAPER_RESULTS) -> str:
         "number under 'measured here' is read from those results (meta.json, curves.csv), the papers' numbers "
         "from the declarations in `sbpbench/papers/` (one module per paper). Figures: `figures/index.html` "
         "(`sbpbench figures`).",
-        "Verdicts: *matches*; *differs* (with why); *not run yet* (configured, left for a longer run); "
+        "Verdicts: *matches*; *differs* (with why); *held* or *did not hold* (a claim); *inconclusive (n runs)* "
+        "(the runs' spread supports neither verdict); *not run yet* (configured, left for a longer run); "
         "*not run here* (with why)." + (f" {rules}." if rules else "") + " Seconds are never a verdict "
         "(different machines).",
         "## Machine and software",

@@ -4,9 +4,9 @@ A paper module (:mod:`sbpbench.papers.sbp`, ...) declares one :class:`Paper` out
 as data. ``sbpbench report`` and ``sbpbench figures`` (:mod:`sbpbench.outputs`) only render what
 the papers declare; the verdicts are computed here, from the results, by the functions the
 declarations name. A verdict is one of: ``matches``; ``differs`` (and why); ``held`` or ``did
-not hold`` (a claim); ``inconclusive`` (the spread of the runs supports neither); ``not run yet``
-(configured, too long for the machine the committed results were made on) or ``not run here``
-(and why: usually data that cannot be obtained offline).
+not hold`` (a claim), or ``inconclusive (n runs)`` when a claim's runs support neither; ``not run
+yet`` (configured, too long for the machine the committed results were made on) or ``not run
+here`` (and why: usually data that cannot be obtained offline).
 """
 
 from __future__ import annotations
@@ -169,9 +169,6 @@ class Numbers:
         return Table(("what", "paper", "measured here", "verdict"), [r.row(results) for r in self.rows])
 
 
-#: The verdict of a claim whose runs support neither outcome (the measured text says how many).
-INCONCLUSIVE = "inconclusive"
-
 
 @dataclass(frozen=True)
 class Claim:
@@ -183,13 +180,13 @@ class Claim:
         The claim (the row's first cell).
     check : callable
         ``check(result) -> (held, measured)``: whether the claim held on one experiment's
-        results (None: the runs' spread supports neither verdict, printed as
-        :data:`INCONCLUSIVE`), and what was measured, as text.
+        results (None when the runs support neither verdict), and what was measured, as text.
     paper : str
         What the paper says: ``yes``, or ``not claimed`` for a claim checked where the paper
         does not make it.
     outcomes : tuple of str
-        The verdict when ``check`` says it held, and when not.
+        The verdict when ``check`` says it held, and when not; when it says None, the verdict
+        is ``inconclusive (n runs)``, n the fewest runs of a solver in ``needs``.
     needs : tuple of str
         The solvers (``solver_name``) whose runs ``check`` compares; a claim on results
         without one of them is not checked.
@@ -231,9 +228,22 @@ class ClaimsOn:
                 rows.append((claim.what, claim.paper, "-", why))
                 continue
             held, measured = claim.check(res)
-            verdict = INCONCLUSIVE if held is None else claim.outcomes[0 if held else 1]
+            verdict = (inconclusive(res, claim.needs) if held is None
+                       else claim.outcomes[0 if held else 1])
             rows.append((claim.what, claim.paper, measured, verdict))
         return rows
+
+
+def inconclusive(res: ExperimentResult, solvers: tuple[str, ...]) -> str:
+    """``inconclusive (n runs)``: the verdict of a claim whose runs support neither outcome.
+
+    n is the fewest runs of a solver in ``solvers`` (``solver_name``), or of any solver when
+    ``solvers`` is empty.
+    """
+    curves = res.curves
+    groups = [curves[curves["solver_name"] == name] for name in solvers] or [curves]
+    n = min(int(group["run"].nunique()) for group in groups)
+    return f"inconclusive ({n} run{'' if n == 1 else 's'})"
 
 
 @dataclass(frozen=True)
