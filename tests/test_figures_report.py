@@ -180,3 +180,28 @@ def test_promote_refuses_bad_folders_in_one_line_and_repromotes_a_gzipped_copy(t
     assert promote(first, tmp_path / "paper") == first  # a gzipped promoted copy, promoted in place
     assert sorted(p.name for p in (tmp_path / "paper").iterdir()) == ["ci-adult"]
     assert read_curves(first / "curves.csv.gz").equals(read_curves(REF / "ci-adult" / "curves.csv"))
+
+
+def test_verdict_kinds_of_the_coverage_summary():
+    from sbpbench.outputs.report import verdict_kind
+
+    outcomes = {"held": "match", "did not hold": "differ", "Fourier preferable": "differ"}
+    assert verdict_kind("matches", outcomes) == "match"
+    assert verdict_kind("differs by +0.54 pp", outcomes) == "differ"
+    assert verdict_kind("inconclusive (3 runs)", outcomes) == "inconclusive"
+    assert verdict_kind("not run here: needs the RCV1-v2 download", outcomes) == "not run"
+    assert verdict_kind("Fourier preferable", outcomes) == "differ"
+    with pytest.raises(ValueError, match="unknown kind"):
+        verdict_kind("probably fine", outcomes)
+
+
+def test_coverage_counts_every_row_of_every_paper_section():
+    from sbpbench import papers
+    from sbpbench.outputs.report import coverage
+
+    results = papers.results()
+    rows = sum(len(source.table(results).rows) for paper in papers.PAPERS for section in paper.sections
+               for source in section.tables)
+    lines = coverage(results).splitlines()
+    assert len(lines) == 3
+    assert sum(int(line.split(": ")[1].split(" rows")[0]) for line in lines) == rows

@@ -17,7 +17,10 @@ import yaml
 from sbpbench import papers
 from sbpbench.files import atomic_write
 from sbpbench.outputs import markdown
-from sbpbench.papers.declarations import Cells, Results, Table
+from sbpbench.papers.declarations import Cells, Claims, Results, Table
+
+#: The kinds of verdict the coverage summary counts, in its order.
+KINDS = ("match", "differ", "inconclusive", "not run")
 
 
 def _machines(results: Results) -> list[str]:
@@ -104,6 +107,65 @@ def _runs_text(exp: str, curves: pd.DataFrame, planned: int) -> tuple[str, bool]
     return text, complete
 
 
+def _claim_outcomes() -> dict[str, str]:
+    """Every declared claim's two outcome words, as the kind of verdict they are."""
+    kinds: dict[str, str] = {}
+    for paper in papers.PAPERS:
+        for section in paper.sections:
+            for source in section.tables:
+                if isinstance(source, Claims):
+                    for group in source.groups:
+                        for claim in group.claims:
+                            kinds.setdefault(claim.outcomes[0], "match")
+                            kinds.setdefault(claim.outcomes[1], "differ")
+    return kinds
+
+
+def verdict_kind(verdict: str, outcomes: dict[str, str]) -> str:
+    """Which of :data:`KINDS` a verdict is (``outcomes``: the claims' own words, see :func:`_claim_outcomes`).
+
+    Raises
+    ------
+    ValueError
+        For a verdict of none of the kinds (a new wording must be taught here).
+    """
+    text = verdict.strip()
+    for start, kind in (("not run", "not run"), ("inconclusive", "inconclusive"), ("matches", "match"),
+                        ("differs", "differ"), ("error matches", "match"), ("error differs", "differ"),
+                        *outcomes.items()):
+        if text.startswith(start):
+            return kind
+    raise ValueError(f"verdict of unknown kind: {verdict!r}")
+
+
+def coverage(results: Results) -> str:
+    """The coverage summary: how many printed numbers and claims of the papers have a row, and their verdicts.
+
+    A row's verdict is its last cell; a claim whose paper column says ``not claimed`` is a check of
+    ours, counted apart.
+    """
+    outcomes = _claim_outcomes()
+    counts = {group: dict.fromkeys(KINDS, 0) for group in ("numbers", "claims", "checks")}
+    for paper in papers.PAPERS:
+        for section in paper.sections:
+            for source in section.tables:
+                for row in source.table(results).rows:
+                    group = "numbers"
+                    if isinstance(source, Claims):
+                        group = "checks" if row[1] == "not claimed" else "claims"
+                    counts[group][verdict_kind(row[-1], outcomes)] += 1
+
+    def line(group: str, what: str, yes: str, no: str) -> str:
+        c = counts[group]
+        present = sum(c.values()) - c["not run"]
+        return (f"- {what}: {sum(c.values())} rows, {present} measured here: {c['match']} {yes}, {c['differ']} {no}, "
+                f"{c['inconclusive']} inconclusive; {c['not run']} not run (each says why)")
+
+    return "\n".join([line("numbers", "Numbers the papers print", "match", "differ"),
+                      line("claims", "Claims of the papers", "held", "did not hold"),
+                      line("checks", "Checks of ours that the papers do not claim", "held", "did not hold")])
+
+
 def build(root: str | Path = papers.PAPER_RESULTS) -> str:
     """The text of REPRODUCTION.md from the results under ``root``."""
     results = papers.results(root)
@@ -118,6 +180,8 @@ def build(root: str | Path = papers.PAPER_RESULTS) -> str:
         "(the runs' spread supports neither verdict); *not run yet* (configured, left for a longer run); "
         "*not run here* (with why)." + (f" {rules}." if rules else "") + " Seconds are never a verdict "
         "(different machines).",
+        "## Coverage",
+        coverage(results),
         "## Machine and software",
         "\n".join(f"- {m}" for m in _machines(results)),
         "## Data",
