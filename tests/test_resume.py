@@ -210,3 +210,17 @@ def test_resume_of_a_damaged_meta_is_refused_in_one_line(tmp_path, reference):
     (folder / "meta.json").write_text(json.dumps(damaged))
     with pytest.raises(UserError, match=r"key 'resolved\.problem' differs"):
         run(ref_path, tmp_path, resume_from=folder)
+
+
+def test_resuming_with_more_runs_adds_only_the_new_runs(tmp_path):
+    """A folder made with 2 runs, resumed from a config asking for 3: one run per solver is added,
+    the others kept, and the files say 3 runs; the same curves as 3 runs from the start."""
+    path = write_config(tmp_path)
+    two = run(path, tmp_path / "res")
+    three = ["runs=3"]
+    assert run(path, tmp_path / "res", three, resume_from=two) == two
+    assert [(r["kept"], r["redone"], r["runs"]) for r in meta(two)["resumes"]] == [(4, 2, [2, 3])]
+    assert meta(two)["resolved"]["runs"] == 3 and meta(two)["config"]["runs"] == 3
+    pd.testing.assert_frame_equal(curves(two), curves(run(path, tmp_path / "whole", three)))
+    with pytest.raises(UserError, match=r"key 'resolved.runs' differs .* \(3 there, 2 now\)"):
+        run(path, tmp_path / "res", resume_from=two)  # fewer runs than the folder holds

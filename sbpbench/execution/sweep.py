@@ -171,7 +171,8 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     if old.get("experiment") != exp.name:
         raise UserError(f"{directory}: holds experiment {old.get('experiment')!r}, not {exp.name!r} "
                         f"({exp.source})")
-    if (key := first_difference(comparable(old.get("resolved")), comparable(resolved))) is not None:
+    if (key := first_difference(comparable(_more_runs_allowed(old.get("resolved"), exp.runs)),
+                                comparable(resolved))) is not None:
         raise UserError(f"{directory}/meta.json: key 'resolved.{key}' differs from the config {exp.source} "
                         f"({_at(old.get('resolved'), key)!r} there, {_at(resolved, key)!r} now); "
                         "run without --resume to start a new run folder")
@@ -181,6 +182,17 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
         if pos is not None:
             kept.setdefault(pos, (rows, summary))
     return _Start(exp, meta, _Resumed(directory, old, kept))
+
+
+def _more_runs_allowed(old: Any, runs: int) -> Any:
+    """``old`` resolved configuration as it compares with a config asking for ``runs`` runs.
+
+    A resumed folder may be given more runs than it was made with (each run draws from its own
+    stream, so the runs it holds are those the larger count makes first); fewer is a difference.
+    """
+    if isinstance(old, dict) and isinstance(old.get("runs"), int) and old["runs"] <= runs:
+        return {**old, "runs": runs}
+    return old
 
 
 def _entry_problems(exp: Experiment) -> list[dict[str, Any]]:
@@ -210,9 +222,13 @@ def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:
     for pos, (rows, summary) in resumed.kept.items():
         writer.add_run(rows, summary, pos, flush=False)
     tasks = plan(start.exp, skip=resumed.kept)
-    writer.meta.setdefault("resumes", []).append(
-        {"time": now(), "kept": len(resumed.kept), "redone": len(tasks), "executor": executor.name,
-         "jobs": executor.jobs, "host": platform.node()})
+    resume = {"time": now(), "kept": len(resumed.kept), "redone": len(tasks), "executor": executor.name,
+              "jobs": executor.jobs, "host": platform.node()}
+    if writer.meta["resolved"].get("runs") != start.exp.runs:  # more runs asked for: the files say so
+        resume["runs"] = [writer.meta["resolved"]["runs"], start.exp.runs]
+        writer.meta["resolved"]["runs"] = start.exp.runs
+        writer.meta["config"] = start.meta["config"]
+    writer.meta.setdefault("resumes", []).append(resume)
     writer.flush()
     # a promoted copy being completed: its compressed curves are now in curves.csv
     (resumed.directory / "curves.csv.gz").unlink(missing_ok=True)
