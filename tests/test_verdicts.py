@@ -14,6 +14,7 @@ and turns red when the verdict is fixed without the mark being removed.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -363,6 +364,10 @@ CASES: dict[Callable[..., Any], Case] = {
                       lambda p: _sgd(p, [0.1, 0.2, 1], [0.05, 0.008, 0.001]), applies=_budget_is_the_papers),
     )),
 }
+
+#: Cases kept in files of their own, ``tests/test_verdicts_<part>.py``, each giving them by ``cases()``.
+for _part in sorted(Path(__file__).parent.glob("test_verdicts_*.py")):
+    CASES.update(importlib.import_module(f"tests.{_part.stem}").cases())
 
 # ----------------------------------------------------------------------------- the declared verdicts
 
