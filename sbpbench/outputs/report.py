@@ -130,7 +130,7 @@ def verdict_kind(verdict: str, outcomes: dict[str, str]) -> str:
         For a verdict of none of the kinds (a new wording must be taught here).
     """
     text = verdict.strip()
-    for start, kind in (("not run", "not run"), ("inconclusive", "inconclusive"), ("matches", "match"),
+    for start, kind in (("not run", "not run"), ("not derived here", "not run"), ("inconclusive", "inconclusive"), ("matches", "match"),
                         ("differs", "differ"), ("error matches", "match"), ("error differs", "differ"),
                         *outcomes.items()):
         if text.startswith(start):
@@ -159,7 +159,7 @@ def coverage(results: Results) -> str:
         c = counts[group]
         present = sum(c.values()) - c["not run"]
         return (f"- {what}: {sum(c.values())} rows, {present} measured here: {c['match']} {yes}, {c['differ']} {no}, "
-                f"{c['inconclusive']} inconclusive; {c['not run']} not run (each says why)")
+                f"{c['inconclusive']} inconclusive; {c['not run']} not run or not measured here (each says why)")
 
     return "\n".join([line("numbers", "Numbers the papers print", "match", "differ"),
                       line("claims", "Claims of the papers", "held", "did not hold"),
