@@ -14,6 +14,7 @@ and turns red when the verdict is fixed without the mark being removed.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -363,6 +364,23 @@ CASES: dict[Callable[..., Any], Case] = {
                       lambda p: _sgd(p, [0.1, 0.2, 1], [0.05, 0.008, 0.001]), applies=_budget_is_the_papers),
     )),
 }
+
+
+def _cases_elsewhere() -> dict[Callable[..., Any], Case]:
+    """The ``CASES`` of ``tests/test_verdicts_*.py``: cases kept in a file of their own (one per
+    paper's coverage), each loaded under a private name (it imports helpers from here)."""
+    found: dict[Callable[..., Any], Case] = {}
+    for path in sorted(Path(__file__).parent.glob("test_verdicts_*.py")):
+        spec = importlib.util.spec_from_file_location(f"_cases_{path.stem.replace('-', '_')}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        found.update(module.CASES)
+    return found
+
+
+CASES.update(_cases_elsewhere())
+
 
 # ----------------------------------------------------------------------------- the declared verdicts
 
