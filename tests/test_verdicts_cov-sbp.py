@@ -36,6 +36,11 @@ def _solvers(runs: int, epochs: float, names: tuple[str, ...] = ("sbp", "pegasos
     return synthetic(*(curve(name, *[{"epoch": [1, epochs], "test_error": [0.2, 0.1]}] * runs) for name in names))
 
 
+def _fourier(pairs: list[float]) -> Synthetic:
+    """Random Fourier features with ``pairs`` pairs at sets 1, 2, 3, ..."""
+    return synthetic(curve("fourier", {"pairs": pairs, "test_error": [0.3] * len(pairs)}))
+
+
 CASES: dict[Callable[..., Any], Case] = {
     sbp._size: Case(lambda p: _sizes(p, 0), (
         Contradiction("a copy with one row more", lambda p: _sizes(p, 1)),
@@ -48,6 +53,9 @@ CASES: dict[Callable[..., Any], Case] = {
         Contradiction("one run fewer", lambda p: _solvers(p["printed"] - 1, 10)),)),
     sbp._epochs_of: Case(lambda p: _solvers(2, p["printed"]), (
         Contradiction("half the printed epochs", lambda p: _solvers(2, p["printed"] / 2)),)),
+    sbp._fourier_pairs: Case(lambda p: _fourier([1, 2, 4, 8]), (
+        Contradiction("k = 1, 2, 3, 4 (not doubling)", lambda p: _fourier([1, 2, 3, 4])),
+        Contradiction("k doubling from 2", lambda p: _fourier([2, 4, 8, 16])))),
 }
 
 

@@ -205,6 +205,17 @@ def _epochs_of(res: ExperimentResult, printed: float, solvers: tuple[str, ...]) 
     return measured, "matches" if all(math.isclose(e, printed, rel_tol=1e-9) for e in ends.values()) else "differs"
 
 
+def _fourier_pairs(res: ExperimentResult) -> tuple[str, str]:
+    """The numbers k of Fourier feature pairs run (Figure 3's caption: k = 1, 2, 4, 8, ...):
+    matches when the first set has one pair and the t-th set 2^(t-1), at every checkpoint."""
+    four = _solver(res, "fourier")
+    pairs, sets = four["pairs"].to_numpy(float), four["iteration"].to_numpy(float)
+    doubling = bool(len(pairs)) and bool(np.all(pairs == 2.0 ** (sets - 1)))
+    measured = (f"k = {', '.join(f'{k:g}' for k in sorted(set(pairs)))} at the checkpoints "
+                f"(k = 2^(t-1) at set t: {'yes' if doubling else 'no'})")
+    return measured, "matches" if doubling else "differs"
+
+
 #: Table 2's data sets: the experiments that solve each problem without and with a bias, and
 #: what our copy of the data is (where its sizes may differ from the paper's).
 ADULT_COPY = "LIBSVM's a9a / a9a.t (LaSVM's archive has the same 32561 / 16281 rows)"
@@ -248,7 +259,7 @@ def _table2_settings(dataset: str, without: tuple[str, ...], with_bias: tuple[st
 
 def _figure_settings(dataset: str, figure2: str, figure3: str) -> tuple[Printed, ...]:
     """The captions' settings of one data set: ten runs (Figures 2 and 3), ten epochs (Figure 2),
-    the Perceptron's epochs (100 on Adult, ten elsewhere)."""
+    the Perceptron's epochs (100 on Adult, ten elsewhere), the pairs of Fourier features (Figure 3)."""
     perceptron = 100 if dataset == "Adult" else 10
     return (
         Printed(f"runs per solver, Figure 2, {dataset}", "10", (figure2,), partial(_runs_of, printed=10)),
@@ -257,6 +268,7 @@ def _figure_settings(dataset: str, figure2: str, figure3: str) -> tuple[Printed,
         Printed(f"epochs of the Perceptron, Figure 2, {dataset}", str(perceptron), (figure2,),
                 partial(_epochs_of, printed=float(perceptron), solvers=("perceptron",))),
         Printed(f"runs per solver, Figure 3, {dataset}", "10", (figure3,), partial(_runs_of, printed=10)),
+        Printed(f"pairs k of Fourier features, Figure 3, {dataset}", "1, 2, 4, 8, ...", (figure3,), _fourier_pairs),
     )
 
 
