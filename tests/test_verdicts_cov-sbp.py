@@ -17,10 +17,11 @@ from sbpbench.papers import sbp
 from tests.test_verdicts import Case, Contradiction, Params, Synthetic, _write, curve, synthetic
 
 
-def _run(n_train: int = 1000, n_test: int = 500, sigma2: float = 1.0, lam: float = 1e-3) -> Synthetic:
-    """One SBP run on a problem with these sizes, sigma^2 and lambda (meta.json's resolved config)."""
+def _run(n_train: int = 1000, n_test: int = 500, sigma2: float = 1.0, lam: float = 1e-3,
+         kernel: str = "gaussian") -> Synthetic:
+    """One SBP run on a problem with these sizes, kernel, sigma^2 and lambda (meta.json's resolved config)."""
     meta = {"config": {}, "resolved": {"dataset": {"n_train": n_train, "n_test": n_test},
-                                        "kernel": {"name": "gaussian", "sigma2": sigma2},
+                                        "kernel": {"name": kernel, "sigma2": sigma2},
                                         "problem": {"lambda": lam, "lambda_expression": "as run"}}}
     return synthetic(curve("sbp", {"epoch": [1, 10], "test_error": [0.2, 0.1]}), meta=meta)
 
@@ -46,7 +47,9 @@ CASES: dict[Callable[..., Any], Case] = {
         Contradiction("a copy with one row more", lambda p: _sizes(p, 1)),
         Contradiction("a copy with 999 rows more (Adult's a9a)", lambda p: _sizes(p, 999)))),
     sbp._sigma2: Case(lambda p: _run(sigma2=p["printed"]), (
-        Contradiction("sigma^2 twice the printed one", lambda p: _run(sigma2=2 * p["printed"])),)),
+        Contradiction("sigma^2 twice the printed one", lambda p: _run(sigma2=2 * p["printed"])),
+        Contradiction("the printed sigma^2 on another kernel", lambda p: _run(sigma2=p["printed"], kernel="laplacian")),
+    )),
     sbp._lambda: Case(lambda p: _run(lam=p["per_n"] / 1000), (
         Contradiction("lambda = 10/n times the printed one", lambda p: _run(lam=10 * p["per_n"] / 1000)),)),
     sbp._runs_of: Case(lambda p: _solvers(p["printed"], 10), (
