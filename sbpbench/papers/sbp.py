@@ -1,6 +1,7 @@
 """The SBP paper: Cotter, Shalev-Shwartz, Srebro, *The Kernelized Stochastic Batch Perceptron*, ICML 2012.
 
-Reproduced here: Table 2 (nu of the slack-constrained problem, derived from lambda), the
+Reproduced here: Table 2 (nu of the slack-constrained problem, derived from lambda; the data
+sizes, sigma^2 and lambda as run, with the runs, epochs and Fourier pairs of the figures' captions), the
 runtime comparison with LIBSVM of Section 5, Figure 2 (test error against kernel evaluations:
 SBP, Pegasos, SDCA, SMO and the Perceptron) with the claims Section 5 makes about it, and
 Figure 3 of Appendix A (SBP against random Fourier features, by d-dimensional inner products).
