@@ -365,9 +365,11 @@ CASES: dict[Callable[..., Any], Case] = {
     )),
 }
 
-#: Cases kept in files of their own, ``tests/test_verdicts_<part>.py``, each giving them by ``cases()``.
+#: Cases kept in files of their own (one per paper's coverage rows), ``tests/test_verdicts_<paper>.py``,
+#: each with a ``CASES`` of its own; they import their helpers from here, defined above.
 for _part in sorted(Path(__file__).parent.glob("test_verdicts_*.py")):
-    CASES.update(importlib.import_module(f"tests.{_part.stem}").cases())
+    # no CASES yet while that file is the one importing this one (it was run alone): nothing to add
+    CASES.update(getattr(importlib.import_module(f"tests.{_part.stem}"), "CASES", {}))
 
 # ----------------------------------------------------------------------------- the declared verdicts
 

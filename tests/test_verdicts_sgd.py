@@ -1,6 +1,6 @@
 """Cases of the SGD paper's Table 1 and eps rows for :data:`tests.test_verdicts.CASES` (issue #14).
 
-:func:`cases` gives, by verdict function of :mod:`sbpbench.papers.sgd`, a synthetic result that
+``CASES`` (made by :func:`cases`) gives, by verdict function of :mod:`sbpbench.papers.sgd`, a synthetic result that
 supports the row and ones that contradict it; ``tests/test_verdicts.py`` adds them to its
 ``CASES`` and runs them with the others. A row whose value is a setting read from a config (an
 eps, a data size) is contradicted by a config or data set with another value.
@@ -54,3 +54,6 @@ def cases() -> dict[Callable[..., Any], Any]:
             Contradiction("an optimum 0.1% below the paper's L^T", lambda p: optimum(0.999 * float(p["L"]), 1e-8)),
         )),
     }
+
+
+CASES = cases()

@@ -1,0 +1,100 @@
+"""The SBP paper's settings rows can fail (issue #14, "every number and claim"): data sizes,
+sigma^2 and lambda of Table 2, and the runs and epochs of the captions of Figures 2 and 3.
+
+:data:`CASES` adds a case per verdict function to :data:`tests.test_verdicts.CASES` (which loads
+this file), so the suite there feeds each declared row a supporting and a contradicting result.
+The tests here check that a config whose setting differs from the paper's gets "differs".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+
+from sbpbench.papers import sbp
+from tests.test_verdicts import Case, Contradiction, Params, Synthetic, _write, curve, synthetic
+
+
+def _run(n_train: int = 1000, n_test: int = 500, sigma2: float = 1.0, lam: float = 1e-3,
+         kernel: str = "gaussian") -> Synthetic:
+    """One SBP run on a problem with these sizes, kernel, sigma^2 and lambda (meta.json's resolved config)."""
+    meta = {"config": {}, "resolved": {"dataset": {"n_train": n_train, "n_test": n_test},
+                                        "kernel": {"name": kernel, "sigma2": sigma2},
+                                        "problem": {"lambda": lam, "lambda_expression": "as run"}}}
+    return synthetic(curve("sbp", {"epoch": [1, 10], "test_error": [0.2, 0.1]}), meta=meta)
+
+
+def _sizes(params: Params, offset: int) -> Synthetic:
+    """The printed size of ``params['split']``, plus ``offset`` rows, the other split at 500."""
+    size = params["printed"] + offset
+    return _run(**({"n_train": size} if params["split"] == "n_train" else {"n_test": size}))
+
+
+def _solvers(runs: int, epochs: float, names: tuple[str, ...] = ("sbp", "pegasos", "sdca", "perceptron")) -> Synthetic:
+    """``runs`` runs of each solver in ``names``, each ending at ``epochs``."""
+    return synthetic(*(curve(name, *[{"epoch": [1, epochs], "test_error": [0.2, 0.1]}] * runs) for name in names))
+
+
+def _fourier(pairs: list[float]) -> Synthetic:
+    """Random Fourier features with ``pairs`` pairs at sets 1, 2, 3, ..."""
+    return synthetic(curve("fourier", {"pairs": pairs, "test_error": [0.3] * len(pairs)}))
+
+
+CASES: dict[Callable[..., Any], Case] = {
+    sbp._size: Case(lambda p: _sizes(p, 0), (
+        Contradiction("a copy with one row more", lambda p: _sizes(p, 1)),
+        Contradiction("a copy with 999 rows more (Adult's a9a)", lambda p: _sizes(p, 999)))),
+    sbp._sigma2: Case(lambda p: _run(sigma2=p["printed"]), (
+        Contradiction("sigma^2 twice the printed one", lambda p: _run(sigma2=2 * p["printed"])),
+        Contradiction("the printed sigma^2 on another kernel", lambda p: _run(sigma2=p["printed"], kernel="laplacian")),
+    )),
+    sbp._lambda: Case(lambda p: _run(lam=p["per_n"] / 1000), (
+        Contradiction("lambda = 10/n times the printed one", lambda p: _run(lam=10 * p["per_n"] / 1000)),)),
+    sbp._runs_of: Case(lambda p: _solvers(p["printed"], 10), (
+        Contradiction("one run fewer", lambda p: _solvers(p["printed"] - 1, 10)),)),
+    sbp._epochs_of: Case(lambda p: _solvers(2, p["printed"]), (
+        Contradiction("half the printed epochs", lambda p: _solvers(2, p["printed"] / 2)),)),
+    sbp._fourier_pairs: Case(lambda p: _fourier([1, 2, 4, 8]), (
+        Contradiction("k = 1, 2, 3, 4 (not doubling)", lambda p: _fourier([1, 2, 3, 4])),
+        Contradiction("k doubling from 2", lambda p: _fourier([2, 4, 8, 16])))),
+}
+
+
+def _row(what: str) -> sbp.Printed:
+    """The declared row named ``what``."""
+    return next(row for row in sbp.SETTINGS.rows if isinstance(row, sbp.Printed) and row.what == what)
+
+
+@pytest.mark.parametrize("what, config, verdict", [
+    ("sigma^2, Adult, without bias", {"sigma2": 10.0}, "matches"),
+    ("sigma^2, Adult, without bias", {"sigma2": 100.0}, "differs"),
+    ("sigma^2, MNIST 8 vs rest, with bias", {"sigma2": 5.0}, "differs"),
+    ("lambda, Adult, with bias", {"n_train": 32561, "lam": 1 / (100 * 32561)}, "matches"),
+    ("lambda, Adult, with bias", {"n_train": 32561, "lam": 1 / 32561}, "differs"),
+    ("lambda, MNIST 8 vs rest, with bias", {"n_train": 60000, "lam": 1 / (100 * 60000)}, "differs"),
+])
+def test_a_config_setting_other_than_the_papers_differs(what: str, config: Mapping[str, Any], verdict: str,
+                                                        tmp_path):
+    """A run whose sigma^2 or lambda is not Table 2's gets "differs", read from its meta.json."""
+    row = _row(what)
+    results = _write(tmp_path, row.experiments[0], _run(**config))
+    assert row.row(results)[3] == verdict
+
+
+def test_a_size_that_differs_says_by_how_much_and_what_our_copy_is(tmp_path):
+    row = _row("training size n, Adult")
+    results = _write(tmp_path, row.experiments[0], _run(n_train=32561))
+    assert row.row(results)[2:] == ("32561 (sbp-figure2-adult)",
+                                    f"differs (+999 rows): our copy is {sbp.ADULT_COPY}; the paper's copy is not "
+                                    "available")
+
+
+def test_perceptron_epochs_on_adult_are_the_captions_100(tmp_path):
+    """The caption's exception: the Perceptron runs 100 epochs on Adult, 10 elsewhere."""
+    adult = _row("epochs of the Perceptron, Figure 2, Adult")
+    reuters = _row("epochs of the Perceptron, Figure 2, Reuters")
+    assert (adult.paper, reuters.paper) == ("100", "10")
+    results = _write(tmp_path, adult.experiments[0], _solvers(2, 10))
+    assert adult.row(results)[3] == "differs"
