@@ -91,7 +91,13 @@ def _etas(*etas: float) -> Synthetic:
     return _ran({}, labels=["pegasos", *(f"sgd eta={eta:g}" for eta in etas)])
 
 
-PAPER_ETAS = (0.001, 0.01, 0.1, 1.0, 10.0)
+def _batches(*ks: int) -> Synthetic:
+    """A config with one Pegasos solver per mini-batch size in ``ks``."""
+    return _ran({"solvers": [{"name": "pegasos", "label": f"pegasos {k}", "params": {"mini_batch": k}} for k in ks]})
+
+
+def _bias(bias: bool) -> Synthetic:
+    return _ran({"problem": {"lambda": 1e-4, "bias": bias}})
 
 # ----------------------------------------------------------------------------- the cases
 
@@ -131,6 +137,9 @@ CASES = {
     pegasos._eta_set: Case(lambda p: _etas(*p["printed"]), (
         Contradiction("eta = 10 left out", lambda p: _etas(*p["printed"][:-1])),
         Contradiction("eta = 1e-5 added", lambda p: _etas(1e-5, *p["printed"])))),
+    pegasos._mini_batch: Case(lambda p: _batches(p["printed"], p["printed"]), (
+        Contradiction("one solver with k = 4", lambda p: _batches(p["printed"], 4)),)),
+    pegasos._no_bias: Case(lambda p: _bias(False), (Contradiction("a bias term", lambda p: _bias(True)),)),
 }
 
 MINE = [d for d in DECLARED if d.function in CASES]

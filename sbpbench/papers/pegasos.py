@@ -197,6 +197,19 @@ def _iterations(res: ExperimentResult, printed: float) -> tuple[str, str]:
     return text, "matches" if ok else f"differs: runs end at {text} iterations"
 
 
+def _mini_batch(res: ExperimentResult, printed: int) -> tuple[str, str]:
+    """A setting: the mini-batch size k of every solver of our config, against the paper's."""
+    ks = sorted({int(s["params"]["mini_batch"]) for s in res.meta["resolved"]["solvers"]})
+    text = ", ".join(map(str, ks)) or "no solver"
+    return text, "matches" if ks == [printed] else f"differs: our solvers use k = {text}"
+
+
+def _no_bias(res: ExperimentResult) -> tuple[str, str]:
+    """A setting: Section 5 runs every experiment without a bias term; whether ours does."""
+    bias = bool(res.meta["resolved"]["problem"]["bias"])
+    return ("bias" if bias else "no bias"), "differs: our config adds a bias term" if bias else "matches"
+
+
 #: Fixed-rate SGD's label prefix; the rest of the label is its eta.
 SGD_LABEL = "sgd eta="
 
@@ -238,6 +251,15 @@ SETTINGS = Numbers((
     Printed("Figure 2 (right): iterations", "10^6", ("pegasos-figure2-sgd",), partial(_iterations, printed=1e6)),
     Printed("Figure 2 (right): fixed learning rates eta", "0.001, 0.01, 0.1, 1, 10", ("pegasos-figure2-sgd",),
             partial(_eta_set, printed=(0.001, 0.01, 0.1, 1.0, 10.0))),
+    *(Printed(f"Figure 2 ({side}): k (examples per iteration) of every method", "1", (experiment,),
+              partial(_mini_batch, printed=1))
+      for side, experiment in (("left", "pegasos-figure2-norma"), ("right", "pegasos-figure2-sgd"))),
+    *(Printed(f"bias term, {what}", "none (all experiments)", (experiment,), _no_bias)
+      for what, experiment in (("Table 1, CCAT", "pegasos-table1-ccat"),
+                               ("Table 1, Covertype", "pegasos-table1-covertype"),
+                               ("Figure 2 (left)", "pegasos-figure2-norma"),
+                               ("Figure 2 (right)", "pegasos-figure2-sgd"),
+                               ("Figure 3", "pegasos-figure3-k"))),
 ))
 
 # ----------------------------------------------------------------------------- Figures 2 and 3: claims
