@@ -365,11 +365,6 @@ CASES: dict[Callable[..., Any], Case] = {
     )),
 }
 
-#: Cases kept in files of their own (one per paper's coverage rows), ``tests/test_verdicts_<paper>.py``,
-#: each with a ``CASES`` of its own; they import their helpers from here, defined above.
-for _part in sorted(Path(__file__).parent.glob("test_verdicts_*.py")):
-    # no CASES yet while that file is the one importing this one (it was run alone): nothing to add
-    CASES.update(getattr(importlib.import_module(f"tests.{_part.stem}"), "CASES", {}))
 
 # ----------------------------------------------------------------------------- the declared verdicts
 
@@ -443,37 +438,65 @@ DECLARED = declared()
 COVERED = [d for d in DECLARED if d.function in CASES]
 
 
+def _all_cases() -> dict[Callable[..., Any], Case]:
+    """:data:`CASES` and the ``CASES`` of the ``tests/test_verdicts_<paper>.py`` files (which test
+    them with :func:`supporting` and :func:`contradicting`)."""
+    cases = dict(CASES)
+    for path in sorted(Path(__file__).parent.glob("test_verdicts_*.py")):
+        cases.update(importlib.import_module(f"tests.{path.stem}").CASES)
+    return cases
+
+
 def test_every_declared_verdict_has_a_failing_case():
-    """A new claim, printed number or kind of table without a case here fails the suite, and so
-    does a case for a verdict function no paper declares."""
-    assert [d.id for d in DECLARED if d.function not in CASES] == []
-    assert set(CASES) == {d.function for d in DECLARED}
-    for d in COVERED:
-        assert any(c.applies(d.params) for c in CASES[d.function].contradictions), d.id
+    """A new claim, printed number or kind of table without a case here (or in another
+    ``test_verdicts_*.py``) fails the suite, and so does a case for a verdict function no paper declares."""
+    cases = _all_cases()
+    assert [d.id for d in DECLARED if d.function not in cases] == []
+    assert set(cases) == {d.function for d in DECLARED}
+    for d in DECLARED:
+        assert any(c.applies(d.params) for c in cases[d.function].contradictions), d.id
     assert {d.id.split(":")[0] for d in COVERED} == {paper.key for paper in papers.PAPERS}
 
 
-def _support(d: Declared) -> Any:
-    reason = CASES[d.function].cannot_pass
-    return pytest.param(d, id=d.id, marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else [])
+def supporting(cases: Mapping[Callable[..., Any], Case]) -> list[Any]:
+    """Parameters ``(verdict, build)``: each declared verdict with a case in ``cases`` and the
+    builder of its supporting result (expected to fail, strictly, where the case says it cannot pass)."""
+    params = []
+    for d in DECLARED:
+        if d.function in cases:
+            case = cases[d.function]
+            marks = [pytest.mark.xfail(strict=True, reason=case.cannot_pass)] if case.cannot_pass else []
+            params.append(pytest.param(d, case.support, id=d.id, marks=marks))
+    return params
 
 
-def _contradictions(d: Declared) -> list[Any]:
-    return [pytest.param(d, c, id=f"{d.id} | {c.what}",
+def contradicting(cases: Mapping[Callable[..., Any], Case]) -> list[Any]:
+    """Parameters ``(verdict, build)``: each declared verdict with a case in ``cases`` and the
+    builder of each contradiction that applies to it."""
+    return [pytest.param(d, c.build, id=f"{d.id} | {c.what}",
                          marks=[pytest.mark.xfail(strict=True, reason=c.cannot_fail)] if c.cannot_fail else [])
-            for c in CASES[d.function].contradictions if c.applies(d.params)]
+            for d in DECLARED if d.function in cases
+            for c in cases[d.function].contradictions if c.applies(d.params)]
 
 
-@pytest.mark.parametrize("verdict", [_support(d) for d in COVERED])
-def test_a_supporting_result_gets_the_passing_verdict(verdict: Declared, tmp_path):
-    results = _write(tmp_path, verdict.experiment, CASES[verdict.function].support(verdict.params))
-    assert verdict.outcome(results) == verdict.passing
+def gets_passing(verdict: Declared, build: Build, tmp_path: Path) -> bool:
+    """Whether the result ``build`` makes gets the verdict's passing outcome."""
+    return verdict.outcome(_write(tmp_path, verdict.experiment, build(verdict.params))) == verdict.passing
 
 
-@pytest.mark.parametrize("verdict, contradiction", [p for d in COVERED for p in _contradictions(d)])
-def test_a_contradicting_result_gets_the_failing_verdict(verdict: Declared, contradiction: Contradiction, tmp_path):
-    results = _write(tmp_path, verdict.experiment, contradiction.build(verdict.params))
-    assert verdict.outcome(results) == verdict.failing
+def gets_failing(verdict: Declared, build: Build, tmp_path: Path) -> bool:
+    """Whether the result ``build`` makes gets the verdict's failing outcome."""
+    return verdict.outcome(_write(tmp_path, verdict.experiment, build(verdict.params))) == verdict.failing
+
+
+@pytest.mark.parametrize("verdict, build", supporting(CASES))
+def test_a_supporting_result_gets_the_passing_verdict(verdict: Declared, build: Build, tmp_path):
+    assert gets_passing(verdict, build, tmp_path)
+
+
+@pytest.mark.parametrize("verdict, build", contradicting(CASES))
+def test_a_contradicting_result_gets_the_failing_verdict(verdict: Declared, build: Build, tmp_path):
+    assert gets_failing(verdict, build, tmp_path)
 
 
 # ----------------------------------------------------------------------------- runs that disagree

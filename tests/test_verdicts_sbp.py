@@ -14,7 +14,19 @@ from typing import Any
 import pytest
 
 from sbpbench.papers import sbp
-from tests.test_verdicts import Case, Contradiction, Params, Synthetic, _write, curve, synthetic
+from tests.test_verdicts import (
+    Case,
+    Contradiction,
+    Params,
+    Synthetic,
+    _write,
+    contradicting,
+    curve,
+    gets_failing,
+    gets_passing,
+    supporting,
+    synthetic,
+)
 
 
 def _run(n_train: int = 1000, n_test: int = 500, sigma2: float = 1.0, lam: float = 1e-3,
@@ -98,3 +110,13 @@ def test_perceptron_epochs_on_adult_are_the_captions_100(tmp_path):
     assert (adult.paper, reuters.paper) == ("100", "10")
     results = _write(tmp_path, adult.experiments[0], _solvers(2, 10))
     assert adult.row(results)[3] == "differs"
+
+
+@pytest.mark.parametrize("verdict, build", supporting(CASES))
+def test_a_supporting_result_gets_the_passing_verdict(verdict, build, tmp_path):
+    assert gets_passing(verdict, build, tmp_path)
+
+
+@pytest.mark.parametrize("verdict, build", contradicting(CASES))
+def test_a_contradicting_result_gets_the_failing_verdict(verdict, build, tmp_path):
+    assert gets_failing(verdict, build, tmp_path)

@@ -11,6 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
+from tests.test_verdicts import contradicting, gets_failing, gets_passing, supporting
+
 
 def cases() -> dict[Callable[..., Any], Any]:
     """The cases, by verdict function (imported here: ``tests/test_verdicts.py`` calls this as it loads)."""
@@ -57,3 +61,13 @@ def cases() -> dict[Callable[..., Any], Any]:
 
 
 CASES = cases()
+
+
+@pytest.mark.parametrize("verdict, build", supporting(CASES))
+def test_a_supporting_result_gets_the_passing_verdict(verdict, build, tmp_path):
+    assert gets_passing(verdict, build, tmp_path)
+
+
+@pytest.mark.parametrize("verdict, build", contradicting(CASES))
+def test_a_contradicting_result_gets_the_failing_verdict(verdict, build, tmp_path):
+    assert gets_failing(verdict, build, tmp_path)

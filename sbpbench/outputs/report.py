@@ -130,7 +130,8 @@ def verdict_kind(verdict: str, outcomes: dict[str, str]) -> str:
         For a verdict of none of the kinds (a new wording must be taught here).
     """
     text = verdict.strip()
-    for start, kind in (("not run", "not run"), ("not derived here", "not run"), ("inconclusive", "inconclusive"), ("matches", "match"),
+    for start, kind in (("not run", "not run"), ("not derived here", "not run"), ("inconclusive", "inconclusive"),
+                        ("matches", "match"),
                         ("differs", "differ"), ("error matches", "match"), ("error differs", "differ"),
                         *outcomes.items()):
         if text.startswith(start):
