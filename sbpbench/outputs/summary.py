@@ -46,10 +46,8 @@ def summary_rows(curves: pd.DataFrame) -> list[SummaryRow]:
     """
     if curves.empty:
         return []
-    last = dict(tuple(final_rows(curves).groupby("solver", sort=False)))
     rows = []
-    for label in dict.fromkeys(curves["solver"]):  # final_rows orders by checkpoint count
-        g = last[label]
+    for label, g in final_rows(curves).groupby("solver", sort=False):
         err = 100 * g["test_error"]
         rows.append(SummaryRow(str(label), len(g), err.mean(), err.std(ddof=0) if len(g) > 1 else 0.0,
                                g["kernel_evals"].mean(), g["train_time_s"].mean(),

@@ -61,8 +61,9 @@ def value_at(grid: np.ndarray, mean: np.ndarray, x: float) -> float:
 
 
 def final_rows(curves: pd.DataFrame) -> pd.DataFrame:
-    """The last checkpoint of every (solver, run), in the order the solvers first appear."""
-    return curves.sort_values("checkpoint", kind="stable").groupby(["solver", "run"], sort=False).tail(1)
+    """The last checkpoint of every (solver, run), in the order the (solver, run) pairs first appear."""
+    rows = curves.reset_index(drop=True)  # unique labels, also for frames concatenated from several files
+    return rows.loc[rows.groupby(["solver", "run"], sort=False)["checkpoint"].idxmax()]
 
 
 def first_reaching(curves: pd.DataFrame, y: str, level: float) -> pd.DataFrame:
