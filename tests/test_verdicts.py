@@ -71,12 +71,14 @@ def synthetic(*curves: list[dict[str, Any]], meta: dict[str, Any] | None = None)
     return Synthetic(curves_frame([row for rows in curves for row in rows]), meta or _meta())
 
 
-def _write(root: Path, experiment: str, result: Synthetic) -> Results:
-    """``result`` as the committed results of ``experiment`` under ``root``, read as the report reads them."""
-    folder = root / experiment
-    folder.mkdir(parents=True)
-    result.curves.assign(experiment=experiment).to_csv(folder / "curves.csv", index=False)
-    (folder / "meta.json").write_text(json.dumps({"experiment": experiment, **result.meta}))
+def _write(root: Path, experiment: str, result: Synthetic | Mapping[str, Synthetic]) -> Results:
+    """``result`` as the committed results of ``experiment`` under ``root``, read as the report
+    reads them; a mapping gives the results of several experiments by name."""
+    for name, one in (result.items() if isinstance(result, Mapping) else [(experiment, result)]):
+        folder = root / name
+        folder.mkdir(parents=True)
+        one.curves.assign(experiment=name).to_csv(folder / "curves.csv", index=False)
+        (folder / "meta.json").write_text(json.dumps({"experiment": name, **one.meta}))
     return Results(root, {}, {})
 
 
@@ -84,7 +86,7 @@ def _write(root: Path, experiment: str, result: Synthetic) -> Results:
 
 #: The arguments a declaration gives its verdict function (a partial's keywords), as a builder gets them.
 Params = Mapping[str, Any]
-Build = Callable[[Params], Synthetic]
+Build = Callable[[Params], Synthetic | Mapping[str, Synthetic]]
 
 
 @dataclass(frozen=True)
@@ -396,8 +398,9 @@ def _printed(key: str, row: Printed) -> Declared:
 
 
 def _claim(key: str, experiment: str, claim: Claim) -> Declared:
-    return Declared(f"{key}: {claim.what}", getattr(claim.check, "func", claim.check),
-                    getattr(claim.check, "keywords", {}), experiment,
+    """A claim's verdict; its builders also get the experiments it compares with (``also``)."""
+    params = {**getattr(claim.check, "keywords", {}), "experiment": experiment, "also": claim.also}
+    return Declared(f"{key}: {claim.what}", getattr(claim.check, "func", claim.check), params, experiment,
                     lambda results: ClaimsOn(experiment, (claim,)).rows(results)[0][3], *claim.outcomes)
 
 

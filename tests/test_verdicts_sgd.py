@@ -1,9 +1,10 @@
-"""Cases of the SGD paper's Table 1 and eps rows for :data:`tests.test_verdicts.CASES` (issue #14).
+"""Cases of the SGD paper's Table 1 and eps rows and its claims for :data:`tests.test_verdicts.CASES` (issue #14).
 
 ``CASES`` (made by :func:`cases`) gives, by verdict function of :mod:`sbpbench.papers.sgd`, a synthetic result that
 supports the row and ones that contradict it; ``tests/test_verdicts.py`` adds them to its
 ``CASES`` and runs them with the others. A row whose value is a setting read from a config (an
-eps, a data size) is contradicted by a config or data set with another value.
+eps, a data size) is contradicted by a config or data set with another value. A claim comparing
+solvers' seconds or epochs is contradicted by runs whose means are ordered the other way.
 """
 
 from __future__ import annotations
@@ -46,7 +47,46 @@ def cases() -> dict[Callable[..., Any], Any]:
     def between(p: Params) -> float:
         return (float(p["J"]) + float(p["L"])) / 2
 
+    def solvers(runs: dict[str, tuple[float, float, float]], eps: dict[str, float] | None = None) -> Synthetic:
+        """J_opt = 1, and three runs per solver, each one checkpoint at (epochs, seconds, relative
+        accuracy), the seconds 5% apart between runs; ``eps``: the target_accuracy the config gives."""
+        optimum = curve("optimum", {"epoch": [1, 50], "primal_objective": [1.5, 1.0]}, name="dcd")
+        curves = [curve(name, *[{"epoch": [epochs], "train_time_s": [seconds * (1 + offset)],
+                                 "primal_objective": [1 + rel_acc]} for offset in (-0.05, 0.0, 0.05)])
+                  for name, (epochs, seconds, rel_acc) in runs.items()]
+        config = {"solvers": [{"name": name, "target_accuracy": value} for name, value in (eps or {}).items()]}
+        return synthetic(optimum, *curves, meta=_meta(config=config))
+
+    def seconds(**by_solver: float) -> Synthetic:
+        """Each solver reaching 1% (at 0.9%) in these seconds."""
+        return solvers({name.replace("_", "-"): (10, t, 0.009) for name, t in by_solver.items()})
+
+    def growth(p: Params, c1: dict[str, float], c10: dict[str, float]) -> dict[str, Synthetic]:
+        """The results at C = 10 (the claim's experiment) and at C = 1 (``also``), seconds by solver."""
+        return {p["experiment"]: seconds(**c10), p["also"][0]: seconds(**c1)}
+
+    eps = {"sgd-s": 0.1, "sgd-m": 0.3}
     return {
+        sgd._fewer_epochs: Case(lambda p: solvers({"sgd-s": (100, 1, 0.009), "sgd-m": (50, 1, 0.009)}), (
+            Contradiction("SGD-m stopping after more epochs than SGD-s",
+                          lambda p: solvers({"sgd-s": (100, 1, 0.009), "sgd-m": (150, 1, 0.009)})),)),
+        sgd._closer_to_eps: Case(lambda p: solvers({"sgd-s": (100, 1, 0.009), "sgd-m": (50, 1, 0.009)}, eps), (
+            Contradiction("SGD-s ending five times below its eps, SGD-m at a third of it",
+                          lambda p: solvers({"sgd-s": (100, 1, 0.002), "sgd-m": (50, 1, 0.009)}, eps)),
+            Contradiction("a config giving no eps", lambda p: solvers({"sgd-s": (100, 1, 0.009),
+                                                                       "sgd-m": (50, 1, 0.009)})),
+        )),
+        sgd._time_falls: Case(lambda p: seconds(pegasos=4, sgd_r=3, sgd_s=2, sgd_m=1), (
+            Contradiction("SGD-s slower than SGD-r", lambda p: seconds(pegasos=4, sgd_r=2, sgd_s=3, sgd_m=1)),)),
+        sgd._dcd_not_much_faster: Case(lambda p: seconds(dcd=1, sgd_m=2), (
+            Contradiction("DCD slower than SGD-m", lambda p: seconds(dcd=3, sgd_m=2)),
+            Contradiction("DCD ten times faster than SGD-m", lambda p: seconds(dcd=1, sgd_m=10)),
+        )),
+        sgd._sgd_faster_than_dcd: Case(lambda p: seconds(sgd_r=1, sgd_s=1, sgd_m=1, dcd=3), (
+            Contradiction("SGD-s slower than DCD", lambda p: seconds(sgd_r=1, sgd_s=5, sgd_m=1, dcd=3)),)),
+        sgd._dcd_scales_better: Case(lambda p: growth(p, {"sgd_m": 1, "dcd": 1}, {"sgd_m": 10, "dcd": 2}), (
+            Contradiction("DCD's seconds growing ten times, SGD-m's two",
+                          lambda p: growth(p, {"sgd_m": 1, "dcd": 1}, {"sgd_m": 2, "dcd": 10})),)),
         sgd._size: Case(lambda p: size(p, 0), (
             Contradiction("a data set one row or attribute larger", lambda p: size(p, 1)),)),
         sgd._setting: Case(lambda p: setting(p, p["printed"]), (
@@ -71,3 +111,21 @@ def test_a_supporting_result_gets_the_passing_verdict(verdict, build, tmp_path):
 @pytest.mark.parametrize("verdict, build", contradicting(CASES))
 def test_a_contradicting_result_gets_the_failing_verdict(verdict, build, tmp_path):
     assert gets_failing(verdict, build, tmp_path)
+
+
+def test_a_faster_solver_stopped_before_one_percent_decides_nothing(tmp_path):
+    """SGD-m faster than DCD, but its runs stopped at 1.5% (their seconds are not seconds to 1%):
+    undecided; SGD-m slower than DCD, whose runs reached 1%: not faster, though it stopped early."""
+    from sbpbench.papers import sgd
+    from tests.test_verdicts import Synthetic, _write, curve, synthetic
+
+    def result(dcd: float, sgd_m: float, rel_acc_m: float) -> Synthetic:
+        optimum = curve("optimum", {"primal_objective": [1.5, 1.0]}, name="dcd")
+        runs = {"dcd": (dcd, 0.009), "sgd-m": (sgd_m, rel_acc_m)}
+        return synthetic(optimum, *(curve(name, *[{"train_time_s": [t * (1 + o)], "primal_objective": [1 + r]}
+                                                  for o in (-0.05, 0.0, 0.05)]) for name, (t, r) in runs.items()))
+
+    name = sgd.experiment("1", "adult")
+    for i, (dcd, sgd_m) in enumerate([(1, 2), (3, 2)]):
+        held, _ = sgd._faster(_write(tmp_path / str(i), name, result(dcd, sgd_m, 0.015)).get(name), "sgd-m", "dcd")
+        assert held is (False if dcd < sgd_m else None)

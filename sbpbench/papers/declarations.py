@@ -190,13 +190,17 @@ class Claim:
     needs : tuple of str
         The solvers (``solver_name``) whose runs ``check`` compares; a claim on results
         without one of them is not checked.
+    also : tuple of str
+        Other experiments the claim compares with (the same data at another setting): ``check``
+        gets their results after the experiment's own, ``check(result, *others)``.
     """
 
     what: str
-    check: Callable[[ExperimentResult], tuple[bool | None, str]]
+    check: Callable[..., tuple[bool | None, str]]
     paper: str = "yes"
     outcomes: tuple[str, str] = ("held", "did not hold")
     needs: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -222,12 +226,15 @@ class ClaimsOn:
         present = set(res.curves["solver_name"])
         rows: list[Cells] = []
         for claim in self.claims:
+            others = [results.get(name) for name in claim.also]
             lacking = [name for name in claim.needs if name not in present]
-            if lacking:
-                why = f"not run here: {', '.join(lacking)} not in {self.experiment}'s results"
+            missing = [name for name, other in zip(claim.also, others, strict=True) if other is None]
+            if lacking or missing:
+                why = (results.why_missing(missing[0]) if missing
+                       else f"not run here: {', '.join(lacking)} not in {self.experiment}'s results")
                 rows.append((claim.what, claim.paper, "-", why))
                 continue
-            held, measured = claim.check(res)
+            held, measured = claim.check(res, *others)
             verdict = (inconclusive(res, claim.needs) if held is None
                        else claim.outcomes[0 if held else 1])
             rows.append((claim.what, claim.paper, measured, verdict))
@@ -247,10 +254,25 @@ def inconclusive(res: ExperimentResult, solvers: tuple[str, ...]) -> str:
 
 
 @dataclass(frozen=True)
+class NotChecked:
+    """A claim of a paper that no experiment here can check, and why: a row of :class:`Claims`."""
+
+    what: str
+    why: str
+    paper: str = "yes"
+    experiment: str = ""
+    claims: tuple[Claim, ...] = ()
+
+    def rows(self, results: Results) -> list[Cells]:
+        """The row: the claim, the paper's word, nothing measured, why."""
+        return [(self.what, self.paper, "-", self.why)]
+
+
+@dataclass(frozen=True)
 class Claims:
     """A table of claims with their verdicts."""
 
-    groups: tuple[ClaimsOn, ...]
+    groups: tuple[ClaimsOn | NotChecked, ...]
 
     def table(self, results: Results) -> Table:
         """The rows of every group, in order."""

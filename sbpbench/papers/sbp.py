@@ -37,6 +37,7 @@ from sbpbench.papers.declarations import (
 )
 from sbpbench.results.curves import (
     SETTLED_WITHIN,
+    above_zero,
     final_rows,
     first_epoch_end,
     mean_before,
@@ -474,10 +475,6 @@ def _perceptron_close(res: ExperimentResult) -> tuple[bool, str]:
                                                     f"Perceptron {100 * e_p:.2f}% vs SBP {100 * e_s:.2f}%")
 
 
-#: Standard errors either side of a mean within which the runs decide nothing (about 95%).
-SPREAD = 2.0
-
-
 def _first_epoch_errors(frame: pd.DataFrame) -> pd.Series:
     """Each run's test error at its first checkpoint with ``epoch >= 1``, by run (runs that
     never finish an epoch are left out)."""
@@ -496,14 +493,6 @@ def _mean_se(values: pd.Series) -> tuple[float, float]:
     return float(pp.mean()), se
 
 
-def _sign(mean: float, se: float) -> bool | None:
-    """Whether the runs show a quantity above zero: True when ``mean - SPREAD se > 0``, False
-    when ``mean + SPREAD se <= 0``, None otherwise (or without a spread: fewer than 2 runs)."""
-    if math.isnan(se):
-        return None
-    return True if mean - SPREAD * se > 0 else False if mean + SPREAD * se <= 0 else None
-
-
 def _pm(mean: float, se: float, unit: str = "%") -> str:
     return f"{mean:.2f}{unit} ± {se:.2f}" if not math.isnan(se) else f"{mean:.2f}{unit}"
 
@@ -518,7 +507,7 @@ def _perceptron_overfits(res: ExperimentResult) -> tuple[bool | None, str]:
 
     Per run, the final test error minus the error at the first checkpoint of epoch 1 or later;
     over runs, the mean change and its standard error. Overfits when the mean change exceeds
-    :data:`SPREAD` standard errors above 0; does not when it is at or below 0 by as much;
+    :data:`~sbpbench.results.curves.SPREAD` standard errors above 0; does not when it is at or below 0 by as much;
     otherwise (or with one run) inconclusive. A dip followed by a partial return is not
     overfitting, and checkpoints before the first epoch play no part.
     """
@@ -528,7 +517,7 @@ def _perceptron_overfits(res: ExperimentResult) -> tuple[bool | None, str]:
     if not len(runs):
         return False, "the Perceptron did not finish its first epoch"
     change = _mean_se(final[runs] - first[runs])
-    return _sign(*change), (f"Perceptron after its first epoch {_pm(*_mean_se(first[runs]))}, at its end "
+    return above_zero(*change), (f"Perceptron after its first epoch {_pm(*_mean_se(first[runs]))}, at its end "
                             f"({_epochs(per)}) {_pm(*_mean_se(final[runs]))}: change {_pm(*change, ' pp')} "
                             f"(mean ± standard error over {len(runs)} runs)")
 
@@ -540,7 +529,7 @@ def _sbp_keeps_improving(res: ExperimentResult) -> tuple[bool | None, str]:
 
     Per run, SBP's final error minus its error at the end of its first epoch (paired), and the
     difference of SBP's and the Perceptron's mean final errors (each at the end of its own run),
-    each with its standard error. Held when both are below 0 by more than :data:`SPREAD`
+    each with its standard error. Held when both are below 0 by more than :data:`~sbpbench.results.curves.SPREAD`
     standard errors; did not hold when SBP's change is at or above 0 by as much (it stalled) or
     the Perceptron ends below SBP by as much; otherwise (or with one run) inconclusive.
     """
@@ -552,7 +541,7 @@ def _sbp_keeps_improving(res: ExperimentResult) -> tuple[bool | None, str]:
     change = _mean_se(final[runs] - first[runs])
     (m_s, se_s), (m_p, se_p) = _mean_se(final), _mean_se(_final_errors(per))
     gap = (m_s - m_p, math.hypot(se_s, se_p))
-    improves, below = _sign(-change[0], change[1]), _sign(-gap[0], gap[1])
+    improves, below = above_zero(-change[0], change[1]), above_zero(-gap[0], gap[1])
     held = True if improves and below else False if improves is False or below is False else None
     return held, (f"SBP after its first epoch {_pm(*_mean_se(first[runs]))}, at its end ({_epochs(sbp)}) "
                   f"{_pm(m_s, se_s)}: change {_pm(*change, ' pp')}; Perceptron at its end ({_epochs(per)}) "
