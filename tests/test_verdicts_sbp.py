@@ -8,6 +8,7 @@ The tests here check that a config whose setting differs from the paper's gets "
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -19,6 +20,7 @@ from tests.test_verdicts import (
     Contradiction,
     Params,
     Synthetic,
+    _meta,
     _write,
     contradicting,
     curve,
@@ -120,3 +122,24 @@ def test_a_supporting_result_gets_the_passing_verdict(verdict, build, tmp_path):
 @pytest.mark.parametrize("verdict, build", contradicting(CASES))
 def test_a_contradicting_result_gets_the_failing_verdict(verdict, build, tmp_path):
     assert gets_failing(verdict, build, tmp_path)
+
+
+def test_a_nu_that_differs_quotes_the_hypotheses_the_script_computed(tmp_path):
+    """Issue #14: the reason for nu with a bias on Adult is the hypotheses of
+    ``scripts/nu_hypotheses.py`` (read from the results root), not a guess; without the file the
+    row says no more than what is known."""
+    row = next(r for r in sbp.TABLE2.rows if r.what == "nu, Adult, with bias")
+    optimum = {"mean_hinge": 0.1, "duality_gap": 1e-9, "norm": 10.0, "seconds": 1.0}
+    meta = _meta(32561, {"nu": 2 * 5.79e-4, "optimum": optimum}, {"problem": {"nu": "from_lambda"}})
+    result = synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta)
+    results = _write(tmp_path, "sbp-libsvm-adult", result)
+    assert "hypotheses" not in row.row(results)[3]
+    analysis = tmp_path / "analyses" / "nu-adult-bias.json"
+    analysis.parent.mkdir()
+    analysis.write_text(json.dumps({"hypotheses": [
+        {"what": "as run", "nu": 2 * 5.79e-4, "ratio_to_paper": 2.0},
+        {"what": "a kernel of half the width", "nu": 1.2 * 5.79e-4, "ratio_to_paper": 1.2}]}))
+    verdict = row.row(results)[3]
+    assert verdict.startswith("differs (2x)")
+    assert "as run: 0.00116 (2.00x); a kernel of half the width: 0.000695 (1.20x)" in verdict
+    assert "the nearest, a kernel of half the width, gives 1.20x" in verdict

@@ -82,6 +82,16 @@ def cache_key(problem: Problem, dataset: dict[str, Any], seed: int, eps: float =
     }
 
 
+def solved(problem: Problem, eps: float = OPTIMUM_EPS) -> SMO:
+    """SMO run on Problem 2.2 until its tolerance ``eps`` is met. Its :meth:`SMO.solution` gives
+    ``(alpha, q, b)``: the dual variables, ``q = Q alpha`` (``q_i = y_i <w, Phi(x_i)>``, so
+    ``||w||^2 = alpha @ q``) and the bias."""
+    solver = SMO(problem, np.random.default_rng(0), SMOParams(eps=eps))
+    while not solver.advance(math.inf, math.inf, math.inf):
+        pass
+    return solver
+
+
 def solve(problem: Problem, eps: float = OPTIMUM_EPS) -> dict[str, Any]:
     """Solve Problem 2.2 with SMO to tolerance ``eps`` and describe the optimum.
 
@@ -101,9 +111,7 @@ def solve(problem: Problem, eps: float = OPTIMUM_EPS) -> dict[str, Any]:
     """
     evals_before = problem.kernel.kernel_evals
     t0 = time.perf_counter()
-    solver = SMO(problem, np.random.default_rng(0), SMOParams(eps=eps))
-    while not solver.advance(math.inf, math.inf, math.inf):
-        pass
+    solver = solved(problem, eps)
     seconds = time.perf_counter() - t0
     alpha, q, b = solver.solution()
     snap = solver.snapshot()

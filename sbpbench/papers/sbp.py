@@ -12,6 +12,7 @@ derives nu from the lambda of the regularized problem at its exact optimum (Sect
 
 from __future__ import annotations
 
+import json
 import math
 from functools import partial
 from typing import Any, Literal
@@ -124,8 +125,25 @@ def _nu_reason(ratio: float, n: int, paper_n: int, gap: float | None, data: Data
     return f"cause not established ({about_data}, which alone should not change nu this much; {certified})"
 
 
-def _nu(res: ExperimentResult, printed: float, paper_n: int, data: DataCopy) -> tuple[str, str]:
-    """Our nu (from the experiment's meta.json) and its verdict: equal at the printed 3 digits."""
+def _hypotheses(res: ExperimentResult, analysis: str) -> str:
+    """The hypotheses for a difference in nu, as ``scripts/nu_hypotheses.py`` computed them into
+    ``analysis`` (a JSON file, relative to the results root), quoted; empty when it is not there."""
+    path = res.directory.parent / analysis
+    if not analysis or not path.is_file():
+        return ""
+    found = json.loads(path.read_text())["hypotheses"]
+    tried = "; ".join(f"{h['what']}: {h['nu']:.3g} ({h['ratio_to_paper']:.2f}x)" for h in found)
+    nearest = min(found, key=lambda h: abs(math.log(h["ratio_to_paper"])))
+    return (f"; hypotheses computed by scripts/nu_hypotheses.py ({analysis}), nu and its ratio to the printed "
+            f"value: {tried}; the nearest, {nearest['what']}, gives {nearest['ratio_to_paper']:.2f}x")
+
+
+def _nu(res: ExperimentResult, printed: float, paper_n: int, data: DataCopy,
+        analysis: str = "") -> tuple[str, str]:
+    """Our nu (from the experiment's meta.json) and its verdict: equal at the printed 3 digits.
+
+    ``analysis``: where ``scripts/nu_hypotheses.py`` wrote the hypotheses it tested for a
+    difference (relative to the results root), quoted in the reason."""
     problem = res.meta["resolved"]["problem"]
     nu = float(problem["nu"])
     derived = res.meta["config"].get("problem", {}).get("nu") == "from_lambda"
@@ -142,15 +160,17 @@ def _nu(res: ExperimentResult, printed: float, paper_n: int, data: DataCopy) -> 
     if data == "substitute":
         return ours, (f"differs ({nu / printed:.3g}x), as expected: a substitute data set (n = {n} "
                       f"instead of {paper_n}), not comparable")
-    return ours, f"differs ({nu / printed:.3g}x): " + _nu_reason(nu / printed, n, paper_n,
-                                                                 optimum.get("duality_gap"), data)
+    return ours, (f"differs ({nu / printed:.3g}x): " + _nu_reason(nu / printed, n, paper_n,
+                                                                  optimum.get("duality_gap"), data)
+                  + _hypotheses(res, analysis))
 
 
 def _nu_row(dataset: str, bias: bool, experiments: tuple[str, ...], printed: float, paper_n: int,
-            data: DataCopy = "copy") -> Printed:
-    """Table 2's nu for one data set, with or without bias; ``paper_n``: the paper's training size."""
+            data: DataCopy = "copy", analysis: str = "") -> Printed:
+    """Table 2's nu for one data set, with or without bias; ``paper_n``: the paper's training size;
+    ``analysis``: the hypotheses tested for a difference (see :func:`_nu`)."""
     return Printed(f"nu, {dataset}, {'with' if bias else 'without'} bias", f"{printed:.3g}", experiments,
-                   partial(_nu, printed=printed, paper_n=paper_n, data=data))
+                   partial(_nu, printed=printed, paper_n=paper_n, data=data, analysis=analysis))
 
 
 #: Table 2: nu per data set, without and with bias. Ours is in the meta.json of the experiment
@@ -159,7 +179,8 @@ def _nu_row(dataset: str, bias: bool, experiments: tuple[str, ...], printed: flo
 TABLE2 = Numbers((
     _nu_row("Reuters money-fx", False, ("sbp-figure2-reuters",), 6.34e-4, 7770),
     _nu_row("Adult", False, ("sbp-figure2-adult", "table2-nu-adult"), 1.10e-2, 31562),
-    _nu_row("Adult", True, ("sbp-libsvm-adult", "table2-nu-adult-bias"), 5.79e-4, 31562),
+    _nu_row("Adult", True, ("sbp-libsvm-adult", "table2-nu-adult-bias"), 5.79e-4, 31562,
+            analysis="analyses/nu-adult-bias.json"),
     _nu_row("MNIST 8 vs rest", False, ("sbp-figure2-mnist", "table2-nu-mnist"), 2.21e-4, 60000, "canonical"),
     _nu_row("MNIST 8 vs rest", True, ("sbp-libsvm-mnist", "table2-nu-mnist-bias"), 6.42e-11, 60000, "canonical"),
     _nu_row("MNIST-t10k (substitute for MNIST)", False, ("sbp-figure2-mnist-t10k",), 2.21e-4, 60000, "substitute"),
