@@ -41,9 +41,13 @@ def test_inner_products_count_and_doubling():
     assert solver.advance(10, np.inf, np.inf)  # nothing left: 16 pairs exceed max_pairs
     assert solver.iteration == 4
     assert problem.kernel.kernel_evals == 0 and problem.kernel.eval_kernel_evals == 0
-    # a budget in kernel evaluations applies to inner products
+    # a budget in kernel evaluations applies to inner products; each advance fits one set of
+    # pairs (k = 1, 2, 4), so that every k is a checkpoint of Figure 3
     solver = Fourier(problem, np.random.default_rng(0), FourierParams(max_pairs=8))
-    assert solver.advance(10, 3 * n, np.inf)
+    pairs = []
+    while not solver.advance(10, 3 * n, np.inf):
+        pairs.append(solver.pairs)
+    assert pairs + [solver.pairs] == [1, 2, 4]
     assert solver.snapshot().extra["inner_products"] == 4 * n
 
 

@@ -45,8 +45,10 @@ from sbpbench.results.store import curves_file, read_curves  # noqa: E402
 #: paper's Figure 2.
 DASHED_AFTER_FIRST_EPOCH = frozenset({"perceptron"})
 
-#: With ``zoom``, a panel's test-error axis ends at this multiple of its largest final mean error.
-ZOOM_FACTOR = 3.0
+#: With ``zoom``, a panel's test-error axis runs from the first of these multiples of its
+#: smallest final mean error to the second of its largest: the range where the solvers converge
+#: and differ, as the papers' panels show it.
+ZOOM_RANGE = (0.8, 1.6)
 
 #: With a log axis, a band's lower edge is cut here (above zero).
 LOG_FLOOR = 1e-12
@@ -268,8 +270,9 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
     title : str, optional
         Figure title.
     zoom : bool
-        Each panel's y axis runs from 0 to :data:`ZOOM_FACTOR` times the largest final mean of
-        its solvers (at most ``y.limit``), as the papers' panels show the converging part.
+        Each panel's y axis runs over :data:`ZOOM_RANGE` of its solvers' final means (from the
+        smallest times the first factor to the largest times the second, at most ``y.limit``),
+        as the papers' panels show the converging part.
     size : tuple of float
         Inches of one panel.
     legend_size : float
@@ -303,8 +306,9 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=legend_size)
         if zoom:
-            top = ZOOM_FACTOR * y.factor * final_rows(sub).groupby("solver")[y.column].mean().max()
-            ax.set_ylim(0, top if y.limit is None else min(y.limit, top))
+            finals = y.factor * final_rows(sub).groupby("solver")[y.column].mean()
+            top = ZOOM_RANGE[1] * finals.max()
+            ax.set_ylim(ZOOM_RANGE[0] * finals.min(), top if y.limit is None else min(y.limit, top))
     _lay_out(fig, title)
     return fig
 
@@ -353,8 +357,8 @@ def error_curves(curves: pd.DataFrame, out_stem: Path, cost: Literal["kernel_eva
     title : str, optional
         Figure title.
     zoom : bool
-        Each panel's test-error axis runs from 0 to :data:`ZOOM_FACTOR` times the largest final
-        mean test error of its solvers (at most 100%), as the papers' panels show the converging part.
+        Each panel's test-error axis runs over :data:`ZOOM_RANGE` of its solvers' final mean test
+        errors (at most 100%), as the papers' panels show the converging part.
     dpi : int
         Resolution of the PNG file.
 

@@ -248,10 +248,11 @@ class Solver(Generic[P]):
     counting kernel (the LIBSVM/LIBLINEAR references, linear solvers working on features) set
     ``counts_kernel_evals = False``: their kernel evaluation columns are written as unknown
     (NaN) and their log-spaced checkpoints are placed in iterations instead. Solvers whose
-    step is a whole fit from scratch (the references) set ``one_step_per_advance``, so that
-    every fit gets its checkpoint. Solvers whose step is a whole pass or fit that may go past
-    the iteration limit (SGD-s, SGD-m, LIBLINEAR) set ``stops_at_iteration_limit = False``
-    and say by how much in their docstring; the others stop exactly at it.
+    step is a whole fit (the references; random Fourier features, a fit per doubling of k) set
+    ``one_step_per_advance``, so that every fit gets its checkpoint. Solvers whose step is a
+    whole pass or fit that may go past the iteration limit (SGD-s, SGD-m, LIBLINEAR) set
+    ``stops_at_iteration_limit = False`` and say by how much in their docstring; the others
+    stop exactly at it.
 
     Attributes
     ----------

@@ -87,6 +87,7 @@ class Fourier(Solver[FourierParams]):
     supports_bias = True
     kernels = ("gaussian",)
     counts_kernel_evals = False
+    one_step_per_advance = True  # each set of k pairs is a fit of its own and a point of Figure 3
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: FourierParams | None = None):
         super().__init__(problem, rng, params)
