@@ -603,3 +603,23 @@ def test_sbp_without_a_checkpoint_by_a_quarter_of_libsvms_time_is_not_measured()
                                     "its first is at 31.0 s")
     held, measured = sbp._reaches(late, margin=0.1)
     assert held is False and "nan" not in measured and "no checkpoint by 1/4" in measured
+
+
+def test_sbp_at_a_quarter_of_libsvms_time_is_judged_by_the_spread_of_its_runs(tmp_path):
+    """Section 5 with several SBP runs: their mean error at a quarter of LIBSVM's time matches
+    the printed 15.0% only when two standard errors of the runs keep it within the printed
+    precision; runs spread by 0.5 pp around it decide nothing."""
+    row = next(r for r in sbp.LIBSVM.rows if r.what == "SBP test error at 1/4 of LIBSVM's time, Adult")
+
+    def result(errors_at_quarter: Sequence[float]) -> Synthetic:
+        libsvm = curve("libsvm", {"test_error": [0.3, 0.149], "train_time_s": [20, 150], "fit_time_s": [10, 100]})
+        runs = [{"test_error": [0.2, e / 100, e / 100], "train_time_s": [1, 20, 50]} for e in errors_at_quarter]
+        return synthetic(libsvm, curve("sbp", *runs))
+
+    tight = row.row(_write(tmp_path / "tight", "sbp-libsvm-adult", result([15.0, 15.01, 14.99])))
+    assert (tight[2], tight[3]) == ("15.00%", "matches")
+    spread = row.row(_write(tmp_path / "spread", "sbp-libsvm-adult", result([14.5, 15.0, 15.6])))
+    assert spread[3].startswith("inconclusive (3 runs): +0.03 pp from the printed value, and within 2 standard "
+                                "errors of the 3 runs' errors there")
+    off = row.row(_write(tmp_path / "off", "sbp-libsvm-adult", result([16.0, 16.01, 15.99])))
+    assert off[3] == "differs by +1.00 pp"

@@ -127,15 +127,21 @@ def settle_point(frame: pd.DataFrame) -> float:
     return float((np.log(g[k]) - np.log(g[0])) / (np.log(g[-1]) - np.log(g[0])))
 
 
+def values_before(frame: pd.DataFrame, limit: float, x: str = "train_time_s", y: str = "test_error") -> np.ndarray:
+    """Each run's ``y`` at its last checkpoint with ``x <= limit`` (NaN for a run with none), by run."""
+    values = []
+    for _, run in frame.groupby("run"):
+        before = run[run[x] <= limit]
+        values.append(before[y].iloc[-1] if len(before) else np.nan)
+    return np.asarray(values, dtype=float)
+
+
 def mean_before(frame: pd.DataFrame, limit: float, x: str = "train_time_s", y: str = "test_error") -> float:
     """Mean over runs of ``y`` at each run's last checkpoint with ``x <= limit``.
 
     A run with no such checkpoint counts as NaN and is left out; NaN when every run is.
     """
-    values = []
-    for _, run in frame.groupby("run"):
-        before = run[run[x] <= limit]
-        values.append(before[y].iloc[-1] if len(before) else np.nan)
+    values = values_before(frame, limit, x, y)
     return float(np.nanmean(values)) if not np.all(np.isnan(values)) else float("nan")
 
 
