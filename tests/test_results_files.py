@@ -96,6 +96,8 @@ def test_resume_redoes_a_complete_run_whose_rows_are_gone(monkeypatch, tmp_path,
                     "--no-plot") == 0
     meta = json.loads((directory / "meta.json").read_text())
     assert [(r["kept"], r["redone"]) for r in meta["resumes"]] == [(2, 1)]
+    provenance = ("git_commit", "git_dirty")  # of the redone runs too
+    assert {k: meta["resumes"][0][k] for k in provenance} == {k: meta[k] for k in provenance}
     pd.testing.assert_frame_equal(without_times(directory), expected)
 
 

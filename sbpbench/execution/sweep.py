@@ -37,6 +37,7 @@ from sbpbench.results.store import (
     new_run_dir,
     now,
     read_meta,
+    source_commit,
 )
 
 #: A run's checkpoint rows and its summary, as :func:`~sbpbench.results.store.complete_runs` reads them.
@@ -222,8 +223,9 @@ def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:
     for pos, (rows, summary) in resumed.kept.items():
         writer.add_run(rows, summary, pos, flush=False)
     tasks = plan(start.exp, skip=resumed.kept)
+    commit, dirty = source_commit()  # the redone runs' code, which may not be the kept runs'
     resume = {"time": now(), "kept": len(resumed.kept), "redone": len(tasks), "executor": executor.name,
-              "jobs": executor.jobs, "host": platform.node()}
+              "jobs": executor.jobs, "host": platform.node(), "git_commit": commit, "git_dirty": dirty}
     if writer.meta["resolved"].get("runs") != start.exp.runs:  # more runs asked for: the files say so
         resume["runs"] = [writer.meta["resolved"]["runs"], start.exp.runs]
         writer.meta["resolved"]["runs"] = start.exp.runs
