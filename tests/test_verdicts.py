@@ -623,3 +623,19 @@ def test_sbp_at_a_quarter_of_libsvms_time_is_judged_by_the_spread_of_its_runs(tm
                                 "errors of the 3 runs' errors there")
     off = row.row(_write(tmp_path / "off", "sbp-libsvm-adult", result([16.0, 16.01, 15.99])))
     assert off[3] == "differs by +1.00 pp"
+
+
+def test_sbps_reaching_time_over_several_runs_is_judged_by_their_spread(tmp_path):
+    """Section 5's claim with several SBP runs: their times to reach LIBSVM's error plus the
+    margin against a quarter of LIBSVM's time (25 s, over three runs), two standard errors either way."""
+    claim = Claim("reaches", partial(sbp._reaches, margin=0.1), needs=("libsvm", "sbp"))
+
+    def verdict(name: str, reach_times: Sequence[float]) -> str:
+        libsvm = curve("libsvm", *[{"test_error": [0.3, 0.149], "train_time_s": [20, 150], "fit_time_s": [10, t]}
+                                   for t in (99, 100, 101)])
+        runs = [{"test_error": [0.2, 0.16, 0.1495], "train_time_s": [1, t / 2, t]} for t in reach_times]
+        return _claim_row("sbp-libsvm-adult", claim, synthetic(libsvm, curve("sbp", *runs)), tmp_path / name)[3]
+
+    assert verdict("early", [10, 12, 14]) == "held"
+    assert verdict("late", [40, 45, 50]) == "did not hold"
+    assert verdict("spread", [5, 25, 45]) == "inconclusive (3 runs)"
