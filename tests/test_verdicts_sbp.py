@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from sbpbench.papers import sbp
+from tests.cli_runner import sbpbench
 from tests.test_verdicts import (
     Case,
     Contradiction,
@@ -143,3 +144,21 @@ def test_a_nu_that_differs_quotes_the_hypotheses_the_script_computed(tmp_path):
     assert verdict.startswith("differs (2x)")
     assert "as run: 0.00116 (2.00x); a kernel of half the width: 0.000695 (1.20x)" in verdict
     assert "the nearest, a kernel of half the width, gives 1.20x" in verdict
+
+
+@pytest.mark.parametrize("text", ["{not json", '{"hypotheses": [{"what": "no nu"}]}', "[]"])
+def test_a_malformed_hypotheses_file_is_one_line_and_exit_2(monkeypatch, capsys, tmp_path, text):
+    """``sbpbench report`` over a results root whose analysis file is not the script's output
+    names the file in one line, exits 2 and leaves the previous REPRODUCTION.md as it was."""
+    optimum = {"mean_hinge": 0.1, "duality_gap": 1e-9, "norm": 10.0, "seconds": 1.0}
+    meta = _meta(32561, {"nu": 2 * 5.79e-4, "optimum": optimum}, {"problem": {"nu": "from_lambda"}})
+    _write(tmp_path / "paper", "sbp-libsvm-adult", synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta))
+    analysis = tmp_path / "paper" / "analyses" / "nu-adult-bias.json"
+    analysis.parent.mkdir()
+    analysis.write_text(text)
+    out = tmp_path / "REPRODUCTION.md"
+    out.write_text("before\n")
+    assert sbpbench(monkeypatch, "report", "--results", tmp_path / "paper", "--out", out) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(analysis) in err[0] and "not the output of scripts/nu_hypotheses.py" in err[0]
+    assert out.read_text() == "before\n"

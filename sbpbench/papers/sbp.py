@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from sbpbench.errors import UserError
 from sbpbench.papers.declarations import (
     NO_RESULTS,
     TOO_LONG,
@@ -130,13 +131,23 @@ def _nu_reason(ratio: float, n: int, paper_n: int, gap: float | None, data: Data
 
 def _hypotheses(res: ExperimentResult, analysis: str) -> str:
     """The hypotheses for a difference in nu, as ``scripts/nu_hypotheses.py`` computed them into
-    ``analysis`` (a JSON file, relative to the results root), quoted; empty when it is not there."""
+    ``analysis`` (a JSON file, relative to the results root), quoted; empty when it is not there.
+
+    Raises
+    ------
+    UserError
+        The file is there but is not the script's output.
+    """
     path = res.directory.parent / analysis
     if not analysis or not path.is_file():
         return ""
-    found = json.loads(path.read_text())["hypotheses"]
-    tried = "; ".join(f"{h['what']}: {h['nu']:.3g} ({h['ratio_to_paper']:.2f}x)" for h in found)
-    nearest = min(found, key=lambda h: abs(math.log(h["ratio_to_paper"])))
+    try:
+        found = json.loads(path.read_text())["hypotheses"]
+        tried = "; ".join(f"{h['what']}: {h['nu']:.3g} ({h['ratio_to_paper']:.2f}x)" for h in found)
+        nearest = min(found, key=lambda h: abs(math.log(h["ratio_to_paper"])))
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path}: not the output of scripts/nu_hypotheses.py ({type(exc).__name__}: {exc}); "
+                        "run the script again or delete the file") from None
     return (f"; hypotheses computed by scripts/nu_hypotheses.py ({analysis}), nu and its ratio to the printed "
             f"value: {tried}; the nearest, {nearest['what']}, gives {nearest['ratio_to_paper']:.2f}x")
 
