@@ -482,24 +482,24 @@ def contradicting(cases: Mapping[Callable[..., Any], Case]) -> list[Any]:
             for c in cases[d.function].contradictions if c.applies(d.params)]
 
 
-def gets_passing(verdict: Declared, build: Build, tmp_path: Path) -> bool:
-    """Whether the result ``build`` makes gets the verdict's passing outcome."""
-    return verdict.outcome(_write(tmp_path, verdict.experiment, build(verdict.params))) == verdict.passing
+def verdict_tests(cases: Mapping[Callable[..., Any], Case]) -> tuple[Callable[..., None], Callable[..., None]]:
+    """The two tests of a file of cases, to be bound to ``test_*`` names there: each declared
+    verdict with a case in ``cases`` gets the passing outcome on its supporting result and the
+    failing one on each result contradicting it."""
+
+    @pytest.mark.parametrize("verdict, build", supporting(cases))
+    def passing(verdict: Declared, build: Build, tmp_path: Path) -> None:
+        assert verdict.outcome(_write(tmp_path, verdict.experiment, build(verdict.params))) == verdict.passing
+
+    @pytest.mark.parametrize("verdict, build", contradicting(cases))
+    def failing(verdict: Declared, build: Build, tmp_path: Path) -> None:
+        assert verdict.outcome(_write(tmp_path, verdict.experiment, build(verdict.params))) == verdict.failing
+
+    return passing, failing
 
 
-def gets_failing(verdict: Declared, build: Build, tmp_path: Path) -> bool:
-    """Whether the result ``build`` makes gets the verdict's failing outcome."""
-    return verdict.outcome(_write(tmp_path, verdict.experiment, build(verdict.params))) == verdict.failing
-
-
-@pytest.mark.parametrize("verdict, build", supporting(CASES))
-def test_a_supporting_result_gets_the_passing_verdict(verdict: Declared, build: Build, tmp_path):
-    assert gets_passing(verdict, build, tmp_path)
-
-
-@pytest.mark.parametrize("verdict, build", contradicting(CASES))
-def test_a_contradicting_result_gets_the_failing_verdict(verdict: Declared, build: Build, tmp_path):
-    assert gets_failing(verdict, build, tmp_path)
+test_a_supporting_result_gets_the_passing_verdict, test_a_contradicting_result_gets_the_failing_verdict = \
+    verdict_tests(CASES)
 
 
 # ----------------------------------------------------------------------------- runs that disagree

@@ -31,12 +31,9 @@ from tests.test_verdicts import (
     _time_to_optimum,
     _word,
     _write,
-    contradicting,
     curve,
-    gets_failing,
-    gets_passing,
-    supporting,
     synthetic,
+    verdict_tests,
 )
 
 # ----------------------------------------------------------------------------- Table 1's claims (J_opt = 1)
@@ -149,14 +146,8 @@ CASES = {
 MINE = [d for d in DECLARED if d.function in CASES]
 
 
-@pytest.mark.parametrize("verdict, build", supporting(CASES))
-def test_a_supporting_result_gets_the_passing_verdict(verdict, build, tmp_path):
-    assert gets_passing(verdict, build, tmp_path)
-
-
-@pytest.mark.parametrize("verdict, build", contradicting(CASES))
-def test_a_contradicting_result_gets_the_failing_verdict(verdict, build, tmp_path):
-    assert gets_failing(verdict, build, tmp_path)
+test_a_supporting_result_gets_the_passing_verdict, test_a_contradicting_result_gets_the_failing_verdict = \
+    verdict_tests(CASES)
 
 
 #: Results whose runs support neither verdict: two runs that disagree, or one run where the

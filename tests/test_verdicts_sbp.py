@@ -23,12 +23,9 @@ from tests.test_verdicts import (
     Synthetic,
     _meta,
     _write,
-    contradicting,
     curve,
-    gets_failing,
-    gets_passing,
-    supporting,
     synthetic,
+    verdict_tests,
 )
 
 
@@ -115,14 +112,8 @@ def test_perceptron_epochs_on_adult_are_the_captions_100(tmp_path):
     assert adult.row(results)[3] == "differs"
 
 
-@pytest.mark.parametrize("verdict, build", supporting(CASES))
-def test_a_supporting_result_gets_the_passing_verdict(verdict, build, tmp_path):
-    assert gets_passing(verdict, build, tmp_path)
-
-
-@pytest.mark.parametrize("verdict, build", contradicting(CASES))
-def test_a_contradicting_result_gets_the_failing_verdict(verdict, build, tmp_path):
-    assert gets_failing(verdict, build, tmp_path)
+test_a_supporting_result_gets_the_passing_verdict, test_a_contradicting_result_gets_the_failing_verdict = \
+    verdict_tests(CASES)
 
 
 def test_a_nu_that_differs_quotes_the_hypotheses_the_script_computed(tmp_path):

@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
-from tests.test_verdicts import contradicting, gets_failing, gets_passing, supporting
+from tests.test_verdicts import verdict_tests
 
 
 def cases() -> dict[Callable[..., Any], Any]:
@@ -103,14 +101,8 @@ def cases() -> dict[Callable[..., Any], Any]:
 CASES = cases()
 
 
-@pytest.mark.parametrize("verdict, build", supporting(CASES))
-def test_a_supporting_result_gets_the_passing_verdict(verdict, build, tmp_path):
-    assert gets_passing(verdict, build, tmp_path)
-
-
-@pytest.mark.parametrize("verdict, build", contradicting(CASES))
-def test_a_contradicting_result_gets_the_failing_verdict(verdict, build, tmp_path):
-    assert gets_failing(verdict, build, tmp_path)
+test_a_supporting_result_gets_the_passing_verdict, test_a_contradicting_result_gets_the_failing_verdict = \
+    verdict_tests(CASES)
 
 
 def test_a_faster_solver_stopped_before_one_percent_decides_nothing(tmp_path):

@@ -552,10 +552,8 @@ def _final_errors(frame: pd.DataFrame) -> pd.Series:
 
 
 def _mean_se(values: pd.Series) -> tuple[float, float]:
-    """Mean and standard error (in pp) of fractions over runs; the error is NaN with fewer than 2 runs."""
-    pp = 100 * values.to_numpy(float)
-    se = float(pp.std(ddof=1) / math.sqrt(len(pp))) if len(pp) > 1 else math.nan
-    return float(pp.mean()), se
+    """Mean and standard error (in pp) of fractions over runs (:func:`mean_and_se`)."""
+    return mean_and_se(100 * values.to_numpy(float))
 
 
 def _pm(mean: float, se: float, unit: str = "%") -> str:
