@@ -255,7 +255,11 @@ def inconclusive(res: ExperimentResult, solvers: tuple[str, ...]) -> str:
 
 @dataclass(frozen=True)
 class NotChecked:
-    """A claim of a paper that no experiment here can check, and why: a row of :class:`Claims`."""
+    """A claim of a paper that no experiment here can check, and why: a row of :class:`Claims`.
+
+    ``experiment`` and ``claims`` are empty, as for a group without claims, so that code walking
+    the claims of a table (the report's outcome words, the tests' declared verdicts) passes over it.
+    """
 
     what: str
     why: str
