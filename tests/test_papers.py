@@ -4,6 +4,7 @@ and the drawings a figure declaration names."""
 import dataclasses
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -259,3 +260,18 @@ def test_a_zoomed_panel_shows_where_the_solvers_final_errors_lie():
     fig = plotting.curves_figure(curves, plotting.X_AXES["kernel_evals"], plotting.Y_AXES["test_error"], zoom=True)
     finals = {"sbp": 100 * (0.15 + 0.3 / 4 + 0.0005), "perceptron": 100 * (0.2 + 0.3 / 4 + 0.0005)}
     assert fig.axes[0].get_ylim() == pytest.approx((0.8 * finals["sbp"], 1.6 * finals["perceptron"]))
+
+
+def test_objective_curves_dash_the_test_hinge_loss_where_measured():
+    a = _by_k(groups=("g",), ks=(1,)).assign(experiment="a")
+    curves = pd.concat([a.assign(test_hinge_loss=0.5), a.assign(experiment="b")], ignore_index=True)
+    fig = plotting.curves_figure(curves, plotting.X_AXES["iterations"], plotting.Y_AXES["primal_objective"],
+                                 dashed=plotting.Y_AXES["test_hinge_loss"])
+    measured, unmeasured = fig.axes
+    solid, dashed = measured.get_lines()
+    assert (solid.get_linestyle(), dashed.get_linestyle()) == ("-", "--")
+    assert dashed.get_color() == solid.get_color() and set(dashed.get_ydata()) == {0.5}
+    assert measured.get_ylabel() == "primal objective (solid), test hinge loss (dashed)"
+    assert [line.get_linestyle() for line in unmeasured.get_lines()] == ["-"]
+    assert unmeasured.get_ylabel() == "primal objective"
+    plt.close(fig)

@@ -56,6 +56,25 @@ def test_measurement_is_kept_out_of_training_counters(problem):
     assert all(0 <= r["test_error"] <= 1 for r in rows)
 
 
+def test_test_hinge_loss_is_measured_with_the_test_error_in_one_evaluation(problem, adult_small):
+    """Brute force: f on the test points from the snapshot's coefficients and an explicit Gaussian kernel."""
+    solver = SOLVERS["pegasos"](problem, np.random.default_rng(0))
+    solver.advance(150, math.inf, math.inf)
+    snap = solver.snapshot()
+    train, test = adult_small
+    X, Z = (np.asarray(s.X[:k].todense()) for s, k in ((train, 100), (test, 200)))
+    gram = np.exp(-((Z[:, None, :] - X[None, snap.support, :]) ** 2).sum(-1) / (2 * 10.0))
+    margins = problem.test_y * (gram @ snap.coef + snap.bias)
+    before = problem.kernel.eval_kernel_evals
+    measured = snap.test_measures(problem)
+    assert problem.kernel.eval_kernel_evals - before == 200 * snap.n_support  # f evaluated once
+    assert measured["test_error"] == pytest.approx(np.mean(margins <= 0))
+    assert measured["test_hinge_loss"] == pytest.approx(np.mean(np.maximum(0, 1 - margins)))
+    assert measured["test_hinge_loss"] > 0
+    rows = run(problem, experiment(solvers=("pegasos",)), "pegasos").rows
+    assert all(r["test_hinge_loss"] >= r["test_error"] for r in rows)  # hinge >= 0/1 loss pointwise
+
+
 def test_same_seed_same_curve_independent_of_order(problem):
     exp = experiment(solvers=("sbp", "pegasos"))
     first = run(problem, exp, "pegasos").rows

@@ -143,7 +143,7 @@ def validate(configs: tuple[Path, ...]) -> None:
 #: The axes of ``sbpbench plot`` (the keys of sbpbench.outputs.plotting.X_AXES and Y_AXES,
 #: named here so that --help needs no matplotlib; tests/test_plot_pages.py checks they agree).
 X_CHOICES = ("kernel_evals", "seconds", "iterations", "epochs")
-Y_CHOICES = ("test_error", "objective", "primal_objective", "gap")
+Y_CHOICES = ("test_error", "objective", "primal_objective", "test_hinge_loss", "gap")
 
 
 @cli.command()
@@ -153,8 +153,8 @@ Y_CHOICES = ("test_error", "objective", "primal_objective", "gap")
 @click.option("--x", "x", type=click.Choice(X_CHOICES), default="kernel_evals", show_default=True,
               help="x axis: kernel evaluations, training seconds, iterations or epochs.")
 @click.option("--y", "y", type=click.Choice(Y_CHOICES), default="test_error", show_default=True,
-              help="y axis: test error, the solver's own objective, the primal objective, or the duality "
-                   "gap (primal minus dual objective, solvers with a dual).")
+              help="y axis: test error, the solver's own objective, the primal objective, the test hinge "
+                   "loss, or the duality gap (primal minus dual objective, solvers with a dual).")
 def plot(results_dir: Path, out: Path | None, x: str, y: str) -> None:
     """Draw curves of the runs in RESULTS_DIR: by default Figure 2, test error against kernel evaluations.
 

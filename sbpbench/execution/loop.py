@@ -240,7 +240,7 @@ def _measure(problem: Problem, solver: Solver, train_time: float, base: dict, in
         "kernel_evals": kernel.kernel_evals if counted else math.nan,
         "kernel_evals_computed": kernel.kernel_evals_computed if counted else math.nan,
         "train_time_s": train_time,
-        "test_error": snap.test_error(problem),
+        **snap.test_measures(problem),
         "objective": snap.objective,
         "primal_objective": snap.primal_objective,
         "n_support": snap.n_support,

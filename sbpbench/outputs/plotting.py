@@ -83,6 +83,7 @@ Y_AXES = {
     "test_error": Axis("test_error", "test error (%)", log=False, factor=100.0, limit=100.0),
     "objective": Axis("objective", "objective (the solver's own)", log=False),
     "primal_objective": Axis("primal_objective", "primal objective", log=True),
+    "test_hinge_loss": Axis("test_hinge_loss", "test hinge loss", log=True),
     "gap": Axis("duality_gap", "duality gap (primal - dual)", log=True),
 }
 
@@ -188,13 +189,20 @@ def mean_line(frame: pd.DataFrame, x: str, y: str = "test_error") -> MeanLine | 
 
 
 def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str,
-                y: Axis = Y_AXES["test_error"]) -> MeanLine | None:
-    """One solver's mean of ``y`` against ``x`` with a one-sigma band (dashed after epoch 1 for some)."""
+                y: Axis = Y_AXES["test_error"], dashed: Axis | None = None) -> tuple[MeanLine | None, bool]:
+    """One solver's mean of ``y`` against ``x`` with a one-sigma band (dashed after epoch 1 for some).
+
+    With ``dashed``, also the mean of that column, dashed in the same colour without a band,
+    where the runs measured it. Returns the solid curve and whether a dashed one was drawn.
+    """
     curve = mean_line(frame, x, y.column)
     if curve is None:
-        return None
+        return None, False
     grid, mean, std, k = curve.x, curve.mean, curve.std, y.factor
     line, = ax.plot(grid, k * mean, label=f"{label} ({curve.runs} runs)")
+    second = None if dashed is None else mean_line(frame, x, dashed.column)
+    if second is not None:
+        ax.plot(second.x, dashed.factor * second.mean, ls="--", color=line.get_color())
     low = np.maximum(k * (mean - std), LOG_FLOOR) if y.log else k * (mean - std)
     ax.fill_between(grid, low, k * (mean + std), color=line.get_color(), alpha=0.2, lw=0)
     split = curve.dashed_from
@@ -203,7 +211,7 @@ def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str,
         before = grid < split
         line.set_data(np.r_[grid[before], split], k * np.r_[mean[before], at])
         ax.plot(np.r_[split, grid[~before]], k * np.r_[at, mean[~before]], ls="--", color=line.get_color())
-    return curve
+    return curve, second is not None
 
 
 def _log_bottom(curves: list[MeanLine], factor: float) -> float | None:
@@ -257,7 +265,7 @@ def left_out(curves: pd.DataFrame, x: Axis, y: Axis) -> list[str]:
 
 def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = None, zoom: bool = False,
                   size: tuple[float, float] = (5.2, 4.2), legend_size: float = 8,
-                  band_floor: bool = False) -> Figure | None:
+                  band_floor: bool = False, dashed: Axis | None = None) -> Figure | None:
     """A figure of ``y`` against ``x``, one panel per experiment, one line per solver (None when nothing is drawable).
 
     Parameters
@@ -282,6 +290,9 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
         :data:`LOG_FLOOR`; True lets the axis extend down to it (as the papers' objective
         figures are drawn), False ends the axis below the lowest positive mean or band edge, so
         that such a band runs off its bottom.
+    dashed : Axis, optional
+        A second quantity on the same y axis, each solver's mean dashed in its colour, where
+        the runs measured it (the Pegasos paper's Figure 2 draws the test loss so).
 
     Returns
     -------
@@ -292,7 +303,9 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
         return None
     fig, panels = _panels(curves, "experiment", size)
     for ax, name, sub in panels:
-        drawn = [_draw_curve(ax, str(label), frame, x.column, y) for label, frame in sub.groupby("solver", sort=False)]
+        lines = [_draw_curve(ax, str(label), frame, x.column, y, dashed)
+                 for label, frame in sub.groupby("solver", sort=False)]
+        drawn = [c for c, _ in lines]
         if x.log:
             ax.set_xscale("log")
         if y.log:
@@ -301,7 +314,7 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
             if bottom is not None:
                 ax.set_ylim(bottom=bottom)
         ax.set_xlabel(x.label)
-        ax.set_ylabel(y.label)
+        ax.set_ylabel(f"{y.label} (solid), {dashed.label} (dashed)" if dashed and any(d for _, d in lines) else y.label)
         ax.set_title(f"{name} ({sub['dataset'].iloc[0]})")
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=legend_size)
@@ -315,7 +328,7 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
 
 def metric_curves(curves: pd.DataFrame, out_stem: Path, x: Axis, y: Axis, title: str | None = None,
                   zoom: bool = False, dpi: int = 130, size: tuple[float, float] = (5.2, 4.2),
-                  legend_size: float = 8, band_floor: bool = False) -> list[Path]:
+                  legend_size: float = 8, band_floor: bool = False, dashed: Axis | None = None) -> list[Path]:
     """Draw ``y`` against ``x`` (:func:`curves_figure`) into ``out_stem.png`` and ``out_stem.svg``.
 
     Parameters
@@ -326,7 +339,7 @@ def metric_curves(curves: pd.DataFrame, out_stem: Path, x: Axis, y: Axis, title:
         Output path without suffix.
     x, y : Axis
         The axes (:data:`X_AXES`, :data:`Y_AXES`, or others).
-    title, zoom, size, legend_size, band_floor
+    title, zoom, size, legend_size, band_floor, dashed
         As for :func:`curves_figure`.
     dpi : int
         Resolution of the PNG file.
@@ -336,7 +349,7 @@ def metric_curves(curves: pd.DataFrame, out_stem: Path, x: Axis, y: Axis, title:
     list of pathlib.Path
         The files written (none when nothing is drawable).
     """
-    fig = curves_figure(curves, x, y, title, zoom, size, legend_size, band_floor)
+    fig = curves_figure(curves, x, y, title, zoom, size, legend_size, band_floor, dashed)
     return [] if fig is None else save_figure(fig, out_stem, dpi=dpi)
 
 
@@ -378,7 +391,8 @@ def objective_curves(curves: pd.DataFrame, out_stem: Path, title: str | None = N
     """Draw the primal objective against iterations (log-log), one panel per experiment.
 
     One line per solver: the mean over runs of its finite objectives with a band of one
-    standard deviation (cut at :data:`LOG_FLOOR`, above zero).
+    standard deviation (cut at :data:`LOG_FLOOR`, above zero), and, dashed in the same colour,
+    the mean test hinge loss where the runs measured it (the Pegasos paper's Figure 2, left).
 
     Parameters
     ----------
@@ -397,7 +411,7 @@ def objective_curves(curves: pd.DataFrame, out_stem: Path, title: str | None = N
         The files written (none when no solver has a primal objective).
     """
     return metric_curves(curves, out_stem, X_AXES["iterations"], Y_AXES["primal_objective"], title, dpi=dpi,
-                         size=(5.6, 4.2), legend_size=7, band_floor=True)
+                         size=(5.6, 4.2), legend_size=7, band_floor=True, dashed=Y_AXES["test_hinge_loss"])
 
 
 def final_against_parameter(curves: pd.DataFrame, out_stem: Path, parameter: str, xlabel: str,

@@ -323,7 +323,8 @@ class ErrorCurves:
 @dataclass(frozen=True)
 class ObjectiveCurves:
     """Primal objective against iterations (log-log): one panel per experiment, one line per
-    solver, the mean over runs with a one-standard-deviation band."""
+    solver, the mean over runs with a one-standard-deviation band, and the mean test hinge loss
+    dashed in the same colour where the runs measured it."""
 
     dpi: int = 130
 

@@ -475,7 +475,8 @@ PAPER = Paper(
     experiments=EXPERIMENTS,
     figures=(
         Figure("pegasos-figure2", "Pegasos paper (Shalev-Shwartz, Singer, Srebro 2007), Figure 2",
-               "Primal objective vs iterations: Pegasos vs Norma (left), vs fixed-rate SGD (right)",
+               "Primal objective (solid) and test hinge loss (dashed, left) vs iterations: Pegasos vs Norma "
+               "(left), vs fixed-rate SGD (right)",
                "Pegasos paper, Figure 2", ("pegasos-figure2-norma", "pegasos-figure2-sgd"), ObjectiveCurves(dpi=110)),
         Figure("pegasos-figure3", "Pegasos paper, Figure 3",
                "Effect of the mini-batch size k: T fixed (left), kT fixed (right)", "Pegasos paper, Figure 3",

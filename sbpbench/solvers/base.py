@@ -220,17 +220,27 @@ class Snapshot:
         """Number of support vectors (nonzero coefficients)."""
         return int(self.support.size)
 
-    def test_error(self, problem: Problem) -> float:
-        """Fraction of ``problem``'s test points with ``y f(x) <= 0`` (the paper's 0/1 loss).
+    def test_measures(self, problem: Problem) -> dict[str, float]:
+        """The test error and test hinge loss of ``f``, from one evaluation of ``f`` on the test points.
 
-        ``f`` is :attr:`predict` when set, else the kernel expansion, evaluated through the
-        kernel's measurement path (counted in ``eval_kernel_evals`` only).
+        ``test_error`` is the fraction of ``problem``'s test points with ``y f(x) <= 0`` (the
+        papers' 0/1 loss); ``test_hinge_loss`` is the mean of ``max(0, 1 - y f(x))`` over them
+        (the Pegasos paper's "loss on the test set", Figure 2), for ``f`` at the scale whose
+        :attr:`primal_objective` is reported. ``f`` is :attr:`predict` when set, else the
+        kernel expansion, evaluated through the kernel's measurement path (counted in
+        ``eval_kernel_evals`` only, once per call).
         """
         if self.predict is not None:
             scores = self.predict(problem.test_X)
         else:
             scores = problem.kernel.decision(problem.test_X, self.support, self.coef, self.bias)
-        return float(np.mean(problem.test_y * scores <= 0))
+        margins = problem.test_y * scores
+        return {"test_error": float(np.mean(margins <= 0)),
+                "test_hinge_loss": float(np.mean(np.maximum(0.0, 1.0 - margins)))}
+
+    def test_error(self, problem: Problem) -> float:
+        """The test error of :meth:`test_measures` alone."""
+        return self.test_measures(problem)["test_error"]
 
 
 P = TypeVar("P", bound=SolverParams)
