@@ -201,7 +201,7 @@ def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str,
     grid, mean, std, k = curve.x, curve.mean, curve.std, y.factor
     line, = ax.plot(grid, k * mean, label=f"{label} ({curve.runs} runs)")
     second = None if dashed is None else mean_line(frame, x, dashed.column)
-    if second is not None:
+    if dashed is not None and second is not None:
         ax.plot(second.x, dashed.factor * second.mean, ls="--", color=line.get_color())
     low = np.maximum(k * (mean - std), LOG_FLOOR) if y.log else k * (mean - std)
     ax.fill_between(grid, low, k * (mean + std), color=line.get_color(), alpha=0.2, lw=0)
