@@ -520,6 +520,15 @@ DISAGREEING: dict[Callable[..., Any], Build] = {
         for label, paths in {"pegasos": [PEGASOS_PATH] * 2, "sgd eta=0.01": [AS_FAST_ETA, FAILING_ETA],
                              "sgd eta=10": [FAILING_ETA] * 2}.items())),
     pegasos._constant_over_k: lambda p: _figure3(_improving_with_k, _same_for_every_k, runs=1),
+    pegasos._against_norma: lambda p: synthetic(*(  # Norma's runs end 0.066 and 0.2: has it converged?
+        curve(label, *[{"iteration": ITERATIONS, "primal_objective": [1.0, 0.5, 0.3, 0.2, f]} for f in finals],
+              name=label.split(" ")[0])
+        for label, finals in {"pegasos": (0.063, 0.063), "norma": (0.066, 0.2),
+                              "norma (projection)": (0.165, 0.165)}.items())),
+    pegasos._improves_with_k: lambda p: synthetic(*(  # k = 16's runs end 0.1 apart: better than k = 4?
+        curve(f"T fixed, k={k}", *[{"iteration": [10, 100, 1000], "primal_objective": [1.0, 0.5, final]}
+                                   for final in (_improving_with_k(k), _improving_with_k(k) + 0.1 * (k == 16))],
+              name="pegasos", params=f"mini_batch={k}") for k in KS)),
     sgd._verdict: lambda p: synthetic(
         curve("optimum", {"epoch": [1, 50], "primal_objective": [1.5, 1.0]}, name="dcd"),
         curve(p["solver"], *[{"epoch": [(p["paper_epochs"] or 10) * e for e in (0.5, 1)],
