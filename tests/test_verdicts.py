@@ -232,6 +232,12 @@ def _norma_contradiction(which: str) -> Contradiction:
     return Contradiction(what, lambda params: _norma(*finals), applies=lambda params: params["which"] == which)
 
 
+def _test_losses(pegasos_final: float, norma_final: float) -> Synthetic:
+    """Pegasos and Norma, two runs each, their test hinge losses ending at these values."""
+    return synthetic(*(curve(label, *[{"iteration": ITERATIONS, "test_hinge_loss": [2.0, 1.0, 0.5, 0.2, final]}] * 2)
+                       for label, final in (("pegasos", pegasos_final), ("norma", norma_final))))
+
+
 # --- Pegasos paper, Figure 3: the mini-batch size k
 
 KS = (1, 4, 16, 64, 256)
@@ -339,6 +345,8 @@ CASES: dict[Callable[..., Any], Case] = {
         (Contradiction("Pegasos never within 0.001 of the optimum", lambda p: _time_to_optimum([1.5, 1.2, 1.1])),)),
     pegasos._against_norma: Case(lambda p: _norma(*NORMA_SUPPORT), tuple(map(_norma_contradiction,
                                                                              NORMA_CONTRADICTIONS))),
+    pegasos._test_loss_against_norma: Case(lambda p: _test_losses(0.09, 0.12), (
+        Contradiction("Norma ends with the lower test loss", lambda p: _test_losses(0.092, 0.088)),)),
     pegasos._some_eta: Case(
         lambda p: _objectives({"pegasos": PEGASOS_PATH, "sgd eta=0.001": [0.5, 0.3, 0.15, 0.1, 0.08],
                                "sgd eta=0.01": AS_FAST_ETA, "sgd eta=10": FAILING_ETA}),
@@ -525,6 +533,9 @@ DISAGREEING: dict[Callable[..., Any], Build] = {
               name=label.split(" ")[0])
         for label, finals in {"pegasos": (0.063, 0.063), "norma": (0.066, 0.2),
                               "norma (projection)": (0.165, 0.165)}.items())),
+    pegasos._test_loss_against_norma: lambda p: synthetic(*(  # Norma's test losses 0.08 and 0.14
+        curve(label, *[{"iteration": ITERATIONS, "test_hinge_loss": [2.0, 1.0, 0.5, 0.2, f]} for f in finals])
+        for label, finals in (("pegasos", (0.09, 0.09)), ("norma", (0.08, 0.14))))),
     pegasos._improves_with_k: lambda p: synthetic(*(  # k = 16's runs end 0.1 apart: better than k = 4?
         curve(f"T fixed, k={k}", *[{"iteration": [10, 100, 1000], "primal_objective": [1.0, 0.5, final]}
                                    for final in (_improving_with_k(k), _improving_with_k(k) + 0.1 * (k == 16))],
