@@ -141,6 +141,9 @@ CASES = {
     pegasos._mini_batch: Case(lambda p: _batches(p["printed"], p["printed"]), (
         Contradiction("one solver with k = 4", lambda p: _batches(p["printed"], 4)),)),
     pegasos._no_bias: Case(lambda p: _bias(False), (Contradiction("a bias term", lambda p: _bias(True)),)),
+    pegasos._no_boosting: Case(lambda p: _ran({"solvers": [{"name": "pegasos", "params": {"mini_batch": 1}}]}), (
+        Contradiction("a Pegasos that boosts the confidence", lambda p: _ran(
+            {"solvers": [{"name": "pegasos", "params": {"mini_batch": 1, "boost_confidence": 3}}]})),)),
 }
 
 MINE = [d for d in DECLARED if d.function in CASES]
