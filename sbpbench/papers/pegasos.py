@@ -266,11 +266,11 @@ SETTINGS = Numbers((
               partial(_mini_batch, printed=1))
       for side, experiment in (("left", "pegasos-figure2-norma"), ("right", "pegasos-figure2-sgd"))),
     NotReproduced("machine (Table 1's times)", "Pegasos in C++, 2.8 GHz Intel Xeon, 4 GB, Linux",
-                  "not compared: Table 1 is not run here and no other row compares seconds with the paper's; "
+                  "not run here: Table 1 is not run and no other row compares seconds with the paper's; "
                   "each run's machine is in its meta.json (host)"),
     *(Printed(f"boosting the confidence, {what}", "omitted (Figure 1 as printed)", (experiment,), _no_boosting)
-      for what, experiment in (("Figure 2 (left)", "pegasos-figure2-norma"), ("Figure 2 (right)", "pegasos-figure2-sgd"),
-                               ("Figure 3", "pegasos-figure3-k"))),
+      for what, experiment in (("Figure 2 (left)", "pegasos-figure2-norma"),
+                               ("Figure 2 (right)", "pegasos-figure2-sgd"), ("Figure 3", "pegasos-figure3-k"))),
     *(Printed(f"bias term, {what}", "none (all experiments)", (experiment,), _no_bias)
       for what, experiment in (("Table 1, CCAT", "pegasos-table1-ccat"),
                                ("Table 1, Covertype", "pegasos-table1-covertype"),
