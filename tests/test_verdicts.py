@@ -161,9 +161,10 @@ KERNEL_EVALS = [1e2, 1e3, 1e4, 1e5, 1e6]
 FALLING = [0.4, 0.3, 0.2, 0.15, 0.1]
 
 
-def _errors(**errors: Sequence[float]) -> Synthetic:
-    """One run per solver, its test errors at :data:`KERNEL_EVALS`."""
-    return synthetic(*(curve(name, {"kernel_evals": KERNEL_EVALS, "test_error": e}) for name, e in errors.items()))
+def _errors(runs: int = 2, **errors: Sequence[float]) -> Synthetic:
+    """``runs`` equal runs per solver, its test errors at :data:`KERNEL_EVALS`."""
+    return synthetic(*(curve(name, *[{"kernel_evals": KERNEL_EVALS, "test_error": e}] * runs)
+                       for name, e in errors.items()))
 
 
 #: The Perceptron's and SBP's checkpoints, in epochs: a first epoch ends at 1e4 kernel evaluations.
@@ -191,11 +192,12 @@ def _perceptron(errors: Sequence[float], sbp_errors: Sequence[float] = SBP_IMPRO
 OVERFITTING = [0.4, 0.3, 0.2, 0.19, 0.185, 0.2, 0.22, 0.24]
 
 
-def _fourier(sbp_errors: Sequence[float]) -> Synthetic:
-    """Random Fourier features ending at 15% at 1e5 inner products, and SBP's errors at :data:`KERNEL_EVALS`."""
-    four = curve("fourier", {"inner_products": [1e3, 1e4, 1e5], "pairs": [16, 128, 1024],
-                             "test_error": [0.3, 0.2, 0.15]})
-    return synthetic(four, curve("sbp", {"kernel_evals": KERNEL_EVALS, "test_error": sbp_errors}))
+def _fourier(sbp_errors: Sequence[float], runs: int = 2) -> Synthetic:
+    """Random Fourier features ending at 15% at 1e5 inner products, and SBP's errors at
+    :data:`KERNEL_EVALS`: ``runs`` equal runs each."""
+    four = curve("fourier", *[{"inner_products": [1e3, 1e4, 1e5], "pairs": [16, 128, 1024],
+                               "test_error": [0.3, 0.2, 0.15]}] * runs)
+    return synthetic(four, curve("sbp", *[{"kernel_evals": KERNEL_EVALS, "test_error": sbp_errors}] * runs))
 
 
 # --- Pegasos paper, Figure 2: primal objective against iterations
@@ -528,6 +530,15 @@ DISAGREEING: dict[Callable[..., Any], Build] = {
         for label, paths in {"pegasos": [PEGASOS_PATH] * 2, "sgd eta=0.01": [AS_FAST_ETA, FAILING_ETA],
                              "sgd eta=10": [FAILING_ETA] * 2}.items())),
     pegasos._constant_over_k: lambda p: _figure3(_improving_with_k, _same_for_every_k, runs=1),
+    sbp._sbp_below: lambda p: synthetic(  # the other solver's two runs either side of SBP
+        curve("sbp", *[{"kernel_evals": KERNEL_EVALS, "test_error": FALLING}] * 2),
+        curve(p["other"], *[{"kernel_evals": KERNEL_EVALS, "test_error": [e + d for e in FALLING]}
+                            for d in (-0.05, 0.06)])),
+    sbp._smo_late: lambda p: _errors(runs=1, sbp=[0.2, 0.105, 0.1, 0.1, 0.1], smo=[0.5, 0.45, 0.5, 0.4, 0.1]),
+    sbp._perceptron_close: lambda p: synthetic(  # first-epoch errors 20% and 30%: within 2 pp of SBP's 20%?
+        curve("perceptron", *_runs([OVERFITTING, [e + 0.1 * (i == 2) for i, e in enumerate(OVERFITTING)]])),
+        curve("sbp", *_runs([SBP_IMPROVING] * 2))),
+    sbp._sbp_beats_fourier: lambda p: _fourier([0.3, 0.2, 0.15, 0.1, 0.1], runs=1),
     pegasos._against_norma: lambda p: synthetic(*(  # Norma's runs end 0.066 and 0.2: has it converged?
         curve(label, *[{"iteration": ITERATIONS, "primal_objective": [1.0, 0.5, 0.3, 0.2, f]} for f in finals],
               name=label.split(" ")[0])

@@ -61,6 +61,31 @@ def value_at(grid: np.ndarray, mean: np.ndarray, x: float) -> float:
     return float(np.interp(np.log10(x), np.log10(grid), mean))
 
 
+def run_values_at(frame: pd.DataFrame, at: float, x: str = "kernel_evals", y: str = "test_error") -> np.ndarray:
+    """Each run's ``y`` at ``x = at``, interpolated in log ``x`` (constant beyond the run's ends), by run.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of one solver (several runs); rows without a positive ``x`` are left out.
+    at : float
+        Where (a positive value of ``x``).
+    x, y : str
+        Column names.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per run that has a positive ``x``, in run order.
+    """
+    values = []
+    for _, run in frame.groupby("run"):
+        run = run[run[x] > 0].sort_values(x)
+        if len(run):
+            values.append(np.interp(np.log10(at), np.log10(run[x].to_numpy(float)), run[y].to_numpy(float)))
+    return np.array(values)
+
+
 def final_rows(curves: pd.DataFrame) -> pd.DataFrame:
     """The last checkpoint of every (solver, run), in the order the (solver, run) pairs first appear."""
     rows = curves.reset_index(drop=True)  # unique labels, also for frames concatenated from several files
