@@ -36,6 +36,7 @@ def test_inner_products_count_and_doubling():
         assert solver.iteration == t
         assert snap.extra["pairs"] == 2 ** (t - 1)
         assert snap.extra["inner_products"] == 2 ** (t - 1) * n
+        assert solver.own_progress() == 2 ** (t - 1) / 8  # for the ETA: k of max_pairs
         assert 0.0 <= snap.test_error(problem) <= 1.0
     assert done
     assert solver.advance(10, np.inf, np.inf)  # nothing left: 16 pairs exceed max_pairs

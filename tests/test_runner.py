@@ -75,6 +75,15 @@ def test_test_hinge_loss_is_measured_with_the_test_error_in_one_evaluation(probl
     assert all(r["test_hinge_loss"] >= r["test_error"] for r in rows)  # hinge >= 0/1 loss pointwise
 
 
+def test_progress_reports_a_solvers_own_end(problem, monkeypatch):
+    """A solver that ends itself (random Fourier features) reports its share, not the unreached budget's."""
+    seen = []
+    exp = experiment(budget=Budget(epochs=1000), solvers=("fourier",))
+    runner.run_one(exp, problem, SolverSpec("fourier", {"max_pairs": 8}, "fourier"), 0,
+                   progress=lambda fraction, row: seen.append(fraction))
+    assert seen == [1 / 8, 2 / 8, 4 / 8, 8 / 8]
+
+
 def test_same_seed_same_curve_independent_of_order(problem):
     exp = experiment(solvers=("sbp", "pegasos"))
     first = run(problem, exp, "pegasos").rows

@@ -196,7 +196,8 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
                 break
             rows.append(row)
             if progress is not None:
-                progress(max(solver.iteration / max_it, kernel.kernel_evals / max_kev, train_time / max_sec), row)
+                progress(max(solver.iteration / max_it, kernel.kernel_evals / max_kev, train_time / max_sec,
+                             solver.own_progress()), row)
             if finished or (budget.test_error is not None and row["test_error"] <= budget.test_error):
                 status = "done"
                 break

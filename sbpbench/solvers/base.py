@@ -421,6 +421,15 @@ class Solver(Generic[P]):
         whose run is measured.
         """
 
+    def own_progress(self) -> float:
+        """Share of the way to where the solver finishes by itself, for the progress line's ETA.
+
+        0 for solvers that run until the budget ends them (the runner takes the largest share
+        of the budget spent); a solver with its own end (random Fourier features: ``max_pairs``)
+        says how far it is, so that its ETA does not wait for a budget it will never reach.
+        """
+        return 0.0
+
     def expected_kernel_evals(self) -> float:
         """``kernel_evals`` by the solver's cost model, for the work done so far.
 

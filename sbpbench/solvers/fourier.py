@@ -106,6 +106,11 @@ class Fourier(Solver[FourierParams]):
         """Number ``k`` of feature pairs in use."""
         return self.directions.shape[1]
 
+    def own_progress(self) -> float:
+        """``k / max_pairs``: a fit's cost grows with k, so the doublings so far are about that
+        share of the total (each doubling costs as much as all before it)."""
+        return self.pairs / self.params.max_pairs
+
     def _step(self, iterations: float, kernel_evals: float) -> bool:
         """Double the pairs (draw as many new directions) and fit; True once the next set is not allowed.
 
