@@ -282,7 +282,7 @@ SETTINGS = Numbers((
 # ----------------------------------------------------------------------------- Figures 2 and 3: claims
 
 
-def _final_objective(res: ExperimentResult, label: str, column: str = "primal_objective") -> tuple[float, float]:
+def _final_mean(res: ExperimentResult, label: str, column: str = "primal_objective") -> tuple[float, float]:
     """Mean over runs of a solver's primal objective (or ``column``) at its last checkpoint, and
     its standard error (NaN where the runs did not measure ``column``)."""
     rows = final_rows(res.curves[res.curves["solver"] == label])
@@ -305,8 +305,8 @@ def _against_norma(res: ExperimentResult, which: str) -> tuple[bool | None, str]
     (:func:`~sbpbench.results.curves.above_zero`), did not hold when it is not positive by
     two, else inconclusive.
     """
-    (peg, e_peg), (nor, e_nor) = _final_objective(res, "pegasos"), _final_objective(res, "norma")
-    nor_p, e_nor_p = _final_objective(res, "norma (projection)")
+    (peg, e_peg), (nor, e_nor) = _final_mean(res, "pegasos"), _final_mean(res, "norma")
+    nor_p, e_nor_p = _final_mean(res, "norma (projection)")
     diff, se = {"not converged": (nor - NOT_CONVERGED * peg, np.hypot(e_nor, NOT_CONVERGED * e_peg)),
                 "projection helps": (nor - nor_p, np.hypot(e_nor, e_nor_p)),
                 "still ahead": (nor_p - peg, np.hypot(e_nor_p, e_peg))}[which]
@@ -320,7 +320,7 @@ def _test_loss_against_norma(res: ExperimentResult) -> tuple[bool | None, str]:
     iterations) is below Norma's. Held when Norma's mean final test hinge loss is above
     Pegasos' by two standard errors, did not hold when it is not above by two, else
     inconclusive (also when the runs did not measure the test hinge loss)."""
-    (peg, e_peg), (nor, e_nor) = (_final_objective(res, label, "test_hinge_loss") for label in ("pegasos", "norma"))
+    (peg, e_peg), (nor, e_nor) = (_final_mean(res, label, "test_hinge_loss") for label in ("pegasos", "norma"))
     text = (f"final test hinge loss (mean +- {SPREAD:g} standard errors): Pegasos {peg:.4g} +- {SPREAD * e_peg:.2g}, "
             f"Norma {nor:.4g} +- {SPREAD * e_nor:.2g}")
     return above_zero(nor - peg, float(np.hypot(e_peg, e_nor))), text
@@ -356,7 +356,7 @@ def _some_eta(res: ExperimentResult) -> tuple[bool | None, str]:
     Pegasos' mean final objective; a rate that never gets there in any run fails. Held when
     some eta is as fast as Pegasos (mean iterations within 2x Pegasos', by two standard errors)
     and some eta fails; did not hold when the runs rule either out; else inconclusive."""
-    target = _final_objective(res, "pegasos")[0] + WITHIN
+    target = _final_mean(res, "pegasos")[0] + WITHIN
     peg = first_reaching(res.curves[res.curves["solver"] == "pegasos"], "primal_objective", target)
     pegasos = mean_and_se(peg["iteration"].where(peg["primal_objective"] <= target))
     rates = {label[4:]: _rate(res, label, target, pegasos) for label in dict.fromkeys(res.curves["solver"])

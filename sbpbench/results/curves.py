@@ -39,11 +39,7 @@ def mean_curve(frame: pd.DataFrame, x: str = "kernel_evals",
     grid, mean, std : numpy.ndarray
         Empty arrays when no run has a positive ``x``.
     """
-    curves = []
-    for _, run in frame.groupby("run"):
-        run = run[run[x] > 0].sort_values(x)
-        if len(run):
-            curves.append((np.log10(run[x].to_numpy(float)), run[y].to_numpy(float)))
+    curves = _log_curves(frame, x, y)
     if not curves:
         return np.array([]), np.array([]), np.array([])
     lo = max(c[0][0] for c in curves)
@@ -54,6 +50,16 @@ def mean_curve(frame: pd.DataFrame, x: str = "kernel_evals",
         grid = np.linspace(lo, hi, max(2, int((hi - lo) * GRID_PER_DECADE) + 1))
     values = np.array([np.interp(grid, cx, cy) for cx, cy in curves])
     return 10.0**grid, values.mean(axis=0), values.std(axis=0)
+
+
+def _log_curves(frame: pd.DataFrame, x: str, y: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each run's curve as (log10 of its positive ``x``, sorted; ``y`` there), in run order."""
+    curves = []
+    for _, run in frame.groupby("run"):
+        run = run[run[x] > 0].sort_values(x)
+        if len(run):
+            curves.append((np.log10(run[x].to_numpy(float)), run[y].to_numpy(float)))
+    return curves
 
 
 def value_at(grid: np.ndarray, mean: np.ndarray, x: float) -> float:
@@ -78,12 +84,7 @@ def run_values_at(frame: pd.DataFrame, at: float, x: str = "kernel_evals", y: st
     numpy.ndarray
         One value per run that has a positive ``x``, in run order.
     """
-    values = []
-    for _, run in frame.groupby("run"):
-        run = run[run[x] > 0].sort_values(x)
-        if len(run):
-            values.append(np.interp(np.log10(at), np.log10(run[x].to_numpy(float)), run[y].to_numpy(float)))
-    return np.array(values)
+    return np.array([np.interp(np.log10(at), cx, cy) for cx, cy in _log_curves(frame, x, y)])
 
 
 def final_rows(curves: pd.DataFrame) -> pd.DataFrame:
