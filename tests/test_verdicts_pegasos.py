@@ -23,6 +23,7 @@ from tests.test_verdicts import (
     FAILING_ETA,
     ITERATIONS,
     PEGASOS_PATH,
+    SOME_ETAS,
     Case,
     Contradiction,
     Params,
@@ -115,8 +116,7 @@ CASES = {
         Contradiction("no projection worse at the end than at T = 100",
                       lambda p: _projection([0.21, 0.1, 0.1, 0.1, 0.1])))),
     pegasos._best_eta_larger: Case(
-        lambda p: _objectives({"pegasos": PEGASOS_PATH, "sgd eta=0.001": [0.5, 0.3, 0.15, 0.1, 0.08],
-                               "sgd eta=0.01": AS_FAST_ETA, "sgd eta=10": FAILING_ETA}),
+        lambda p: _objectives(SOME_ETAS),
         (Contradiction("eta = 1e-5 best", lambda p: _objectives(
             {"pegasos": PEGASOS_PATH, "sgd eta=1e-05": AS_FAST_ETA, "sgd eta=0.01": FAILING_ETA})),
          Contradiction("eta = 1e-4 best (only 10x Zhang's)", lambda p: _objectives(
