@@ -55,10 +55,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sbpbench.errors import shown
+from sbpbench.experiment.config import MAX_INT, lambda_of_C
+from sbpbench.experiment.lambdas import lambda_value
 from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS, Param, ProblemKind, Snapshot, Solver
-from sbpbench.solvers.base import non_negative, positive
+from sbpbench.solvers.base import fraction, non_negative, positive
 
 #: The kernel's parameters (every estimator has them).
 KERNEL_PARAMS = {
@@ -77,7 +79,7 @@ LAMBDA_PARAMS = {
 #: nu of the slack-constrained problem, for the solvers that need it (SBP).
 NU_PARAMS = {
     "nu": Param(float, 0.011, "total slack at most n nu with ||w|| <= 1 (default: the SBP paper's Adult value, "
-                "Table 2)", check=non_negative),
+                "Table 2)", check=fraction),
 }
 #: The unregularized bias, for the solvers that take one.
 BIAS_PARAMS = {"bias": Param(bool, False, "fit an unregularized bias b (intercept_); else b = 0")}
@@ -87,13 +89,11 @@ BUDGET_PARAMS = {
                     check=positive),
     "kernel_evals": Param(float, None, "stop each binary problem at the first iteration boundary at or after this "
                           "many kernel evaluations (None: no such limit)", check=positive),
-    "seconds": Param(float, None, "stop each binary problem after this many seconds of training (None: no such "
-                     "limit)", check=positive),
+    "seconds": Param(float, None, "stop each binary problem after this many seconds of training, numba's "
+                     "compilation in a process's first fit included (None: no such limit)", check=positive),
 }
 #: Parameters that may be None (no limit; for C and lam: not given).
 OPTIONAL = frozenset({"C", "lam", "epochs", "kernel_evals", "seconds"})
-#: The largest integer parameter in absolute value (as in a config).
-MAX_INT = 2**63 - 1
 #: What a parameter of each type must be, for error messages.
 EXPECTED = {bool: "True or False", int: f"an integer of at most {MAX_INT} in absolute value", float: "a finite number",
             str: "a string"}
@@ -243,12 +243,17 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         seed = self._seed()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
+        classes, codes = np.unique(y, return_inverse=True)
+        if classes.size < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class")
+        self.classes_ = classes  # only now: a fit that failed leaves the estimator unfitted
         n = X.shape[0]
         if "lambda" in solver.needs and lam is None:
-            lam = 1.0 / ((values["C"] if values["C"] is not None else 1.0) * n)
+            C = values["C"] if values["C"] is not None else 1.0
+
+            def refuse_C(why: str) -> None:
+                raise ValueError(f"{type(self).__name__}: parameter 'C'={shown(C)}: {why}")
+            lam = lambda_value(lambda_of_C(C), n, refuse_C)
         spec = KernelSpec(values["kernel"], values["sigma2"], values["cache_mb"])
         kernel = Kernel(X, spec)
         positives = [codes == 1] if self.classes_.size == 2 else [codes == k for k in range(self.classes_.size)]
@@ -322,7 +327,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
             For two classes, positive values mean ``classes_[1]``; else one column per class
             (one-vs-rest), the largest wins.
         """
-        check_is_fitted(self)
+        check_is_fitted(self, "support_vectors_")  # n_features_in_ alone: a fit that failed
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         kernel = Kernel(self.support_vectors_, self._kernel_spec)
         points = kernel.prepare(X)

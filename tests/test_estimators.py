@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -236,7 +236,11 @@ def test_random_state_selects_the_stream(adult_small):
 
 
 @pytest.mark.parametrize("estimator, message", [
-    (SBPClassifier(nu=-1.0), "SBPClassifier: parameter 'nu'=-1.0: must be >= 0"),
+    (SBPClassifier(nu=-1.0), "SBPClassifier: parameter 'nu'=-1.0: must be in [0, 1]"),
+    (SBPClassifier(nu=5.0), "SBPClassifier: parameter 'nu'=5.0: must be in [0, 1]"),
+    (PegasosClassifier(C=1e308), "PegasosClassifier: parameter 'C'=1e+308: gives lambda = 0.0 at n = "),
+    (SBPClassifier(cache_mb=-1.0), "parameter 'cache_mb'=-1.0: must be >= 0"),
+    (PerceptronClassifier(seconds=-1.0), "parameter 'seconds'=-1.0: must be positive"),
     (SBPClassifier(sigma2=0), "parameter 'sigma2'=0.0: must be positive"),
     (SBPClassifier(sigma2=float("nan")), "parameter 'sigma2': expected a finite number, got nan"),
     (SBPClassifier(eta0="big"), "parameter 'eta0': expected a finite number, got 'big'"),
@@ -259,10 +263,13 @@ def test_bad_parameters_end_fit_with_a_value_error_naming_them(adult_small, esti
         estimator.fit(train.X, train.y)
 
 
-def test_one_class_is_refused(adult_small):
+def test_one_class_is_refused_and_leaves_the_estimator_unfitted(adult_small):
     train, _ = adult_small
+    est = SBPClassifier()
     with pytest.raises(ValueError, match="needs samples of at least 2 classes; got 1 class"):
-        SBPClassifier().fit(train.X, np.ones(train.n))
+        est.fit(train.X, np.ones(train.n))
+    with pytest.raises(NotFittedError):
+        est.predict(train.X)
 
 
 def test_the_linear_kernel_and_pegasos_primal_form(adult_small):

@@ -32,7 +32,7 @@ from sbpbench.experiment.lambdas import lambda_value
 from sbpbench.experiment.yamlfile import apply_overrides, load_yaml
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS, ProblemKind, SolverParams
-from sbpbench.solvers.base import non_negative, positive
+from sbpbench.solvers.base import fraction, non_negative, positive
 
 
 @dataclass(frozen=True)
@@ -398,7 +398,7 @@ def _budget(source: str, key: str, value) -> Budget:
         epochs=bud.get("epochs", float, check=positive),
         kernel_evals=bud.get("kernel_evals", float, check=positive),
         seconds=bud.get("seconds", float, check=positive),
-        test_error=bud.get("test_error", float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]"),
+        test_error=bud.get("test_error", float, check=fraction),
     )
     if all(v is None for v in (budget.epochs, budget.kernel_evals, budget.seconds)):
         budget = Budget(1.0, None, None, budget.test_error)
@@ -516,7 +516,7 @@ def _problem(source: str, value, n: int) -> tuple[str | float | None, str, Nu, b
             return NuFromLambda()
         if isinstance(nu, str) and not _is_number(nu):
             prob.fail(key, f"expected a number in [0, 1] or '{NuFromLambda.KEYWORD}', got {shown(nu)}")
-        return prob.reader(float, check=lambda v: None if 0 <= v <= 1 else "must be in [0, 1]")(key, nu)
+        return prob.reader(float, check=fraction)(key, nu)
 
     key = "C" if prob.data.get("C") is not None else "lambda"
     if key == "C" and prob.data.get("lambda") is not None:

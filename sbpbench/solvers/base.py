@@ -148,6 +148,11 @@ def non_negative(value: float) -> str | None:
 C_INT_MAX = 2**31 - 1
 
 
+def fraction(value: float) -> str | None:
+    """Parameter check: the value must be in [0, 1] (nu, a target test error)."""
+    return None if 0 <= value <= 1 else "must be in [0, 1]"
+
+
 def positive_c_int(value: int) -> str | None:
     """Parameter check: a positive integer that fits a C ``int`` (at most :data:`C_INT_MAX`)."""
     return positive(value) or (None if value <= C_INT_MAX else f"must be at most {C_INT_MAX}")
