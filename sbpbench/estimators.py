@@ -55,7 +55,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sbpbench.errors import shown
-from sbpbench.experiment.config import MAX_INT, lambda_of_C
+from sbpbench.experiment.config import MAX_INT, Budget, lambda_of_C
 from sbpbench.experiment.lambdas import lambda_value
 from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.problem import Problem
@@ -257,10 +257,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         spec = KernelSpec(values["kernel"], values["sigma2"], values["cache_mb"])
         kernel = Kernel(X, spec)
         positives = [codes == 1] if self.classes_.size == 2 else [codes == k for k in range(self.classes_.size)]
-        max_iterations = math.inf if values["epochs"] is None else values["epochs"] * n
-        limits = (round(max_iterations) if math.isfinite(max_iterations) else math.inf,
-                  math.inf if values["kernel_evals"] is None else values["kernel_evals"],
-                  math.inf if values["seconds"] is None else values["seconds"])
+        limits = Budget(values["epochs"], values["kernel_evals"], values["seconds"]).limits(n)
         snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
         for k, positive_class in enumerate(positives):
             kernel.reset()

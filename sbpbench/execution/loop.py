@@ -161,9 +161,7 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     kernel = problem.kernel
     kernel.reset()
     budget = spec.budget or exp.budget
-    max_it = round(budget.epochs * n) if budget.epochs is not None else math.inf
-    max_kev = budget.kernel_evals if budget.kernel_evals is not None else math.inf
-    max_sec = budget.seconds if budget.seconds is not None else math.inf
+    max_it, max_kev, max_sec = budget.limits(n)
     base = {
         "experiment": exp.name, "dataset": exp.dataset.label, "solver": spec.label,
         "solver_name": spec.name, "params": spec.describe(), "seed": exp.seed, "run": run,

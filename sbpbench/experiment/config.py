@@ -106,6 +106,13 @@ class Budget:
     seconds: float | None = None
     test_error: float | None = None
 
+    def limits(self, n: int) -> tuple[float, float, float]:
+        """The limits in iterations (``round(epochs n)``), kernel evaluations and seconds for ``n``
+        training examples, infinity where there is none (as :meth:`Solver.advance` takes them)."""
+        return (round(self.epochs * n) if self.epochs is not None else math.inf,
+                self.kernel_evals if self.kernel_evals is not None else math.inf,
+                self.seconds if self.seconds is not None else math.inf)
+
 
 @dataclass(frozen=True)
 class Checkpoints:
