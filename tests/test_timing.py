@@ -95,5 +95,8 @@ def test_warm_up_changes_nothing_but_the_clock_and_happens_once(monkeypatch, adu
     monkeypatch.setattr(loop, "_warmed", set())
     again = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # warmed up in this call
     assert len(subsets) == 3
+    monkeypatch.setattr(loop, "warm_up", lambda problem, spec: None)
+    unwarmed = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # the curve of a run without warm-up
     untimed = [{k: v for k, v in row.items() if k != "train_time_s"} for row in first]
-    assert untimed == [{k: v for k, v in row.items() if k != "train_time_s"} for row in again]
+    for rows in (again, unwarmed):
+        assert untimed == [{k: v for k, v in row.items() if k != "train_time_s"} for row in rows]

@@ -60,7 +60,8 @@ from sbpbench.solvers import SOLVERS, ProblemKind, Solver
 #: twice as many test points.
 WARM_UP_ROWS_PER_CLASS = 16
 #: Iterations of the warm-up run: a few, since a step of some solvers is a whole fit or pass
-#: (the random-features solver doubles its features at every one).
+#: (the random-features solver doubles its features at every one); solvers with
+#: ``one_step_per_advance`` are advanced once per iteration.
 WARM_UP_ITERATIONS = 4
 
 
@@ -116,7 +117,7 @@ def warm_up(problem: Problem, spec: SolverSpec) -> None:
     Raises
     ------
     Exception
-        What the solver raises on the small problem (then the run would fail the same way).
+        What the solver raises on the small problem (the run then fails with that reason).
     """
     params = spec.solver_params()
     key = (spec.name, params, ProblemKind.of(problem), problem.kernel.layout)
@@ -128,7 +129,9 @@ def warm_up(problem: Problem, spec: SolverSpec) -> None:
         rows = np.sort(np.concatenate([np.flatnonzero(y > 0)[:k], np.flatnonzero(y <= 0)[:k]]))
         small = problem.subset(rows, np.arange(min(problem.test_y.size, 2 * k)))
         solver = SOLVERS[spec.name].create(small, np.random.default_rng(0), params)
-        solver.advance(WARM_UP_ITERATIONS, math.inf, math.inf)
+        for _ in range(WARM_UP_ITERATIONS if solver.one_step_per_advance else 1):  # those step once per call
+            if solver.advance(WARM_UP_ITERATIONS, math.inf, math.inf):
+                break
         solver.warm_up_rare_paths()
         solver.snapshot().test_error(small)
         _warmed.add(key)

@@ -107,9 +107,10 @@ class Fourier(Solver[FourierParams]):
         return self.directions.shape[1]
 
     def own_progress(self) -> float:
-        """``k / max_pairs``: a fit's cost grows with k, so the doublings so far are about that
-        share of the total (each doubling costs as much as all before it)."""
-        return self.pairs / self.params.max_pairs
+        """k over the last k (the largest power of two up to ``max_pairs``): a fit's cost grows
+        with k, so the doublings so far are about that share of the total (each doubling costs
+        as much as all before it)."""
+        return self.pairs / 2 ** (self.params.max_pairs.bit_length() - 1)
 
     def _step(self, iterations: float, kernel_evals: float) -> bool:
         """Double the pairs (draw as many new directions) and fit; True once the next set is not allowed.
