@@ -210,6 +210,11 @@ def test_resume_of_a_damaged_meta_is_refused_in_one_line(tmp_path, reference):
     (folder / "meta.json").write_text(json.dumps(damaged))
     with pytest.raises(UserError, match=r"key 'resolved\.problem' differs"):
         run(ref_path, tmp_path, resume_from=folder)
+    for runs in (-1, 0, True):  # a damaged run count is no smaller count that more runs may extend
+        damaged = {**meta(ref_dir), "resolved": {**meta(ref_dir)["resolved"], "runs": runs}}
+        (folder / "meta.json").write_text(json.dumps(damaged))
+        with pytest.raises(UserError, match=r"key 'resolved\.runs' differs"):
+            run(ref_path, tmp_path, resume_from=folder)
 
 
 def test_resuming_with_more_runs_adds_only_the_new_runs(tmp_path):

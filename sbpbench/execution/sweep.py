@@ -191,7 +191,7 @@ def _more_runs_allowed(old: Any, runs: int) -> Any:
     A resumed folder may be given more runs than it was made with (each run draws from its own
     stream, so the runs it holds are those the larger count makes first); fewer is a difference.
     """
-    if isinstance(old, dict) and isinstance(old.get("runs"), int) and old["runs"] <= runs:
+    if isinstance(old, dict) and type(old.get("runs")) is int and 1 <= old["runs"] <= runs:  # not True, not 0
         return {**old, "runs": runs}
     return old
 
