@@ -8,8 +8,9 @@ fields are dropped first when the terminal is narrow. When standard error is not
 line per finished run in both cases.
 
 The line is written by hand rather than with tqdm or rich: the fields are specific to
-a run (kernel evaluations, test error), the plain-line mode for logs must keep its format,
-and ``sbpbench --help`` must not import more than it needs. The width comes from
+a run (kernel evaluations, test error), the plain lines for logs are the same fields
+unshortened (one per line, greppable), and ``sbpbench --help`` must not import more than it
+needs. The width comes from
 :func:`shutil.get_terminal_size`, which honours ``$COLUMNS``.
 """
 
