@@ -30,6 +30,23 @@ def test_outside_git_the_archive_commit_is_read(monkeypatch, tmp_path):
     assert store.environment()["git_commit"] == "0123456789abcdef0123456789abcdef01234567"
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_an_installed_copy_inside_another_repository_does_not_take_its_commit(monkeypatch, tmp_path):
+    """A virtual environment inside some other checkout: its commit is not the code that runs."""
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+    git("init", "-q")
+    (tmp_path / "other.txt").write_text("another project\n")
+    git("add", "other.txt")
+    git("commit", "-qm", "other")
+    installed = tmp_path / ".venv" / "lib" / "site-packages" / "sbpbench"
+    installed.mkdir(parents=True)
+    (installed / "ARCHIVE_COMMIT").write_text("$Format:%H$\n")
+    monkeypatch.setattr(store, "ARCHIVE_COMMIT", installed / "ARCHIVE_COMMIT")
+    assert store.source_commit() == (None, None)
+
+
 def _no_git(*args, **kwargs):
     raise FileNotFoundError("git")
 

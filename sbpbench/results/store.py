@@ -76,21 +76,25 @@ ARCHIVE_COMMIT = Path(__file__).resolve().parents[1] / "ARCHIVE_COMMIT"
 def source_commit() -> tuple[str | None, bool | None]:
     """The commit of the code that runs, and whether it has uncommitted changes.
 
-    From git when the package is in a git checkout (``dirty``: tracked files differ from the
-    commit); else from :data:`ARCHIVE_COMMIT` of a source archive made by ``git archive``
-    (GitHub's downloads; ``dirty`` unknown, None); else ``(None, None)`` (an installed wheel:
-    ``versions`` still names the release).
+    From git when the package is the ``sbpbench/`` folder of a git checkout (``dirty``: tracked
+    files differ from the commit; an installed copy inside some other repository, such as a
+    virtual environment in it, is not); else from :data:`ARCHIVE_COMMIT` of a source archive
+    made by ``git archive`` (GitHub's downloads; ``dirty`` unknown, None); else ``(None, None)``
+    (an installed wheel: ``versions`` still names the release). git never takes the index lock
+    (``--no-optional-locks``), so a run cannot collide with the user's own git commands.
     """
-    here = Path(__file__).parent
+    here = ARCHIVE_COMMIT.parent
 
     def git(*args: str) -> str | None:
         try:
-            done = subprocess.run(["git", *args], cwd=here, capture_output=True, text=True, timeout=10)
+            done = subprocess.run(["git", "--no-optional-locks", *args], cwd=here, capture_output=True, text=True,
+                                  timeout=10)
         except (OSError, subprocess.SubprocessError):
             return None
         return done.stdout if done.returncode == 0 else None
 
-    commit = (git("rev-parse", "HEAD") or "").strip()
+    top = (git("rev-parse", "--show-toplevel") or "").strip()
+    commit = (git("rev-parse", "HEAD") or "").strip() if top and Path(top).resolve() == here.parent.resolve() else ""
     if commit:
         status = git("status", "--porcelain", "--untracked-files=no")
         return commit, None if status is None else bool(status.strip())
