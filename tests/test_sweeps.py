@@ -18,6 +18,7 @@ from sbpbench.results.store import comparable, read_curves
 from sbpbench.solvers import SOLVERS
 from tests.cli_runner import sbpbench
 from tests.run_files import curves, meta
+from tests.test_config_hostile import validate_text
 
 HEAD = "dataset: adult\nproblem: {lambda: 0.1, nu: 0.1}\n"
 
@@ -153,8 +154,9 @@ def test_a_list_of_one_value_is_that_value(tmp_path):
     (HEAD + "kernel: {sigma2: [1, 10]}\nsolvers: [sbp, {name: sbp, label: sbp}]\n",
      "key 'solvers[1].label': two solvers are both labelled 'sbp[sigma2=1]'"),
 ])
-def test_bad_lists_are_one_line_naming_the_key(tmp_path, text, expected):
-    assert expected in error_of(tmp_path, text)
+def test_bad_lists_are_one_line_naming_the_key_and_exit_2(monkeypatch, capsys, tmp_path, text, expected):
+    line = validate_text(monkeypatch, capsys, tmp_path, text)
+    assert f"{tmp_path / 'exp.yaml'}: {expected}" in line
 
 
 def test_at_most_a_thousand_entries(tmp_path):
