@@ -55,12 +55,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sbpbench.errors import shown
-from sbpbench.experiment.config import MAX_INT, Budget, lambda_of_C
-from sbpbench.experiment.lambdas import lambda_value
 from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS, Param, ProblemKind, Snapshot, Solver
-from sbpbench.solvers.base import fraction, non_negative, positive
+from sbpbench.solvers.base import MAX_INT, budget_limits, fraction, non_negative, positive
 
 #: The kernel's parameters (every estimator has them).
 KERNEL_PARAMS = {
@@ -250,14 +248,14 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         if "lambda" in solver.needs and lam is None:
             C = values["C"] if values["C"] is not None else 1.0
-
-            def refuse_C(why: str) -> None:
-                raise ValueError(f"{type(self).__name__}: parameter 'C'={shown(C)}: {why}")
-            lam = lambda_value(lambda_of_C(C), n, refuse_C)
+            lam = 1.0 / (C * n)  # 0 when C n overflows
+            if (why := positive(lam)) is not None:
+                raise ValueError(f"{type(self).__name__}: parameter 'C'={shown(C)}: gives lambda = {lam!r} at "
+                                 f"n = {n}: {why}")
         spec = KernelSpec(values["kernel"], values["sigma2"], values["cache_mb"])
         kernel = Kernel(X, spec)
         positives = [codes == 1] if self.classes_.size == 2 else [codes == k for k in range(self.classes_.size)]
-        limits = Budget(values["epochs"], values["kernel_evals"], values["seconds"]).limits(n)
+        limits = budget_limits(values["epochs"], values["kernel_evals"], values["seconds"], n)
         snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
         for k, positive_class in enumerate(positives):
             kernel.reset()

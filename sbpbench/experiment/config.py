@@ -32,7 +32,7 @@ from sbpbench.experiment.lambdas import lambda_value
 from sbpbench.experiment.yamlfile import apply_overrides, load_yaml
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS, ProblemKind, SolverParams
-from sbpbench.solvers.base import fraction, non_negative, positive
+from sbpbench.solvers.base import MAX_INT, budget_limits, fraction, non_negative, positive
 
 
 @dataclass(frozen=True)
@@ -107,11 +107,8 @@ class Budget:
     test_error: float | None = None
 
     def limits(self, n: int) -> tuple[float, float, float]:
-        """The limits in iterations (``round(epochs n)``), kernel evaluations and seconds for ``n``
-        training examples, infinity where there is none (as :meth:`Solver.advance` takes them)."""
-        return (round(self.epochs * n) if self.epochs is not None else math.inf,
-                self.kernel_evals if self.kernel_evals is not None else math.inf,
-                self.seconds if self.seconds is not None else math.inf)
+        """The limits for ``n`` training examples (:func:`~sbpbench.solvers.base.budget_limits`)."""
+        return budget_limits(self.epochs, self.kernel_evals, self.seconds, n)
 
 
 @dataclass(frozen=True)
@@ -192,8 +189,6 @@ REPRESENTATIVE_N = 1000
 
 # ----------------------------------------------------------------------------- validation helpers
 
-#: Largest integer a config key accepts (numpy's int64); ``runs`` has its own, smaller bound.
-MAX_INT = 2**63 - 1
 
 #: Most runs per solver (a larger count is a typo, and its plan alone would fill the memory).
 MAX_RUNS = 10_000

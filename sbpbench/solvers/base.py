@@ -27,6 +27,7 @@ module of the package, so adding a solver is adding a module.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -146,6 +147,17 @@ def non_negative(value: float) -> str | None:
 
 #: Largest value of a parameter handed to compiled code as a C ``int`` (LIBLINEAR's ``max_iter``).
 C_INT_MAX = 2**31 - 1
+#: Largest integer a parameter accepts, in a config or an estimator (numpy's int64).
+MAX_INT = 2**63 - 1
+
+
+def budget_limits(epochs: float | None, kernel_evals: float | None, seconds: float | None,
+                  n: int) -> tuple[float, float, float]:
+    """A budget as :meth:`Solver.advance` takes it: iterations (``round(epochs n)``), kernel
+    evaluations and seconds for ``n`` training examples, infinity where there is no limit."""
+    return (round(epochs * n) if epochs is not None else math.inf,
+            kernel_evals if kernel_evals is not None else math.inf,
+            seconds if seconds is not None else math.inf)
 
 
 def fraction(value: float) -> str | None:
