@@ -1,4 +1,4 @@
-"""meta.json names the code that made a run: the git commit, or a source archive's."""
+"""meta.json names the code that made a run (the git commit, or a source archive's), and the report says so."""
 
 import shutil
 import subprocess
@@ -6,6 +6,7 @@ import tarfile
 
 import pytest
 
+from sbpbench.outputs import report
 from sbpbench.results import store
 
 
@@ -63,3 +64,16 @@ def test_git_archive_fills_the_archive_commit(tmp_path):
     with tarfile.open(archive) as tar:
         member = tar.extractfile("sbpbench/ARCHIVE_COMMIT")
         assert member is not None and member.read().decode().strip() == head.stdout.strip()
+
+
+def test_the_report_names_the_code_and_executor_of_every_run_and_resume():
+    meta = {"started": "t0", "git_commit": "1602a2bcf577", "git_dirty": False, "executor": "processes", "jobs": 2,
+            "resumes": [{"time": "t1", "redone": 8, "executor": "sequential", "jobs": 1},
+                        {"time": "t2", "redone": 3, "git_commit": "abcdef012345", "git_dirty": True,
+                         "executor": "dask", "jobs": 4}]}
+    assert report._provenance(meta) == (
+        "t0, commit 1602a2bc, processes --jobs 2; "
+        "resumed t1, 8 run(s) redone: commit not recorded, sequential; "
+        "resumed t2, 3 run(s) redone: commit abcdef01 (dirty), dask --jobs 4")
+    assert report.code_and_executor({"executor": "processes"}) == "commit not recorded, processes, --jobs not recorded"
+    assert report.code_and_executor({}) == "commit not recorded, executor not recorded"

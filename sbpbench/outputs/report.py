@@ -23,8 +23,38 @@ from sbpbench.papers.declarations import Cells, Claims, Results, Table
 KINDS = ("match", "differ", "inconclusive", "not run")
 
 
+def code_and_executor(record: dict) -> str:
+    """Which code ran a run (or a resume's runs) and how: ``commit 1602a2bc, processes --jobs 2``.
+
+    ``record`` is a meta.json or one of its ``resumes``. A commit with uncommitted changes is
+    marked ``(dirty)``; what a record lacks (written before it was recorded) is said to be so. The
+    sequential executor runs one run at a time, so it needs no ``--jobs``.
+    """
+    commit = record.get("git_commit")
+    code = (f"commit {str(commit)[:8]}{' (dirty)' if record.get('git_dirty') else ''}" if commit
+            else "commit not recorded")
+    executor = record.get("executor")
+    if executor is None:
+        how = "executor not recorded"
+    elif executor == "sequential":
+        how = "sequential"
+    else:
+        jobs = record.get("jobs")
+        how = f"{executor} --jobs {jobs}" if jobs is not None else f"{executor}, --jobs not recorded"
+    return f"{code}, {how}"
+
+
+def _provenance(meta: dict) -> str:
+    """When and by which code an experiment's runs were made, its resumes included."""
+    text = f"{meta.get('started', '?')}, {code_and_executor(meta)}"
+    for resume in meta.get("resumes") or []:
+        text += (f"; resumed {resume.get('time', '?')}, {resume.get('redone', '?')} run(s) redone: "
+                 f"{code_and_executor(resume)}")
+    return text
+
+
 def _machines(results: Results) -> list[str]:
-    """One line per machine (host, platform, CPUs) that made results, naming them."""
+    """One line per machine (host, platform, CPUs) that made results, naming them and their code."""
     seen: dict[tuple[object, ...], list[str]] = {}
     for folder in sorted(results.root.iterdir()) if results.root.is_dir() else []:
         res = results.get(folder.name)
@@ -32,8 +62,7 @@ def _machines(results: Results) -> list[str]:
             continue
         h = res.meta.get("host", {})
         key = (h.get("hostname"), h.get("platform"), h.get("cpu_count"), h.get("processor"))
-        seen.setdefault(key, []).append(f"{res.name} ({res.meta.get('started', '?')}, "
-                                        f"commit {str(res.meta.get('git_commit'))[:8]})")
+        seen.setdefault(key, []).append(f"{res.name} ({_provenance(res.meta)})")
     return [f"host {k[0]}, {k[1]}, {k[2]} CPUs{', ' + str(k[3]) if k[3] else ''}: " + "; ".join(v)
             for k, v in seen.items()]
 
