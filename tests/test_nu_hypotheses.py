@@ -1,12 +1,15 @@
 """``scripts/nu_hypotheses.py`` on a small Adult sample: every hypothesis gives a record the report
-can quote, the as-run one is the runner's own nu, and the file is written as hypotheses finish."""
+can quote, the as-run one is the runner's own nu, and the file is written as hypotheses finish;
+those not finished within --limit are recorded as such."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import sys
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -47,3 +50,33 @@ def test_every_hypothesis_is_a_record_and_the_as_run_one_is_the_runners_nu(scrip
     subsets = [r for r in records if "row count" in r["what"]]
     assert [r["n"] for r in subsets] == [250, 250] and subsets[0]["nu"] != subsets[1]["nu"]
     assert [r["lambda"] for r in records if "1/(1000 n)" in r["what"]] == [pytest.approx(1 / (1000 * 300))]
+
+
+def test_hypotheses_not_finished_within_the_limit_are_recorded_as_such(script, tmp_path, monkeypatch):
+    """``--limit``: with one job, no hypothesis starts after the deadline (a clock that jumps
+    past it once the first has finished); with workers, they are stopped at the deadline."""
+    clock = {"now": 0.0}
+    real_evaluate = script.evaluate
+
+    def evaluate_then_jump(h):
+        found = real_evaluate(h)
+        clock["now"] = 10.0
+        return found
+
+    monkeypatch.setattr(script, "evaluate", evaluate_then_jump)
+    monkeypatch.setattr(script, "time", SimpleNamespace(monotonic=lambda: clock["now"], sleep=time.sleep,
+                                                        perf_counter=time.perf_counter))
+    out = tmp_path / "nu.json"
+    assert script.main(["--out", str(out), "--jobs", "1", "--limit", "5"]) == 0
+    records = json.loads(out.read_text())["hypotheses"]
+    assert records[0]["nu"] > 0 and "not_finished_within_s" not in records[0]
+    assert [r["what"] for r in records[1:]] == [h.what for h in script.HYPOTHESES[1:]]
+    assert all(r["nu"] is None and r["not_finished_within_s"] == 5 for r in records[1:])
+
+    monkeypatch.setattr(script, "time", time)
+    started = time.monotonic()
+    assert script.main(["--out", str(out), "--jobs", "2", "--limit", "0"]) == 0
+    assert time.monotonic() - started < 60  # the workers were stopped, not waited for
+    records = json.loads(out.read_text())["hypotheses"]
+    assert len(records) == len(script.HYPOTHESES)
+    assert all(r["nu"] is None and r["not_finished_within_s"] == 0 for r in records)

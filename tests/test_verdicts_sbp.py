@@ -130,11 +130,16 @@ def test_a_nu_that_differs_quotes_the_hypotheses_the_script_computed(tmp_path):
     analysis.parent.mkdir()
     analysis.write_text(json.dumps({"hypotheses": [
         {"what": "as run", "nu": 2 * 5.79e-4, "ratio_to_paper": 2.0},
-        {"what": "a kernel of half the width", "nu": 1.2 * 5.79e-4, "ratio_to_paper": 1.2}]}))
+        {"what": "a kernel of half the width", "nu": 1.2 * 5.79e-4, "ratio_to_paper": 1.2},
+        {"what": "no bias", "nu": None, "ratio_to_paper": None, "not_finished_within_s": 3000.0}]}))
     verdict = row.row(results)[3]
     assert verdict.startswith("differs (2x)")
-    assert "as run: 0.00116 (2.00x); a kernel of half the width: 0.000695 (1.20x)" in verdict
+    assert ("as run: 0.00116 (2.00x); a kernel of half the width: 0.000695 (1.20x); "
+            "no bias: not finished within 3000 s") in verdict
     assert "the nearest, a kernel of half the width, gives 1.20x" in verdict
+    analysis.write_text(json.dumps({"hypotheses": [
+        {"what": "no bias", "nu": None, "ratio_to_paper": None, "not_finished_within_s": 60.0}]}))
+    assert row.row(results)[3].endswith("value: no bias: not finished within 60 s")
 
 
 @pytest.mark.parametrize("text", ["{not json", '{"hypotheses": [{"what": "no nu"}]}', "[]"])

@@ -133,6 +133,7 @@ def _nu_reason(ratio: float, n: int, paper_n: int, gap: float | None, data: Data
 def _hypotheses(res: ExperimentResult, analysis: str) -> str:
     """The hypotheses for a difference in nu, as ``scripts/nu_hypotheses.py`` computed them into
     ``analysis`` (a JSON file, relative to the results root), quoted; empty when it is not there.
+    A hypothesis the script did not finish within its time limit is quoted as such.
 
     Raises
     ------
@@ -144,13 +145,17 @@ def _hypotheses(res: ExperimentResult, analysis: str) -> str:
         return ""
     try:
         found = json.loads(path.read_text())["hypotheses"]
-        tried = "; ".join(f"{h['what']}: {h['nu']:.3g} ({h['ratio_to_paper']:.2f}x)" for h in found)
-        nearest = min(found, key=lambda h: abs(math.log(h["ratio_to_paper"])))
+        tried = "; ".join(f"{h['what']}: " + (f"{h['nu']:.3g} ({h['ratio_to_paper']:.2f}x)" if h["nu"] is not None
+                                               else f"not finished within {h['not_finished_within_s']:.0f} s")
+                          for h in found)
+        finished = [h for h in found if h["nu"] is not None]
+        nearest = min(finished, key=lambda h: abs(math.log(h["ratio_to_paper"]))) if finished else None
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
         raise UserError(f"{path}: not the output of scripts/nu_hypotheses.py ({type(exc).__name__}: {exc}); "
                         "run the script again or delete the file") from None
     return (f"; hypotheses computed by scripts/nu_hypotheses.py ({analysis}), nu and its ratio to the printed "
-            f"value: {tried}; the nearest, {nearest['what']}, gives {nearest['ratio_to_paper']:.2f}x")
+            f"value: {tried}" + (f"; the nearest, {nearest['what']}, gives {nearest['ratio_to_paper']:.2f}x"
+                                 if nearest else ""))
 
 
 def _nu(res: ExperimentResult, printed: float, paper_n: int, data: DataCopy,
