@@ -3,6 +3,7 @@ and the drawings a figure declaration names."""
 
 import dataclasses
 from pathlib import Path
+from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -275,3 +276,19 @@ def test_objective_curves_dash_the_test_hinge_loss_where_measured():
     assert [line.get_linestyle() for line in unmeasured.get_lines()] == ["-"]
     assert unmeasured.get_ylabel() == "primal objective"
     plt.close(fig)
+
+
+def test_a_figure_dashes_the_test_loss_only_in_the_panels_the_paper_shows_it_in(monkeypatch, tmp_path):
+    """The Pegasos paper's Figure 2 shows the test loss in its left plot only; a run of the right
+    plot's experiment that measured it does not bring it into that panel."""
+    shown = {}
+    monkeypatch.setattr(plotting, "objective_curves", lambda curves, *args: shown.setdefault("curves", curves))
+    a = _by_k(groups=("g",), ks=(1,)).assign(test_hinge_loss=0.5)
+    used = [SimpleNamespace(curves=a.assign(experiment=name)) for name in ("left", "right")]
+    figure = Figure("f", "paper", "title", "label", ("left", "right"), ObjectiveCurves(test_loss=("left",)))
+    figures.draw(figure, used, tmp_path / "f")
+    loss = shown["curves"].groupby("experiment")["test_hinge_loss"]
+    assert loss.apply(lambda s: s.eq(0.5).all()).to_dict() == {"left": True, "right": False}
+    assert shown["curves"].loc[shown["curves"]["experiment"] == "right", "test_hinge_loss"].isna().all()
+    pegasos_figure2 = next(f for p in papers.PAPERS for f in p.figures if f.stem == "pegasos-figure2")
+    assert pegasos_figure2.drawing.test_loss == ("pegasos-figure2-norma",)

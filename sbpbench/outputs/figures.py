@@ -53,6 +53,8 @@ def draw(figure: Figure, used: list[ExperimentResult], stem: Path) -> list[Path]
     if isinstance(kind, ErrorCurves):
         return plotting.error_curves(curves, stem, kind.cost, figure.label, kind.zoom, kind.dpi)
     if isinstance(kind, ObjectiveCurves):
+        if "test_hinge_loss" in curves:  # drawn only in the panels the paper shows it in
+            curves["test_hinge_loss"] = curves["test_hinge_loss"].where(curves["experiment"].isin(kind.test_loss))
         return plotting.objective_curves(curves, stem, figure.label, kind.dpi)
     return plotting.final_against_parameter(curves, stem, kind.parameter, kind.xlabel, figure.label, kind.dpi)
 

@@ -323,10 +323,12 @@ class ErrorCurves:
 @dataclass(frozen=True)
 class ObjectiveCurves:
     """Primal objective against iterations (log-log): one panel per experiment, one line per
-    solver, the mean over runs with a one-standard-deviation band, and the mean test hinge loss
-    dashed in the same colour where the runs measured it."""
+    solver, the mean over runs with a one-standard-deviation band, and, in the panels of the
+    experiments in ``test_loss``, the mean test hinge loss dashed in the same colour where the
+    runs measured it (a paper's figure may show it in some panels only)."""
 
     dpi: int = 130
+    test_loss: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

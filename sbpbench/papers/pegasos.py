@@ -524,7 +524,10 @@ PAPER = Paper(
         Figure("pegasos-figure2", "Pegasos paper (Shalev-Shwartz, Singer, Srebro 2007), Figure 2",
                "Primal objective (solid) and test hinge loss (dashed, left) vs iterations: Pegasos vs Norma "
                "(left), vs fixed-rate SGD (right)",
-               "Pegasos paper, Figure 2", ("pegasos-figure2-norma", "pegasos-figure2-sgd"), ObjectiveCurves(dpi=110)),
+               "Pegasos paper, Figure 2", ("pegasos-figure2-norma", "pegasos-figure2-sgd"),
+               # "In the left plot, the solid lines designate the objective value and the dashed lines
+               # depict the loss on the test set": the right plot shows objectives only
+               ObjectiveCurves(dpi=110, test_loss=("pegasos-figure2-norma",))),
         Figure("pegasos-figure3", "Pegasos paper, Figure 3",
                "Effect of the mini-batch size k: T fixed (left), kT fixed (right)", "Pegasos paper, Figure 3",
                ("pegasos-figure3-k",), FinalAgainstParameter("mini_batch", "k (examples per iteration)", dpi=110)),
