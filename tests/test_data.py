@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
-from sbpbench.data import REGISTRY, Dataset, DatasetSpec, Split, load
+from sbpbench.data import REGISTRY, Dataset, DatasetSpec, Split, cache, load
 from sbpbench.data.convert import libsvm_as_is
 from sbpbench.data.fetch import RemoteFile
 from sbpbench.data.libsvm import read_libsvm, to_binary
@@ -218,6 +218,16 @@ def test_a_declared_fallback_loads_when_fetching_fails(monkeypatch, capsys, tmp_
     err = capsys.readouterr().err
     assert err.startswith("sbpbench: note: using the spare copy because cannot download fx-spare.bin: ")
     assert err.count("\n") == 1
+    # a second load in this process (another worker task, another experiment) neither tries the
+    # download again nor repeats the note; another cache folder does both
+    prepare = cache.prepare
+    monkeypatch.setattr(cache, "prepare", lambda *args, **kwargs: pytest.fail("download tried again"))
+    assert load(DatasetSpec(name="fx-spare"), np.random.default_rng(0)) == copy
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(cache, "prepare", prepare)
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "other"))
+    assert load(DatasetSpec(name="fx-spare"), np.random.default_rng(0)) == copy
+    assert capsys.readouterr().err.startswith("sbpbench: note: using the spare copy")
 
 
 def test_without_a_fallback_the_fetch_error_is_the_error(monkeypatch, capsys, tmp_path):

@@ -68,11 +68,18 @@ class DatasetSpec:
         return out
 
 
+#: ``(dataset, cache folder, mirror)`` for which this process fell back: the download is not tried
+#: again for them, nor the note repeated (a run's workers and a config of several experiments
+#: load a data set many times).
+_FELL_BACK: set[tuple[str, str, str | None]] = set()
+
+
 def load_registered(name: str) -> tuple[Split, Split]:
     """The full train and test splits of registered dataset ``name``.
 
     The cached conversion, else a fresh fetch and conversion (through ``$SBPBENCH_MIRROR``
-    when set), else the dataset's fallback when it declares one.
+    when set), else the dataset's fallback when it declares one; once a process has fallen
+    back for a cache folder and mirror, it does so again at once and without a note.
 
     Raises
     ------
@@ -82,14 +89,18 @@ def load_registered(name: str) -> tuple[Split, Split]:
     if name not in REGISTRY:
         raise UserError(f"unknown dataset {name!r} (valid: {', '.join(sorted(REGISTRY))})")
     fallback = REGISTRY[name].fallback
+    where = (name, str(cache.cache_dir()), mirror_root())
+    if fallback is not None and where in _FELL_BACK:
+        return fallback.load()
     try:
         if not cache.is_cached(name):
-            cache.prepare(name, FetchOptions(mirror=mirror_root()))
+            cache.prepare(name, FetchOptions(mirror=where[2]))
         return cache.load_cached(name)
     except (UserError, OSError) as exc:
         if fallback is None:
             raise
         print(f"sbpbench: note: using {fallback.what} because {exc}", file=sys.stderr)
+        _FELL_BACK.add(where)
         return fallback.load()
 
 
