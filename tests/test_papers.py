@@ -30,7 +30,15 @@ from sbpbench.papers.declarations import (
     needs_download,
     not_run_yet,
 )
-from sbpbench.results.curves import final_rows, finals_by_parameter, mean_before, mean_curve, settle_point, value_at
+from sbpbench.results.curves import (
+    final_rows,
+    finals_by_parameter,
+    mean_before,
+    mean_curve,
+    run_values_at,
+    settle_point,
+    value_at,
+)
 from sbpbench.results.lookup import ExperimentResult
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,6 +225,10 @@ def test_mean_curve_and_value_at():
     assert grid[0] == 10 and grid[-1] == pytest.approx(1000) and len(grid) == 41  # 20 per decade
     assert value_at(grid, mean, 100) == pytest.approx(0.3) and value_at(grid, std, 100) == pytest.approx(0.1)
     assert value_at(grid, mean, 1e6) == pytest.approx(0.2)  # constant beyond the end
+    # each run's value, at one point or at several (one row per run)
+    assert run_values_at(frame, np.sqrt(10 * 100)) == pytest.approx([0.3, 0.5])
+    assert run_values_at(frame, np.array([1.0, 100.0, 1e6])) == pytest.approx(np.array([[0.4, 0.2, 0.1],
+                                                                                        [0.6, 0.4, 0.3]]))
 
 
 def test_final_rows_and_finals_by_parameter():

@@ -521,10 +521,10 @@ def _sbp_below(res: ExperimentResult, other: str) -> tuple[bool | None, str]:
     if hi <= lo:
         return False, "no common range of kernel evaluations"
     grid = np.logspace(np.log10(lo), np.log10(hi), 50)
-    kinds = [above_zero(d + TIE, se) for d, se in (difference(run_values_at(oth, x), run_values_at(sbp, x))
-                                                   for x in grid)]
+    at_sbp, at_oth = run_values_at(sbp, grid), run_values_at(oth, grid)  # (runs, grid points)
+    kinds = [above_zero(d + TIE, se) for d, se in (difference(at_oth[:, j], at_sbp[:, j]) for j in range(grid.size))]
     below, above = (float(np.mean([k is want for k in kinds])) for want in (True, False))
-    a, b = run_values_at(sbp, hi), run_values_at(oth, hi)
+    a, b = at_sbp[:, -1], at_oth[:, -1]
     text = (f"SBP at or below {other} (by {SPREAD:g} standard errors) on {below:.0%} of [{lo:.2g}, {hi:.2g}] "
             f"kernel evaluations, above on {above:.0%}; at {hi:.2g}: SBP {_pm(*_mean_se(a))} vs {other} "
             f"{_pm(*_mean_se(b))}")

@@ -67,22 +67,24 @@ def value_at(grid: np.ndarray, mean: np.ndarray, x: float) -> float:
     return float(np.interp(np.log10(x), np.log10(grid), mean))
 
 
-def run_values_at(frame: pd.DataFrame, at: float, x: str = "kernel_evals", y: str = "test_error") -> np.ndarray:
+def run_values_at(frame: pd.DataFrame, at: float | np.ndarray, x: str = "kernel_evals",
+                  y: str = "test_error") -> np.ndarray:
     """Each run's ``y`` at ``x = at``, interpolated in log ``x`` (constant beyond the run's ends), by run.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         Rows of one solver (several runs); rows without a positive ``x`` are left out.
-    at : float
-        Where (a positive value of ``x``).
+    at : float or numpy.ndarray
+        Where (positive values of ``x``); the runs are split out of ``frame`` once for all of them.
     x, y : str
         Column names.
 
     Returns
     -------
     numpy.ndarray
-        One value per run that has a positive ``x``, in run order.
+        One row per run that has a positive ``x``, in run order: a value per run for a scalar
+        ``at``, else shape ``(runs, len(at))``.
     """
     return np.array([np.interp(np.log10(at), cx, cy) for cx, cy in _log_curves(frame, x, y)])
 
