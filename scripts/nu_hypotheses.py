@@ -154,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=float, default=math.inf, metavar="SECONDS",
                         help="stop after this long; hypotheses not finished are recorded as such")
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs {args.jobs}: expected at least 1")
+    if not args.limit >= 0:  # also NaN
+        parser.error(f"--limit {args.limit:g}: expected seconds, at least 0")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     done: dict[int, list[dict]] = {}
     facts = environment()  # commit, versions and host, as a run's meta.json has them

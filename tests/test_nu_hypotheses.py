@@ -80,3 +80,16 @@ def test_hypotheses_not_finished_within_the_limit_are_recorded_as_such(script, t
     records = json.loads(out.read_text())["hypotheses"]
     assert len(records) == len(script.HYPOTHESES)
     assert all(r["nu"] is None and r["not_finished_within_s"] == 0 for r in records)
+
+
+@pytest.mark.parametrize("args, expected", [(["--jobs", "0"], "--jobs 0: expected at least 1"),
+                                            (["--limit", "-1"], "--limit -1: expected seconds, at least 0"),
+                                            (["--limit", "nan"], "--limit nan: expected seconds, at least 0")])
+def test_bad_arguments_end_in_one_error_line_and_exit_2_before_anything_is_written(script, tmp_path, capsys,
+                                                                                   args, expected):
+    out = tmp_path / "nu.json"
+    with pytest.raises(SystemExit) as stop:
+        script.main(["--out", str(out), *args])
+    assert stop.value.code == 2 and not out.exists()
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert len(errors) == 1 and errors[0].endswith(expected)
