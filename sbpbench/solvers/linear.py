@@ -34,12 +34,14 @@ anything (:mod:`sbpbench.execution.loop`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numba
 import numpy as np
 import scipy.sparse as sp
 
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import P, Snapshot, Solver, required
+from sbpbench.solvers.base import P, Snapshot, Solver, SolverParams, param, required
 
 
 @numba.njit(cache=True, inline="always")
@@ -72,6 +74,24 @@ def csr_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     M = X if sp.issparse(X) else sp.csr_matrix(X)
     return M.indptr, M.indices, M.data
+
+
+@dataclass(frozen=True)
+class PrecisionParams(SolverParams):
+    """The parameter of the linear solvers that also run in single precision.
+
+    The SGD paper's Table 8 compares SvmSgd, SGD-QN, SGD-m and MPU "implemented in single
+    precision": their weight vector and their copy of the data are float32. The objectives and
+    test errors of their snapshots are still measured in double precision.
+    """
+
+    precision: str = param("double", "arithmetic of w and the data: double, or single (float32; "
+                           "objectives still measured in double)", choices=("double", "single"))
+
+    @property
+    def dtype(self) -> type[np.floating]:
+        """``numpy.float32`` for single precision, else ``numpy.float64``."""
+        return np.float32 if self.precision == "single" else np.float64
 
 
 def linear_scores(Z, w: np.ndarray, bias: float = 0.0) -> np.ndarray:
