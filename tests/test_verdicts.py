@@ -297,7 +297,7 @@ def _budget_is_the_papers(params: Params) -> bool:
     """Whether the config runs the row's solver for the paper's epochs (its budget), as Pegasos and SGD-r."""
     if params["paper_epochs"] is None:
         return False
-    config = yaml.safe_load((papers.CONFIGS / f"{sgd.experiment(params['C'], params['dataset'])}.yaml").read_text())
+    config = yaml.safe_load((papers.CONFIGS / f"{sgd.experiment(params['table'], params['dataset'])}.yaml").read_text())
     return any(isinstance(entry, dict) and entry.get("name") == params["solver"]
                and (entry.get("budget") or {}).get("epochs") == params["paper_epochs"] for entry in config["solvers"])
 
@@ -416,14 +416,14 @@ def _claim(key: str, experiment: str, claim: Claim) -> Declared:
                     lambda results: ClaimsOn(experiment, (claim,)).rows(results)[0][3], *claim.outcomes)
 
 
-def _sgd_row(C: str, dataset: str, solver: str, paper_epochs: int | None) -> Declared:
+def _sgd_row(table: str, dataset: str, solver: str, paper_epochs: int | None) -> Declared:
     def outcome(results: Results) -> str:
-        rows = sgd.EpochsTable(C).table(results).rows
+        rows = sgd.EpochsTable(table).table(results).rows
         return _word(next(row for row in rows if row[:2] == (sgd.DATASETS[dataset], solver))[7])
 
-    params = {"C": C, "dataset": dataset, "solver": solver, "paper_epochs": paper_epochs}
-    return Declared(f"sgd: C = {C}, {sgd.DATASETS[dataset]}, {solver}", sgd._verdict, params,
-                    sgd.experiment(C, dataset), outcome)
+    params = {"table": table, "dataset": dataset, "solver": solver, "paper_epochs": paper_epochs}
+    return Declared(f"sgd: {sgd.TABLES[table].tables}, {sgd.DATASETS[dataset]}, {solver}", sgd._verdict, params,
+                    sgd.experiment(table, dataset), outcome)
 
 
 def declared() -> list[Declared]:
@@ -441,8 +441,8 @@ def declared() -> list[Declared]:
                     found += [_claim(paper.key, group.experiment, claim)
                               for group in table.groups for claim in group.claims]
                 elif isinstance(table, sgd.EpochsTable):
-                    found += [_sgd_row(table.C, dataset, solver, epochs)
-                              for dataset, solvers in sgd.TABLES[table.C][1].items()
+                    found += [_sgd_row(table.key, dataset, solver, epochs)
+                              for dataset, solvers in sgd.TABLES[table.key].printed.items()
                               for solver, (epochs, seconds) in solvers.items() if (epochs, seconds) != (None, None)]
                 else:
                     found.append(Declared(f"{paper.key}: a {type(table).__name__}", type(table), {}, "", str))

@@ -56,12 +56,31 @@ def cases() -> dict[Callable[..., Any], Any]:
         return synthetic(optimum, *curves, meta=_meta(config=config))
 
     def seconds(**by_solver: float) -> Synthetic:
-        """Each solver reaching 1% (at 0.9%) in these seconds."""
+        """Each solver reaching 1% (at 0.9%) in these seconds (``sgd_m`` for ``sgd-m``)."""
         return solvers({name.replace("_", "-"): (10, t, 0.009) for name, t in by_solver.items()})
 
     def growth(p: Params, c1: dict[str, float], c10: dict[str, float]) -> dict[str, Synthetic]:
         """The results at C = 10 (the claim's experiment) and at C = 1 (``also``), seconds by solver."""
         return {p["experiment"]: seconds(**c10), p["also"][0]: seconds(**c1)}
+
+    def ranked(p: Params, fast: float, slow: float, last_fast: float | None = None) -> Synthetic:
+        """The solvers of the claim's ``fast`` at ``fast`` seconds (the last at ``last_fast``), of ``slow`` at ``slow``."""
+        times = {name: fast for name in p["fast"]} | {name: slow for name in p["slow"]}
+        if last_fast is not None:
+            times[p["fast"][-1]] = last_fast
+        return solvers({name: (10, t, 0.009) for name, t in times.items()})
+
+    def ocas(ratio: float | None, tol_rel: float = 0.01) -> Synthetic:
+        """J_opt = 100 (lambda 1e-4); the config gives OCAS q = ``ratio`` J_opt and ``tol_rel``."""
+        entry = {"name": "ocas", "tol_rel": tol_rel} | ({} if ratio is None else {"objective_bound": 100 * ratio})
+        return synthetic(curve("optimum", {"primal_objective": [2 * lam * 100, lam * 100]}, name="dcd"),
+                         meta=_meta(problem={"lambda": lam}, config={"solvers": [entry]}))
+
+    def precision(p: Params, last: str | None) -> Synthetic:
+        """Every solver of the row single precision but the last, given ``last`` (None: not given)."""
+        entries = [{"name": name, "precision": "single"} for name in p["solvers"]]
+        entries[-1] = {"name": p["solvers"][-1]} | ({} if last is None else {"precision": last})
+        return synthetic(curve("dcd", {"primal_objective": [1.0]}), meta=_meta(config={"solvers": entries}))
 
     eps = {"sgd-s": 0.1, "sgd-m": 0.3}
     return {
@@ -76,15 +95,28 @@ def cases() -> dict[Callable[..., Any], Any]:
         )),
         sgd._time_falls: Case(lambda p: seconds(pegasos=4, sgd_r=3, sgd_s=2, sgd_m=1), (
             Contradiction("SGD-s slower than SGD-r", lambda p: seconds(pegasos=4, sgd_r=2, sgd_s=3, sgd_m=1)),)),
-        sgd._dcd_not_much_faster: Case(lambda p: seconds(dcd=1, sgd_m=2), (
-            Contradiction("DCD slower than SGD-m", lambda p: seconds(dcd=3, sgd_m=2)),
-            Contradiction("DCD ten times faster than SGD-m", lambda p: seconds(dcd=1, sgd_m=10)),
+        sgd._not_much_faster: Case(lambda p: seconds(**{p["solver"]: 1, "sgd_m": 2}), (
+            Contradiction("the linear SVM slower than SGD-m", lambda p: seconds(**{p["solver"]: 3, "sgd_m": 2})),
+            Contradiction("the linear SVM ten times faster than SGD-m", lambda p: seconds(**{p["solver"]: 1,
+                                                                                         "sgd_m": 10})),
         )),
-        sgd._sgd_faster_than_dcd: Case(lambda p: seconds(sgd_r=1, sgd_s=1, sgd_m=1, dcd=3), (
-            Contradiction("SGD-s slower than DCD", lambda p: seconds(sgd_r=1, sgd_s=5, sgd_m=1, dcd=3)),)),
-        sgd._dcd_scales_better: Case(lambda p: growth(p, {"sgd_m": 1, "dcd": 1}, {"sgd_m": 10, "dcd": 2}), (
-            Contradiction("DCD's seconds growing ten times, SGD-m's two",
-                          lambda p: growth(p, {"sgd_m": 1, "dcd": 1}, {"sgd_m": 2, "dcd": 10})),)),
+        sgd._faster_than: Case(lambda p: ranked(p, fast=1, slow=3), (
+            Contradiction("one of the fast solvers slower than the slow ones", lambda p: ranked(p, fast=1, slow=3,
+                                                                                              last_fast=5)),
+            Contradiction("the order reversed", lambda p: ranked(p, fast=3, slow=1)),
+        )),
+        sgd._scales_better: Case(lambda p: growth(p, {"sgd_m": 1, p["solver"]: 1}, {"sgd_m": 10, p["solver"]: 2}), (
+            Contradiction("the linear SVM's seconds growing ten times, SGD-m's two",
+                          lambda p: growth(p, {"sgd_m": 1, p["solver"]: 1}, {"sgd_m": 2, p["solver"]: 10})),)),
+        sgd._ocas_setting: Case(lambda p: ocas(1.01), (
+            Contradiction("q = 1.02 J_opt", lambda p: ocas(1.02)),
+            Contradiction("the paper's q with another relative tolerance", lambda p: ocas(1.01, tol_rel=0.001)),
+            Contradiction("no q in the config", lambda p: ocas(None)),
+        )),
+        sgd._precision: Case(lambda p: precision(p, "single"), (
+            Contradiction("one solver in double precision", lambda p: precision(p, "double")),
+            Contradiction("one solver without a precision (double, the default)", lambda p: precision(p, None)),
+        )),
         sgd._size: Case(lambda p: size(p, 0), (
             Contradiction("a data set one row or attribute larger", lambda p: size(p, 1)),)),
         sgd._setting: Case(lambda p: setting(p, p["printed"]), (
@@ -117,7 +149,7 @@ def test_a_faster_solver_stopped_before_one_percent_decides_nothing(tmp_path):
         return synthetic(optimum, *(curve(name, *[{"train_time_s": [t * (1 + o)], "primal_objective": [1 + r]}
                                                   for o in (-0.05, 0.0, 0.05)]) for name, (t, r) in runs.items()))
 
-    name = sgd.experiment("1", "adult")
+    name = sgd.experiment("2", "adult")
     for i, (dcd, sgd_m) in enumerate([(1, 2), (3, 2)]):
         held, _ = sgd._faster(_write(tmp_path / str(i), name, result(dcd, sgd_m, 0.015)).get(name), "sgd-m", "dcd")
         assert held is (False if dcd < sgd_m else None)
