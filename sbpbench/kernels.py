@@ -504,7 +504,8 @@ def memory_needs(X, test_X, spec: KernelSpec) -> dict[str, float]:
     if not dense and d > EVAL_BLOCK_MAX_FEATURES:
         measuring = 8.0 * d * numba.get_num_threads()
     else:
-        measuring = 8.0 * (d * (min(n, EVAL_BLOCK_SUPPORT) + min(m, EVAL_BLOCK_ROWS)) + EVAL_BLOCK_ROWS * EVAL_BLOCK_SUPPORT)
+        blocks = d * (min(n, EVAL_BLOCK_SUPPORT) + min(m, EVAL_BLOCK_ROWS))  # support and test rows, dense
+        measuring = 8.0 * (blocks + EVAL_BLOCK_ROWS * EVAL_BLOCK_SUPPORT)  # and their inner products
     return {
         "training rows": storage,
         "test rows": test,

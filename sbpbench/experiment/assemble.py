@@ -89,8 +89,9 @@ def check_sizes(exp: Experiment, train: data.Split, test: data.Split) -> None:
     Before anything sized by the data is allocated: each entry's parameters must suit the
     data (:meth:`~sbpbench.solvers.base.Solver.refuse_data`: a mini-batch at most ``n``), and
     the kernel's memory (:func:`~sbpbench.kernels.memory_needs`) with that of the entry
-    needing the most (:meth:`~sbpbench.solvers.base.Solver.memory_needs`) must fit in the
-    machine's (:func:`sbpbench.memory.require`), as one process holds them.
+    needing the most (:meth:`~sbpbench.solvers.base.Solver.memory_needs`, and the row cache
+    when the solver fills it) must fit in the machine's (:func:`sbpbench.memory.require`), as
+    one process holds them, one run at a time.
 
     Raises
     ------
@@ -100,16 +101,17 @@ def check_sizes(exp: Experiment, train: data.Split, test: data.Split) -> None:
         this machine has M GiB``.
     """
     n, d = train.X.shape
+    kernel = memory_needs(train.X, test.X, exp.kernel)
+    cache = {"kernel row cache": kernel.pop("kernel row cache")}  # emptied between runs
     largest: dict[str, float] = {}
     for spec in exp.solvers:
         cls, params = SOLVERS[spec.name], spec.solver_params()
         if (why := cls.refuse_data(params, n, d)) is not None:
             raise UserError(f"{exp.source}: solver {spec.label!r}: {why}")
-        needs = cls.memory_needs(params, n, d)
+        needs = {**cls.memory_needs(params, n, d), **(cache if cls.fills_row_cache else {})}
         if sum(needs.values()) > sum(largest.values()):
             largest = needs
-    memory.require({**memory_needs(train.X, test.X, exp.kernel), **largest},
-                   f"{exp.source}: {n} training examples of {d} features")
+    memory.require({**kernel, **largest}, f"{exp.source}: {n} training examples of {d} features")
 
 
 def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None) -> Prepared:

@@ -31,8 +31,8 @@ from typing import Any, ClassVar
 from sbpbench.data import REGISTRY, DatasetSpec
 from sbpbench.errors import UserError, shown
 from sbpbench.experiment.lambdas import lambda_value
-from sbpbench.files import file_kind, read_regular
 from sbpbench.experiment.yamlfile import apply_overrides, load_yaml
+from sbpbench.files import file_kind, read_regular
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS, ProblemKind, SolverParams
 from sbpbench.solvers.base import MAX_INT, budget_limits, fraction, non_negative, positive
@@ -341,7 +341,8 @@ def _printable(value: str) -> str | None:
     bad = next((c for c in value if unicodedata.category(c) in CONTROL_CATEGORIES), None)
     if bad is None:
         return None
-    return f"{shown(value)} holds the control character U+{ord(bad):04X} (labels and file names are shown on the console)"
+    return (f"{shown(value)} holds the control character U+{ord(bad):04X} "
+            "(labels and file names are shown on the console)")
 
 
 def _is_number(text: str) -> bool:

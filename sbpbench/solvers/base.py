@@ -331,6 +331,9 @@ class Solver(Generic[P]):
     counts_kernel_evals: ClassVar[bool] = True
     #: Float64 vectors of ``d`` (one value per feature) a run holds, for :meth:`memory_needs`.
     feature_vectors: ClassVar[int] = 0
+    #: Whether a run fills a row cache of the kernel's ``cache_mb`` (the kernel's, or LIBSVM's);
+    #: solvers working on features never ask for kernel rows.
+    fills_row_cache: ClassVar[bool] = True
     one_step_per_advance: ClassVar[bool] = False
     stops_at_iteration_limit: ClassVar[bool] = True
 

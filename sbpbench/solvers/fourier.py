@@ -95,6 +95,7 @@ class Fourier(Solver[FourierParams]):
     supports_bias = True
     kernels = ("gaussian",)
     counts_kernel_evals = False
+    fills_row_cache = False  # the features are computed from the data, never from kernel rows
     one_step_per_advance = True  # each set of k pairs is a fit of its own and a point of Figure 3
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: FourierParams | None = None):
