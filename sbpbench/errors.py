@@ -58,3 +58,16 @@ def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
 def cut(text: str, limit: int) -> str:
     """``text`` if it has at most ``limit`` characters, else its start ending in ``...``."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def amount(nbytes: float) -> str:
+    """A number of bytes for a message, in the largest binary unit it reaches, to three digits.
+
+    For example ``amount(4 * 2**20)`` is ``"4 MiB"`` and ``amount(16.4e9)`` is ``"15.3 GiB"``.
+    """
+    value, unit = float(nbytes), "bytes"
+    for name in ("KiB", "MiB", "GiB", "TiB", "PiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, name
+    return f"{value:.3g} {unit}" if value < 1000 else f"{value:,.0f} {unit}"

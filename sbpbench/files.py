@@ -1,16 +1,24 @@
-"""Writing a file so that a reader never sees it half-written.
+"""Writing a file so that a reader never sees it half-written, and reading only regular files.
 
 Every file sbpbench writes for later use (result curves and metadata, the optimum cache, the
 checksum records of downloads) goes through :func:`atomic_write`. The file gets the mode any
 new file would (``0666`` less the umask: ``0644`` under the usual ``022``), not the ``0600``
 of a temporary file, so that a shared results folder stays readable by others.
+
+Every file a user names (configs, LIBSVM data) and every ``meta.json`` is read through
+:func:`read_regular`: a device (``/dev/zero`` would be read until the memory runs out), a
+named pipe (which would wait forever for a writer), a socket or a folder is refused with one
+line saying what the path is, before it is opened.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
+
+from sbpbench.errors import UserError, amount
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
@@ -46,3 +54,65 @@ def umask() -> int:
     mask = os.umask(0o022)  # elsewhere: set and restore (briefly visible to other threads)
     os.umask(mask)
     return mask
+
+
+#: What a path that is not a regular file is, by the ``stat`` test that recognizes it.
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def file_kind(mode: int) -> str | None:
+    """What a file of ``st_mode`` ``mode`` is when it is not a regular file (``"a named pipe
+    (FIFO)"``, ``"a character device"``, ...), or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
+def read_regular(path: str | os.PathLike[str], what: str, limit: int | None = None) -> bytes:
+    """The bytes of the regular file ``path``, refusing anything else before reading it.
+
+    The path is checked with :func:`os.stat` before it is opened (a named pipe without a
+    writer is never opened, so nothing waits), then opened without blocking and checked
+    again on the open file (so a path swapped in between is refused too).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (symbolic links are followed).
+    what : str
+        What the file should be, for the message (``"config"``, ``"LIBSVM file"``).
+    limit : int, optional
+        Most bytes accepted (none by default).
+
+    Returns
+    -------
+    bytes
+        The whole file.
+
+    Raises
+    ------
+    UserError
+        One line ``PATH: cannot read WHAT: ...``: the path does not exist or cannot be
+        read, is a folder, a device, a named pipe or a socket, or holds more than ``limit``
+        bytes.
+    """
+    def refuse(why: str) -> UserError:
+        return UserError(f"{os.fsdecode(path)}: cannot read {what}: {why}")
+
+    try:
+        if (kind := file_kind(os.stat(path).st_mode)) is not None:
+            raise refuse(f"it is {kind}, not a regular file")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise refuse(exc.strerror or str(exc)) from None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            if (kind := file_kind(os.fstat(fd).st_mode)) is not None:
+                raise refuse(f"it is {kind}, not a regular file")
+            data = fh.read() if limit is None else fh.read(limit + 1)
+        except OSError as exc:
+            raise refuse(exc.strerror or str(exc)) from None
+    if limit is not None and len(data) > limit:
+        raise refuse(f"it holds more than {amount(limit)}, the most a {what} may hold")
+    return data

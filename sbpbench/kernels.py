@@ -471,6 +471,50 @@ def _small_integer_scale(X) -> int | None:
     return integer_scale(X)
 
 
+def memory_needs(X, test_X, spec: KernelSpec) -> dict[str, float]:
+    """Bytes a :class:`Kernel` over ``X`` allocates, and its measurement of ``test_X``, by what.
+
+    An estimate from the shapes and stored values alone, made before anything is allocated
+    (:func:`sbpbench.memory.require` checks it): the training rows as the kernel stores them
+    (dense float64 and uint8 for data of density at least :data:`DENSE_THRESHOLD`, else the
+    CSR copy and at most as much again in bit sets or uint8 rows), the test points in the
+    same form, the ``d``-long scratch vector (of CSR rows) and the measurement's blocks (for
+    sparse data of more than :data:`EVAL_BLOCK_MAX_FEATURES` features, one dense ``d``-long
+    test row per thread), and the row cache full (``cache_mb``, at most ``n`` rows of ``n``).
+
+    Parameters
+    ----------
+    X, test_X : numpy.ndarray or scipy.sparse matrix
+        Training and test examples as loaded.
+    spec : KernelSpec
+        The kernel (its ``cache_mb``).
+
+    Returns
+    -------
+    dict of str to float
+    """
+    (n, d), m = X.shape, test_X.shape[0]
+    stored = X.nnz if sp.issparse(X) else n * d
+    test_stored = test_X.nnz if sp.issparse(test_X) else m * d
+    dense = stored >= DENSE_THRESHOLD * max(1, n * d)
+    if dense:
+        storage, test = 9.0 * n * d, 8.0 * m * d
+    else:
+        storage, test = 24.0 * stored + 8.0 * n, 12.0 * test_stored + 8.0 * m
+    if not dense and d > EVAL_BLOCK_MAX_FEATURES:
+        measuring = 8.0 * d * numba.get_num_threads()
+    else:
+        blocks = d * (min(n, EVAL_BLOCK_SUPPORT) + min(m, EVAL_BLOCK_ROWS))  # support and test rows, dense
+        measuring = 8.0 * (blocks + EVAL_BLOCK_ROWS * EVAL_BLOCK_SUPPORT)  # and their inner products
+    return {
+        "training rows": storage,
+        "test rows": test,
+        "feature scratch vector": 8.0 * d,
+        "measurement blocks": measuring,
+        "kernel row cache": min(spec.cache_mb * 2**20, 8.0 * n * n),
+    }
+
+
 # ----------------------------------------------------------------------------- the kernel
 
 

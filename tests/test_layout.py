@@ -18,7 +18,8 @@ PACKAGE = ROOT / "sbpbench"
 #: stage and earlier ones (README, "Layout"); stages of one rank are siblings, which do not
 #: import each other.
 LAYERS = (
-    ("errors", "files"),
+    ("errors",),
+    ("files", "memory"),
     ("data",),
     ("kernels",),
     ("problem",),

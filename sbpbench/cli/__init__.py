@@ -124,8 +124,9 @@ def validate(configs: tuple[Path, ...]) -> None:
     """Check experiment configs without running them.
 
     The data files of a config that names them (``dataset.path``) are read and checked too,
-    with the sizes and lambda at the real n (of every solver entry of a sweep); a registered
-    dataset is only checked by name (loading it may mean a download).
+    with the sizes, the solvers' parameters, the memory a run needs and lambda at the real n
+    (of every solver entry of a sweep); a registered dataset is only checked by name (loading
+    it may mean a download).
     """
     from sbpbench.experiment import assemble, config
 
@@ -134,6 +135,7 @@ def validate(configs: tuple[Path, ...]) -> None:
         checked = ""
         if exp.dataset.path is not None:
             train, test = assemble.load_data(exp)
+            assemble.check_sizes(exp, train, test)
             for spec in exp.solvers:
                 assemble.resolve(exp.for_solver(spec), train.n)
             checked = f"; data: {train.n} training / {test.n} test examples"

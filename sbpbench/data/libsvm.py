@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from sbpbench.errors import UserError
+from sbpbench.files import read_regular
 
 #: The most features int32 CSR indices address.
 MAX_FEATURES = int(np.iinfo(np.int32).max)
@@ -50,20 +51,14 @@ def read_libsvm(source: str | os.PathLike[str] | bytes, name: str, n_features: i
     Raises
     ------
     UserError
-        If the file cannot be read or a line is malformed: not ``label index:value ...``,
+        If the file cannot be read (or is no regular file: a folder, a device, a named
+        pipe) or a line is malformed: not ``label index:value ...``,
         an index 0 in a one-based file, an index too large for int32, or a label or value
         that is not finite (the message names the line).
     """
     from sklearn.datasets import load_svmlight_file  # here: `sbpbench --help` starts without scikit-learn
 
-    if isinstance(source, (str, os.PathLike)):
-        try:
-            with open(source, "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            raise UserError(f"{name}: cannot read LIBSVM file ({exc.strerror})") from None
-    else:
-        data = source
+    data = read_regular(source, "LIBSVM file") if isinstance(source, (str, os.PathLike)) else source
     try:
         X, labels = load_svmlight_file(io.BytesIO(data), n_features=n_features, dtype=np.float64,
                                        zero_based=zero_based)
@@ -125,6 +120,47 @@ def _first_bad_line(data: bytes, name: str, n_features: int | None, zero_based: 
     return None
 
 
+def _label_set(values: np.ndarray) -> str:
+    """Distinct labels as a message shows them: ``{1, 2}``, the first six of many."""
+    return "{" + ", ".join(f"{v:g}" for v in values[:6]) + (", ..." if values.size > 6 else "") + "}"
+
+
+def check_test_labels(train: np.ndarray, test: np.ndarray, train_name: str, test_name: str,
+                      positive: float | None) -> None:
+    """Refuse test labels that the training labels do not map: a class never seen in training.
+
+    Without ``positive`` (a binary file pair) every test label must be one of the training
+    file's labels, so that both files mean the same two classes: a test file labelled
+    {-1, +1} beside a training file labelled {1, 2} would otherwise be mapped to one class
+    and measured as a wrong test error. With ``positive`` (one class against the rest) the
+    positive label must be one of the training labels; any other test label is "the rest".
+
+    Parameters
+    ----------
+    train, test : numpy.ndarray
+        The raw labels of the two files.
+    train_name, test_name : str
+        The files, for the message.
+    positive : float, optional
+        ``dataset.positive``.
+
+    Raises
+    ------
+    UserError
+        One line naming both files and their label sets.
+    """
+    seen, tested = np.unique(train), np.unique(test)
+    if positive is not None:
+        if positive not in seen:
+            raise UserError(f"{train_name}: dataset.positive {positive:g} is not one of its labels {_label_set(seen)}")
+        return
+    unseen = np.setdiff1d(tested, seen)
+    if unseen.size:
+        raise UserError(f"{test_name}: labels {_label_set(tested)} are not those of the training file {train_name} "
+                        f"{_label_set(seen)} ({_label_set(unseen)} never seen in training); label both files with "
+                        "the same two values, or set dataset.positive to train one class against the rest")
+
+
 def to_binary(labels: np.ndarray, name: str, positive: float | None = None) -> tuple[np.ndarray, float]:
     """Map raw labels to -1/+1.
 
@@ -148,9 +184,8 @@ def to_binary(labels: np.ndarray, name: str, positive: float | None = None) -> t
     if positive is None:
         values = np.unique(labels)
         if values.size > 2:
-            shown = ", ".join(f"{v:g}" for v in values[:6]) + (" ..." if values.size > 6 else "")
             raise UserError(
-                f"{name}: labels take {values.size} values ({shown}); expected a binary problem "
+                f"{name}: labels take {values.size} values {_label_set(values)}; expected a binary problem "
                 "(set dataset.positive to choose one class against the rest)"
             )
         positive = float(values[-1])

@@ -15,7 +15,7 @@ import numpy as np
 
 from sbpbench.data import cache
 from sbpbench.data.fetch import FetchOptions, mirror_root
-from sbpbench.data.libsvm import read_libsvm, to_binary
+from sbpbench.data.libsvm import check_test_labels, read_libsvm, to_binary
 from sbpbench.data.registry import REGISTRY
 from sbpbench.data.split import Split, subsample
 from sbpbench.errors import UserError
@@ -110,6 +110,7 @@ def _load_files(spec: DatasetSpec, path: str, test_path: str) -> tuple[Split, Sp
     n_features = spec.n_features or train_X.shape[1]
     test_X, test_labels = read_libsvm(test_path, test_path, n_features, spec.zero_based)
     train_y, positive = to_binary(train_labels, path, spec.positive)
+    check_test_labels(train_labels, test_labels, path, test_path, spec.positive)
     test_y, _ = to_binary(test_labels, test_path, positive)
     return Split(train_X, train_y), Split(test_X, test_y)
 

@@ -19,10 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from sbpbench import data
+from sbpbench import data, memory
+from sbpbench.errors import UserError
 from sbpbench.experiment.config import Experiment, NuFromLambda
 from sbpbench.experiment.optimum import optimum
+from sbpbench.kernels import memory_needs
 from sbpbench.problem import Problem
+from sbpbench.solvers import SOLVERS
 
 
 def resolve(exp: Experiment, n_train: int) -> dict[str, Any]:
@@ -80,6 +83,37 @@ def load_data(exp: Experiment) -> tuple[data.Split, data.Split]:
     return data.load(exp.dataset, np.random.default_rng([exp.seed, zlib.crc32(b"dataset")]))
 
 
+def check_sizes(exp: Experiment, train: data.Split, test: data.Split) -> None:
+    """Check every solver entry against the loaded data, and that a run fits in memory.
+
+    Before anything sized by the data is allocated: each entry's parameters must suit the
+    data (:meth:`~sbpbench.solvers.base.Solver.refuse_data`: a mini-batch at most ``n``), and
+    the kernel's memory (:func:`~sbpbench.kernels.memory_needs`) with that of the entry
+    needing the most (:meth:`~sbpbench.solvers.base.Solver.memory_needs`, and the row cache
+    when the solver fills it) must fit in the machine's (:func:`sbpbench.memory.require`), as
+    one process holds them, one run at a time.
+
+    Raises
+    ------
+    UserError
+        ``CONFIG: solver 'LABEL': key 'NAME': why``, or (:class:`~sbpbench.memory.TooLarge`)
+        ``CONFIG: N training examples of D features: needs about X GiB of memory (...);
+        this machine has M GiB``.
+    """
+    n, d = train.X.shape
+    kernel = memory_needs(train.X, test.X, exp.kernel)
+    cache = {"kernel row cache": kernel.pop("kernel row cache")}  # emptied between runs
+    largest: dict[str, float] = {}
+    for spec in exp.solvers:
+        cls, params = SOLVERS[spec.name], spec.solver_params()
+        if (why := cls.refuse_data(params, n, d)) is not None:
+            raise UserError(f"{exp.source}: solver {spec.label!r}: {why}")
+        needs = {**cls.memory_needs(params, n, d), **(cache if cls.fills_row_cache else {})}
+        if sum(needs.values()) > sum(largest.values()):
+            largest = needs
+    memory.require({**kernel, **largest}, f"{exp.source}: {n} training examples of {d} features")
+
+
 def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None) -> Prepared:
     """Load an experiment's data (subsampled with its seed) and build its problem.
 
@@ -97,6 +131,7 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
     """
     t0 = time.time()
     train, test = splits if splits is not None else load_data(exp)
+    check_sizes(exp, train, test)
     params = resolve(exp, train.n)
     problem = Problem.build(train, test, exp.kernel, params["lambda"], None, exp.bias)
     if isinstance(exp.nu, NuFromLambda):

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import re
 import sys
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,6 +32,7 @@ from sbpbench.data import REGISTRY, DatasetSpec
 from sbpbench.errors import UserError, shown
 from sbpbench.experiment.lambdas import lambda_value
 from sbpbench.experiment.yamlfile import apply_overrides, load_yaml
+from sbpbench.files import file_kind, read_regular
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS, ProblemKind, SolverParams
 from sbpbench.solvers.base import MAX_INT, budget_limits, fraction, non_negative, positive
@@ -323,12 +326,23 @@ def coerce(value, kind, fail):
     raise TypeError(kind)
 
 
-def _is_file(path: str) -> bool:
-    """Whether ``path`` is a file; False also for a path the system refuses (too long, ...)."""
+def _not_a_file(path: str) -> str | None:
+    """Why ``path`` cannot be read as a data file (it does not exist, is a folder, a device, a
+    named pipe, ...), or None for a regular file; checked with :func:`os.stat`, never opened."""
     try:
-        return Path(path).is_file()
-    except OSError:
-        return False
+        kind = file_kind(os.stat(path).st_mode)
+    except OSError as exc:  # also a path the system refuses (too long, ...)
+        return f"cannot read file {path} ({exc.strerror or exc})"
+    return None if kind is None else f"{path} is {kind}, not a regular file"
+
+
+def _printable(value: str) -> str | None:
+    """Check of a text shown on the console (a label, a file name): no control character."""
+    bad = next((c for c in value if unicodedata.category(c) in CONTROL_CATEGORIES), None)
+    if bad is None:
+        return None
+    return (f"{shown(value)} holds the control character U+{ord(bad):04X} "
+            "(labels and file names are shown on the console)")
 
 
 def _is_number(text: str) -> bool:
@@ -361,8 +375,8 @@ def _dataset(source: str, value, base: Path) -> DatasetSpec:
             sec.fail("test_path", "missing: a LIBSVM test file is required with 'path'")
         path, test_path = (str(p if Path(p).is_absolute() else base / p) for p in (path, test_path))
         for key, p in (("path", path), ("test_path", test_path)):
-            if not _is_file(p):
-                sec.fail(key, f"cannot read file {p}")
+            if (why := _printable(p) or _not_a_file(p)) is not None:
+                sec.fail(key, why)
     elif test_path is not None or sec.data.get("positive") is not None:
         sec.fail("test_path" if test_path else "positive", "only allowed together with 'path'")
     return DatasetSpec(
@@ -438,7 +452,7 @@ def _entry(source: str, k: int, item) -> _Entry:
     values = {pname: sec.values(pname, sec.reader(p.type, p.choices, p.check))
               for pname, p in declared.items() if sec.data.get(pname) is not None}
     budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
-    return _Entry(sec, name, values, sec.get("label", str, ""), budget)
+    return _Entry(sec, name, values, sec.get("label", str, "", check=_printable), budget)
 
 
 def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[SolverSpec, ...]:
@@ -475,6 +489,14 @@ def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[SolverSpe
             specs.append(SolverSpec(entry.name, params, label, entry.budget, overrides))
     return tuple(specs)
 
+
+#: Most bytes of a config file: far more than any experiment needs, far less than a device
+#: such as /dev/zero (read without end) or a data file given as a config by mistake.
+MAX_CONFIG_BYTES = 4 * 2**20
+
+#: Unicode categories refused in labels and file names: control characters (C0 such as newline,
+#: CR and ESC, DEL, C1) and the line and paragraph separators.
+CONTROL_CATEGORIES = ("Cc", "Zl", "Zp")
 
 #: Longest experiment name (it names a folder).
 MAX_NAME_CHARS = 100
@@ -606,14 +628,12 @@ def load(path: str | Path, overrides: list[str] | None = None) -> Experiment:
     Raises
     ------
     UserError
-        If the file cannot be read, is not UTF-8 text, is not YAML or is refused by
-        :class:`ConfigLoader`, or fails validation.
+        If the file cannot be read, is not a regular file (a folder, device or named pipe)
+        or holds more than :data:`MAX_CONFIG_BYTES`, is not UTF-8 text, is not YAML or is
+        refused by :class:`ConfigLoader`, or fails validation.
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read config ({exc.strerror})") from None
+    raw = read_regular(path, "config", MAX_CONFIG_BYTES)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

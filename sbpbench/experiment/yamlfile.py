@@ -58,15 +58,18 @@ class ConfigLoader(yaml.SafeLoader):
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
-    def construct_yaml_int(self, node):
+    def construct_object(self, node, deep=False):
+        """PyYAML's construction, with a value its constructor cannot build (a date such as
+        ``2020-99-99``, ``!!float x``) refused at its place instead of raising Python's error."""
         try:
-            return super().construct_yaml_int(node)
-        except ValueError:  # Python reads at most 4300 digits
-            raise _Refused(problem=f"an integer of {len(node.value)} characters is too long",
-                           problem_mark=node.start_mark) from None
-
-
-ConfigLoader.add_constructor("tag:yaml.org,2002:int", ConfigLoader.construct_yaml_int)
+            return super().construct_object(node, deep=deep)
+        except (ValueError, TypeError, OverflowError, KeyError) as exc:  # KeyError: !!bool x
+            if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:int" and len(node.value) > 4300:
+                problem = f"an integer of {len(node.value)} characters is too long"  # Python reads at most 4300 digits
+            else:
+                tag = node.tag.rpartition(":")[2] if node.tag.startswith("tag:yaml.org,2002:") else node.tag
+                problem = f"cannot read {shown(node.value)} as {tag} ({exc})"
+            raise _Refused(problem=problem, problem_mark=node.start_mark) from None
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -124,7 +127,14 @@ def load_yaml(text: str, source: str) -> Any:
     UserError
         One line ``SOURCE[:LINE]: ...`` for invalid or refused YAML.
     """
-    loader = ConfigLoader(text)
+    try:
+        loader = ConfigLoader(text)  # its reader refuses control characters here, before parsing
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        raise UserError(f"{source}:{line}: invalid YAML: character U+{code:04X} in column {column} is not "
+                        "allowed (YAML allows no control character but tab and line breaks)") from None
     try:
         return loader.get_single_data()
     except yaml.YAMLError as exc:

@@ -487,7 +487,8 @@ def plot_results(root: str | Path, out_dir: str | Path | None = None, x: str = "
     Returns
     -------
     Plotted
-        The files written (none when no run has both columns), the notes, the run folders read.
+        The files written (none when no run has both columns), the notes, the run folders read
+        (none when no run has a checkpoint).
 
     Raises
     ------
@@ -498,9 +499,9 @@ def plot_results(root: str | Path, out_dir: str | Path | None = None, x: str = "
         if name not in axes:
             raise UserError(f"{option} {name}: expected one of {', '.join(axes)}")
     runs = newest_runs(root)
-    if not runs:
+    curves = pd.concat([read_curves(curves_file(r) or r) for r in runs], ignore_index=True) if runs else None
+    if curves is None or curves.empty:  # also runs that all failed before their first checkpoint
         return Plotted([], [], [])
-    curves = pd.concat([read_curves(curves_file(r) or r) for r in runs], ignore_index=True)
     out = Path(out_dir) if out_dir is not None else Path(root)
     notes = left_out(curves, X_AXES[x], Y_AXES[y])
     if (x, y) != DEFAULT_AXES:

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from sbpbench.errors import UserError
-from sbpbench.files import atomic_write
+from sbpbench.files import atomic_write, file_kind, read_regular
 
 #: Columns every ``curves.csv`` has, in this order; solver-specific columns follow, sorted.
 COLUMNS = [
@@ -209,12 +209,13 @@ def read_meta(directory: Path) -> dict[str, Any]:
     Raises
     ------
     UserError
-        The file is unreadable, not JSON, or not a JSON object.
+        The file is unreadable, no regular file, not JSON, or not a JSON object.
     """
     path = directory / "meta.json"
+    raw = read_regular(path, "the run's metadata")
     try:
-        meta = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
+        meta = json.loads(raw)
+    except ValueError as exc:
         raise UserError(f"{path}: cannot read the run's metadata ({exc})") from None
     if not isinstance(meta, dict):
         raise UserError(f"{path}: not a sbpbench meta.json (a JSON object expected, found a {type(meta).__name__})")
@@ -272,7 +273,15 @@ def first_difference(old: Any, new: Any, key: str = "") -> str | None:
 def curves_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Rows as a frame with :data:`COLUMNS` first and any extra columns after, sorted."""
     extra = sorted({k for row in rows for k in row} - set(COLUMNS))
-    return pd.DataFrame(rows, columns=COLUMNS + extra)
+    return _typed_if_empty(pd.DataFrame(rows, columns=COLUMNS + extra))
+
+
+def _typed_if_empty(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame without rows with its columns typed as rows would type them: numbers outside
+    :data:`TEXT_COLUMNS` (pandas gives the columns of an empty frame the type ``object``)."""
+    if not frame.empty:
+        return frame
+    return frame.astype({c: float for c in frame.columns if c not in TEXT_COLUMNS})
 
 
 #: Columns of ``curves.csv`` that hold text: read as written ("NA", "None" or "null" is a label, not a gap).
@@ -303,6 +312,8 @@ def read_curves(directory: str | Path) -> pd.DataFrame:
 
 def _read_curves_file(path: Path) -> pd.DataFrame:
     """One ``curves.csv``, checked to have :data:`COLUMNS` with numbers outside :data:`TEXT_COLUMNS`."""
+    if (kind := file_kind(path.stat().st_mode)) is not None:
+        raise UserError(f"{path}: not a sbpbench curves.csv (it is {kind}, not a regular file)")
     try:
         header = list(pd.read_csv(path, nrows=0).columns)
         missing = [c for c in COLUMNS if c not in header]
@@ -312,6 +323,8 @@ def _read_curves_file(path: Path) -> pd.DataFrame:
                             na_values={c: NUMERIC_NA for c in header if c not in TEXT_COLUMNS})
     except (OSError, ValueError) as exc:  # pandas' parser and decoding errors are ValueErrors
         raise UserError(f"{path}: not a sbpbench curves.csv ({' '.join(str(exc).split())})") from None
+    if frame.empty:  # only the header (every run failed before its first checkpoint): no column holds text
+        return _typed_if_empty(frame)
     text = [c for c in COLUMNS if c not in TEXT_COLUMNS and not pd.api.types.is_numeric_dtype(frame[c])]
     if text:
         raise UserError(f"{path}: not a sbpbench curves.csv (column {text[0]!r} holds text, numbers expected)")

@@ -40,6 +40,16 @@ from sbpbench.problem import Problem
 
 #: A parameter check: an error text for a bad value, or None.
 Check = Callable[[Any], str | None]
+#: A check of a parameter's value against the training data ``(value, n, d)`` for ``n``
+#: examples of ``d`` features: an error text, or None.
+DataCheck = Callable[[Any, int, int], str | None]
+#: Bytes a parameter's value makes a solver allocate, ``(value, n, d)``.
+Footprint = Callable[[Any, int, int], float]
+
+#: Vectors of ``n`` float64 values a solver is assumed to hold, in :meth:`Solver.memory_needs`
+#: (SBP holds seven); vectors of ``d`` are :attr:`Solver.feature_vectors`, and what a parameter
+#: adds is declared with it (:func:`param`'s ``memory``).
+SOLVER_VECTORS_N = 8
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,11 @@ class Param:
         Allowed values.
     check : callable, optional
         Returns an error text for a bad value, or None.
+    data_check : callable, optional
+        ``(value, n, d)``: an error text for a value the training data (``n`` examples of
+        ``d`` features) cannot take (a mini-batch larger than ``n``), or None.
+    memory : callable, optional
+        ``(value, n, d)``: the bytes the value makes the solver allocate.
     """
 
     type: type
@@ -65,6 +80,8 @@ class Param:
     doc: str
     choices: tuple | None = None
     check: Check | None = None
+    data_check: DataCheck | None = None
+    memory: Footprint | None = None
 
     def error(self, value: Any) -> str | None:
         """Why ``value`` is not allowed (not one of ``choices``, or refused by ``check``), or None."""
@@ -73,7 +90,8 @@ class Param:
         return self.check(value) if self.check is not None else None
 
 
-def param(default: Any, doc: str, *, choices: tuple | None = None, check: Check | None = None) -> Any:
+def param(default: Any, doc: str, *, choices: tuple | None = None, check: Check | None = None,
+          data_check: DataCheck | None = None, memory: Footprint | None = None) -> Any:
     """Declare one field of a solver's parameter dataclass (see :class:`SolverParams`).
 
     Parameters
@@ -86,13 +104,21 @@ def param(default: Any, doc: str, *, choices: tuple | None = None, check: Check 
         Allowed values.
     check : callable, optional
         Returns an error text for a bad value, or None (e.g. :func:`positive`).
+    data_check : callable, optional
+        ``(value, n, d)``: an error text when the value does not suit training data of ``n``
+        examples and ``d`` features (e.g. :func:`at_most_examples`), or None; checked when
+        the data are known, before any run (:meth:`Solver.refuse_data`).
+    memory : callable, optional
+        ``(value, n, d)``: bytes the value makes the solver allocate
+        (:meth:`Solver.memory_needs`).
 
     Returns
     -------
     dataclasses.Field
-        The field, with ``doc``, ``choices`` and ``check`` in its metadata.
+        The field, with ``doc``, ``choices`` and the checks in its metadata.
     """
-    return field(default=default, metadata={"doc": doc, "choices": choices, "check": check})
+    return field(default=default, metadata={"doc": doc, "choices": choices, "check": check,
+                                            "data_check": data_check, "memory": memory})
 
 
 @dataclass(frozen=True)
@@ -119,7 +145,7 @@ class SolverParams:
             if "doc" not in f.metadata:
                 raise TypeError(f"{cls.__name__}.{f.name}: declare solver parameters with param()")
             declared[f.name] = Param(types[f.name], f.default, f.metadata["doc"], f.metadata["choices"],
-                                     f.metadata["check"])
+                                     f.metadata["check"], f.metadata["data_check"], f.metadata["memory"])
         return declared
 
 
@@ -158,6 +184,11 @@ def budget_limits(epochs: float | None, kernel_evals: float | None, seconds: flo
     return (round(epochs * n) if epochs is not None else math.inf,
             kernel_evals if kernel_evals is not None else math.inf,
             seconds if seconds is not None else math.inf)
+
+
+def at_most_examples(value: int, n: int, d: int) -> str | None:
+    """Data check: the value (a number of examples, such as a mini-batch) must be at most ``n``."""
+    return None if value <= n else f"{value} is more than the {n} training examples"
 
 
 def fraction(value: float) -> str | None:
@@ -298,6 +329,11 @@ class Solver(Generic[P]):
     requires_bias: ClassVar[bool] = False
     kernels: ClassVar[tuple[str, ...]] = ("gaussian", "linear")
     counts_kernel_evals: ClassVar[bool] = True
+    #: Float64 vectors of ``d`` (one value per feature) a run holds, for :meth:`memory_needs`.
+    feature_vectors: ClassVar[int] = 0
+    #: Whether a run fills a row cache of the kernel's ``cache_mb`` (the kernel's, or LIBSVM's);
+    #: solvers working on features never ask for kernel rows.
+    fills_row_cache: ClassVar[bool] = True
     one_step_per_advance: ClassVar[bool] = False
     stops_at_iteration_limit: ClassVar[bool] = True
 
@@ -326,6 +362,39 @@ class Solver(Generic[P]):
         if kind.kernel not in cls.kernels:
             return f"solver {cls.name!r} needs kernel.name {' or '.join(cls.kernels)}, not {kind.kernel!r}"
         return None
+
+    @classmethod
+    def refuse_data(cls, params: P, n: int, d: int) -> str | None:
+        """Why ``params`` do not suit training data of ``n`` examples and ``d`` features (None: they do).
+
+        The declared ``data_check`` of every parameter (:func:`param`), asked once the data
+        are loaded and before anything runs, so that a config asking, say, for a mini-batch
+        larger than the data ends in one line and exit 2.
+
+        Returns
+        -------
+        str or None
+            ``key 'NAME': why``, or None.
+        """
+        for pname, p in cls.Params.declared().items():
+            if p.data_check is not None and (why := p.data_check(getattr(params, pname), n, d)) is not None:
+                return f"key {pname!r}: {why}"
+        return None
+
+    @classmethod
+    def memory_needs(cls, params: P, n: int, d: int) -> dict[str, float]:
+        """Bytes a run of this solver allocates for ``n`` examples of ``d`` features, by what.
+
+        :data:`SOLVER_VECTORS_N` float64 vectors of ``n`` and :attr:`feature_vectors` of ``d``,
+        plus what each parameter's declared ``memory`` says (mini-batch draws, random
+        features); the kernel's own memory is :func:`sbpbench.kernels.memory_needs`'s.
+        """
+        needs = {f"{cls.name}'s vectors": 8.0 * (SOLVER_VECTORS_N * n + cls.feature_vectors * d)}
+        for pname, p in cls.Params.declared().items():
+            if p.memory is not None:
+                value = getattr(params, pname)
+                needs[f"{cls.name}'s {pname}={value}"] = float(p.memory(value, n, d))
+        return needs
 
     @classmethod
     def create(cls, problem: Problem, rng: np.random.Generator, params: P | None = None) -> Solver[Any]:

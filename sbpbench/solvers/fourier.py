@@ -63,6 +63,13 @@ def fourier_features(projections: np.ndarray) -> np.ndarray:
     return np.hstack([np.cos(projections), np.sin(projections)]) / np.sqrt(k)
 
 
+def features_bytes(k: int, n: int, d: int) -> float:
+    """Bytes of a fit with ``k`` pairs: ``k`` directions of ``d``, the projections (and their
+    copy while they grow), the ``2k`` features of every example (the cosines and sines, their
+    stack and its scaled copy) and LIBLINEAR's own copy of them (16 bytes a value)."""
+    return 8.0 * k * (d + 2 * n + 6 * n) + 16.0 * 2 * k * n
+
+
 def _decision(directions: np.ndarray, sigma: float, w: np.ndarray, b: float, Z) -> np.ndarray:
     """Decision values ``<w, P(z)> + b`` of a linear SVM on Fourier features, for rows of ``Z``."""
     return fourier_features(np.asarray(Z @ directions) / sigma) @ w + b
@@ -72,7 +79,8 @@ def _decision(directions: np.ndarray, sigma: float, w: np.ndarray, b: float, Z) 
 class FourierParams(SolverParams):
     """Parameters of :class:`Fourier`."""
 
-    max_pairs: int = param(1024, "largest number k of feature pairs (k doubles from 1)", check=positive)
+    max_pairs: int = param(1024, "largest number k of feature pairs (k doubles from 1)", check=positive,
+                           memory=lambda k, n, d: features_bytes(2 ** (k.bit_length() - 1), n, d))
     tol: float = param(1e-6, "stopping tolerance of the linear SVM solver (LIBLINEAR)", check=positive)
     max_iter: int = param(100000, "iteration limit of the linear SVM solver", check=positive_c_int)
 
@@ -87,6 +95,7 @@ class Fourier(Solver[FourierParams]):
     supports_bias = True
     kernels = ("gaussian",)
     counts_kernel_evals = False
+    fills_row_cache = False  # the features are computed from the data, never from kernel rows
     one_step_per_advance = True  # each set of k pairs is a fit of its own and a point of Figure 3
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: FourierParams | None = None):

@@ -118,6 +118,8 @@ class LinearSolver(Solver[P]):
 
     kernels = ("linear",)
     counts_kernel_evals = False
+    feature_vectors = 4  # w (or v), and the copies its snapshots and objectives make
+    fills_row_cache = False
     needs = frozenset({"lambda"})
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: P | None = None):

@@ -43,9 +43,9 @@ import numba
 import numpy as np
 
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import P, Snapshot, SolverParams, param, positive, register
+from sbpbench.solvers.base import P, Snapshot, SolverParams, at_most_examples, param, positive, register
 from sbpbench.solvers.linear import LinearSolver, sparse_axpy, sparse_dot
-from sbpbench.solvers.sampling import BatchDraws
+from sbpbench.solvers.sampling import BatchDraws, draws_bytes
 
 #: Learning-rate schedules.
 PEGASOS, NORMA, FIXED = 0, 1, 2
@@ -157,7 +157,8 @@ class PrimalSGD(LinearSolver[P]):
 
 def mini_batch_param() -> Any:
     """The ``mini_batch`` parameter, k examples per iteration, of every Pegasos-step solver."""
-    return param(1, "k, examples per iteration", check=positive)
+    return param(1, "k, examples per iteration (at most n)", check=positive, data_check=at_most_examples,
+                 memory=draws_bytes)
 
 
 @dataclass(frozen=True)
