@@ -110,7 +110,19 @@ class OCASParams(SolverParams):
 
 @register
 class OCAS(LinearSolver[OCASParams]):
-    """OCAS (Franc and Sonnenburg 2008/2009), as libocas runs it. Cost: n iterations per cutting plane."""
+    """OCAS (Franc and Sonnenburg 2008/2009), as libocas runs it. Cost: n iterations per cutting plane.
+
+    Attributes
+    ----------
+    model : CutModel
+        The working set and the reduced dual (its value is the lower bound ``F``).
+    w : numpy.ndarray
+        The best point so far ``w_b``.
+    objective : float
+        ``J(w_b)`` as the stopping rules see it (from the interpolated margins).
+    cutting_planes : int
+        Iterations so far (libocas's ``nIter``).
+    """
 
     name = "ocas"
     Params = OCASParams

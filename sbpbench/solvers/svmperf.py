@@ -77,7 +77,22 @@ class SVMPerfParams(SolverParams):
 
 @register
 class SVMPerf(LinearSolver[SVMPerfParams]):
-    """SVMperf's 1-slack cutting-plane algorithm (Joachims 2006). Cost: n iterations per cutting plane."""
+    """SVMperf's 1-slack cutting-plane algorithm (Joachims 2006). Cost: n iterations per cutting plane.
+
+    Attributes
+    ----------
+    model : CutModel
+        The working set and the reduced dual.
+    w : numpy.ndarray
+        The reduced problem's solution (0 before the first cut).
+    passes : int
+        Cutting-plane iterations (passes over the data) so far.
+    solves : int
+        Solutions of the reduced problem so far.
+    last_active : numpy.ndarray
+        For each cut of the working set, the value of ``solves`` when its dual variable was last
+        nonzero (when it was added, if never).
+    """
 
     name = "svmperf"
     Params = SVMPerfParams
@@ -89,7 +104,7 @@ class SVMPerf(LinearSolver[SVMPerfParams]):
         self.w = np.zeros(self.d)
         self._out = np.empty(self.n)
         self._cut = np.empty(self.d)
-        self._last_active = np.empty(0, dtype=np.int64)  # the solution count when each cut was last active
+        self.last_active = np.empty(0, dtype=np.int64)
         self.solves = 0
         self.passes = 0
 
@@ -103,15 +118,15 @@ class SVMPerf(LinearSolver[SVMPerfParams]):
         if ceps <= self.params.epsilon:
             return True
         self.model.add(self._cut, float(count))
-        self._last_active = np.append(self._last_active, self.solves)
+        self.last_active = np.append(self.last_active, self.solves)
         self.model.solve()
         self.w = self.model.weights()
         self.solves += 1
-        self._last_active[self.model.alpha != 0] = self.solves
-        keep = self.solves - self._last_active < INACTIVE_SOLVES
+        self.last_active[self.model.alpha != 0] = self.solves
+        keep = self.solves - self.last_active < INACTIVE_SOLVES
         if not keep.all():
             self.model.keep(keep)
-            self._last_active = self._last_active[keep]
+            self.last_active = self.last_active[keep]
         return False
 
     def snapshot(self) -> Snapshot:
