@@ -11,17 +11,10 @@ import numpy as np
 import pytest
 
 from sbpbench.solvers.svmperf import INACTIVE_SOLVES
-from tests.test_linear_solvers import CASES, _optimum, _problem, _solver
+from tests.test_linear_solvers import CASES, _optimum, _problem, _run, _solver
 
-
-def _run(problem, **params):
-    solver = _solver(problem, "svmperf", **params)
-    finished = solver.advance(10**9 * problem.n, np.inf, np.inf)
-    return solver, finished
-
-
-def _j_opt(problem, dataset, C) -> float:
-    return _optimum(problem, (dataset, C)) / problem.lam
+#: Epochs enough for every run here to end by its own rule.
+UNTIL_DONE = 10**9
 
 
 def _ceps(solver) -> float:
@@ -35,9 +28,9 @@ def _ceps(solver) -> float:
 @pytest.mark.parametrize("dataset,C", CASES)
 def test_reaches_the_liblinear_optimum_within_its_epsilon(dataset, C):
     problem = _problem(dataset, C)
-    j_opt = _j_opt(problem, dataset, C)
+    j_opt = _optimum(problem, (dataset, C)) / problem.lam
     epsilon = 1e-4
-    solver, finished = _run(problem, epsilon=epsilon)
+    solver, finished = _run(problem, "svmperf", UNTIL_DONE, epsilon=epsilon)
     snap = solver.snapshot()
     assert finished
     assert -1e-9 * j_opt <= snap.objective - j_opt <= C * problem.n * epsilon / 100 + 1e-9 * j_opt
@@ -54,8 +47,8 @@ def test_guarantee_at_termination(dataset, C, epsilon):
     """Within C_perf epsilon of J_opt, stopped at the first pass whose CEps is at most epsilon,
     and within the paper's bound on the number of iterations."""
     problem = _problem(dataset, C)
-    j_opt = _j_opt(problem, dataset, C)
-    solver, finished = _run(problem, epsilon=epsilon)
+    j_opt = _optimum(problem, (dataset, C)) / problem.lam
+    solver, finished = _run(problem, "svmperf", UNTIL_DONE, epsilon=epsilon)
     snap = solver.snapshot()
     c_perf = C * problem.n / 100
     assert finished and _ceps(solver) <= epsilon
@@ -74,7 +67,7 @@ def test_guarantee_at_termination(dataset, C, epsilon):
 def test_inactive_cuts_leave_the_working_set():
     """A long run (small epsilon) drops the cuts whose dual variable stayed zero for 50 solutions."""
     problem = _problem("w8a", 1.0)
-    solver, finished = _run(problem, epsilon=1e-3)
+    solver, finished = _run(problem, "svmperf", UNTIL_DONE, epsilon=1e-3)
     assert finished and solver.solves == solver.passes - 1
     assert solver.model.K < solver.solves  # some were removed
     assert np.all(solver.solves - solver.last_active < INACTIVE_SOLVES)

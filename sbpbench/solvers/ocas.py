@@ -83,6 +83,15 @@ def line_search(old, new, A0, B0, C, points, slopes):
                 m += 1
     if grad >= 0.0:
         return 0.0
+    if A0 > 0.0:  # the derivative is at least grad + A0 k: only breakpoints below -grad/A0 can matter
+        last = -grad / A0
+        kept = 0
+        for p in range(m):
+            if points[p] < last:
+                points[kept] = points[p]
+                slopes[kept] = slopes[p]
+                kept += 1
+        m = kept
     k = 0.0
     for p in np.argsort(points[:m]):
         before = grad + A0 * (points[p] - k)  # the derivative just before the breakpoint
