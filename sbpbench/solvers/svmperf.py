@@ -7,12 +7,12 @@ constraint for every ``c in {0,1}^n``:
 ``min 1/2 ||w||^2 + C xi``  s.t.  ``(1/n) w . sum_i c_i y_i x_i >= (1/n) sum_i c_i - xi``,
 
 and its solution is that of the usual SVM (OP1, with penalty ``C/n`` per example) with
-``xi = (1/n) sum_i xi_i`` (the paper's Theorem 1). The cutting-plane algorithm (Section 4;
-Algorithm 2 in the issue's reading) keeps a working set of such constraints, solves OP2 on it,
-finds the most violated constraint at the solution, ``c_i = 1`` exactly when
-``y_i w . x_i < 1``, and stops when that constraint is violated by at most ``epsilon`` beyond
-the working set's slack; its iterations are bounded by ``max{2/eps, 8 C R^2/eps^2}``
-(``R = max ||x_i||``; the paper's bound on the number of iterations, Section 4).
+``xi = (1/n) sum_i xi_i`` (the paper's Theorem 1). Its cutting-plane algorithm for OP2
+(Section 4) keeps a working set of such constraints, solves OP2 on it, finds the most violated
+constraint at the solution, ``c_i = 1`` exactly when ``y_i w . x_i < 1``, and stops when that
+constraint is violated by at most ``epsilon`` beyond the working set's slack; the paper bounds
+its iterations by ``max{2/eps, 8 C R^2/eps^2}`` (``R = max ||x_i||``, ``C`` and ``eps`` in
+OP2's units; Section 4's theorem on the number of iterations).
 
 SVMperf's units (its ``svm_struct_api.c`` for the error rate): the loss is in percent, so the
 constraint reads ``(100/n) w . sum c_i y_i x_i >= (100/n) sum c_i - xi_perf`` and the objective
@@ -35,9 +35,10 @@ the reduced problem's value at its solution ``w``: the returned ``w`` is within
 Differences from SVMperf 2.50: the reduced QP is solved in its dual to a relative gap of
 1e-10 (SVMperf's SVM-light optimizer stops at a KKT precision tied to the current ``ceps``),
 there is no bias feature (SVMperf's ``--b 0``, as the SGD paper ran every solver), and the
-passes are full passes: this is SVMperf's ``-w 3`` (the 1-slack dual algorithm of the paper);
-its default ``-w 9`` adds a shrinking heuristic that re-examines only examples whose margin
-indicator is unsettled between full rounds (``--s 1``), not implemented here.
+passes are full passes: this is SVMperf's ``-w 3`` (the 1-slack dual algorithm of the paper).
+Its default ``-w 9`` (so in V3.00's sources, the ones we could read) adds a shrinking heuristic
+that re-examines only the examples whose margin indicator is unsettled between full rounds
+(``--s 1``), with the same stopping rule on a full round; it is not implemented here.
 
 Columns: ``objective`` is ``J`` (C form), ``primal_objective`` is ``lambda J``,
 ``dual_objective = lambda D`` with ``D`` the reduced dual's value (a lower bound on
