@@ -1,8 +1,9 @@
 """OCAS: the Optimized Cutting Plane Algorithm for linear SVMs of Franc and Sonnenburg
-("Optimized cutting plane algorithm for support vector machines", ICML 2008, Section 3 and
-its Algorithm 1; "Optimized cutting plane algorithm for large-scale risk minimization",
-JMLR 10, 2009, Section 3 (OCA) and Section 4 (OCAS, its line search)), as libocas 0.97's
-``svm_ocas_solver`` runs it (method 1, no bias).
+("Optimized cutting plane algorithm for support vector machines", ICML 2008: OCAS, its
+Algorithm 1, and the line search for the hinge loss; "Optimized cutting plane algorithm for
+large-scale risk minimization", JMLR 10, 2009: the general OCA, its convergence theorem, and
+OCAS with the same line search), as libocas 0.97's ``svm_ocas_solver`` runs it (method 1, no
+bias; the papers' texts are not in ``shared/papers``, so the steps below follow libocas).
 
 Problem: the C form ``J(w) = 1/2 ||w||^2 + C R(w)``, ``R(w) = sum_i max(0, 1 - y_i w . x_i)``.
 OCAS keeps the best point so far ``w_b`` and the working set of cuts of ``R``
