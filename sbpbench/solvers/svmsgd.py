@@ -91,8 +91,10 @@ def _present(indptr, indices, values, y, rows, w, state, lam, eta0, decay):
 
 @register
 class SvmSgd(FixedOrderSGD[PrecisionParams]):
-    """Bottou's SvmSgd (sgd 2.x): hinge-loss SGD with eta_t = eta0/(1 + lambda eta0 t), eta0 from a
-    sample. Cost: no kernel evaluations; one inner product per example."""
+    """Bottou's SvmSgd (sgd 2.x): hinge-loss SGD at eta0/(1 + lambda eta0 t), eta0 chosen on a sample.
+
+    Cost: no kernel evaluations; one inner product per example.
+    """
 
     name = "svmsgd"
     Params = PrecisionParams
