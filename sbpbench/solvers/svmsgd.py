@@ -4,7 +4,7 @@ as [3] and runs in its Table 8).
 
 It minimizes the hinge-loss SVM without a bias, ``lambda/2 ||w||^2 + (1/n) sum_i hinge(y_i
 <w, x_i>)``, by the stochastic gradient step of L. Bottou, "Large-scale machine learning with
-stochastic gradient descent" (COMPSTAT 2010, Section 2.2 and the SVM row of its Table 1):
+stochastic gradient descent" (COMPSTAT 2010, Section 2, the SVM row of its Table 1):
 
 ``w <- (1 - eta_t lambda) w + eta_t y_i x_i`` if ``y_i <w, x_i> < 1``, else
 ``w <- (1 - eta_t lambda) w``,
@@ -29,10 +29,12 @@ fast on sparse data and say how ``eta0`` is chosen:
   products (two passes over the sample per candidate) are in the training time, as sgd
   times ``determineEta0``.
 
-As the SGD paper ran it: hinge loss and no bias (sgd compiled with ``-DLOSS=HingeLoss
--DBIAS=0``); the data as given (sgd's ``-dontnormalize``: the problem is not rescaled); the
-examples in the order of SGD-m's first permutation, and ``precision`` single for Table 8 (see
-:mod:`sbpbench.solvers.fixed_order`). There is no stopping rule: it runs to the budget.
+Set up for the SGD paper's problem: the hinge loss and no bias (sgd's ``-DLOSS=HingeLoss
+-DBIAS=0``; its defaults are the log loss and a bias) and the data as given (sgd scales each
+example to unit norm unless ``-dontnormalize``, which would change the problem whose ``J``
+the paper measures); the examples in the order of SGD-m's first permutation, and
+``precision`` single for Table 8 (see :mod:`sbpbench.solvers.fixed_order`). There is no
+stopping rule: it runs to the budget.
 
 Columns: ``objective`` is ``J`` (C form, ``C = 1/(lambda n)``), ``primal_objective`` is
 ``lambda J``; ``eta0`` (0 before the first step) and ``calibration_products``. SvmSgd has no
