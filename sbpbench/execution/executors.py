@@ -2,7 +2,8 @@
 
 A task is one run, (experiment, solver, run index). Runs are independent of order and
 place (each draws from its own generator, derived from the experiment seed, the run index
-and the solver name; see :func:`sbpbench.execution.loop.run_rng`), so they can run anywhere:
+and the solver's random stream; see :func:`sbpbench.execution.loop.run_rng`), so they can run
+anywhere:
 
 * :class:`SequentialExecutor`: one after the other in this process (with per-checkpoint
   progress);

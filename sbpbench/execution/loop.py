@@ -66,8 +66,17 @@ WARM_UP_ITERATIONS = 4
 
 
 def run_rng(seed: int, run: int, solver_name: str) -> np.random.Generator:
-    """The generator of one run, derived from (experiment seed, run index, solver name) only."""
+    """The generator of one run, derived from (experiment seed, run index, solver name) only.
+
+    ``solver_name`` names the random stream: the solver's own name, or the solver its
+    ``random_stream`` names (:func:`stream_of`).
+    """
     return np.random.default_rng([seed, run, zlib.crc32(solver_name.encode())])
+
+
+def stream_of(solver_name: str) -> str:
+    """The random stream a solver's runs draw from: its ``random_stream``, else its own name."""
+    return SOLVERS[solver_name].random_stream or solver_name
 
 
 def next_log_target(current: float, per_decade: int) -> float:
@@ -175,7 +184,8 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     started = time.time()
     try:
         warm_up(problem, spec)
-        solver = SOLVERS[spec.name].create(problem, run_rng(exp.seed, run, spec.name), spec.solver_params())
+        solver = SOLVERS[spec.name].create(problem, run_rng(exp.seed, run, stream_of(spec.name)),
+                                           spec.solver_params())
         while True:
             target_it = max_it
             if exp.checkpoints.epochs:

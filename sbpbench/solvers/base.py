@@ -310,7 +310,11 @@ class Solver(Generic[P]):
     ``one_step_per_advance``, so that every fit gets its checkpoint. Solvers whose step is a
     whole pass or fit that may go past the iteration limit (SGD-s, SGD-m, LIBLINEAR) set
     ``stops_at_iteration_limit = False`` and say by how much in their docstring; the others
-    stop exactly at it.
+    stop exactly at it. A solver whose publication takes its randomness from another solver's
+    run names that solver in ``random_stream``: the runner then gives it the generator that
+    solver gets for the same experiment seed and run (SvmSgd and SGD-QN visit the examples in
+    the order SGD-m's first permutation gives, as the SGD paper ran them); by default a
+    solver draws from a stream of its own name.
 
     Attributes
     ----------
@@ -336,6 +340,8 @@ class Solver(Generic[P]):
     fills_row_cache: ClassVar[bool] = True
     one_step_per_advance: ClassVar[bool] = False
     stops_at_iteration_limit: ClassVar[bool] = True
+    #: Draw from the named solver's random stream (None: from this solver's own).
+    random_stream: ClassVar[str | None] = None
 
     @classmethod
     def refuse(cls, kind: ProblemKind, params: P) -> str | None:
