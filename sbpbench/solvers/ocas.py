@@ -105,6 +105,13 @@ def line_search(old, new, A0, B0, C, points, slopes):
     return k - grad / A0 if A0 > 0.0 else k
 
 
+def _cut_buffer_bytes(cuts: int, d: int) -> float:
+    """Bytes of a working set of ``cuts`` cuts of ``d`` features: the cut vectors and their Gram
+    matrix, in a buffer that grows by doubling (so up to twice ``cuts`` rows)."""
+    rows = 2 * cuts
+    return 8.0 * rows * (d + rows)
+
+
 @dataclass(frozen=True)
 class OCASParams(SolverParams):
     """Parameters of :class:`OCAS` (libocas's stopping conditions and cut buffer)."""
@@ -115,7 +122,7 @@ class OCASParams(SolverParams):
                            "libocas's TolRel)", check=non_negative)
     tol_abs: float = param(0.0, "stop when J - F <= tol_abs (libocas's TolAbs)", check=non_negative)
     max_cuts: int = param(2000, "libocas's cut buffer (-s): stop when the working set holds this many cuts",
-                          check=positive_c_int)
+                          check=positive_c_int, memory=lambda k, n, d: _cut_buffer_bytes(k, d))
 
 
 @register
