@@ -58,3 +58,16 @@ def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
 def cut(text: str, limit: int) -> str:
     """``text`` if it has at most ``limit`` characters, else its start ending in ``...``."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on written as its escape.
+
+    Control characters (newline, carriage return, escape sequences, ...) and other
+    non-printable ones (format characters such as direction overrides, line separators) are
+    written as Python writes them in a string literal (``\\n``, ``\\x1b``, ``\\u202e``), so that
+    a label or a name printed on the console is one piece of text on one line, shown as written.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
