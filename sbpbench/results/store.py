@@ -312,6 +312,8 @@ def _read_curves_file(path: Path) -> pd.DataFrame:
                             na_values={c: NUMERIC_NA for c in header if c not in TEXT_COLUMNS})
     except (OSError, ValueError) as exc:  # pandas' parser and decoding errors are ValueErrors
         raise UserError(f"{path}: not a sbpbench curves.csv ({' '.join(str(exc).split())})") from None
+    if frame.empty:  # the header alone (no run finished yet): no column holds anything
+        return frame
     text = [c for c in COLUMNS if c not in TEXT_COLUMNS and not pd.api.types.is_numeric_dtype(frame[c])]
     if text:
         raise UserError(f"{path}: not a sbpbench curves.csv (column {text[0]!r} holds text, numbers expected)")
