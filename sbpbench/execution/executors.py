@@ -301,20 +301,25 @@ class ProcessExecutor(Executor):
         self._pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_process,
                                          initargs=(threads, os.getpid(), self._started))
         self._futures: dict[Any, Task] = {}
+        self._began: set[tuple[str, int]] = set()
 
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
         with sigint_ignored():  # the pool starts its workers as tasks are submitted
             futures = {self._pool.submit(_execute_in_worker, task): task for task in tasks}
         self._futures.update(futures)
         for future in as_completed(futures):
+            self._take_started()  # a pipe: read as it goes, so that a worker never waits to write
             yield futures[future], _outcome(futures[future], future)
 
-    def running(self) -> list[Task]:
-        started = set()
+    def _take_started(self) -> None:
+        """Move what the workers said they started from the queue into ``self._began``."""
         while not self._started.empty():
-            started.add(self._started.get())
+            self._began.add(self._started.get())
+
+    def running(self) -> list[Task]:
+        self._take_started()
         return [task for future, task in self._futures.items()
-                if not future.done() and (task.exp.name, task.position) in started]
+                if not future.done() and (task.exp.name, task.position) in self._began]
 
     def close(self) -> None:
         if any(not future.done() for future in self._futures):  # interrupted: do not wait for the runs
