@@ -52,6 +52,10 @@ TICK_S = 1.0
 #: Bar width bounds, in characters.
 MIN_BAR, MAX_BAR = 10, 24
 
+#: Share of a run's budget below which its ETA is not guessed (shown as ``?``): the first
+#: checkpoints come after a few iterations, whose time says little about the rest.
+MIN_SHARE_FOR_ETA = 0.01
+
 #: Columns assumed when none is known; no line is made narrower than :data:`MIN_WIDTH`.
 DEFAULT_WIDTH, MIN_WIDTH = 80, 40
 
@@ -161,7 +165,7 @@ def progress_line(label: str, fraction: float, row: dict[str, Any] | None, elaps
     """
     room = max(columns - 1, 1)
     done = min(1.0, max(fraction, 0.0))
-    fields = [f"ETA {duration(eta(done, elapsed))}"]
+    fields = [f"ETA {duration(eta(done, elapsed) if done >= MIN_SHARE_FOR_ETA else math.inf)}"]
     if row is not None:
         fields += [f"err {_percent(row['test_error'])}", f"kevals {_count(row['kernel_evals'])}"]
     fields.append(duration(elapsed))
