@@ -353,6 +353,7 @@ class DaskExecutor(Executor):
         self._cluster = None
         self.jobs = None
         self._stopped_running: list[Task] = []
+        self._owner: dict[Any, Task] = {}
         if scheduler is None:
             self.jobs = workers or os.cpu_count() or 1
             with sigint_ignored():  # its worker processes leave Ctrl-C to this client
@@ -374,6 +375,7 @@ class DaskExecutor(Executor):
         futures = [self._client.submit(execute, task, key=f"sbpbench-{task.exp.name}-{task.position}-{token}",
                                        pure=False, retries=self.retries) for task in tasks]
         owner = {future.key: task for future, task in zip(futures, tasks)}
+        self._owner = owner
         try:
             for future in self._distributed.as_completed(futures):
                 task = owner[future.key]
@@ -390,6 +392,8 @@ class DaskExecutor(Executor):
 
     def _processing(self, owner: dict[Any, Task]) -> list[Task]:
         """The tasks of ``owner`` that a worker is executing now (not those only queued on it)."""
+        if not owner:
+            return []
         try:
             keys = {key for held in self._client.run(_executing, on_error="ignore").values()
                     if isinstance(held, list) for key in held}
@@ -398,7 +402,8 @@ class DaskExecutor(Executor):
         return [task for key, task in owner.items() if key in keys]
 
     def running(self) -> list[Task]:
-        return self._stopped_running
+        # asked when Ctrl-C stopped results(), or else now (Ctrl-C came while a result was written)
+        return self._stopped_running or self._processing(self._owner)
 
     def close(self) -> None:
         if getattr(self, "_client", None) is not None:
