@@ -71,3 +71,16 @@ def amount(nbytes: float) -> str:
             break
         value, unit = value / 1024, name
     return f"{value:.3g} {unit}" if value < 1000 else f"{value:,.0f} {unit}"
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on written as its escape.
+
+    Control characters (newline, carriage return, escape sequences, ...) and other
+    non-printable ones (format characters such as direction overrides, line separators) are
+    written as Python writes them in a string literal (``\\n``, ``\\x1b``, ``\\u202e``), so that
+    a label or a name printed on the console is one piece of text on one line, shown as written.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

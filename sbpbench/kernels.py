@@ -2,7 +2,7 @@
 
 The SBP paper compares solvers by the number of kernel evaluations, so that the
 comparison does not depend on an implementation. A :class:`Kernel` owns the training
-data and three counters (see ``shared/design.md``):
+data and three counters (README, "Solvers and how kernel evaluations are counted"):
 
 ``kernel_evals``
     evaluations between training points that the algorithm, as published, performs,
@@ -542,7 +542,7 @@ class Kernel:
 
     Notes
     -----
-    Counting rules (the contract of ``shared/design.md``):
+    Counting rules (the contract every solver is held to):
 
     * :meth:`row` adds ``n`` to ``kernel_evals`` (unless told the solver counts its entries
       with :meth:`count`), and to ``kernel_evals_computed`` only when the row was not in the

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -48,7 +49,8 @@ def test_run_writes_results_table_and_figure(monkeypatch, capsys, tmp_path, conf
     assert [r["status"] for r in meta["runs"]] == ["budget"] * 4
     assert "finished" in meta and meta["versions"]["numpy"]
     assert (run_dir / "figure2.png").stat().st_size > 0 and (run_dir / "figure2.svg").exists()
-    assert f"page:    {run_dir / 'index.html'}" in out and "sbp (2 runs)" in (run_dir / "index.html").read_text()
+    assert re.search(rf"page:\s+{re.escape(str(run_dir / 'index.html'))}\n", out)
+    assert "sbp (2 runs)" in (run_dir / "index.html").read_text()
 
     out_dir = tmp_path / "figs"
     assert sbpbench(monkeypatch, "plot", tmp_path / "res", "--out", out_dir) == 0
@@ -92,12 +94,20 @@ def test_interruption_keeps_finished_runs(monkeypatch, capsys, tmp_path, config_
 
     monkeypatch.setattr(loop, "run_one", interrupted)
     assert sbpbench(monkeypatch, "run", config_file, "--results", tmp_path) == 130
-    assert "interrupted" in capsys.readouterr().err
+    err = capsys.readouterr().err.splitlines()
     (run_dir,) = (tmp_path / "tiny").iterdir()
+    at = next(i for i, line in enumerate(err) if line.startswith("sbpbench: interrupted"))
+    assert " ".join(" ".join(err[at:]).split()) == (
+        f"sbpbench: interrupted: tiny: 1 run(s) finished and kept, 1 interrupted, 2 not started ({run_dir}) "
+        f"sbpbench: to finish the runs left, run: sbpbench run {config_file} --results {tmp_path} "
+        f"--resume-from {run_dir}")
+    assert err[-1] == f"sbpbench run {config_file} --results {tmp_path} --resume-from {run_dir}"  # one line
     curves = pd.read_csv(run_dir / "curves.csv")
     assert set(zip(curves["solver"], curves["run"])) == {("sbp", 0)}
     meta = json.loads((run_dir / "meta.json").read_text())
-    assert meta["interrupted"] is True and len(meta["runs"]) == 1
+    assert meta["interrupted"] is True
+    assert [(r["solver"], r["run"], r["status"]) for r in meta["runs"]] == [("sbp", 0, "budget"),
+                                                                           ("pegasos", 0, "interrupted")]
     assert not [p for p in run_dir.iterdir() if p.name.startswith(".")]  # no temporary files left
 
 

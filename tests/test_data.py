@@ -208,26 +208,85 @@ def _unreachable(name: str, fallback: Fallback | None) -> Dataset:
                    libsvm_as_is, fallback=fallback)
 
 
-def test_a_declared_fallback_loads_when_fetching_fails(monkeypatch, capsys, tmp_path):
-    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+def _spare(name: str, check=lambda: None) -> tuple[tuple[Split, Split], Dataset]:
     copy = (Split(sp.csr_matrix(np.eye(2)), np.array([1.0, -1.0]), "spare copy"),
             Split(sp.csr_matrix(np.eye(2)), np.array([-1.0, 1.0]), "spare copy"))
-    monkeypatch.setitem(REGISTRY, "fx-spare", _unreachable("fx-spare", Fallback("the spare copy", lambda: copy)))
-    train, test = load(DatasetSpec(name="fx-spare"), np.random.default_rng(0))
-    assert (train, test) == copy
-    err = capsys.readouterr().err
-    assert err.startswith("sbpbench: note: using the spare copy because cannot download fx-spare.bin: ")
-    assert err.count("\n") == 1
-    # a second load in this process (another worker task, another experiment) neither tries the
-    # download again nor repeats the note; another cache folder does both
-    prepare = cache.prepare
-    monkeypatch.setattr(cache, "prepare", lambda *args, **kwargs: pytest.fail("download tried again"))
+    return copy, _unreachable(name, Fallback("the spare copy", lambda: copy, check))
+
+
+def test_a_declared_fallback_loads_without_trying_the_network(monkeypatch, capsys, tmp_path):
+    """A run on a dataset shipped with sbpbench never tries to download it, and says nothing
+    (the copy is recorded in the splits' provenance, which a run writes to meta.json)."""
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    monkeypatch.setenv("SBPBENCH_MIRROR", "http://127.0.0.1:9/")  # even with a mirror given
+    copy, dataset = _spare("fx-spare")
+    monkeypatch.setitem(REGISTRY, "fx-spare", dataset)
+    monkeypatch.setattr(cache, "prepare", lambda *args, **kwargs: pytest.fail("a download was tried"))
     assert load(DatasetSpec(name="fx-spare"), np.random.default_rng(0)) == copy
     assert capsys.readouterr().err == ""
-    monkeypatch.setattr(cache, "prepare", prepare)
-    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "other"))
-    assert load(DatasetSpec(name="fx-spare"), np.random.default_rng(0)) == copy
-    assert capsys.readouterr().err.startswith("sbpbench: note: using the spare copy")
+
+
+def test_a_converted_dataset_wins_over_its_bundled_copy(monkeypatch, tmp_path):
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    monkeypatch.setitem(REGISTRY, "fx-spare", _spare("fx-spare")[1])
+    monkeypatch.setattr(cache, "is_cached", lambda name, root=None: True)
+    loaded = (Split(sp.csr_matrix(np.eye(3)), np.array([1.0, -1.0, 1.0]), "cache"),) * 2
+    monkeypatch.setattr(cache, "load_cached", lambda name, root=None: loaded)
+    assert load(DatasetSpec(name="fx-spare"), np.random.default_rng(0))[0].provenance == "cache"
+
+
+def test_datasets_list_info_verify_show_the_bundled_copy(monkeypatch, capsys, tmp_path):
+    """A fresh install, an empty cache: Adult is available, as its bundled copy, in every command."""
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "80")
+    assert sbpbench(monkeypatch, "datasets", "list") == 0
+    listing = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 79 for line in listing), max(listing, key=len)
+    assert " ".join(" ".join(listing).split()).startswith(f"cache: {tmp_path} ($SBPBENCH_DATA)")
+    head = next(i for i, line in enumerate(listing) if line.startswith("name "))  # the path may take two lines
+    assert listing[head].split() == ["name", "train", "test", "features", "download", "state"]
+    assert listing[head + 1].split() == ["adult", "32561", "16281", "123", "6.0", "MB", "bundled", "copy"]
+    assert listing[head + 2].split() == ["adult-libsvm", "32561", "16281", "123", "3.5", "MB", "not", "fetched"]
+    rows = {line.split()[0]: line for line in listing[head + 1:head + 1 + len(REGISTRY)]}
+    assert set(rows) == set(REGISTRY)
+    assert rows["w8a"].split()[4:6] == [">3.5", "MB"] and rows["webspam"].split()[4] == "?"  # sizes not published
+
+    assert sbpbench(monkeypatch, "datasets", "info", "adult") == 0
+    info = capsys.readouterr().out
+    assert "  bundled: the bundled copy of Adult (LIBSVM a9a), shipped with sbpbench" in info
+    assert "runs use it while adult is not converted here, with no download" in " ".join(info.split())
+    assert info.count("(not downloaded; not needed)") == 2 and "shared/" not in info
+
+    assert sbpbench(monkeypatch, "datasets", "verify", "adult") == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "adult: ok (bundled copy)",
+        "  the bundled copy of Adult (LIBSVM a9a): ok",
+        "  adult.data: missing (not needed: the bundled copy is used)",
+        "  adult.test: missing (not needed: the bundled copy is used)",
+        f"1 dataset(s) checked in {tmp_path}",
+    ]
+    assert sbpbench(monkeypatch, "datasets", "verify") == 0  # checked by default, the only dataset here
+    assert capsys.readouterr().out.splitlines()[0] == "adult: ok (bundled copy)"
+
+
+def test_a_damaged_bundled_copy_fails_verify(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    monkeypatch.setitem(REGISTRY, "fx-spare", _spare("fx-spare", lambda: "spare.xz: sha256 0 does not match")[1])
+    assert sbpbench(monkeypatch, "datasets", "verify", "fx-spare") == 2
+    out, err = capsys.readouterr()
+    assert out.splitlines()[:2] == ["fx-spare: DAMAGED (the spare copy)",
+                                    "  the spare copy: damaged (spare.xz: sha256 0 does not match)"]
+    assert err.startswith("sbpbench: error: 1 dataset(s) damaged or incomplete")
+
+
+def test_the_bundled_copy_is_checked_by_its_checksums(monkeypatch, tmp_path):
+    assert adult.check_bundled() is None
+    (tmp_path / "bundled").mkdir()
+    (tmp_path / "bundled" / "a9a.xz").write_bytes(b"not xz")
+    monkeypatch.setattr(adult.resources, "files", lambda package: tmp_path)
+    assert "cannot read the bundled copy" in adult.check_bundled()
+    with pytest.raises(UserError, match="the installed package is damaged"):
+        adult.load_bundled()
 
 
 def test_without_a_fallback_the_fetch_error_is_the_error(monkeypatch, capsys, tmp_path):

@@ -104,14 +104,19 @@ def test_run_fetches_an_uncached_dataset_through_the_mirror(mirror, tmp_path, mo
     assert any(r[0] == "reuters.trn.bz2" for r in mirror.requests)
 
 
-def test_adult_falls_back_to_bundled_copy_when_unreachable(tmp_path, monkeypatch, capsys):
+def test_adult_loads_its_bundled_copy_until_it_is_fetched(tmp_path, monkeypatch, capsys, mirror):
     monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("SBPBENCH_MIRROR", str(tmp_path / "empty-mirror"))
+    monkeypatch.setenv("SBPBENCH_MIRROR", mirror.url)
+    before = len(mirror.requests)  # the server serves the whole module
     train, test = load_registered("adult")
-    assert (train.n, test.n) == (32561, 16281)
-    assert "using the bundled copy of Adult" in capsys.readouterr().err
+    assert (train.n, test.n) == (32561, 16281) and train.provenance == "bundled a9a (LIBSVM)"
+    assert capsys.readouterr().err == "" and len(mirror.requests) == before  # no download tried, no note
+    cache.prepare("adult", FetchOptions(mirror=mirror.url, **FAST), tmp_path / "data")
+    converted, _ = load_registered("adult")
+    assert converted.provenance.startswith("cached conversion") and converted.X.shape == train.X.shape
+    assert (converted.X != train.X).nnz == 0 and np.array_equal(converted.y, train.y)
     with pytest.raises(UserError, match="cannot download adult.data"):  # `datasets fetch adult` never falls back
-        cache.prepare("adult", FetchOptions(mirror=str(tmp_path / "empty-mirror"), **FAST), tmp_path / "data")
+        cache.prepare("adult", FetchOptions(mirror=str(tmp_path / "empty-mirror"), **FAST), tmp_path / "other")
 
 
 def test_cli_fetch_info_verify_list(mirror, tmp_path, monkeypatch):
@@ -121,7 +126,7 @@ def test_cli_fetch_info_verify_list(mirror, tmp_path, monkeypatch):
     runner = CliRunner()
     assert runner.invoke(cli, ["datasets", "fetch", "adult-libsvm", "--mirror", mirror.url]).exit_code == 0
     listing = runner.invoke(cli, ["datasets", "list"]).output
-    assert any(line.startswith("adult-libsvm") and " yes " in line for line in listing.splitlines())
+    assert any(line.startswith("adult-libsvm ") and " cached (" in line for line in listing.splitlines())
     info = runner.invoke(cli, ["datasets", "info", "w8a"]).output
     assert "trusted on first download" in info and "b464b4f6ce6a5d9e" in info
     assert "adult-libsvm: ok" in runner.invoke(cli, ["datasets", "verify"]).output

@@ -92,7 +92,7 @@ def test_interrupted_and_failed_runs_are_redone(tmp_path, monkeypatch, reference
     (directory,) = (tmp_path / "tiny").iterdir()
     first = meta(directory)
     assert first["interrupted"] is True
-    assert [r["status"] for r in first["runs"]] == ["budget", "failed: RuntimeError: lost"]
+    assert [r["status"] for r in first["runs"]] == ["budget", "interrupted", "failed: RuntimeError: lost"]
     assert set(pd.read_csv(directory / "curves.csv")["run"]) == {0}
 
     monkeypatch.setattr(runner, "run_one", real)
@@ -189,7 +189,8 @@ def test_a_promoted_partial_copy_made_elsewhere_is_completed_in_place(tmp_path, 
     committed = meta(paper)
     committed["resolved"]["problem"]["optimum"].update(cache_file="/elsewhere/optimum.json", seconds=99.0)
     (paper / "meta.json").write_text(json.dumps(committed))
-    assert len(committed["runs"]) == 2 and (paper / "curves.csv.gz").is_file()
+    assert [r["status"] for r in committed["runs"]] == ["budget", "interrupted", "budget"]
+    assert (paper / "curves.csv.gz").is_file()
 
     assert run(path, tmp_path / "res", derived, resume_from=paper) == paper
     assert not (paper / "curves.csv.gz").exists()

@@ -6,16 +6,18 @@ only with ``--debug``); Ctrl-C keeps every finished run and exits with 130.
 
 from __future__ import annotations
 
+import shlex
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 
 from sbpbench import __version__
 from sbpbench.cli.datasets import datasets
-from sbpbench.cli.progress import CliReporter
-from sbpbench.errors import UserError, cut
+from sbpbench.cli.progress import CliReporter, width, wrap
+from sbpbench.errors import UserError, cut, printable
 
 #: Longest error line printed; a longer message is cut and ends in "...".
 MAX_ERROR_CHARS = 500
@@ -64,7 +66,7 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     ran them. Exits with 3, after writing everything, when a run ended failed or diverged.
     """
     from sbpbench.execution.executors import make_executor
-    from sbpbench.execution.sweep import run_experiments
+    from sbpbench.execution.sweep import Interrupted, run_experiments
     from sbpbench.experiment import config
     from sbpbench.outputs.page import write_page
     from sbpbench.outputs.plotting import plot_results
@@ -73,18 +75,23 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
 
     experiments = [config.load(path, list(overrides)) for path in configs]
     writable_folder(results_root, "--results")
-    with make_executor(executor, jobs, scheduler) as runner_pool:
-        directories = run_experiments(experiments, results_root, runner_pool, CliReporter(quiet),
-                                      resume=resume, resume_from=resume_from)
+    try:
+        with CliReporter(quiet) as reporter, make_executor(executor, jobs, scheduler) as runner_pool:
+            directories = run_experiments(experiments, results_root, runner_pool, reporter,
+                                          resume=resume, resume_from=resume_from)
+    except Interrupted as stop:  # the workers are stopped by now (the executor's close)
+        for line in interruption_lines(stop.stopped, sys.argv):  # the command whole, on a line of its own
+            click.echo(wrap(line) if line.startswith("sbpbench: ") else line, err=True)
+        sys.exit(130)
     for exp, directory in zip(experiments, directories):
-        click.echo(f"\n{exp.name}: final checkpoint of each run")
-        click.echo(summary_table(read_curves(directory)))
-        click.echo(f"results: {directory}/curves.csv, {directory}/meta.json")
+        click.echo("\n" + wrap(f"{printable(exp.name)}: final checkpoint of each run"))
+        click.echo(summary_table(read_curves(directory), width()))
+        click.echo(wrap(f"results: {printable(str(directory))} (curves.csv, meta.json)"))
         if not no_plot:
             written = plot_results(directory).files
             if written:
-                click.echo("figure:  " + ", ".join(str(p) for p in written))
-            click.echo(f"page:    {write_page(directory)}")
+                click.echo(wrap("figure:  " + ", ".join(printable(p.name) for p in written)))
+            click.echo(wrap(f"page:    {printable(str(write_page(directory)))}"))
     runs = {d: read_meta(d).get("runs", []) for d in directories}
     bad = {d: sum(map(ended_badly, summaries)) for d, summaries in runs.items()}
     if any(bad.values()):
@@ -92,6 +99,50 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
         click.echo(f"sbpbench: {sum(bad.values())} of {sum(map(len, runs.values()))} runs failed or diverged; "
                    f"see {where}", err=True)
         sys.exit(3)  # after writing everything, so that CI sees it; 2 is for user errors
+
+
+def interruption_lines(stopped: list[Any], argv: list[str]) -> list[str]:
+    """What ``sbpbench run`` says when Ctrl-C stopped it: where each experiment stands, and the
+    exact command that continues its run folders.
+
+    Parameters
+    ----------
+    stopped : list of sbpbench.execution.sweep.Stopped
+        Each experiment's run folder and counts of runs.
+    argv : list of str
+        The command line that was interrupted (``sys.argv``).
+
+    Returns
+    -------
+    list of str
+        A line per experiment, then (when runs are left to do) a line saying so and the
+        command: the same command line with ``--resume-from RUN_FOLDER`` for one experiment,
+        ``--resume`` for several (each continues the newest run folder of its experiment, the
+        one just written).
+    """
+    lines = [f"sbpbench: interrupted: {printable(s.experiment)}: {s.finished} run(s) finished and kept, "
+             f"{s.interrupted} interrupted, {s.not_started} not started ({printable(str(s.directory))})"
+             for s in stopped]
+    if any(s.interrupted or s.not_started for s in stopped):
+        again = resume_command(argv, stopped[0].directory if len(stopped) == 1 else None)
+        lines += ["sbpbench: to finish the runs left, run:", printable(again)]
+    return lines
+
+
+def resume_command(argv: list[str], folder: Path | None) -> str:
+    """The command line ``argv`` of ``sbpbench run`` made to continue: with ``--resume-from folder``
+    (or ``--resume`` when ``folder`` is None) instead of any resume option it had, quoted for a shell."""
+    program = argv[0]
+    head = [program] if Path(program).name == "sbpbench" else [sys.executable, "-m", "sbpbench"]
+    args: list[str] = []
+    rest = iter(argv[1:])
+    for arg in rest:
+        if arg == "--resume-from":
+            next(rest, None)
+        elif arg != "--resume" and not arg.startswith("--resume-from="):
+            args.append(arg)
+    args += ["--resume"] if folder is None else ["--resume-from", str(folder)]
+    return shlex.join(head + args)
 
 
 def writable_folder(path: Path, option: str) -> None:
@@ -279,7 +330,7 @@ _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 def error_line(message: str) -> str:
     """``sbpbench: error: MESSAGE`` on one line of at most :data:`MAX_ERROR_CHARS` characters."""
-    return cut(" ".join(f"sbpbench: error: {message[: 2 * MAX_ERROR_CHARS]}".split()), MAX_ERROR_CHARS)
+    return cut(printable(" ".join(f"sbpbench: error: {message[: 2 * MAX_ERROR_CHARS]}".split())), MAX_ERROR_CHARS)
 
 
 def _usage_message(exc: click.ClickException) -> str:
@@ -306,5 +357,5 @@ def main() -> None:
         click.echo(error_line(_usage_message(exc)), err=True)
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, click.Abort):
-        click.echo("\nsbpbench: interrupted; finished runs were kept", err=True)
+        click.echo("\nsbpbench: interrupted", err=True)
         sys.exit(130)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from sbpbench.cli.progress import wrap
 from sbpbench.errors import UserError
 
 # The data modules (numpy, scipy, requests) are imported by each command, so that
@@ -28,6 +29,27 @@ def _size(n_bytes: int) -> str:
     return f"{n_bytes / 1e6:.1f} MB" if n_bytes else "-"
 
 
+def _download(name: str) -> str:
+    """The bytes to download for ``name``: ``6.0 MB``, ``>3.5 MB`` when a file's size is not
+    published, ``?`` when none is."""
+    from sbpbench.data import cache
+
+    size, known = cache.download_size(name)
+    return _size(size) if known else f">{_size(size)}" if size else "?"
+
+
+def _state(name: str) -> str:
+    """Where ``name`` stands here: converted in the cache (and its size), bundled, partly fetched, or not."""
+    from sbpbench.data import cache
+    from sbpbench.data.registry import REGISTRY
+
+    if cache.is_cached(name):
+        return f"cached ({_size(cache.disk_size(name))})"
+    if REGISTRY[name].fallback is not None:
+        return "bundled copy"
+    return "fetched, not converted" if cache.in_cache(name) else "not fetched"
+
+
 @click.group()
 def datasets() -> None:
     """Fetch, convert, inspect and verify the datasets of the papers.
@@ -40,17 +62,21 @@ def datasets() -> None:
 
 @datasets.command("list")
 def list_() -> None:
-    """Every dataset: source, train/test sizes, features, task, cached or not, size on disk."""
-    from sbpbench.data import cache
+    """Every dataset: train/test sizes, features, download size, and whether it is here.
+
+    "bundled copy": the dataset ships with sbpbench and needs no download; "cached": converted
+    in the cache (size on disk). `sbpbench datasets info NAME` shows its task, sources and checksums.
+    """
     from sbpbench.data.cache import cache_dir, cache_origin
     from sbpbench.data.registry import REGISTRY
 
-    click.echo(f"cache: {cache_dir().resolve()} ({cache_origin()})")
-    click.echo(f"{'name':<15} {'train':>7} {'test':>7} {'features':>8}  {'cached':<6} {'size':>9}  task; source")
+    click.echo(wrap(f"cache: {cache_dir().resolve()} ({cache_origin()})"))
+    click.echo(f"{'name':<14} {'train':>7} {'test':>7} {'features':>9} {'download':>9}  state")
     for name, dataset in REGISTRY.items():
-        cached = "yes" if cache.is_cached(name) else "no"
-        click.echo(f"{name:<15} {dataset.n_train:>7} {dataset.n_test or '-':>7} {dataset.n_features:>8}  "
-                   f"{cached:<6} {_size(cache.disk_size(name)):>9}  {dataset.task}; {dataset.origin.split(';')[0]}")
+        click.echo(f"{name:<14} {dataset.n_train:>7} {dataset.n_test or '-':>7} {dataset.n_features:>9} "
+                   f"{_download(name):>9}  {_state(name)}")
+    click.echo(wrap("download: the published files' size (? where not published); "
+                    "sbpbench datasets info NAME: task, sources, checksums"))
 
 
 @datasets.command()
@@ -60,9 +86,9 @@ def list_() -> None:
 def fetch(names: tuple[str, ...], mirror: str | None, force: bool) -> None:
     """Download, verify, convert and cache NAMES (see `sbpbench datasets list`)."""
     from sbpbench.data import cache
-    from sbpbench.data.fetch import FetchOptions, mirror_root
+    from sbpbench.data.fetch import MIRROR_ENV, FetchOptions, mirror_root
 
-    options = FetchOptions(mirror=mirror_root(mirror))
+    options = FetchOptions(mirror=mirror_root(mirror), mirror_advice=f"pass --mirror DIR (or set {MIRROR_ENV})")
     for name in _names(names):
         folder = cache.prepare(name, options, force=force)
         click.echo(f"{name}: {folder} ({_size(cache.disk_size(name))})")
@@ -71,7 +97,7 @@ def fetch(names: tuple[str, ...], mirror: str | None, force: bool) -> None:
 @datasets.command()
 @click.argument("name")
 def info(name: str) -> None:
-    """Provenance, checksums, conversion and cache paths of NAME."""
+    """Provenance, checksums, conversion and cache paths of NAME (and its bundled copy, if it has one)."""
     from sbpbench.data import cache
     from sbpbench.data.cache import cache_dir
     from sbpbench.data.fetch import recorded_sha256
@@ -79,25 +105,34 @@ def info(name: str) -> None:
 
     dataset = REGISTRY[_names((name,))[0]]
     root = cache_dir().resolve()
-    click.echo(f"{dataset.name}: {dataset.description}\n  task: {dataset.task}\n  source: {dataset.origin}")
+    converted = cache.read_manifest(name, root) is not None
+    bundled = dataset.fallback is not None and not converted
+    click.echo(wrap(f"{dataset.name}: {dataset.description}"))
+    click.echo(wrap(f"  task: {dataset.task}"))
+    click.echo(wrap(f"  source: {dataset.origin}"))
     click.echo(f"  examples: {dataset.n_train} train / {dataset.n_test or 'no'} test; {dataset.n_features} features")
     if dataset.notes:
-        click.echo(f"  notes: {dataset.notes}")
+        click.echo(wrap(f"  notes: {dataset.notes}"))
+    if dataset.fallback is not None:
+        use = (f"runs use it while {name} is not converted here, with no download; `sbpbench datasets fetch "
+               f"{name}` downloads and converts the files below instead") if bundled else \
+            f"not used: {name} is converted here"
+        click.echo(wrap(f"  bundled: {dataset.fallback.what}, shipped with sbpbench and checked at every load; {use}"))
     for role, remote in dataset.files.items():
         path = cache.download_path(remote, root)
-        click.echo(f"  file {remote.name} ({role}):")
+        click.echo(f"  file {remote.name} ({role}" + (f", {_size(remote.size)}" if remote.size else "") + "):")
         for url in remote.urls:
             click.echo(f"    url: {url}")
         for digest in remote.digests:
             click.echo(f"    pinned: {digest.describe()}")
         if not remote.digests:
             recorded = recorded_sha256(path)
-            click.echo("    no published checksum: trusted on first download, then checked against the "
-                       f"recorded sha256 ({recorded or 'not downloaded yet'})")
-        click.echo(f"    cache: {path}{'' if path.exists() else ' (not downloaded)'}")
-    manifest = cache.read_manifest(name, root)
-    click.echo(f"  converted: {cache.dataset_dir(name, root)}" + ("" if manifest else " (not converted)"))
-    for filename, sha in (manifest or {}).get("files", {}).items():
+            click.echo(wrap("    no published checksum: trusted on first download, then checked against the "
+                            f"recorded sha256 ({recorded or 'not downloaded yet'})"))
+        missing = "" if path.exists() else " (not downloaded" + ("; not needed)" if bundled or converted else ")")
+        click.echo(f"    cache: {path}{missing}")
+    click.echo(f"  converted: {cache.dataset_dir(name, root)}" + ("" if converted else " (not converted)"))
+    for filename, sha in (cache.read_manifest(name, root) or {}).get("files", {}).items():
         click.echo(f"    {filename}: sha256 {sha}")
 
 
@@ -106,21 +141,23 @@ def info(name: str) -> None:
 def verify(names: tuple[str, ...]) -> None:
     """Re-check the cached downloads and converted files of NAMES (default: every dataset in the cache).
 
-    Prints each dataset's verdict (ok, INCOMPLETE, DAMAGED) and each file's state (ok,
-    missing, partial: a .part file left by an interrupted download, damaged). Exit code 2
-    when a dataset is damaged or incomplete.
+    Prints each dataset's verdict (ok, "ok (bundled copy)", INCOMPLETE, DAMAGED) and each
+    file's state (ok, missing, partial: a .part file left by an interrupted download, damaged);
+    a dataset shipped with sbpbench and not converted here is its bundled copy, checked too (by
+    default every such dataset is checked). Exit code 2 when a dataset is damaged or incomplete.
     """
     from sbpbench.data import cache
     from sbpbench.data.cache import cache_dir
     from sbpbench.data.registry import REGISTRY
 
     bad = []
-    names_checked = _names(names) or [name for name in REGISTRY if cache.in_cache(name)]
+    names_checked = _names(names) or [name for name, dataset in REGISTRY.items()
+                                      if cache.in_cache(name) or dataset.fallback is not None]
     for name in names_checked:
         state = cache.verify(name)
         click.echo(f"{name}: {state.verdict}")
-        for file in state.files:
-            click.echo(f"  {file.describe()}")
+        for file in ((state.bundled,) if state.bundled else ()) + state.files:
+            click.echo(wrap(f"  {file.describe()}"))
         if not state.ok:
             bad.append(name)
     if bad:

@@ -118,6 +118,12 @@ def is_cached(name: str, root: Path | None = None) -> bool:
     return read_manifest(name, root) is not None
 
 
+def download_size(name: str) -> tuple[int, bool]:
+    """Bytes to download for dataset ``name`` as published, and whether every file's size is known."""
+    sizes = [remote.size for remote in REGISTRY[name].files.values()]
+    return sum(size or 0 for size in sizes), None not in sizes
+
+
 def disk_size(name: str, root: Path | None = None) -> int:
     """Bytes used by the converted dataset (downloads not included)."""
     folder = dataset_dir(name, root)
@@ -285,39 +291,55 @@ class FileState:
 
 @dataclass(frozen=True)
 class CacheState:
-    """What :func:`verify` found for one dataset: whether it is converted, and every file's state."""
+    """What :func:`verify` found for one dataset: whether it is converted, every file's state,
+    and the state of the copy it ships with (``bundled``: None when it has none, or when it is
+    converted and so does not use it)."""
 
     name: str
     converted: bool
     files: tuple[FileState, ...]
+    bundled: FileState | None = None
 
     @property
     def verdict(self) -> str:
-        """``ok``, ``DAMAGED (files)`` or ``INCOMPLETE (what is missing)``.
+        """``ok``, ``ok (bundled copy)``, ``DAMAGED (files)`` or ``INCOMPLETE (what is missing)``.
 
         Missing downloads of a converted dataset are fine (loading needs only the converted
-        files); any damaged file or leftover partial download is not.
+        files), and so are those of a dataset loaded from its bundled copy; any damaged file
+        or leftover partial download is not.
         """
-        damaged = [f.path.name for f in self.files if f.state == "damaged"]
+        damaged = [f.path.name for f in self.files + ((self.bundled,) if self.bundled else ())
+                   if f.state == "damaged"]
         if damaged:
             return f"DAMAGED ({', '.join(damaged)})"
-        missing = [f.path.name for f in self.files if f.state == "missing" and not self.converted]
+        usable = self.converted or self.bundled is not None
+        missing = [f.path.name for f in self.files if f.state == "missing" and not usable]
         partial = [f.path.name for f in self.files if f.state == "partial"]
         gaps = ([f"missing {', '.join(missing)}"] if missing else []) + \
                ([f"partial download {', '.join(partial)}"] if partial else [])
-        if not gaps and not self.converted:
+        if not gaps and not usable:
             gaps = ["downloaded, not converted"]
-        return f"INCOMPLETE ({'; '.join(gaps)})" if gaps else "ok"
+        if gaps:
+            return f"INCOMPLETE ({'; '.join(gaps)})"
+        return "ok" if self.converted else "ok (bundled copy)"
 
     @property
     def ok(self) -> bool:
         """Whether the dataset is complete and undamaged."""
-        return self.verdict == "ok"
+        return self.verdict.startswith("ok")
 
 
 def verify(name: str, root: Path | None = None) -> CacheState:
-    """Re-check a dataset's downloads (and partial downloads) and its converted files."""
+    """Re-check a dataset's downloads (and partial downloads), its converted files, and, while
+    it is not converted, the copy it ships with (:class:`~sbpbench.data.registry.Fallback`)."""
     manifest = read_manifest(name, root)
+    fallback = REGISTRY[name].fallback
+    bundled = None
+    if fallback is not None and manifest is None:
+        problem = fallback.check()
+        bundled = FileState(Path(fallback.what), "damaged" if problem else "ok", problem or "")
+    unneeded = "not needed: the dataset is converted" if manifest else "not needed: the bundled copy is used" \
+        if bundled is not None else ""
     files = []
     for remote in REGISTRY[name].files.values():
         path = download_path(remote, root)
@@ -325,7 +347,7 @@ def verify(name: str, root: Path | None = None) -> CacheState:
         if part.exists():
             files.append(FileState(part, "partial", f"{part.stat().st_size} bytes left by an interrupted download"))
         if not path.exists():
-            files.append(FileState(path, "missing", "not needed: the dataset is converted" if manifest else ""))
+            files.append(FileState(path, "missing", unneeded))
         elif problem := verify_download(remote, path):
             files.append(FileState(path, "damaged", problem.removeprefix(f"{path}: ")))
         else:
@@ -335,7 +357,7 @@ def verify(name: str, root: Path | None = None) -> CacheState:
         problem = _check(path, sha)
         files.append(FileState(path, "damaged", problem.removeprefix(f"{path}: ")) if problem
                      else FileState(path, "ok"))
-    return CacheState(name, manifest is not None, tuple(files))
+    return CacheState(name, manifest is not None, tuple(files), bundled)
 
 
 def in_cache(name: str, root: Path | None = None) -> bool:

@@ -66,8 +66,8 @@ def mirror_root(explicit: str | None = None) -> str | None:
     return explicit or os.environ.get(MIRROR_ENV) or None
 
 
-#: ``Digest.source`` of a checksum taken from the byte-exact copies checked for sbpbench.
-CHECKED_COPY = "byte-exact copy checked for sbpbench (shared/datasets/SHA256SUMS)"
+#: ``Digest.source`` of a checksum taken from a byte-exact copy of the published file, checked for sbpbench.
+CHECKED_COPY = "taken from a byte-exact copy of the published file, checked for sbpbench"
 
 
 @dataclass(frozen=True)
@@ -110,11 +110,15 @@ class RemoteFile:
         Original addresses, tried in order.
     digests : tuple of Digest
         Accepted checksums (any one matching is enough); empty means trust on first use.
+    size : int, optional
+        Bytes of the published file, where known (shown by ``sbpbench datasets list``; a mirror's
+        re-compressed copy may differ).
     """
 
     name: str
     urls: tuple[str, ...]
     digests: tuple[Digest, ...] = field(default=())
+    size: int | None = None
 
 
 @dataclass
@@ -141,6 +145,10 @@ class FetchOptions:
         every ``notice_every`` seconds.
     notice_every : float
         Seconds between the plain progress lines.
+    mirror_advice : str
+        How to point at a folder holding the files, in the words of the interface that fetches
+        (errors suggest it after "copy the file into a folder and"): the environment variable by
+        default; ``sbpbench datasets fetch`` names its ``--mirror``.
     """
 
     mirror: str | None = None
@@ -153,6 +161,7 @@ class FetchOptions:
     deadline: float = 4 * 3600.0
     progress: bool = True
     notice_every: float = 15.0
+    mirror_advice: str = f"set {MIRROR_ENV} to it"
 
 
 class _Retry(Exception):
@@ -465,7 +474,8 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
         urls = [u for u in urls if _is_loopback(u)]
         if not urls:
             raise UserError(f"cannot download {remote.name}: {OFFLINE_ENV} is set and no mirror is given "
-                            f"(the sources are {', '.join(remote.urls)}); pass --mirror DIR or set {MIRROR_ENV}")
+                            f"(the sources are {', '.join(remote.urls)}); to use a folder holding the file, "
+                            f"{opts.mirror_advice}")
     path.parent.mkdir(parents=True, exist_ok=True)
     with file_lock(lock):
         if path.exists():
@@ -499,12 +509,14 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
             part.unlink(missing_ok=True)
     if mismatch is not None:
         raise UserError(mismatch)
-    raise UserError(f"cannot download {remote.name}: tried {'; '.join(tried)}; {_hint(kinds, opts.mirror)}")
+    raise UserError(f"cannot download {remote.name}: tried {'; '.join(tried)}; "
+                    f"{_hint(kinds, opts.mirror, opts.mirror_advice)}")
 
 
-def _hint(kinds: list[str], mirror: str | None) -> str:
-    """What to do about failures of the kinds given (see :class:`_Fail`), each said once."""
-    copy = f"copy the file into a folder and pass --mirror DIR (or set {MIRROR_ENV})"
+def _hint(kinds: list[str], mirror: str | None, advice: str) -> str:
+    """What to do about failures of the kinds given (see :class:`_Fail`), each said once;
+    ``advice`` says how to give a mirror (:attr:`FetchOptions.mirror_advice`)."""
+    copy = f"copy the file into a folder and {advice}"
     hints = {
         "missing": "check the mirror holds the file under that name" if mirror else
                    f"the file is not (or no longer) at that address: {copy}",

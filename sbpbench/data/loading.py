@@ -1,13 +1,12 @@
 """Loading the data an experiment names: a registered dataset or LIBSVM files, subsampled.
 
-A registered dataset is loaded from its cached conversion; one not cached is fetched and
-converted first (:mod:`sbpbench.data.cache`), and when that fails a dataset that declares a
-:class:`~sbpbench.data.registry.Fallback` loads it instead, with a one-line notice.
+A registered dataset is loaded from its cached conversion; one not cached loads the copy it
+ships with (a :class:`~sbpbench.data.registry.Fallback`, Adult's bundled copy) or else is
+fetched and converted first (:mod:`sbpbench.data.cache`).
 """
 
 from __future__ import annotations
 
-import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -68,40 +67,28 @@ class DatasetSpec:
         return out
 
 
-#: ``(dataset, cache folder, mirror)`` for which this process fell back: the download is not tried
-#: again for them, nor the note repeated (a run's workers and a config of several experiments
-#: load a data set many times).
-_FELL_BACK: set[tuple[str, str, str | None]] = set()
-
-
 def load_registered(name: str) -> tuple[Split, Split]:
     """The full train and test splits of registered dataset ``name``.
 
-    The cached conversion, else a fresh fetch and conversion (through ``$SBPBENCH_MIRROR``
-    when set), else the dataset's fallback when it declares one; once a process has fallen
-    back for a cache folder and mirror, it does so again at once and without a note.
+    The cached conversion; else, for a dataset that declares a
+    :class:`~sbpbench.data.registry.Fallback` (Adult's bundled copy), that copy, with no
+    download tried (``sbpbench datasets fetch`` converts the dataset); else a fresh fetch and
+    conversion (through ``$SBPBENCH_MIRROR`` when set). The splits' ``provenance`` names the
+    copy loaded.
 
     Raises
     ------
     UserError
-        If the dataset is unknown, or cannot be fetched and has no fallback.
+        If the dataset is unknown, cannot be fetched, or its cached conversion is damaged.
     """
     if name not in REGISTRY:
         raise UserError(f"unknown dataset {name!r} (valid: {', '.join(sorted(REGISTRY))})")
     fallback = REGISTRY[name].fallback
-    where = (name, str(cache.cache_dir()), mirror_root())
-    if fallback is not None and where in _FELL_BACK:
-        return fallback.load()
-    try:
-        if not cache.is_cached(name):
-            cache.prepare(name, FetchOptions(mirror=where[2]))
-        return cache.load_cached(name)
-    except (UserError, OSError) as exc:
-        if fallback is None:
-            raise
-        print(f"sbpbench: note: using {fallback.what} because {exc}", file=sys.stderr)
-        _FELL_BACK.add(where)
-        return fallback.load()
+    if not cache.is_cached(name):
+        if fallback is not None:
+            return fallback.load()
+        cache.prepare(name, FetchOptions(mirror=mirror_root()))
+    return cache.load_cached(name)
 
 
 def _load_files(spec: DatasetSpec, path: str, test_path: str) -> tuple[Split, Split]:

@@ -4,8 +4,9 @@ A :class:`Dataset` lists the files to download (:class:`~sbpbench.data.fetch.Rem
 addresses, mirrors, checksums) and the converter that turns them into a train and a test
 split; :mod:`sbpbench.data.cache` fetches, converts and caches it, and
 :func:`sbpbench.data.load` loads it for an experiment. A dataset may also declare a
-:class:`Fallback`, the copy to load when it is not cached and cannot be fetched (Adult's
-copy bundled inside the package). Each module of :mod:`sbpbench.data.sources` registers its
+:class:`Fallback`, a copy shipped with sbpbench (Adult's, bundled inside the package), which a
+run loads as long as the dataset is not converted in the cache, without trying the network.
+Each module of :mod:`sbpbench.data.sources` registers its
 datasets here when imported, and importing :mod:`sbpbench.data` imports them all.
 """
 
@@ -32,18 +33,22 @@ Converter = Callable[[dict[str, Path]], tuple[SplitData, SplitData | None]]
 
 @dataclass(frozen=True)
 class Fallback:
-    """A copy of a dataset to load when it is neither cached nor can be fetched.
+    """A copy of a dataset shipped with sbpbench: what is loaded while the dataset is not
+    converted in the cache, with no download tried (``sbpbench datasets fetch`` converts it).
 
     Parameters
     ----------
     what : str
-        The copy, as the notice names it (``using WHAT because ...``).
+        The copy, as ``sbpbench datasets`` names it.
     load : callable
         Returns the full train and test splits, their ``provenance`` naming the copy.
+    check : callable
+        Re-checks the copy (its checksums): None when it is good, else what is wrong (one line).
     """
 
     what: str
     load: Callable[[], tuple[Split, Split]] = field(repr=False)
+    check: Callable[[], str | None] = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -69,7 +74,7 @@ class Dataset:
     notes : str
         Scaling, splits and other choices, shown by ``sbpbench datasets info``.
     fallback : Fallback, optional
-        What to load when the dataset is not cached and fetching it fails.
+        A copy shipped with sbpbench, loaded while the dataset is not converted in the cache.
     """
 
     name: str

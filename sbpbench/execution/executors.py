@@ -21,14 +21,18 @@ its :class:`~sbpbench.execution.loop.RunResult`; only the client writes files
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 import uuid
 from collections.abc import Container, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from sbpbench.data import Split
@@ -43,7 +47,8 @@ class Reporter(Protocol):
     """What is told about the progress of a set of experiments (the CLI prints it).
 
     ``start`` and ``checkpoint`` are called only when runs execute in the client's
-    process (the sequential executor); ``planned``, ``loaded`` and ``end`` always. A
+    process (the sequential executor); ``planned``, ``loaded`` and ``end`` always, and
+    ``resumed`` for each run folder that is continued. A
     protocol, so that the command line can implement it without importing this module
     (which would slow ``sbpbench --help``); subclassing it gives silent defaults.
     """
@@ -52,8 +57,12 @@ class Reporter(Protocol):
         """``total`` runs are about to execute."""
         return None
 
-    def loaded(self, exp: Experiment, n_train: int, n_test: int, seconds: float) -> None:
-        """The data are loaded."""
+    def loaded(self, exp: Experiment, n_train: int, n_test: int, seconds: float, copy: str | None = None) -> None:
+        """The data are loaded (``copy``: which copy of a registered dataset, when it says)."""
+        return None
+
+    def resumed(self, exp: Experiment, directory: Path, kept: int, todo: int) -> None:
+        """The run folder ``directory`` is continued: ``kept`` runs are kept, ``todo`` are (re)done."""
         return None
 
     def start(self, solver: str, run: int, runs: int) -> None:
@@ -171,7 +180,9 @@ class Executor:
     """Runs tasks and yields ``(task, result)`` pairs as they finish; a context manager.
 
     A task that cannot produce a result (its worker died, it raised outside the run)
-    yields a result with status ``failed: <reason>`` and no rows.
+    yields a result with status ``failed: <reason>`` and no rows. On Ctrl-C
+    (:class:`KeyboardInterrupt` while :meth:`results` waits), :meth:`running` names the runs
+    that had started, and :meth:`close` stops the workers at once, without waiting for them.
     """
 
     #: The ``--executor`` name.
@@ -183,8 +194,12 @@ class Executor:
         """Run ``tasks``; yield each with its result, in order of completion."""
         raise NotImplementedError
 
+    def running(self) -> list[Task]:
+        """The tasks started and not finished when :meth:`results` stopped (as far as the executor knows)."""
+        return []
+
     def close(self) -> None:
-        """Release workers; pending tasks are cancelled."""
+        """Release workers; pending tasks are cancelled, running ones stopped."""
 
     def __enter__(self) -> Executor:
         return self
@@ -198,23 +213,66 @@ class SequentialExecutor(Executor):
 
     name = "sequential"
 
+    def __init__(self) -> None:
+        self._current: Task | None = None
+
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
         for task in tasks:
             reporter.start(task.spec.label, task.run, task.exp.runs)
-            yield task, execute(task, reporter.checkpoint)
+            self._current = task
+            result = execute(task, reporter.checkpoint)
+            self._current = None
+            yield task, result
+
+    def running(self) -> list[Task]:
+        return [self._current] if self._current is not None else []
 
 
 #: Seconds between a worker's checks that the process that started it is still alive.
 WATCHDOG_INTERVAL_S = 0.5
 
 
-def _init_process(threads: int, parent: int) -> None:
-    """Set up a worker process: its share of numba's threads, and a watchdog on its parent."""
+@contextlib.contextmanager
+def sigint_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C (SIGINT) in this process meanwhile, so that processes started meanwhile ignore it.
+
+    A terminal sends Ctrl-C to every process of its foreground group, workers included. A
+    process started while SIGINT is ignored inherits that (Python installs its handler only
+    where SIGINT is at its default), so workers never raise KeyboardInterrupt mid-run nor
+    print tracebacks: the client alone decides, and stops them (:meth:`Executor.close`).
+    Outside the main thread, where signal handlers cannot be changed, nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+#: In a worker process: where it says which task it starts (set by :func:`_init_process`).
+_started: Any = None
+
+
+def _init_process(threads: int, parent: int, started: Any) -> None:
+    """Set up a worker process: its share of numba's threads, no Ctrl-C, where to say which task
+    it starts, and a watchdog on its parent."""
     import numba
 
+    global _started
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the client stops the workers (see sigint_ignored)
+    _started = started
     numba.set_num_threads(threads)
     threading.Thread(target=_exit_when_orphaned, args=(parent,), name="sbpbench-parent-watchdog",
                      daemon=True).start()
+
+
+def _execute_in_worker(task: Task) -> RunResult:
+    """:func:`execute` in a worker process, after telling the client that ``task`` starts."""
+    _started.put((task.exp.name, task.position))
+    return execute(task)
 
 
 def _exit_when_orphaned(parent: int) -> None:
@@ -230,7 +288,8 @@ class ProcessExecutor(Executor):
     A worker that dies (killed, out of memory) breaks Python's process pool: its run and
     every run not yet finished end ``failed: BrokenProcessPool ...``; ``--resume`` redoes them.
     Workers watch this process and exit when it dies, even by SIGKILL (see
-    :func:`_exit_when_orphaned`).
+    :func:`_exit_when_orphaned`). They ignore Ctrl-C; when the client is interrupted,
+    :meth:`close` terminates them (the pool's own shutdown would wait for the running runs).
     """
 
     name = "processes"
@@ -238,16 +297,39 @@ class ProcessExecutor(Executor):
     def __init__(self, jobs: int):
         self.jobs = jobs
         threads = max(1, (os.cpu_count() or 1) // jobs)
-        self._pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
-                                         initializer=_init_process, initargs=(threads, os.getpid()))
+        context = multiprocessing.get_context("spawn")
+        self._started = context.SimpleQueue()  # (experiment, position) of every task a worker starts
+        self._pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_process,
+                                         initargs=(threads, os.getpid(), self._started))
+        self._futures: dict[Any, Task] = {}
+        self._began: set[tuple[str, int]] = set()
 
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
-        futures = {self._pool.submit(execute, task): task for task in tasks}
+        with sigint_ignored():  # the pool starts its workers as tasks are submitted
+            futures = {self._pool.submit(_execute_in_worker, task): task for task in tasks}
+        self._futures.update(futures)
         for future in as_completed(futures):
+            self._take_started()  # a pipe: read as it goes, so that a worker never waits to write
             yield futures[future], _outcome(futures[future], future)
 
+    def _take_started(self) -> None:
+        """Move what the workers said they started from the queue into ``self._began``."""
+        while not self._started.empty():
+            self._began.add(self._started.get())
+
+    def running(self) -> list[Task]:
+        self._take_started()
+        return [task for future, task in self._futures.items()
+                if not future.done() and (task.exp.name, task.position) in self._began]
+
     def close(self) -> None:
+        if any(not future.done() for future in self._futures):  # interrupted: do not wait for the runs
+            for future in self._futures:
+                future.cancel()
+            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+                process.terminate()
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self._started.close()
 
 
 class DaskExecutor(Executor):
@@ -271,16 +353,22 @@ class DaskExecutor(Executor):
         self.retries = retries
         self._cluster = None
         self.jobs = None
+        self._stopped_running: list[Task] = []
+        self._owner: dict[Any, Task] = {}
         if scheduler is None:
             self.jobs = workers or os.cpu_count() or 1
-            self._cluster = distributed.LocalCluster(n_workers=self.jobs, threads_per_worker=1,
-                                                     processes=True, dashboard_address=None)
+            with sigint_ignored():  # its worker processes leave Ctrl-C to this client
+                self._cluster = distributed.LocalCluster(n_workers=self.jobs, threads_per_worker=1,
+                                                         processes=True, dashboard_address=None,
+                                                         worker_class=_quick_nanny(distributed.Nanny))
             scheduler = self._cluster.scheduler_address
         try:
             self._client = distributed.Client(scheduler)
         except (OSError, TimeoutError, ValueError) as exc:
             self.close()
             raise UserError(f"--scheduler {scheduler}: cannot connect to a Dask scheduler ({_reason(exc)})") from None
+        if self._cluster is not None:
+            self._client.run(_quiet_when_cancelled)
 
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
         tasks = list(tasks)
@@ -288,19 +376,72 @@ class DaskExecutor(Executor):
         futures = [self._client.submit(execute, task, key=f"sbpbench-{task.exp.name}-{task.position}-{token}",
                                        pure=False, retries=self.retries) for task in tasks]
         owner = {future.key: task for future, task in zip(futures, tasks)}
+        self._owner = owner
         try:
             for future in self._distributed.as_completed(futures):
                 task = owner[future.key]
                 yield task, _outcome(task, future)
                 future.release()
-        finally:
+        except KeyboardInterrupt:
+            self._stopped_running = self._processing(owner)
+            if self._cluster is None:  # a cluster of others: its workers are told to drop the runs
+                self._client.cancel([f for f in futures if not f.done()])
+            raise  # a local cluster is closed (its workers killed) by close()
+        except BaseException:
             self._client.cancel([f for f in futures if not f.done()])
+            raise
+
+    def _processing(self, owner: dict[Any, Task]) -> list[Task]:
+        """The tasks of ``owner`` that a worker is executing now (not those only queued on it)."""
+        if not owner:
+            return []
+        try:
+            keys = {key for held in self._client.run(_executing, on_error="ignore").values()
+                    if isinstance(held, list) for key in held}
+        except Exception:  # the scheduler is gone: nothing is known to run
+            return []
+        return [task for key, task in owner.items() if key in keys]
+
+    def running(self) -> list[Task]:
+        # asked when Ctrl-C stopped results(), or else now (Ctrl-C came while a result was written)
+        return self._stopped_running or self._processing(self._owner)
 
     def close(self) -> None:
         if getattr(self, "_client", None) is not None:
             self._client.close()
         if self._cluster is not None:
-            self._cluster.close()
+            nannies = logging.getLogger("distributed.nanny")
+            level = nannies.level
+            nannies.setLevel(logging.ERROR)  # not a warning per worker killed mid-run (DASK_STOP_S)
+            try:
+                self._cluster.close()
+            finally:
+                nannies.setLevel(level)
+
+
+#: Seconds a local Dask worker is given to stop before it is killed (a running run never stops by itself).
+DASK_STOP_S = 0.25
+
+
+def _quick_nanny(nanny: type) -> type:
+    """Dask's ``Nanny`` that kills its worker process :data:`DASK_STOP_S` s after asking it to
+    close (Dask's default: 4 s, in which a worker finishes nothing: its run goes on in a thread)."""
+
+    class QuickNanny(nanny):
+        async def close(self, timeout: float = DASK_STOP_S / 0.8, reason: str = "nanny-close") -> Any:
+            return await super().close(timeout=timeout, reason=reason)
+
+    return QuickNanny
+
+
+def _quiet_when_cancelled() -> None:
+    """In a worker of our own local cluster: no warning when Ctrl-C cancels the run it executes."""
+    logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
+
+
+def _executing(dask_worker: Any) -> list[Any]:
+    """The keys of the tasks a Dask worker is executing now (run on every worker by the client)."""
+    return [ts.key for ts in dask_worker.state.executing]
 
 
 def _outcome(task: Task, future: Any) -> RunResult:

@@ -224,6 +224,11 @@ def failed_result(exp: Experiment, spec: SolverSpec, run: int, reason: str) -> R
     return RunResult([], _summary(exp, spec, run, f"failed: {reason}", [], 0.0))
 
 
+def interrupted_result(exp: Experiment, spec: SolverSpec, run: int) -> RunResult:
+    """The record of a run stopped by Ctrl-C before it finished: status ``interrupted``, no rows."""
+    return RunResult([], _summary(exp, spec, run, "interrupted", [], 0.0))
+
+
 def _summary(exp: Experiment, spec: SolverSpec, run: int, status: str, rows: list[dict[str, Any]],
              wall: float) -> dict[str, Any]:
     last = rows[-1] if rows else {}

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sbpbench.errors import UserError
+from sbpbench.execution import loop
 from sbpbench.execution.executors import (
     Executor,
     Reporter,
@@ -46,6 +47,30 @@ KeptRun = tuple[list[dict[str, Any]], dict[str, Any]]
 
 class _Silent(Reporter):
     """A reporter that says nothing."""
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """Where an interrupted experiment stands: its run folder and how many of its runs
+    finished (kept in the files), were interrupted (recorded ``interrupted``) or never started."""
+
+    experiment: str
+    directory: Path
+    finished: int
+    interrupted: int
+    not_started: int
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_experiments`, after the files were brought up to date.
+
+    A :class:`KeyboardInterrupt`, so that code catching that still does; ``stopped`` says,
+    per experiment, where its runs stand (every experiment, finished or not).
+    """
+
+    def __init__(self, stopped: list[Stopped]):
+        super().__init__()
+        self.stopped = stopped
 
 
 @dataclass
@@ -107,13 +132,17 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
     Returns
     -------
     list of pathlib.Path
-        The run folders, one per experiment. On Ctrl-C the finished runs are kept,
-        ``meta.json`` says ``interrupted`` and the interruption propagates.
+        The run folders, one per experiment.
 
     Raises
     ------
     UserError
         Two experiments share a name, or a folder to resume does not match its config.
+    Interrupted
+        On Ctrl-C while the runs execute: the finished runs are kept, those that had started
+        are recorded with status ``interrupted`` (no rows), ``meta.json`` of every experiment
+        not complete says ``interrupted``, and the executor's workers are left for
+        :meth:`~sbpbench.execution.executors.Executor.close` to stop.
     """
     reporter = reporter or _Silent()
     names = [exp.name for exp in experiments]
@@ -124,7 +153,7 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
         raise UserError("--resume-from continues one run folder: give exactly one config")
     starts = [_start(exp, results_root, executor, reporter, resume or resume_from is not None, resume_from)
               for exp in experiments]
-    opened = [_open(start, results_root, executor) for start in starts]
+    opened = [_open(start, results_root, executor, reporter) for start in starts]
     if not isinstance(executor, SequentialExecutor):
         forget_prepared()  # the runs build their problems elsewhere
     by_name = {exp.name: o for exp, o in zip(experiments, opened)}
@@ -136,14 +165,31 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
             remaining[task.exp.name] -= 1
             reporter.end(result.summary)
     except KeyboardInterrupt:
-        for name, o in by_name.items():
-            if remaining[name]:
-                o.writer.meta["interrupted"] = True
-                o.writer.flush(finished=True)
-        raise
+        raise _interrupted(executor, opened, remaining) from None
     for o in opened:
         o.writer.flush(finished=True)
     return [o.writer.directory for o in opened]
+
+
+def _interrupted(executor: Executor, opened: list[_Opened], remaining: dict[str, int]) -> Interrupted:
+    """Record the runs that ``executor`` had started as ``interrupted``, mark and write every
+    unfinished experiment's files, and say where each experiment stands."""
+    started: dict[str, list[Task]] = {}
+    for task in executor.running():
+        started.setdefault(task.exp.name, []).append(task)
+    stopped = []
+    for o in opened:
+        name = o.writer.meta["experiment"]
+        mine = started.get(name, [])
+        if remaining[name]:
+            for task in mine:
+                o.writer.add_run([], loop.interrupted_result(task.exp, task.spec, task.run).summary, task.position,
+                                 flush=False)
+            o.writer.meta["interrupted"] = True
+            o.writer.flush(finished=True)
+        finished = sum(1 for summary in o.writer.meta["runs"] if summary["status"] != "interrupted")
+        stopped.append(Stopped(name, o.writer.directory, finished, len(mine), remaining[name] - len(mine)))
+    return Interrupted(stopped)
 
 
 def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Reporter, resume: bool,
@@ -157,7 +203,7 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
         or unreadable files.
     """
     prep = prepared(exp)
-    reporter.loaded(exp, prep.dataset["n_train"], prep.dataset["n_test"], prep.seconds)
+    reporter.loaded(exp, prep.dataset["n_train"], prep.dataset["n_test"], prep.seconds, prep.dataset_copy)
     resolved = assemble.resolved_config(exp, prep, _entry_problems(exp) if exp.swept else ())
     meta = {"experiment": exp.name, "config_file": exp.source, "config": exp.raw, "resolved": resolved,
             "executor": executor.name, "jobs": executor.jobs, **environment()}
@@ -210,7 +256,7 @@ def _entry_problems(exp: Experiment) -> list[dict[str, Any]]:
     return [problems[assemble.problem_key(exp.for_solver(spec))] for spec in exp.solvers]
 
 
-def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:
+def _open(start: _Start, results_root: Path, executor: Executor, reporter: Reporter) -> _Opened:
     """Open an experiment's run folder (a new one, or the one to resume) and write its files."""
     resumed = start.resumed
     if resumed is None:
@@ -232,6 +278,7 @@ def _open(start: _Start, results_root: Path, executor: Executor) -> _Opened:
         writer.meta["config"] = start.meta["config"]
     writer.meta.setdefault("resumes", []).append(resume)
     writer.flush()
+    reporter.resumed(start.exp, resumed.directory, len(resumed.kept), len(tasks))
     # a promoted copy being completed: its compressed curves are now in curves.csv
     (resumed.directory / "curves.csv.gz").unlink(missing_ok=True)
     return _Opened(writer, tasks)
@@ -264,6 +311,6 @@ def run_experiment(exp: Experiment, results_root: Path, reporter: Reporter | Non
     -------
     pathlib.Path
         The run folder. On Ctrl-C the finished runs are kept, ``meta.json`` says
-        ``interrupted`` and the interruption propagates.
+        ``interrupted`` and :class:`Interrupted` propagates.
     """
     return run_experiments([exp], results_root, SequentialExecutor(), reporter)[0]

@@ -91,12 +91,21 @@
     return out;
   }
 
-  function label(u, log) {
-    const v = value(u, log);
-    if (v === 0) return "0";
-    const a = Math.abs(v);
-    if (a >= 1e4 || a < 1e-3) return v.toExponential(log ? 0 : 1).replace("e+", "e");
-    return String(Number(v.toPrecision(4)));
+  // The tick labels of one axis, in one notation (the tables' rule, page.py's number): with an
+  // exponent (1e3, 1e4, 2.5e-4) when some tick is at or above 1e5 or below 1e-3, else plain, all
+  // with the decimals of the finest tick (0.0, 0.5, 1.0); at most 4 significant digits.
+  function labels(us, log) {
+    const vs = us.map((u) => Number(value(u, log).toPrecision(4)));
+    const exponent = (v) => v !== 0 && (Math.abs(v) >= 1e5 || Math.abs(v) < 1e-3);
+    if (vs.some(exponent)) {
+      return vs.map((v) => {
+        if (v === 0) return "0";
+        const [m, e] = v.toExponential(3).split("e");
+        return String(Number(m)) + "e" + Number(e);
+      });
+    }
+    const decimals = Math.max(0, ...vs.map((v) => (String(v).split(".")[1] || "").length));
+    return vs.map((v) => v.toFixed(decimals));
   }
 
   function draw() {
@@ -111,16 +120,18 @@
     const clip = el("clipPath", { id: "plot-clip" }, el("defs", {}, svg));
     el("rect", { x: LEFT, y: TOP, width: W - LEFT - RIGHT, height: H - TOP - BOTTOM }, clip);
     el("rect", { class: "plot-area", x: LEFT, y: TOP, width: W - LEFT - RIGHT, height: H - TOP - BOTTOM }, svg);
-    for (const t of ticks(v.x, xa.log)) {
+    const xTicks = ticks(v.x, xa.log), xLabels = labels(xTicks, xa.log);
+    xTicks.forEach((t, i) => {
       el("line", { class: "grid", x1: sx(t), x2: sx(t), y1: TOP, y2: H - BOTTOM }, svg);
       el("text", { class: "tick", x: sx(t), y: H - BOTTOM + 16, "text-anchor": "middle" }, svg)
-        .textContent = label(t, xa.log);
-    }
-    for (const t of ticks(v.y, ya.log)) {
+        .textContent = xLabels[i];
+    });
+    const yTicks = ticks(v.y, ya.log), yLabels = labels(yTicks, ya.log);
+    yTicks.forEach((t, i) => {
       el("line", { class: "grid", x1: LEFT, x2: W - RIGHT, y1: sy(t), y2: sy(t) }, svg);
       el("text", { class: "tick", x: LEFT - 6, y: sy(t) + 4, "text-anchor": "end" }, svg)
-        .textContent = label(t, ya.log);
-    }
+        .textContent = yLabels[i];
+    });
     el("text", { id: "x-label", class: "axis-label", x: (LEFT + W - RIGHT) / 2, y: H - 8,
                  "text-anchor": "middle" }, svg).textContent = xa.label;
     el("text", { id: "y-label", class: "axis-label", transform: "rotate(-90)", x: -(TOP + H - BOTTOM) / 2,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,12 @@ FIGURES = (("kernel_evals", "test_error"), ("seconds", "test_error"), ("iteratio
 #: The columns of the page's table of runs: ``meta.json``'s key for each run, and its heading.
 RUN_COLUMNS = (("solver", "solver"), ("run", "run"), ("status", "status"), ("checkpoints", "checkpoints"),
                ("iterations", "iterations"), ("kernel_evals", "kernel evals"), ("train_time_s", "train s"),
-               ("test_error", "test error"), ("wall_time_s", "wall s"))
+               ("test_error", "test error (%)"), ("wall_time_s", "wall s"))
+
+#: Significant digits of every number the page shows (tables and the plot's ticks alike).
+SHOWN_DIGITS = 4
+#: Magnitudes shown without an exponent: at least the first, below the second (the plot's ticks follow).
+PLAIN_RANGE = (1e-3, 1e5)
 
 STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:auto;padding:0 12px;color:#222}
@@ -127,12 +133,45 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
+def number(value: float) -> str:
+    """A number as the page shows it, one format for all: :data:`SHOWN_DIGITS` significant digits,
+    trailing zeros kept (``0.05300`` beside ``0.04979``); outside :data:`PLAIN_RANGE` with an
+    exponent (``1.650e8``); integers below its top exactly; NaN as ``n/a``.
+
+    Parameters
+    ----------
+    value : float
+        The number (an int or a float).
+
+    Returns
+    -------
+    str
+        Its text.
+    """
+    if isinstance(value, int) and abs(value) < PLAIN_RANGE[1]:
+        return str(value)
+    if not math.isfinite(value):
+        return "n/a" if value != value else str(value)
+    if value == 0:
+        return "0"
+    rounded = float(f"{value:.{SHOWN_DIGITS - 1}e}")  # so that 9.99996 is 10.00 and 99999.5 is 1.000e5
+    if PLAIN_RANGE[0] <= abs(rounded) < PLAIN_RANGE[1]:
+        return f"{rounded:.{max(0, SHOWN_DIGITS - 1 - math.floor(math.log10(abs(rounded))))}f}"
+    mantissa, exponent = f"{rounded:.{SHOWN_DIGITS - 1}e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+class Shown(str):
+    """A number already written as text (a test error in percent), shown right-aligned as numbers are."""
+
+
 def _cell(value: Any) -> str:
-    """A table cell: numbers right-aligned, to 4 significant digits (NaN as n/a), anything else as escaped text."""
+    """A table cell: numbers right-aligned, as :func:`number` writes them, anything else as escaped text."""
+    if isinstance(value, Shown):
+        return f"<td class='num'>{_e(value)}</td>"
     if isinstance(value, bool) or value is None or not isinstance(value, int | float):
         return f"<td>{_e('' if value is None else value)}</td>"
-    text = str(value) if isinstance(value, int) else "n/a" if value != value else f"{value:.4g}"
-    return f"<td class='num'>{text}</td>"
+    return f"<td class='num'>{number(value)}</td>"
 
 
 def _table(header: tuple[str, ...], rows: list[list[Any]], bad: list[bool] | None = None) -> str:
@@ -146,7 +185,7 @@ def _summary(curves: pd.DataFrame) -> str:
     rows = summary_rows(curves)
     if not rows:
         return "<p>No checkpoints were recorded.</p>"
-    return _table(HEADER, [[r.solver, r.runs, f"{r.error_mean:.2f} ± {r.error_std:.2f}", r.kernel_evals,
+    return _table(HEADER, [[r.solver, r.runs, Shown(f"{r.error_mean:.2f} ± {r.error_std:.2f}"), r.kernel_evals,
                             r.train_time_s, r.statuses] for r in rows])
 
 
@@ -155,8 +194,16 @@ def _runs(meta: dict[str, Any]) -> str:
     if not runs:
         return "<p>No run has finished.</p>"
     status = [str(r.get("status")) for r in runs]
-    return _table(tuple(h for _, h in RUN_COLUMNS), [[r.get(k) for k, _ in RUN_COLUMNS] for r in runs],
+    return _table(tuple(h for _, h in RUN_COLUMNS), [[_percent(r.get(k)) if k == "test_error" else r.get(k)
+                                                      for k, _ in RUN_COLUMNS] for r in runs],
                   [s == "diverged" or s.startswith("failed") for s in status])
+
+
+def _percent(fraction: Any) -> Any:
+    """A test error in percent with two decimals, as the summary shows it; anything but a number as it is."""
+    if isinstance(fraction, bool) or not isinstance(fraction, int | float) or not math.isfinite(fraction):
+        return fraction
+    return Shown(f"{100 * fraction:.2f}")
 
 
 def _machine(meta: dict[str, Any]) -> str:

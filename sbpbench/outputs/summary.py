@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from sbpbench.errors import printable
 from sbpbench.results.curves import final_rows
 
 
@@ -55,26 +56,33 @@ def summary_rows(curves: pd.DataFrame) -> list[SummaryRow]:
     return rows
 
 
-def summary_table(curves: pd.DataFrame) -> str:
+def summary_table(curves: pd.DataFrame, columns: int | None = None) -> str:
     """The summary as a text table (the one ``sbpbench run`` prints).
 
     Parameters
     ----------
     curves : pandas.DataFrame
         Rows of a ``curves.csv``.
+    columns : int, optional
+        The console's width: when a row would be wider than ``columns - 1`` characters, each
+        solver's label gets a line of its own, its numbers the indented line below (no
+        number is ever cut). Default: no limit.
 
     Returns
     -------
     str
-        A header line and one line per solver, or a note that nothing was recorded.
+        A header line and one line per solver (or two, see ``columns``), or a note that
+        nothing was recorded. Labels are shown with their control characters escaped.
     """
     rows = summary_rows(curves)
     if not rows:
         return "(no checkpoints were recorded)"
     solver, runs, error, evals, seconds, status = HEADER
-    width = max(24, *(len(r.solver) for r in rows))  # a sweep's labels can be long
-    lines = [f"{solver:<{width}} {runs:>4} {error:>16} {evals:>13} {seconds:>9}  {status}"]
-    for r in rows:
-        lines.append(f"{r.solver:<{width}} {r.runs:>4} {r.error_mean:>9.2f} ± {r.error_std:<4.2f} "
-                     f"{r.kernel_evals:>13.3g} {r.train_time_s:>9.2f}  {r.statuses}")
-    return "\n".join(lines)
+    labels = [printable(r.solver) for r in rows]
+    numbers = [f"{r.runs:>4} {r.error_mean:>9.2f} ± {r.error_std:<4.2f} {r.kernel_evals:>13.3g} "
+               f"{r.train_time_s:>9.2f}  {r.statuses}" for r in rows]
+    head = f"{runs:>4} {error:>16} {evals:>13} {seconds:>9}  {status}"
+    width = max(24, *map(len, labels))  # a sweep's labels can be long
+    if columns is None or width + 1 + max(map(len, numbers + [head])) <= columns - 1:
+        return "\n".join([f"{solver:<{width}} {head}"] + [f"{a:<{width}} {b}" for a, b in zip(labels, numbers)])
+    return "\n".join([solver, f"  {head}"] + [line for a, b in zip(labels, numbers) for line in (a, f"  {b}")])

@@ -323,7 +323,7 @@ def _read_curves_file(path: Path) -> pd.DataFrame:
                             na_values={c: NUMERIC_NA for c in header if c not in TEXT_COLUMNS})
     except (OSError, ValueError) as exc:  # pandas' parser and decoding errors are ValueErrors
         raise UserError(f"{path}: not a sbpbench curves.csv ({' '.join(str(exc).split())})") from None
-    if frame.empty:  # only the header (every run failed before its first checkpoint): no column holds text
+    if frame.empty:  # only the header (no run finished, or every one failed before its first checkpoint)
         return _typed_if_empty(frame)
     text = [c for c in COLUMNS if c not in TEXT_COLUMNS and not pd.api.types.is_numeric_dtype(frame[c])]
     if text:

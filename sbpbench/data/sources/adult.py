@@ -47,6 +47,8 @@ A9A_SHA256 = {
     "a9a": "f5d5ffd8d865ff41328e7ee043e4b020816914ff6843ff15b98905ddbedce906",
     "a9a.t": "1f448a153f0320399a7e40836eb207655b0bde0f21fc941cc472193daa9f5de9",
 }
+#: Their sizes in bytes.
+A9A_BYTES = {"a9a": 2329875, "a9a.t": 1164628}
 
 # ----------------------------------------------------------------------------- Platt's encoding
 
@@ -153,9 +155,19 @@ BUNDLED_ADULT = "bundled a9a (LIBSVM)"
 
 def bundled_bytes(filename: str) -> bytes:
     """The decompressed bytes of a bundled file (``a9a`` or ``a9a.t``), verified against
-    :data:`A9A_SHA256`."""
+    :data:`A9A_SHA256`.
+
+    Raises
+    ------
+    UserError
+        The file is missing, not xz, or not the expected bytes (the installed package is damaged).
+    """
     ref = resources.files("sbpbench.data") / "bundled" / f"{filename}.xz"
-    data = lzma.decompress(ref.read_bytes())
+    try:
+        data = lzma.decompress(ref.read_bytes())
+    except (OSError, lzma.LZMAError) as exc:
+        raise UserError(f"{ref}: cannot read the bundled copy ({exc}; the installed package is damaged; "
+                        "reinstall it)") from None
     digest = hashlib.sha256(data).hexdigest()
     if digest != A9A_SHA256[filename]:
         raise UserError(
@@ -163,6 +175,16 @@ def bundled_bytes(filename: str) -> bytes:
             "(the installed package is damaged; reinstall it)"
         )
     return data
+
+
+def check_bundled() -> str | None:
+    """Re-check the bundled a9a and a9a.t against :data:`A9A_SHA256`: None when both match, else what is wrong."""
+    try:
+        for filename in A9A_SHA256:
+            bundled_bytes(filename)
+    except UserError as exc:
+        return str(exc)
+    return None
 
 
 def load_bundled() -> tuple[Split, Split]:
@@ -182,19 +204,22 @@ register(Dataset(
     "UCI Machine Learning Repository, Adult (Kohavi 1996), encoded as Platt (1998)",
     "income >50K (+1) vs <=50K (-1)", ADULT_FEATURES, 32561, 16281,
     {"train": RemoteFile("adult.data", (UCI + "adult.data",), (Digest(
-        "sha256", "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d", source=CHECKED_COPY),)),
+        "sha256", "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d", source=CHECKED_COPY),),
+        3974305),
      "test": RemoteFile("adult.test", (UCI + "adult.test",), (Digest(
-         "sha256", "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05", source=CHECKED_COPY),))},
+         "sha256", "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05", source=CHECKED_COPY),),
+         2003153)},
     convert_uci,
     notes="Platt's encoding (sbpbench.data.sources.adult.ADULT_ENCODING) reproduces a9a / a9a.t byte for byte; "
           "a9a.t never uses feature 123. The SBP paper reports 31562 / 16282 rows for its copy.",
-    fallback=Fallback("the bundled copy of Adult (LIBSVM a9a)", load_bundled),
+    fallback=Fallback("the bundled copy of Adult (LIBSVM a9a)", load_bundled, check_bundled),
 ))
 
 register(Dataset(
     "adult-libsvm", "LIBSVM's a9a / a9a.t (Adult, Platt's 123 binary features)",
     f"LIBSVM datasets page: {LIBSVM_BINARY}", "income >50K (+1) vs rest", ADULT_FEATURES, 32561, 16281,
-    {role: RemoteFile(name, (LIBSVM_BINARY + name,), (Digest("sha256", A9A_SHA256[name], source=CHECKED_COPY),))
+    {role: RemoteFile(name, (LIBSVM_BINARY + name,), (Digest("sha256", A9A_SHA256[name], source=CHECKED_COPY),),
+                      A9A_BYTES[name])
      for role, name in (("train", "a9a"), ("test", "a9a.t"))},
     libsvm_as_is,
     notes="a9a.t never uses feature 123; loaded with n_features=123",

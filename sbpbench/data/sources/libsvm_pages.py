@@ -16,10 +16,10 @@ LIBSVM_BINARY = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/
 
 def _page(name: str, description: str, task: str, n_features: int, n_train: int, n_test: int,
           train: str, test: str | None = None, positive: float | None = None, notes: str = "",
-          train_sha256: str | None = None) -> Dataset:
+          train_sha256: str | None = None, train_size: int | None = None) -> Dataset:
     """A dataset whose ``train`` (and ``test``) file is ``LIBSVM_BINARY + file name``."""
     digests = (Digest("sha256", train_sha256, source=CHECKED_COPY),) if train_sha256 else ()
-    files = {"train": RemoteFile(train, (LIBSVM_BINARY + train,), digests)}
+    files = {"train": RemoteFile(train, (LIBSVM_BINARY + train,), digests, train_size)}
     if test:
         files["test"] = RemoteFile(test, (LIBSVM_BINARY + test,))
     return register(Dataset(
@@ -29,7 +29,7 @@ def _page(name: str, description: str, task: str, n_features: int, n_train: int,
 
 
 _page("w8a", "Platt's Web (w8a), 300 binary features (SGD paper)", "+1 vs -1", 300, 49749, 14951, "w8a", "w8a.t",
-      train_sha256="b464b4f6ce6a5d9e181ffc793e19a04751036273722312398ef7673705014902",
+      train_sha256="b464b4f6ce6a5d9e181ffc793e19a04751036273722312398ef7673705014902", train_size=3478239,
       notes="4203 training rows have no features at all")
 _page("real-sim", "real-sim (SGD paper)", "+1 vs -1", 20958, 72309, 0, "real-sim.bz2")
 _page("news20", "news20.binary (SGD paper)", "+1 vs -1", 1355191, 19996, 0, "news20.binary.bz2")

@@ -51,19 +51,21 @@ def mnist_split(images: Path, labels: Path, positive: int) -> tuple[sp.csr_matri
     return X, np.where(digits == positive, 1.0, -1.0)
 
 
-def _file(name: str, gz_md5: str, content: tuple[Digest, ...] = ()) -> RemoteFile:
-    """An IDX file on both mirrors, accepted by the md5 of the canonical .gz or by ``content``."""
-    return RemoteFile(name, tuple(m + name for m in MIRRORS), (Digest("md5", gz_md5, False, TORCHVISION),) + content)
+def _file(name: str, size: int, gz_md5: str, content: tuple[Digest, ...] = ()) -> RemoteFile:
+    """An IDX file on both mirrors (``size`` bytes as canonical), accepted by the md5 of the
+    canonical .gz or by ``content``."""
+    return RemoteFile(name, tuple(m + name for m in MIRRORS), (Digest("md5", gz_md5, False, TORCHVISION),) + content,
+                      size)
 
 
-TRAIN_IMAGES = _file("train-images-idx3-ubyte.gz", "f68b3c2dcbeaaa9fbdd348bbdeb94873")
-TRAIN_LABELS = _file("train-labels-idx1-ubyte.gz", "d53e105ee54ea40749a09fcbcd1e9432", (Digest(
+TRAIN_IMAGES = _file("train-images-idx3-ubyte.gz", 9912422, "f68b3c2dcbeaaa9fbdd348bbdeb94873")
+TRAIN_LABELS = _file("train-labels-idx1-ubyte.gz", 28881, "d53e105ee54ea40749a09fcbcd1e9432", (Digest(
     "sha256", "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5", True,
     "decompressed labels of a copy with the canonical class counts"),))
-TEST_IMAGES = _file("t10k-images-idx3-ubyte.gz", "9fb629c4189551a2d022fa330f9573f3", (
+TEST_IMAGES = _file("t10k-images-idx3-ubyte.gz", 1648877, "9fb629c4189551a2d022fa330f9573f3", (
     Digest("md5", "2646ac647ad5339dbf082846283269ea", True, "canonical decompressed md5"),
     Digest("sha256", "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7", True, CANON)))
-TEST_LABELS = _file("t10k-labels-idx1-ubyte.gz", "ec29112dd5afa0611ce80d1b7f02629c", (
+TEST_LABELS = _file("t10k-labels-idx1-ubyte.gz", 4542, "ec29112dd5afa0611ce80d1b7f02629c", (
     Digest("md5", "27ae3e4e09519cfbb04c329615203637", True, "canonical decompressed md5"),
     Digest("sha256", "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2", True, CANON)))
 

@@ -1,0 +1,93 @@
+"""Ctrl-C on a parallel run (``--jobs 2``, a local Dask cluster): it ends within about a second,
+keeps every finished run, records the interrupted ones and prints the command that continues."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Run 0 of pegasos is short; the SBP runs are long: when the first run has finished, its worker
+#: has started another, so some runs are finished, some running and some not started.
+CONFIG = """
+name: stop
+dataset: {name: adult, n_train: 3000, n_test: 300}
+kernel: {name: gaussian, sigma2: 10}
+problem: {lambda: 1/n, nu: 0.011}
+solvers: [sbp, {name: pegasos, budget: {epochs: 1}}]
+budget: {epochs: 2000}
+runs: 3
+"""
+
+#: Seconds from Ctrl-C to the end of the process allowed (about a second, with room for a busy machine).
+LIMIT_S = 3.0
+
+
+@pytest.mark.parametrize("executor", ["processes", "dask"])
+def test_ctrl_c_ends_a_parallel_run_at_once_and_says_how_to_resume(tmp_path, executor):
+    if executor == "dask":
+        pytest.importorskip("dask.distributed")
+    config = tmp_path / "stop.yaml"
+    config.write_text(CONFIG)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "sbpbench", "run", str(config), "--jobs", "2", "--executor", executor,
+               "--results", str(tmp_path / "res"), "--no-plot"]
+    # a session of its own: Ctrl-C at a terminal goes to the whole foreground group, workers included
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    lines: list[str] = []
+    first_end = threading.Event()
+
+    def read() -> None:
+        for line in proc.stderr:
+            lines.append(line.rstrip("\n"))
+            if re.match(r"  \[1/6\] pegasos run 1  budget", line):
+                first_end.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert first_end.wait(240), "\n".join(lines)
+        time.sleep(0.5)  # the worker that finished has taken another run
+        sent = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=30)
+        took = time.monotonic() - sent
+        assert proc.returncode == 130, "\n".join(lines)
+        assert took < LIMIT_S, f"{took:.1f} s"
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:  # every worker has gone too
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("a worker outlived the interrupted run")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    reader.join(5)
+
+    (run_dir,) = (tmp_path / "res" / "stop").iterdir()
+    meta = json.loads((run_dir / "meta.json").read_text())
+    statuses = [r["status"] for r in meta["runs"]]
+    finished, interrupted = statuses.count("budget"), statuses.count("interrupted")
+    assert meta["interrupted"] is True and finished >= 1 and 1 <= interrupted <= 2
+    assert finished + interrupted == len(statuses) < 6
+    text = " ".join(" ".join(lines).split())
+    assert (f"sbpbench: interrupted: stop: {finished} run(s) finished and kept, {interrupted} interrupted, "
+            f"{6 - finished - interrupted} not started ({run_dir})") in text
+    assert lines[-2:] == ["sbpbench: to finish the runs left, run:",
+                          f"{sys.executable} -m sbpbench run {config} --jobs 2 --executor {executor} "
+                          f"--results {tmp_path / 'res'} --no-plot --resume-from {run_dir}"]
+    assert not [line for line in lines if "Traceback" in line or "KeyboardInterrupt" in line or " - WARNING - " in line]
