@@ -62,12 +62,12 @@ def run_everything() -> None:
     Problems: Adult as it is (sparse binary: bit sets), with the Gaussian and the linear kernel,
     with and without bias; then, Gaussian, as float64 CSR (values times 0.3), uint8 dense (the
     dense matrix) and float64 dense; full rows split over threads for the first two, the row
-    cache off for the first and the last. Besides the defaults: SMO with shrinking and Pegasos
-    on kernel rows with the linear kernel. The order matters: a function compiled by an
-    earlier run hides a later run's gap, so the biased problems come first and SMO with
-    shrinking before SMO (with a bias, its update of ``G_bar`` is the only caller of a
-    function that SMO without a bias calls at every iteration). Raises AssertionError when a
-    run fails.
+    cache off for the first and the last. Besides the defaults: SMO with shrinking, and with the
+    linear kernel Pegasos on kernel rows and every solver with a ``precision`` in single
+    precision. The order matters: a function compiled by an earlier run hides a later run's
+    gap, so the biased problems come first and SMO with shrinking before SMO (with a bias, its
+    update of ``G_bar`` is the only caller of a function that SMO without a bias calls at every
+    iteration). Raises AssertionError when a run fails.
     """
     import numpy as np
 
@@ -104,6 +104,9 @@ def run_everything() -> None:
         solvers += [name for name, cls in SOLVERS.items() if cls.refuse(kind, cls.Params()) is None]
         if kernel == "linear" and not bias:
             solvers.append({"name": "pegasos", "representation": "responses", "label": "pegasos-rows"})
+            solvers += [{"name": name, "precision": "single", "label": f"{name}-single"}
+                        for name, cls in SOLVERS.items()
+                        if "precision" in cls.Params.declared() and cls.refuse(kind, cls.Params()) is None]
         exp = config.parse({"name": "timing", "dataset": {"name": "adult"}, "kernel": {"name": kernel},
                             "problem": {"lambda": 1 / train.n, "nu": 0.05, "bias": bias}, "solvers": solvers,
                             "budget": {"epochs": 2}}, "timing.yaml")

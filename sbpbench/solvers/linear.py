@@ -45,12 +45,21 @@ from sbpbench.solvers.base import P, Snapshot, Solver, SolverParams, param, requ
 
 
 @numba.njit(cache=True, inline="always")
-def sparse_dot(indptr, indices, data, i, w):
-    """``<x_i, w>`` for CSR row ``i`` and a dense vector ``w``."""
-    acc = 0.0
+def sparse_dot_from(acc, indptr, indices, data, i, w):
+    """``acc + <x_i, w>`` for CSR row ``i`` and a dense vector ``w``, summed in the type of ``acc``.
+
+    With a float32 ``acc`` (and float32 ``data`` and ``w``) the sum is in single precision, as
+    the single-precision solvers of the SGD paper's Table 8 compute it.
+    """
     for k in range(indptr[i], indptr[i + 1]):
         acc += data[k] * w[indices[k]]
     return acc
+
+
+@numba.njit(cache=True, inline="always")
+def sparse_dot(indptr, indices, data, i, w):
+    """``<x_i, w>`` for CSR row ``i`` and a dense vector ``w`` (summed in double)."""
+    return sparse_dot_from(0.0, indptr, indices, data, i, w)
 
 
 @numba.njit(cache=True, inline="always")
@@ -93,6 +102,11 @@ class PrecisionParams(SolverParams):
         """``numpy.float32`` for single precision, else ``numpy.float64``."""
         return np.float32 if self.precision == "single" else np.float64
 
+    @property
+    def zero(self) -> np.floating:
+        """The zero that starts a sum in this precision (for :func:`sparse_dot_from`)."""
+        return self.dtype(0.0)
+
 
 def linear_scores(Z, w: np.ndarray, bias: float = 0.0) -> np.ndarray:
     """Decision values ``<w, z> + bias`` for the rows of ``Z`` (dense or CSR)."""
@@ -131,6 +145,20 @@ class LinearSolver(Solver[P]):
         self.lam = required(problem.lam, "lambda")
         self.C = 1.0 / (self.lam * self.n)
         self.d = problem.kernel.d
+
+    def data_in(self, dtype: type[np.floating]) -> np.ndarray:
+        """The CSR values :attr:`data` in ``dtype``: the array itself in float64, else a copy.
+
+        Parameters
+        ----------
+        dtype : type
+            ``numpy.float64`` or ``numpy.float32`` (:attr:`PrecisionParams.dtype`).
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        return self.data if self.data.dtype == dtype else self.data.astype(dtype)
 
     def linear_snapshot(self, w: np.ndarray, bias: float = 0.0, norm2: float | None = None,
                         support: np.ndarray | None = None, coef: np.ndarray | None = None,

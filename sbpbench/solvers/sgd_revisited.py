@@ -35,6 +35,12 @@ the predictor is ``w . x + rho w_{d+1}`` and ``w_{d+1}`` is regularized, so this
 unregularized bias of ``problem.bias`` (which these solvers do not accept); the objectives
 are then those of the augmented problem.
 
+Precision (``precision``, the SGD paper's Table 8 runs SGD-m "implemented in single
+precision"): ``single`` keeps ``a`` and a copy of the data in float32 and sums the inner
+products ``a . y_k`` in float32 (each addition to ``a`` is rounded to float32); the scalar
+bookkeeping (``lambda t``, ``r``, ``M``, ``L``) and every objective and stopping test are in
+double. ``double`` is the arithmetic of the committed runs, unchanged.
+
 Columns: ``objective`` is ``J`` (C form), ``primal_objective`` is ``lambda J`` (Problem
 2.2), and for SGD-s/m ``L_T`` (C form), ``dual_objective = lambda L^T``, ``duality_gap``
 and ``relative_accuracy = J / L^T - 1`` (when ``L^T > 0``); ``steps`` is the paper's ``t``
@@ -55,8 +61,8 @@ import numba
 import numpy as np
 
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import Snapshot, SolverParams, non_negative, param, positive, register
-from sbpbench.solvers.linear import LinearSolver, linear_scores, sparse_axpy, sparse_dot
+from sbpbench.solvers.base import Snapshot, non_negative, param, positive, register
+from sbpbench.solvers.linear import LinearSolver, PrecisionParams, linear_scores, sparse_axpy, sparse_dot_from
 
 #: Random examples drawn at once by SGD-r.
 DRAW_CHUNK = 65536
@@ -90,11 +96,12 @@ def multiplicity_plus(P, q, lam, ell):
 
 
 @numba.njit(cache=True)
-def _present(indptr, indices, data, lab, q, rho, a, hits, order, t, lam, ell, acc):
+def _present(indptr, indices, data, lab, q, rho, a, hits, order, t, lam, ell, acc, zero):
     """Present the patterns ``order`` (each ``ell`` times in a row) from step ``t``.
 
     ``acc`` is ``[r, M, L]`` (tracked ``||a||^2``, margin errors, approximate loss) and is
-    updated in place; returns the new ``t``.
+    updated in place; returns the new ``t``. ``zero`` starts the inner products in the
+    precision of ``a`` and ``data``.
     """
     d = a.shape[0] - 1
     r = acc[0]
@@ -102,7 +109,7 @@ def _present(indptr, indices, data, lab, q, rho, a, hits, order, t, lam, ell, ac
     L = acc[2]
     for idx in range(order.shape[0]):
         k = order[idx]
-        p = lab[k] * (sparse_dot(indptr, indices, data, k, a) + rho * a[d])
+        p = lab[k] * (sparse_dot_from(zero, indptr, indices, data, k, a) + rho * a[d])
         theta = lam * t
         if p <= theta:
             L += 1.0 - p / theta if t > 0 else 1.0
@@ -125,8 +132,8 @@ def _present(indptr, indices, data, lab, q, rho, a, hits, order, t, lam, ell, ac
 
 
 @dataclass(frozen=True)
-class RevisitedParams(SolverParams):
-    """Parameters of SGD-r (and the first of SGD-s and SGD-m)."""
+class RevisitedParams(PrecisionParams):
+    """Parameters of SGD-r (and the first of SGD-s and SGD-m); ``precision`` as in Table 8."""
 
     rho: float = param(0.0, "augmentation rho (a regularized bias); 0 = no bias", check=non_negative)
 
@@ -156,17 +163,22 @@ class _Revisited(LinearSolver[R]):
         super().__init__(problem, rng, params)
         self.lab = self.y
         self.q = self.sq + self.params.rho ** 2
-        self.a = np.zeros(self.d + 1)
+        self.a = np.zeros(self.d + 1, dtype=self.params.dtype)
+        self.values = self.data_in(self.params.dtype)
         self.hits = np.zeros(self.n)  # I_k: margin errors on pattern k
         self.acc = np.zeros(3)  # r, M, L of the current epoch
         self.t = 0
 
     def _present(self, order: np.ndarray, ell: int) -> None:
-        self.t = _present(self.indptr, self.indices, self.data, self.lab, self.q, self.params.rho,
-                          self.a, self.hits, order, self.t, self.lam, ell, self.acc)
+        self.t = _present(self.indptr, self.indices, self.values, self.lab, self.q, self.params.rho,
+                          self.a, self.hits, order, self.t, self.lam, ell, self.acc, self.params.zero)
+
+    def _a64(self) -> np.ndarray:
+        """``a`` in double (the array itself in double precision)."""
+        return np.asarray(self.a, dtype=np.float64)
 
     def _w(self) -> np.ndarray:
-        return self.a / (self.lam * self.t) if self.t > 0 else np.zeros_like(self.a)
+        return self._a64() / (self.lam * self.t) if self.t > 0 else np.zeros(self.a.shape)
 
     def _dual_bound(self) -> float | None:
         """``L^T`` of Proposition 2 (C form), or None when undefined."""
@@ -226,7 +238,8 @@ class _Passes(_Revisited[PS]):
     def _dual_bound(self) -> float | None:
         if self.epochs_equiv == 0:
             return None
-        r = float(self.a @ self.a)
+        a = self._a64()
+        r = float(a @ a)
         return float(self.C * self.acc[1] / self.epochs_equiv - 0.5 * r / (self.lam * self.t) ** 2)
 
     def _step(self, iterations: float, kernel_evals: float) -> bool:
@@ -247,7 +260,8 @@ class _Passes(_Revisited[PS]):
         eps = self.params.target_accuracy
         if w2 + self.C * self.acc[2] - bound > self.params.f * eps * bound:
             return False
-        p = self.lab * linear_scores(self.X, self.a[:-1], self.params.rho * self.a[-1])
+        a = self._a64()
+        p = self.lab * linear_scores(self.X, a[:-1], self.params.rho * a[-1])
         loss = float(np.maximum(0.0, theta - p).sum()) / theta
         return bool(w2 + self.C * loss - bound <= eps * bound)
 
