@@ -200,11 +200,44 @@ def test_verdict_kinds_of_the_coverage_summary():
 
 def test_coverage_counts_every_row_of_every_paper_section():
     from sbpbench import papers
-    from sbpbench.outputs.report import coverage
+    from sbpbench.outputs.report import ROW_KINDS, coverage
 
     results = papers.results()
     rows = sum(len(source.table(results).rows) for paper in papers.PAPERS for section in paper.sections
                for source in section.tables)
     lines = coverage(results).splitlines()
-    assert len(lines) == 3
+    assert len(lines) == len(ROW_KINDS) == 4
     assert sum(int(line.split(": ")[1].split(" rows")[0]) for line in lines) == rows
+
+
+def test_coverage_denominators_come_from_the_declarations_alone(tmp_path):
+    """Each kind of row (setting, number, claim, check) has as many rows on an empty results tree as
+    on the committed results; only their verdicts change."""
+    from sbpbench import papers
+    from sbpbench.outputs.report import coverage_counts
+
+    committed, empty = coverage_counts(papers.results()), coverage_counts(papers.results(tmp_path))
+    totals = {kind: sum(counts.values()) for kind, counts in committed.items()}
+    assert totals == {kind: sum(counts.values()) for kind, counts in empty.items()}
+    assert all(totals.values())
+    assert all(counts["not run"] == totals[kind] for kind, counts in empty.items())
+    assert committed["setting"]["match"] > 0 and committed["number"]["match"] > 0
+
+
+def test_settings_are_counted_apart_from_measured_numbers():
+    """The rows declared as settings are the config's values; no measured outcome is among them."""
+    from sbpbench.papers import pegasos, sbp, sgd
+
+    def kinds(source) -> set[str]:
+        return set(source.kinds())
+
+    assert kinds(sbp.SETTINGS) == kinds(pegasos.SETTINGS) == {"setting"}
+    assert kinds(sbp.TABLE2) == kinds(sbp.LIBSVM) == kinds(pegasos.TABLE1) == {"number"}
+    assert kinds(pegasos.TABLE1_NOT_RUN) == {"claim"}
+    assert kinds(sgd.CLAIMS) == {"claim"} and kinds(sbp.CLAIMS) == {"claim", "check"}
+    sgd_sections = {section.heading: section for section in sgd.PAPER.sections}
+    table1 = sgd_sections["SGD paper, Table 1 (Adult and Web)"].tables[0]
+    assert table1.kinds() == ("setting", "setting", "number", "number") * 2
+    eps = sgd_sections["SGD paper, the settings of Tables 2-8 (Adult and Web)"].tables[0]
+    assert kinds(eps) == {"setting"}
+    assert all(kinds(source) == {"number"} for source in sgd_sections["SGD paper, Tables 2-8 (Adult and Web)"].tables)

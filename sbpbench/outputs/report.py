@@ -17,7 +17,7 @@ import yaml
 from sbpbench import papers
 from sbpbench.files import atomic_write
 from sbpbench.outputs import markdown
-from sbpbench.papers.declarations import Cells, Claims, Results, Table
+from sbpbench.papers.declarations import Cells, Claims, Kind, Results, Table
 
 #: The kinds of verdict the coverage summary counts, in its order.
 KINDS = ("match", "differ", "inconclusive", "not run")
@@ -168,32 +168,53 @@ def verdict_kind(verdict: str, outcomes: dict[str, str]) -> str:
     raise ValueError(f"verdict of unknown kind: {verdict!r}")
 
 
-def coverage(results: Results) -> str:
-    """The coverage summary: how many printed numbers and claims of the papers have a row, and their verdicts.
+#: The kinds of row the coverage summary counts apart (:data:`~sbpbench.papers.declarations.Kind`), in its
+#: order, each with its line's opening and the words for its verdicts that match and that differ.
+ROW_KINDS: tuple[tuple[Kind, str, str, str], ...] = (
+    ("number", "Numbers the papers print, measured by our runs", "match", "differ"),
+    ("claim", "Claims of the papers", "held", "did not hold"),
+    ("check", "Checks of ours that the papers do not claim", "held", "did not hold"),
+    ("setting", "Settings (a configuration or data size equals the paper's; not a verdict on an outcome)",
+     "equal the paper's", "differ"),
+)
 
-    A row's verdict is its last cell; a claim whose paper column says ``not claimed`` is a check of
-    ours, counted apart.
+
+def coverage_counts(results: Results) -> dict[Kind, dict[str, int]]:
+    """How many rows of each kind the papers declare, by the kind of their verdict on ``results``.
+
+    A row's kind is declared with it (:meth:`~sbpbench.papers.declarations.TableSource.kinds`), so
+    the totals per kind depend on the declarations alone, never on the results present; a row's
+    verdict is its last cell (:data:`KINDS`).
+
+    Raises
+    ------
+    ValueError
+        When a table's rows are not the rows its kinds declare (a table source out of step).
     """
     outcomes = _claim_outcomes()
-    counts = {group: dict.fromkeys(KINDS, 0) for group in ("numbers", "claims", "checks")}
+    counts: dict[Kind, dict[str, int]] = {kind: dict.fromkeys(KINDS, 0) for kind, *_ in ROW_KINDS}
     for paper in papers.PAPERS:
         for section in paper.sections:
             for source in section.tables:
-                for row in source.table(results).rows:
-                    group = "numbers"
-                    if isinstance(source, Claims):
-                        group = "checks" if row[1] == "not claimed" else "claims"
-                    counts[group][verdict_kind(row[-1], outcomes)] += 1
+                rows, kinds = source.table(results).rows, source.kinds()
+                if len(rows) != len(kinds):
+                    raise ValueError(f"{section.heading!r}: {len(rows)} rows but {len(kinds)} declared kinds")
+                for row, kind in zip(rows, kinds, strict=True):
+                    counts[kind][verdict_kind(row[-1], outcomes)] += 1
+    return counts
 
-    def line(group: str, what: str, yes: str, no: str) -> str:
-        c = counts[group]
+
+def coverage(results: Results) -> str:
+    """The coverage summary: the rows of each kind (:data:`ROW_KINDS`) the papers declare, and their verdicts."""
+    counts = coverage_counts(results)
+    lines = []
+    for kind, what, yes, no in ROW_KINDS:
+        c = counts[kind]
         present = sum(c.values()) - c["not run"]
-        return (f"- {what}: {sum(c.values())} rows, {present} measured here: {c['match']} {yes}, {c['differ']} {no}, "
-                f"{c['inconclusive']} inconclusive; {c['not run']} not run or not measured here (each says why)")
-
-    return "\n".join([line("numbers", "Numbers the papers print", "match", "differ"),
-                      line("claims", "Claims of the papers", "held", "did not hold"),
-                      line("checks", "Checks of ours that the papers do not claim", "held", "did not hold")])
+        lines.append(f"- {what}: {sum(c.values())} rows, {present} measured here: {c['match']} {yes}, "
+                     f"{c['differ']} {no}, {c['inconclusive']} inconclusive; {c['not run']} not run or not "
+                     "measured here (each says why)")
+    return "\n".join(lines)
 
 
 def build(root: str | Path = papers.PAPER_RESULTS) -> str:

@@ -12,7 +12,7 @@ here`` (and why: usually data that cannot be obtained offline).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -93,6 +93,11 @@ class Results:
 #: One row of a table, cell by cell.
 Cells = tuple[str, ...]
 
+#: What a row of a paper's tables is, for the coverage summary: ``setting`` (a configuration or data
+#: size equals the paper's: not a verdict on an outcome), ``number`` (a number measured by a run),
+#: ``claim`` (a claim of the paper) or ``check`` (a claim checked where the paper does not make it).
+Kind = Literal["setting", "number", "claim", "check"]
+
 
 @dataclass
 class Table:
@@ -108,10 +113,15 @@ class Table:
 
 
 class TableSource(Protocol):
-    """Anything that makes a :class:`Table` from results."""
+    """Anything that makes a :class:`Table` from results, and says what its rows are."""
 
     def table(self, results: Results) -> Table:
         """The table, with our numbers and the verdicts."""
+        ...
+
+    def kinds(self) -> tuple[Kind, ...]:
+        """The :data:`Kind` of each row of :meth:`table`, in order, from the declarations alone:
+        the same rows whatever results are present."""
         ...
 
 
@@ -130,12 +140,15 @@ class Printed:
         first is the one that reproduces it; the others are cheaper runs of the same problem).
     measure : callable
         ``measure(result) -> (ours, verdict)``: our number and the verdict, as text.
+    kind : Kind
+        ``number`` (a measured number) or ``setting`` (a configuration or data size).
     """
 
     what: str
     paper: str
     experiments: tuple[str, ...]
     measure: Callable[[ExperimentResult], tuple[str, str]]
+    kind: Kind = "number"
 
     def row(self, results: Results) -> Cells:
         """The row: what, the paper's number, ours, the verdict."""
@@ -147,15 +160,22 @@ class Printed:
 
 @dataclass(frozen=True)
 class NotReproduced:
-    """A number a paper prints that no experiment here can reproduce, and why."""
+    """A number (or setting, or claim: ``kind``) a paper prints that no experiment here can reproduce, and why."""
 
     what: str
     paper: str
     why: str
+    kind: Kind = "number"
 
     def row(self, results: Results) -> Cells:
         """The row: what, the paper's number, no number of ours, why."""
         return self.what, self.paper, "-", self.why
+
+
+def settings(*rows: Printed | NotReproduced) -> tuple[Printed | NotReproduced, ...]:
+    """``rows`` declared as settings (kind ``setting``): each says that a configuration or a data
+    size equals the paper's, which is not a verdict on an outcome."""
+    return tuple(replace(row, kind="setting") for row in rows)
 
 
 @dataclass(frozen=True)
@@ -168,6 +188,9 @@ class Numbers:
         """One row per printed number."""
         return Table(("what", "paper", "measured here", "verdict"), [r.row(results) for r in self.rows])
 
+    def kinds(self) -> tuple[Kind, ...]:
+        """Each row's declared kind."""
+        return tuple(r.kind for r in self.rows)
 
 
 @dataclass(frozen=True)
@@ -205,23 +228,17 @@ class Claim:
 
 @dataclass(frozen=True)
 class ClaimsOn:
-    """Claims checked on the results of one experiment.
-
-    While the experiment has no results, one row named ``title`` stands for all of its claims;
-    without a title each claim has its own row.
-    """
+    """Claims checked on the results of one experiment: one row per claim, whether or not the
+    experiment has results (the coverage summary's denominators do not depend on them)."""
 
     experiment: str
     claims: tuple[Claim, ...]
-    title: str = ""
 
     def rows(self, results: Results) -> list[Cells]:
         """One row per claim: the claim, the paper's word, what was measured, the verdict."""
         res = results.get(self.experiment)
         if res is None:
             why = results.why_missing(self.experiment)
-            if self.title:
-                return [(self.title, "-", "-", why)]
             return [(claim.what, claim.paper, "-", why) for claim in self.claims]
         present = set(res.curves["solver_name"])
         rows: list[Cells] = []
@@ -239,6 +256,15 @@ class ClaimsOn:
                        else claim.outcomes[0 if held else 1])
             rows.append((claim.what, claim.paper, measured, verdict))
         return rows
+
+    def kinds(self) -> tuple[Kind, ...]:
+        """``claim`` per claim, ``check`` for one the paper does not make (``paper`` is ``not claimed``)."""
+        return tuple(_claim_kind(claim.paper) for claim in self.claims)
+
+
+def _claim_kind(paper: str) -> Kind:
+    """A claim's kind from the paper's word on it."""
+    return "check" if paper == "not claimed" else "claim"
 
 
 def inconclusive(res: ExperimentResult, solvers: tuple[str, ...]) -> str:
@@ -271,6 +297,10 @@ class NotChecked:
         """The row: the claim, the paper's word, nothing measured, why."""
         return [(self.what, self.paper, "-", self.why)]
 
+    def kinds(self) -> tuple[Kind, ...]:
+        """One claim (or check)."""
+        return (_claim_kind(self.paper),)
+
 
 @dataclass(frozen=True)
 class Claims:
@@ -282,6 +312,10 @@ class Claims:
         """The rows of every group, in order."""
         rows = [row for group in self.groups for row in group.rows(results)]
         return Table(("claim", "paper", "measured here", "verdict"), rows)
+
+    def kinds(self) -> tuple[Kind, ...]:
+        """The kinds of every group's rows, in order."""
+        return tuple(kind for group in self.groups for kind in group.kinds())
 
 
 @dataclass(frozen=True)

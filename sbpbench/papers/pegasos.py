@@ -38,6 +38,7 @@ from sbpbench.papers.declarations import (
     Printed,
     Section,
     needs_download,
+    settings,
 )
 from sbpbench.results.curves import SPREAD, above_zero, final_rows, finals_by_parameter, first_reaching, mean_and_se
 from sbpbench.results.lookup import ExperimentResult
@@ -147,13 +148,14 @@ TABLE1_CLAIMS = Claims(tuple(
 #: Section 5's claims about Table 1 that nothing here can check.
 TABLE1_NOT_RUN = Numbers((
     NotReproduced("Pegasos' objective within 0.001 of SVM-Perf's, and the same generalization error, astro-ph",
-                  "yes", "not run here: astro-ph (Joachims 2006) is not publicly obtainable"),
+                  "yes", "not run here: astro-ph (Joachims 2006) is not publicly obtainable", kind="claim"),
     NotReproduced("Pegasos significantly faster than SVM-Perf (all three data sets)", "yes",
                   "not run here: needs the RCV1-v2 and Forest/Covertype downloads (not available offline; the "
-                  "Table 1 configs run svmperf beside Pegasos), and astro-ph is not publicly obtainable"),
+                  "Table 1 configs run svmperf beside Pegasos), and astro-ph is not publicly obtainable", kind="claim"),
     NotReproduced("Pegasos' runtime depends on lambda, not on the number of examples: Covertype "
                   "(581,012 examples, lambda 1e-6) slower than CCAT (804,414, lambda 1e-4)", "6 s > 2 s",
-                  "not run here: needs the RCV1-v2 and Forest/Covertype downloads (not available offline)"),
+                  "not run here: needs the RCV1-v2 and Forest/Covertype downloads (not available offline)",
+                  kind="claim"),
 ))
 
 # ----------------------------------------------------------------------------- Section 5: data sets and settings
@@ -243,7 +245,7 @@ def _eta_set(res: ExperimentResult, printed: tuple[float, ...]) -> tuple[str, st
 _SIZES = (("CCAT", "pegasos-table1-ccat", 804_414, 47_236), ("Covertype", "pegasos-table1-covertype", 581_012, 54))
 
 #: Section 5's data sets and settings: the paper's numbers, ours as configured and run.
-SETTINGS = Numbers((
+SETTINGS = Numbers(settings(
     *(Printed(f"{name}: {what}", f"{printed:,}", (experiment,), partial(_data_size, printed=printed, what=what))
       for name, experiment, examples, features in _SIZES
       for what, printed in (("examples", examples), ("features", features))),
@@ -504,16 +506,16 @@ CLAIMS = Claims((
               paper="shown (the dashed curves; not in the text)"),
         Claim("the projection step is important for Pegasos, especially when T is small", _projection_matters,
               needs=("pegasos",)),
-    ), title="Figure 2 (left) claims"),
+    )),
     ClaimsOn("pegasos-figure2-sgd", (
         Claim("fixed-rate SGD: some eta converge about as fast as Pegasos, others fail", _some_eta),
         Claim("Zhang's eta = 1e-5 is a poor choice: the best eta is substantially larger",
               _best_eta_larger, needs=("sgd",)),
-    ), title="Figure 2 (right) claims"),
+    )),
     ClaimsOn("pegasos-figure3-k", (
         Claim("with T fixed, the objective improves as k grows", _improves_with_k),
         Claim("with kT fixed, the objective is about constant over k", _constant_over_k),
-    ), title="Figure 3 claims"),
+    )),
 ))
 
 # ----------------------------------------------------------------------------- the paper

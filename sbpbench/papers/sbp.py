@@ -36,6 +36,7 @@ from sbpbench.papers.declarations import (
     Section,
     needs_download,
     not_run_yet,
+    settings,
 )
 from sbpbench.results.curves import (
     SETTLED_WITHIN,
@@ -318,7 +319,7 @@ def _figure_settings(dataset: str, figure2: str, figure3: str) -> tuple[Printed,
     )
 
 
-SETTINGS = Numbers((
+SETTINGS = Numbers(settings(
     *(row for data in TABLE2_DATA for row in _table2_settings(*data)),
     *(row for dataset, name in (("Reuters", "reuters"), ("Adult", "adult"), ("MNIST", "mnist"))
       for row in _figure_settings(dataset, f"sbp-figure2-{name}", f"sbp-figure3-{name}")),
@@ -668,7 +669,7 @@ def _figure2_claims(dataset: str, exp: str) -> ClaimsOn:
               outcomes=(("overfits: claim held", "does not overfit: claim did not hold") if on_adult
                         else ("overfits", "does not overfit")),
               needs=("sbp", "perceptron")),
-    ), title=f"Figure 2 claims, {dataset}")
+    ))
 
 
 def _sbp_beats_fourier(res: ExperimentResult) -> tuple[bool | None, str]:

@@ -31,6 +31,7 @@ from sbpbench.papers.declarations import (
     Claims,
     ClaimsOn,
     FiguresPage,
+    Kind,
     NotChecked,
     NotReproduced,
     NotRun,
@@ -42,6 +43,7 @@ from sbpbench.papers.declarations import (
     Table,
     needs_download,
     not_run_yet,
+    settings,
 )
 from sbpbench.results.curves import SPREAD, above_zero, difference, final_rows, first_reaching, mean_and_se
 from sbpbench.results.lookup import ExperimentResult
@@ -243,6 +245,10 @@ class EpochsTable:
         single = ", single precision" if group.precision == "single" else ""
         return Table(headers, rows, heading=f"C = {group.C}{single} ({group.tables} of the paper)", note=note)
 
+    def kinds(self) -> tuple[Kind, ...]:
+        """A measured number per (data set, solver) the paper prints."""
+        return tuple("number" for solvers in TABLES[self.key].printed.values() for _ in solvers)
+
 
 def _cells(paper: Cells, epochs: float | None = None, seconds: float | None = None, rel_acc: float | None = None,
            verdict: str = "") -> Cells:
@@ -330,8 +336,9 @@ def _table1_rows(dataset: str) -> tuple[Printed | NotReproduced, ...]:
     n, d, epochs, J, L = TABLE1_PRINTED[dataset]
     name, sizes = DATASETS[dataset], (TABLE1[dataset], experiment("2", dataset))
     return (
-        Printed(f"Table 1, {name}: #instances", str(n), sizes, partial(_size, key="n_train", printed=n)),
-        Printed(f"Table 1, {name}: #attributes", str(d), sizes, partial(_size, key="n_features", printed=d)),
+        *settings(Printed(f"Table 1, {name}: #instances", str(n), sizes, partial(_size, key="n_train", printed=n)),
+                  Printed(f"Table 1, {name}: #attributes", str(d), sizes,
+                          partial(_size, key="n_features", printed=d))),
         Printed(f"Table 1, {name}: J and L^T at C = 0.1", f"J {J}, L^T {L}", (TABLE1[dataset],),
                 partial(_objective, J=J, L=L)),
         NotReproduced(f"Table 1, {name}: SGD-s epochs T to (J - L^T)/L^T <= 1e-5 at C = 0.1", str(epochs),
@@ -367,7 +374,7 @@ def _table_of(key: str, solver: str) -> str:
     return str(int(key) + 1) if key != "8" and solver in LINEAR_SVMS else key
 
 
-def _setting_rows(key: str, dataset: str) -> tuple[Printed, ...]:
+def _setting_rows(key: str, dataset: str) -> tuple[Printed | NotReproduced, ...]:
     """The parameters the paper gives the solvers of one group and data set, against the config's."""
     group, name = TABLES[key], DATASETS[dataset]
     where = (group.experiment(dataset),)
@@ -381,7 +388,7 @@ def _setting_rows(key: str, dataset: str) -> tuple[Printed, ...]:
         solvers = tuple(group.printed[dataset])
         rows.append(Printed(f"Table {key}, {name}, C = {group.C}: single precision", ", ".join(solvers), where,
                             partial(_precision, solvers=solvers)))
-    return tuple(rows)
+    return settings(*rows)
 
 
 # ----------------------------------------------------------------------------- what is not run here
