@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from sbpbench.papers import pegasos
+from sbpbench.papers.declarations import Claim, ClaimsOn
 from tests.test_verdicts import (
     AS_FAST_ETA,
     DECLARED,
@@ -56,6 +57,17 @@ NO_PROJECTION_SUPPORT = [2.0, 0.1, 0.065, 0.0632, 0.063]  # ten times Pegasos' o
 def _projection(without: Sequence[float], runs: int = 2) -> Synthetic:
     """Pegasos on :data:`PEGASOS_PATH` and Pegasos without projection on ``without``."""
     return _objectives({"pegasos": PEGASOS_PATH, "pegasos (no projection)": without}, runs=runs)
+
+
+SLOW_ETA = [0.5, 0.3, 0.15, 0.1, 0.09]
+
+
+def _zhang(p: Params, figure2: Mapping[str, Sequence[float]], small: Mapping[str, Sequence[float]],
+           runs: int = 2) -> dict[str, Synthetic]:
+    """Figure 2's etas (``figure2``, with Pegasos) in the claim's experiment and the small etas
+    (``small``) in the experiment it compares with (pegasos-figure2-zhang)."""
+    return {p["experiment"]: _objectives({"pegasos": PEGASOS_PATH, **figure2}, runs=runs),
+            p["also"][0]: _objectives(small, runs=runs)}
 
 
 # ----------------------------------------------------------------------------- settings from the config as run
@@ -116,11 +128,11 @@ CASES = {
         Contradiction("no projection worse at the end than at T = 100",
                       lambda p: _projection([0.21, 0.1, 0.1, 0.1, 0.1])))),
     pegasos._best_eta_larger: Case(
-        lambda p: _objectives(SOME_ETAS),
-        (Contradiction("eta = 1e-5 best", lambda p: _objectives(
-            {"pegasos": PEGASOS_PATH, "sgd eta=1e-05": AS_FAST_ETA, "sgd eta=0.01": FAILING_ETA})),
-         Contradiction("eta = 1e-4 best (only 10x Zhang's)", lambda p: _objectives(
-             {"pegasos": PEGASOS_PATH, "sgd eta=0.0001": AS_FAST_ETA, "sgd eta=1": FAILING_ETA})))),
+        lambda p: _zhang(p, SOME_ETAS, {"sgd eta=1e-05": FAILING_ETA, "sgd eta=0.0001": SLOW_ETA}),
+        (Contradiction("eta = 1e-5 best", lambda p: _zhang(
+            p, {"sgd eta=0.01": FAILING_ETA}, {"sgd eta=1e-05": AS_FAST_ETA, "sgd eta=0.0001": SLOW_ETA})),
+         Contradiction("eta = 1e-4 best (only 10x Zhang's)", lambda p: _zhang(
+             p, {"sgd eta=1": FAILING_ETA}, {"sgd eta=1e-05": SLOW_ETA, "sgd eta=0.0001": AS_FAST_ETA})))),
     pegasos._lambda: Case(lambda p: _ran({"problem": {"lambda": p["printed"]}}), (
         Contradiction("our config's lambda ten times the paper's",
                       lambda p: _ran({"problem": {"lambda": 10 * p["printed"]}})),)),
@@ -159,8 +171,8 @@ UNDECIDED = {
     pegasos._within_optimum: DISAGREEING[pegasos._time_to_optimum],
     pegasos._same_generalization: lambda p: _generalization([0.1, 0.15]),
     pegasos._projection_matters: lambda p: _projection(NO_PROJECTION_SUPPORT, runs=1),
-    pegasos._best_eta_larger: lambda p: _objectives(
-        {"pegasos": PEGASOS_PATH, "sgd eta=1e-05": AS_FAST_ETA, "sgd eta=0.01": AS_FAST_ETA}, runs=1),
+    pegasos._best_eta_larger: lambda p: _zhang(p, {"sgd eta=0.01": AS_FAST_ETA}, {"sgd eta=1e-05": AS_FAST_ETA},
+                                               runs=1),
 }
 
 
@@ -169,3 +181,20 @@ def test_runs_that_disagree_are_inconclusive(function, tmp_path):
     verdict = next(d for d in MINE if d.function is function)
     result = _write(tmp_path, verdict.experiment, UNDECIDED[function](verdict.params))
     assert _word(verdict.outcome(result)).startswith("inconclusive")
+
+
+def test_zhangs_eta_is_not_decided_without_a_run_at_it(tmp_path):
+    """Figure 2's etas start at 1e-3, 100 times 1e-5: among them the best is always at least 100
+    times 1e-5, so the claim used to hold whatever the runs did. Without a run at eta = 1e-5 it is
+    now undecided, however much better Figure 2's etas are than 1e-4."""
+    verdict = next(d for d in MINE if d.function is pegasos._best_eta_larger)
+    result = _write(tmp_path, verdict.experiment,
+                    _zhang(verdict.params, SOME_ETAS, {"sgd eta=0.0001": FAILING_ETA}))
+    assert verdict.outcome(result).startswith("inconclusive")
+    assert "eta = 1e-05 not run" in ClaimsOn(verdict.experiment, (_zhang_claim(),)).rows(result)[0][2]
+
+
+def _zhang_claim() -> Claim:
+    """The declared claim on Zhang's eta."""
+    return next(claim for group in pegasos.CLAIMS.groups for claim in group.claims
+                if getattr(claim.check, "func", claim.check) is pegasos._best_eta_larger)
