@@ -14,6 +14,36 @@ from typing import Any
 
 from tests.test_verdicts import verdict_tests
 
+#: Runs through (epochs, relative accuracy against J_opt, own bound (J - L^T)/L^T): reaching 1% at
+#: epoch 50, 100, 150, or stopping at epoch 50 or 100 at 1.2% (never reaching 1%).
+REACH_AT_50 = ([25, 50], [0.05, 0.009], [0.5, 0.3])
+REACH_AT_100 = ([50, 100], [0.05, 0.009], [0.5, 0.1])
+REACH_AT_150 = ([75, 150], [0.05, 0.009], [0.5, 0.3])
+NEVER_BY_100 = ([50, 100], [0.05, 0.012], [0.5, 0.3])
+NEVER_BY_50 = ([25, 50], [0.05, 0.012], [0.5, 0.3])
+#: At eps = 0.3 (SGD-m's, the larger of the config's 0.1 and 0.3): SGD-s's true relative accuracy a
+#: third of the bound (loose) or a sixtieth (tight), then SGD-s at its own eps 0.1 at 0.004; SGD-m's
+#: tight (0.009: 0.03 of the bound) or loose (0.2).
+S_LOOSE = ([10, 20], [0.1, 0.03], [0.3, 0.1])
+S_TIGHT_THEN_LOOSE = ([10, 20], [0.005, 0.004], [0.3, 0.1])
+M_TIGHT = ([5], [0.009], [0.3])
+M_LOOSE = ([5], [0.2], [0.3])
+Path = tuple[list[float], list[float], list[float]]
+
+
+def _paths(runs: dict[str, Path], eps: dict[str, float] | None = None) -> Any:
+    """J_opt = 1, and three equal runs per solver through the checkpoints ``runs`` gives it: (epochs,
+    relative accuracy against J_opt, the solver's own bound (J - L^T)/L^T); ``eps``: the
+    target_accuracy the config gives."""
+    from tests.test_verdicts import _meta, curve, synthetic
+
+    optimum = curve("optimum", {"epoch": [1, 50], "primal_objective": [1.5, 1.0]}, name="dcd")
+    curves = [curve(name, *[{"epoch": epochs, "primal_objective": [1 + r for r in rel_acc],
+                             "relative_accuracy": bound}] * 3)
+              for name, (epochs, rel_acc, bound) in runs.items()]
+    config = {"solvers": [{"name": name, "target_accuracy": value} for name, value in (eps or {}).items()]}
+    return synthetic(optimum, *curves, meta=_meta(config=config))
+
 
 def cases() -> dict[Callable[..., Any], Any]:
     """The cases, by verdict function (imported here: ``tests/test_verdicts.py`` calls this as it loads)."""
@@ -93,14 +123,18 @@ def cases() -> dict[Callable[..., Any], Any]:
 
     eps = {"sgd-s": 0.1, "sgd-m": 0.3}
     return {
-        sgd._fewer_epochs: Case(lambda p: solvers({"sgd-s": (100, 1, 0.009), "sgd-m": (50, 1, 0.009)}), (
-            Contradiction("SGD-m stopping after more epochs than SGD-s",
-                          lambda p: solvers({"sgd-s": (100, 1, 0.009), "sgd-m": (150, 1, 0.009)})),)),
-        sgd._closer_to_eps: Case(lambda p: solvers({"sgd-s": (100, 1, 0.009), "sgd-m": (50, 1, 0.009)}, eps), (
-            Contradiction("SGD-s ending five times below its eps, SGD-m at a third of it",
-                          lambda p: solvers({"sgd-s": (100, 1, 0.002), "sgd-m": (50, 1, 0.009)}, eps)),
-            Contradiction("a config giving no eps", lambda p: solvers({"sgd-s": (100, 1, 0.009),
-                                                                       "sgd-m": (50, 1, 0.009)})),
+        sgd._fewer_epochs: Case(lambda p: _paths({"sgd-s": REACH_AT_100, "sgd-m": REACH_AT_50}), (
+            Contradiction("SGD-m reaching 1% after more epochs than SGD-s",
+                          lambda p: _paths({"sgd-s": REACH_AT_100, "sgd-m": REACH_AT_150})),
+            Contradiction("SGD-m never reaching 1%, SGD-s at epoch 50",
+                          lambda p: _paths({"sgd-s": REACH_AT_50, "sgd-m": NEVER_BY_100})),
+        )),
+        sgd._closer_to_eps: Case(lambda p: _paths({"sgd-s": S_LOOSE, "sgd-m": M_TIGHT}, eps), (
+            Contradiction("SGD-m's bound as loose as SGD-s's at SGD-m's eps",
+                          lambda p: _paths({"sgd-s": S_LOOSE, "sgd-m": M_LOOSE}, eps)),
+            Contradiction("SGD-s's bound tight at SGD-m's eps, though SGD-s ends closer to its own eps",
+                          lambda p: _paths({"sgd-s": S_TIGHT_THEN_LOOSE, "sgd-m": M_TIGHT}, eps)),
+            Contradiction("a config giving no eps", lambda p: _paths({"sgd-s": S_LOOSE, "sgd-m": M_TIGHT})),
         )),
         sgd._time_falls: Case(lambda p: seconds(pegasos=4, sgd_r=3, sgd_s=2, sgd_m=1), (
             Contradiction("SGD-s slower than SGD-r", lambda p: seconds(pegasos=4, sgd_r=2, sgd_s=3, sgd_m=1)),)),
@@ -160,3 +194,38 @@ def test_a_faster_solver_stopped_before_one_percent_decides_nothing(tmp_path):
     for i, (dcd, sgd_m) in enumerate([(1, 2), (3, 2)]):
         held, _ = sgd._faster(_write(tmp_path / str(i), name, result(dcd, sgd_m, 0.015)).get(name), "sgd-m", "dcd")
         assert held is (False if dcd < sgd_m else None)
+
+
+#: The rules that could not fail before issue #29, each with a result on which the old rule passed
+#: and the new one does not: SGD-m stopping after fewer epochs without ever reaching 1% (the old rule
+#: compared stopping epochs), and SGD-s closer to its own eps only because its eps is smaller (the old
+#: rule compared each solver's relative accuracy over its own eps).
+def test_sgd_m_that_never_reaches_1_percent_never_holds_fewer_epochs(tmp_path):
+    from sbpbench.papers import sgd
+    from tests.test_verdicts import DECLARED, _write
+
+    verdict = next(d for d in DECLARED if d.function is sgd._fewer_epochs)
+    runs = _paths({"sgd-s": REACH_AT_100, "sgd-m": NEVER_BY_50})
+    assert verdict.outcome(_write(tmp_path, verdict.experiment, runs)).startswith("inconclusive")
+
+
+def test_sgd_s_closer_to_its_own_eps_is_not_enough(tmp_path):
+    """The old rule: SGD-s 0.004 / 0.1 = 0.04 above SGD-m 0.009 / 0.3 = 0.03, held; at eps = 0.3 for
+    both, SGD-s 0.005 / 0.3 = 0.017 is below SGD-m's 0.03."""
+    from sbpbench.papers import sgd
+    from tests.test_verdicts import DECLARED, _write
+
+    verdict = next(d for d in DECLARED if d.function is sgd._closer_to_eps)
+    runs = _paths({"sgd-s": S_TIGHT_THEN_LOOSE, "sgd-m": M_TIGHT}, {"sgd-s": 0.1, "sgd-m": 0.3})
+    assert verdict.outcome(_write(tmp_path, verdict.experiment, runs)) == "did not hold"
+
+
+def test_equal_printed_epochs_are_not_a_claim_of_fewer():
+    """Web at C = 0.05: the paper prints T = 2 for SGD-s and SGD-m, so fewer epochs is not claimed there."""
+    from sbpbench.papers import sgd
+
+    papers_word = {claim.what: claim.paper for group in sgd.CLAIMS.groups for claim in group.claims
+                   if "fewer epochs" in claim.what}
+    assert papers_word["SGD-m needs fewer epochs than SGD-s (multiple updates), C = 0.05, Web (w8a)"].startswith(
+        "not claimed here (the paper prints T = 2 for SGD-s, 2 for SGD-m)")
+    assert papers_word["SGD-m needs fewer epochs than SGD-s (multiple updates), C = 1, Adult"] == "yes"

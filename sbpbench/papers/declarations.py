@@ -258,13 +258,13 @@ class ClaimsOn:
         return rows
 
     def kinds(self) -> tuple[Kind, ...]:
-        """``claim`` per claim, ``check`` for one the paper does not make (``paper`` is ``not claimed``)."""
+        """``claim`` per claim, ``check`` for one the paper does not make (``paper`` starts ``not claimed``)."""
         return tuple(_claim_kind(claim.paper) for claim in self.claims)
 
 
 def _claim_kind(paper: str) -> Kind:
     """A claim's kind from the paper's word on it."""
-    return "check" if paper == "not claimed" else "claim"
+    return "check" if paper.startswith("not claimed") else "claim"
 
 
 def inconclusive(res: ExperimentResult, solvers: tuple[str, ...]) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -195,10 +195,7 @@ def runs_at_level(res: ExperimentResult, solver: str) -> pd.DataFrame:
     checkpoint where ``rel_acc`` is at most :data:`LEVEL` (the run's end if it never gets there);
     for the others the run's end, where their stopping rule fired. Empty without such runs.
     """
-    c = res.curves
-    j_opt = c.loc[c["solver"] == "optimum", "primal_objective"].min()
-    mine = c[(c["solver_name"] == solver) & (c["solver"] != "optimum")]
-    mine = mine.assign(rel_acc=(mine["primal_objective"] - j_opt) / j_opt)
+    mine = _relative(res, solver)
     return first_reaching(mine, "rel_acc", LEVEL) if solver in FIRST_REACHED else final_rows(mine)
 
 
@@ -572,30 +569,58 @@ def _faster_than(res: ExperimentResult, pairs: tuple[tuple[str, str], ...]) -> t
     return _all(verdicts), "seconds (mean ± s.e.): " + "; ".join(_seconds(res, name)[2] for name in solvers)
 
 
+def _relative(res: ExperimentResult, solver: str) -> pd.DataFrame:
+    """Every checkpoint of ``solver`` (``solver_name``) with its ``rel_acc``, (J - J_opt)/J_opt."""
+    c = res.curves
+    j_opt = c.loc[c["solver"] == "optimum", "primal_objective"].min()
+    mine = c[(c["solver_name"] == solver) & (c["solver"] != "optimum")]
+    return mine.assign(rel_acc=(mine["primal_objective"] - j_opt) / j_opt)
+
+
 def _fewer_epochs(res: ExperimentResult) -> tuple[bool | None, str]:
     """Tables 2-7: "the difference in the number T of epochs between SGD-s and SGD-m reflects the
-    effect of multiple updates": SGD-m stops (at the paper's eps, near 1%) after fewer epochs than
-    SGD-s. Held when SGD-s's mean epochs exceed SGD-m's by two standard errors; did not hold when
-    they are below by as much."""
-    s, m = runs_at_level(res, "sgd-s")["epoch"], runs_at_level(res, "sgd-m")["epoch"]
-    diff, se = difference(s, m)
-    return above_zero(diff, se), (f"epochs T: SGD-s {s.mean():.3g}, SGD-m {m.mean():.3g}; "
-                                  f"difference {diff:.3g} ± {se:.2g} (mean ± s.e. over {len(s)} and {len(m)} runs)")
+    effect of multiple updates": SGD-m needs fewer epochs than SGD-s. Both stop at the paper's eps,
+    chosen so that both end near 1%, so their stopping epochs follow from those eps; the claim is
+    decided instead on the epochs at which each run first reaches 1% relative accuracy against
+    J_opt. A run that never does counts with its last epoch, a lower bound: held when SGD-s's mean
+    exceeds SGD-m's by two standard errors and every SGD-m run reached 1%; did not hold when SGD-m's
+    exceeds SGD-s's by as much and every SGD-s run reached 1%; else inconclusive."""
+    first = {solver: first_reaching(_relative(res, solver), "rel_acc", LEVEL) for solver in ("sgd-s", "sgd-m")}
+    reached = {solver: bool((runs["rel_acc"] <= LEVEL).all()) for solver, runs in first.items()}
+    diff, se = difference(first["sgd-s"]["epoch"], first["sgd-m"]["epoch"])
+    above = above_zero(diff, se)
+    held = (True if above and reached["sgd-m"] else False if above is False and reached["sgd-s"] else None)
+    counts = "; ".join(f"{name} {int((runs['rel_acc'] <= LEVEL).sum())}/{len(runs)} runs at 1%"
+                       for name, runs in (("SGD-s", first["sgd-s"]), ("SGD-m", first["sgd-m"])))
+    return held, (f"epochs to first reach 1% (a run that never does: its last): "
+                  f"SGD-s {first['sgd-s']['epoch'].mean():.3g}, SGD-m {first['sgd-m']['epoch'].mean():.3g}; "
+                  f"difference {diff:.3g} ± {se:.2g} (mean ± s.e.); "
+                  f"{counts}")
 
 
 def _closer_to_eps(res: ExperimentResult) -> tuple[bool | None, str]:
     """Table 1's text: with multiple updates L^T rises more slowly, so "SGD-s achieves, in general,
-    relative accuracy closer to eps than SGD-m does". Per run, the relative accuracy reached
-    (against J_opt) over the eps it was given; held when SGD-s's mean exceeds SGD-m's by two
-    standard errors; did not hold when it is below by as much."""
+    relative accuracy closer to eps than SGD-m does". Each stops at its own eps, chosen so that both
+    end near 1%, so the relative accuracy reached over each one's own eps follows from the eps; the
+    claim is decided at one eps for both, the larger of the two: per run, the relative accuracy
+    against J_opt at the first checkpoint where the solver's own bound (J - L^T)/L^T
+    (``relative_accuracy``) is at most that eps, over that eps. Held when SGD-s's mean exceeds
+    SGD-m's by two standard errors; did not hold when it is below by as much; inconclusive when a
+    run's bound never gets there."""
+    given = {solver: _config_value(res, solver, "target_accuracy") for solver in ("sgd-s", "sgd-m")}
+    missing = [solver for solver, eps in given.items() if eps is None]
+    if missing:
+        return False, f"no target_accuracy (eps) for {', '.join(missing)} in the config"
+    eps = max(float(value) for value in given.values() if value is not None)
     ratios = {}
-    for solver in ("sgd-s", "sgd-m"):
-        eps = _config_value(res, solver, "target_accuracy")
-        if eps is None:
-            return False, f"no target_accuracy (eps) for {solver} in the config"
-        ratios[solver] = runs_at_level(res, solver)["rel_acc"] / eps
+    for solver in given:
+        at = first_reaching(_relative(res, solver), "relative_accuracy", eps)
+        if not (at["relative_accuracy"] <= eps).all():
+            return None, f"the bound (J - L^T)/L^T of {solver} does not reach eps = {eps:g} in every run"
+        ratios[solver] = at["rel_acc"] / eps
     diff, se = difference(ratios["sgd-s"], ratios["sgd-m"])
-    return above_zero(diff, se), (f"relative accuracy reached / eps: SGD-s {ratios['sgd-s'].mean():.3f}, "
+    return above_zero(diff, se), (f"at eps = {eps:g} for both (where each run's own bound (J - L^T)/L^T first "
+                                  f"reaches it): relative accuracy / eps, SGD-s {ratios['sgd-s'].mean():.3f}, "
                                   f"SGD-m {ratios['sgd-m'].mean():.3f}; difference {diff:.3f} ± {se:.2g}")
 
 
@@ -660,10 +685,17 @@ def _claims_on(key: str, dataset: str) -> ClaimsOn:
             _ranking(key, dataset, "MPU the fastest", ("mpu",), ("svmsgd", "sgdqn", "sgd-m")),
             _ranking(key, dataset, "SGD-m outperforms SGD-QN", ("sgd-m",), ("sgdqn",)),
         ))
+    printed = TABLES[key].printed[dataset]
+    t_s, t_m = printed["sgd-s"][0], printed["sgd-m"][0]
+    fewer = Claim(f"SGD-m needs fewer epochs than SGD-s (multiple updates), {at}", _fewer_epochs,
+                  needs=("sgd-s", "sgd-m"))
+    if t_s is not None and t_m is not None and t_m >= t_s:
+        fewer = replace(fewer, paper=f"not claimed here (the paper prints T = {t_s:g} for SGD-s, {t_m:g} for SGD-m)",
+                        outcomes=("SGD-m fewer", "SGD-m not fewer"))
     claims = [
-        Claim(f"SGD-m needs fewer epochs than SGD-s (multiple updates), {at}", _fewer_epochs,
+        fewer,
+        Claim(f"SGD-s ends closer to eps than SGD-m (at one eps for both), {at}", _closer_to_eps,
               needs=("sgd-s", "sgd-m")),
-        Claim(f"SGD-s ends closer to its eps than SGD-m, {at}", _closer_to_eps, needs=("sgd-s", "sgd-m")),
     ]
     if key == "2":
         claims += [
