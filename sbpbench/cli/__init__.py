@@ -309,16 +309,68 @@ def report(results_root: Path, out: Path) -> None:
 
 
 @cli.command()
-def solvers() -> None:
-    """List the solvers, what they need and their parameters."""
-    from sbpbench.solvers import SOLVERS
+@click.option("--solver-file", "files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Also list the solvers this Python file defines (repeatable).")
+def solvers(files: tuple[Path, ...]) -> None:
+    """List the solvers, what they need and their parameters.
 
+    The built-in ones, those of installed packages' ``sbpbench.solvers`` entry points, and
+    those of each ``--solver-file``; each of the latter two says where it comes from.
+    """
+    from sbpbench.solvers import SOLVERS
+    from sbpbench.solvers.external import ORIGINS, load_file
+
+    for file in files:
+        load_file(file)
     for name, cls in sorted(SOLVERS.items()):
         needs = ", ".join(sorted(cls.needs)) or "-"
-        doc = (cls.__doc__ or "").strip().splitlines()[0]
-        click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {'yes' if cls.supports_bias else 'no'}")
+        doc = (cls.__doc__ or "").strip().splitlines()[0] if (cls.__doc__ or "").strip() else "-"
+        origin = f"; from {ORIGINS[name]}" if name in ORIGINS else ""
+        click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {'yes' if cls.supports_bias else 'no'}{origin}")
         for pname, p in cls.Params.declared().items():
             click.echo(f"    {pname} ({p.type.__name__}, default {p.default!r}): {p.doc}")
+
+
+@cli.command("check-solver")
+@click.argument("targets", nargs=-1, required=True)
+def check_solver(targets: tuple[str, ...]) -> None:
+    """Run the solver contract on solvers: each TARGET a Python file (every solver it defines;
+    FILE:NAME for one of them) or the name of a registered solver.
+
+    The checks of ``sbpbench/solvers/contract.py`` on small rows of the bundled Adult data,
+    with every kernel, bias and parameter choice the solver accepts: parameters declared and
+    checked, impossible problems refused, the three budgets honoured, the same trajectory from
+    the same seed, snapshots free, the kernel's count equal to the cost model. One line per
+    check; exit 1 when one fails.
+    """
+    from sbpbench.solvers import SOLVERS
+    from sbpbench.solvers.contract import verdicts
+
+    failed = False
+    for name in [name for target in targets for name in _solvers_of(target, SOLVERS)]:
+        for what, why in verdicts(SOLVERS[name]):
+            click.echo(f"{name}: {what}: " + ("ok" if why is None else f"FAILED ({why})"))
+            failed = failed or why is not None
+    if failed:
+        sys.exit(1)
+
+
+def _solvers_of(target: str, registered: dict) -> list[str]:
+    """The solver names a ``check-solver`` TARGET means (a file, ``FILE:NAME``, or a registered name)."""
+    from sbpbench.solvers.external import load_file
+
+    file, _, name = target.rpartition(":")
+    if not file.endswith(".py"):  # no FILE:NAME
+        file, name = target, ""
+    if not file.endswith(".py"):
+        if target not in registered:
+            raise UserError(f"check-solver: {target!r} is neither a .py file nor a registered solver "
+                            f"(valid: {', '.join(sorted(registered))})")
+        return [target]
+    defined = load_file(file)
+    if name and name not in defined:
+        raise UserError(f"{file}: defines no solver {name!r} (it defines {', '.join(defined)})")
+    return [name] if name else defined
 
 
 cli.add_command(datasets)

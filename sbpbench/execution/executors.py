@@ -41,6 +41,7 @@ from sbpbench.execution import loop
 from sbpbench.execution.loop import RunResult
 from sbpbench.experiment import assemble
 from sbpbench.experiment.config import Experiment, SolverSpec
+from sbpbench.solvers.external import load_file
 
 
 class Reporter(Protocol):
@@ -163,6 +164,8 @@ def forget_prepared() -> None:
 def execute(task: Task, progress: loop.Progress | None = None) -> RunResult:
     """Run one task where it is called (in a worker or in the client): the function executors ship."""
     try:
+        for path in {spec.path for spec in task.exp.solvers if spec.path is not None}:
+            load_file(path)  # a worker process imports the solver files itself
         problem = prepared(task.exp, task.spec).problem
     except Exception as exc:  # e.g. the dataset is missing on this worker: this run fails, not the sweep
         return loop.failed_result(task.exp, task.spec, task.run, _reason(exc))

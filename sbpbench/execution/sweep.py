@@ -40,6 +40,7 @@ from sbpbench.results.store import (
     read_meta,
     source_commit,
 )
+from sbpbench.solvers import SOLVERS
 
 #: A run's checkpoint rows and its summary, as :func:`~sbpbench.results.store.complete_runs` reads them.
 KeptRun = tuple[list[dict[str, Any]], dict[str, Any]]
@@ -206,7 +207,8 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     reporter.loaded(exp, prep.dataset["n_train"], prep.dataset["n_test"], prep.seconds, prep.dataset_copy)
     resolved = assemble.resolved_config(exp, prep, _entry_problems(exp) if exp.swept else ())
     meta = {"experiment": exp.name, "config_file": exp.source, "config": exp.raw, "resolved": resolved,
-            "executor": executor.name, "jobs": executor.jobs, **environment()}
+            "executor": executor.name, "jobs": executor.jobs,
+            "solver_traits": {s.name: SOLVERS[s.name].traits() for s in exp.solvers}, **environment()}
     if prep.dataset_copy:
         meta["dataset_copy"] = prep.dataset_copy
     directory = (resume_from or newest_run(results_root / exp.name)) if resume else None
@@ -266,6 +268,7 @@ def _open(start: _Start, results_root: Path, executor: Executor, reporter: Repor
 
     writer = ResultsWriter(resumed.directory,
                            {k: v for k, v in resumed.old.items() if k not in ("interrupted", "finished")})
+    writer.meta["solver_traits"] = start.meta["solver_traits"]  # a folder written before they were recorded
     for pos, (rows, summary) in resumed.kept.items():
         writer.add_run(rows, summary, pos, flush=False)
     tasks = plan(start.exp, skip=resumed.kept)

@@ -160,7 +160,8 @@ def resolved_config(exp: Experiment, prep: Prepared, problems: Sequence[dict[str
         records its own ``kernel`` and ``problem``, and the top-level ``kernel`` and
         ``problem`` only the keys whose values all entries share.
     """
-    solvers = [{"name": s.name, "label": s.label, "params": asdict(s.solver_params())} for s in exp.solvers]
+    solvers = [{"name": s.name, "label": s.label, "params": asdict(s.solver_params()),
+                **({"path": s.path} if s.path is not None else {})} for s in exp.solvers]
     kernel, problem = asdict(exp.kernel), prep.params
     if exp.swept:
         kernels = [asdict(exp.for_solver(s).kernel) for s in exp.solvers]

@@ -36,6 +36,8 @@ from sbpbench.files import file_kind, read_regular
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS, ProblemKind, SolverParams
 from sbpbench.solvers.base import MAX_INT, budget_limits, fraction, non_negative, positive
+from sbpbench.solvers.external import FILES as FILE_SOLVERS
+from sbpbench.solvers.external import load_file
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,8 @@ DEFAULTS_DOC = {
 
 @dataclass(frozen=True)
 class SolverSpec:
-    """One entry of ``solvers:`` (one combination of a sweep): a registered solver name, its
+    """One entry of ``solvers:`` (one combination of a sweep): a registered solver name (or
+    one defined in the Python file ``path``, :mod:`sbpbench.solvers.external`), its
     parameters, a label, optionally its own budget (replacing the experiment's for this
     solver), and the kernel and problem values a sweep sets for it.
 
@@ -90,6 +93,8 @@ class SolverSpec:
     label: str = ""
     budget: Budget | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
+    #: The solver's file (absolute) when the config names one (``path``); None for a registered solver.
+    path: str | None = None
 
     def describe(self) -> str:
         """Parameters and swept kernel/problem values as a stable ``k=v;k=v`` string (the ``params`` column)."""
@@ -430,6 +435,7 @@ class _Entry:
     values: dict[str, list[Any]]
     label: str
     budget: Budget | None
+    path: str | None
 
     def size(self, sweep: Sweep) -> int:
         """How many solver entries it expands to with the experiment's ``sweep``."""
@@ -443,16 +449,34 @@ def _entry(source: str, k: int, item) -> _Entry:
         item = {"name": item}
     sec = _Section(source, key, item)
     name = sec.get("name", str)
+    path = _solver_file(source, sec)
     if name is None:
         sec.fail("name", f"missing (valid: {', '.join(sorted(SOLVERS))})")
+    if path is not None and FILE_SOLVERS.get(name) != path:
+        sec.fail("name", f"{path} defines no solver {shown(name)} (it defines {', '.join(load_file(path))})")
     if name not in SOLVERS:
         sec.fail("name", f"unknown solver {shown(name)} (valid: {', '.join(sorted(SOLVERS))})")
+    if path is None and name in FILE_SOLVERS:
+        sec.fail("name", f"solver {shown(name)} is defined in {FILE_SOLVERS[name]}: give that file as 'path'")
     declared = SOLVERS[name].Params.declared()
-    sec.only(["name", "label", "budget", *declared])
+    sec.only(["name", "path", "label", "budget", *declared])
     values = {pname: sec.values(pname, sec.reader(p.type, p.choices, p.check))
               for pname, p in declared.items() if sec.data.get(pname) is not None}
     budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
-    return _Entry(sec, name, values, sec.get("label", str, "", check=_printable), budget)
+    return _Entry(sec, name, values, sec.get("label", str, "", check=_printable), budget, path)
+
+
+def _solver_file(source: str, sec: _Section) -> str | None:
+    """The entry's ``path`` (relative to the config's folder) as an absolute path, its solvers registered."""
+    value = sec.get("path", str)
+    if value is None:
+        return None
+    path = str((Path(source).parent / value).resolve())
+    try:
+        load_file(path)
+    except UserError as exc:
+        sec.fail("path", str(exc))
+    return path
 
 
 def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[SolverSpec, ...]:
@@ -486,7 +510,7 @@ def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[SolverSpe
             if label in labels:
                 entry.sec.fail("label", f"two solvers are both labelled {shown(label)}; give one a 'label'")
             labels.add(label)
-            specs.append(SolverSpec(entry.name, params, label, entry.budget, overrides))
+            specs.append(SolverSpec(entry.name, params, label, entry.budget, overrides, entry.path))
     return tuple(specs)
 
 

@@ -27,7 +27,7 @@ import pandas as pd
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write
 from sbpbench.results.lookup import newest_runs
-from sbpbench.results.store import comparable, read_curves, read_meta
+from sbpbench.results.store import comparable, read_curves, read_meta, solver_trait
 
 #: Band width in reference standard deviations.
 Z = 3.0
@@ -61,9 +61,8 @@ HEADER = (f"{'solver':<20} {'checkpoint':>10} {'column':<15} {'reference':>13} {
 
 
 def _objective_sense(reference: pd.DataFrame, solver: str) -> int:
-    """+1 when a larger objective is better (SBP maximizes its margin), -1 otherwise."""
-    names = set(reference.loc[reference["solver"] == solver, "solver_name"])
-    return 1 if names & {"sbp"} else -1
+    """+1 when a larger objective is better (a solver whose ``maximizes_objective`` is set), -1 otherwise."""
+    return 1 if solver_trait(reference[reference["solver"] == solver], "maximizes_objective") else -1
 
 
 def compare(new: pd.DataFrame, reference: pd.DataFrame, z: float = Z) -> list[Deviation]:
@@ -184,7 +183,7 @@ def check(results: Path, reference: Path, update: bool = False, z: float = Z) ->
     if ref_resolved and new_resolved and ref_resolved != new_resolved:
         keys = sorted(k for k in ref_resolved if ref_resolved[k] != new_resolved.get(k))
         raise UserError(f"{run}: resolved configuration differs from the reference's in {', '.join(keys)}")
-    deviations = compare(read_curves(run), read_curves(reference / "curves.csv"), z)
+    deviations = compare(read_curves(run, traits=True), read_curves(reference / "curves.csv", traits=True), z)
     worse = [d for d in deviations if d.worse]
     lines = [f"{run} against {reference}: {len(worse)} worse, {len(deviations) - len(worse)} better"]
     if deviations:

@@ -303,7 +303,7 @@ def write_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """
     run_dir = Path(run_dir)
     path = curves_file(run_dir)
-    curves = read_curves(path) if path is not None and path.stat().st_size > 0 else curves_frame([])
+    curves = read_curves(path, traits=True) if path is not None and path.stat().st_size > 0 else curves_frame([])
     target = Path(out) if out is not None else run_dir / "index.html"
     atomic_write(target, render_page(curves, read_meta(run_dir), run_dir.name))
     return target

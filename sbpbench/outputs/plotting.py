@@ -4,8 +4,9 @@ Every drawing takes rows of ``curves.csv`` files and writes ``<stem>.png`` and `
 
 * :func:`metric_curves`: any quantity of :data:`Y_AXES` against any of :data:`X_AXES`, one panel
   per experiment, one line per solver, the mean over runs
-  (:func:`~sbpbench.results.curves.mean_curve`) with a band of one standard deviation. Solvers in
-  :data:`DASHED_AFTER_FIRST_EPOCH` (the Perceptron) are drawn dashed after their first epoch.
+  (:func:`~sbpbench.results.curves.mean_curve`) with a band of one standard deviation. Solvers whose
+  ``dashed_after_first_epoch`` is set (the Perceptron, whose guarantee covers one pass) are drawn
+  dashed after their first epoch, as in the SBP paper's Figure 2.
   The two kinds of curve figure the papers declare are two of its cases:
 * :func:`error_curves`: test error (linear axis) against a cost (log axis), kernel evaluations
   or d-dimensional inner products;
@@ -38,12 +39,7 @@ from sbpbench.errors import UserError  # noqa: E402
 from sbpbench.files import atomic_write  # noqa: E402
 from sbpbench.results.curves import final_rows, finals_by_parameter, first_epoch_end, mean_curve  # noqa: E402
 from sbpbench.results.lookup import newest_runs  # noqa: E402
-from sbpbench.results.store import curves_file, read_curves  # noqa: E402
-
-#: Solvers whose guarantee covers one pass over the data (the Perceptron's online-to-batch
-#: conversion) but that are run for more: drawn dashed after their first epoch, as in the SBP
-#: paper's Figure 2.
-DASHED_AFTER_FIRST_EPOCH = frozenset({"perceptron"})
+from sbpbench.results.store import curves_file, read_curves, solver_trait  # noqa: E402
 
 #: With ``zoom``, a panel's test-error axis runs from the first of these multiples of its
 #: smallest final mean error to the second of its largest: the range where the solvers converge
@@ -151,7 +147,7 @@ class MeanLine:
     """One solver's curve as drawn: the mean over runs of a quantity with its standard deviation.
 
     ``mean`` and ``std`` are in the column's units (not yet times the axis' ``factor``);
-    ``dashed_from`` is where a solver of :data:`DASHED_AFTER_FIRST_EPOCH` ends its first
+    ``dashed_from`` is where a solver whose ``dashed_after_first_epoch`` is set ends its first
     epoch, on the x axis, when that falls inside the curve.
     """
 
@@ -183,7 +179,7 @@ def mean_line(frame: pd.DataFrame, x: str, y: str = "test_error") -> MeanLine | 
     grid, mean, std = mean_curve(frame, x=x, y=y)
     if grid.size == 0:
         return None
-    split = first_epoch_end(frame, x) if frame["solver_name"].iloc[0] in DASHED_AFTER_FIRST_EPOCH else None
+    split = first_epoch_end(frame, x) if solver_trait(frame, "dashed_after_first_epoch") else None
     inside = split is not None and grid[0] < split < grid[-1]
     return MeanLine(frame["run"].nunique(), grid, mean, std, split if inside else None)
 
@@ -499,7 +495,8 @@ def plot_results(root: str | Path, out_dir: str | Path | None = None, x: str = "
         if name not in axes:
             raise UserError(f"{option} {name}: expected one of {', '.join(axes)}")
     runs = newest_runs(root)
-    curves = pd.concat([read_curves(curves_file(r) or r) for r in runs], ignore_index=True) if runs else None
+    curves = (pd.concat([read_curves(curves_file(r) or r, traits=True) for r in runs], ignore_index=True)
+              if runs else None)
     if curves is None or curves.empty:  # also runs that all failed before their first checkpoint
         return Plotted([], [], [])
     out = Path(out_dir) if out_dir is not None else Path(root)

@@ -39,7 +39,7 @@ def checkpoints(folder: Path) -> pd.DataFrame | None:
     path = curves_file(folder)
     if path is None or path.stat().st_size == 0:
         return None
-    curves = read_curves(path)
+    curves = read_curves(path, traits=True)
     return None if curves.empty else curves
 
 

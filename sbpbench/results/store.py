@@ -21,6 +21,8 @@ import pandas as pd
 
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write, file_kind, read_regular
+from sbpbench.solvers import SOLVERS
+from sbpbench.solvers.base import TRAITS, Solver
 
 #: Columns every ``curves.csv`` has, in this order; solver-specific columns follow, sorted.
 COLUMNS = [
@@ -290,11 +292,14 @@ TEXT_COLUMNS = ("experiment", "dataset", "solver", "solver_name", "params", "sta
 NUMERIC_NA = ("", "nan", "NaN", "-nan", "NA", "N/A", "NULL", "null", "None", "<NA>")
 
 
-def read_curves(directory: str | Path) -> pd.DataFrame:
+def read_curves(directory: str | Path, traits: bool = False) -> pd.DataFrame:
     """Read every ``curves.csv`` below ``directory`` (a run folder or a tree of them) into one frame.
 
     ``directory`` may also be one such file. :data:`TEXT_COLUMNS` are read as strings,
-    exactly as written; the other columns as numbers, NaN where empty.
+    exactly as written; the other columns as numbers, NaN where empty. With ``traits``, for
+    readers that draw or judge the curves (never for rows written back), a column per
+    :data:`~sbpbench.solvers.base.TRAITS` from the ``meta.json`` beside each file, read by
+    :func:`solver_trait`.
 
     Raises
     ------
@@ -303,11 +308,41 @@ def read_curves(directory: str | Path) -> pd.DataFrame:
     """
     directory = Path(directory)
     files = [directory] if directory.is_file() else sorted(directory.rglob("curves.csv"))
-    frames = [_read_curves_file(f) for f in files if f.stat().st_size > 0]
+    files = [f for f in files if f.stat().st_size > 0]
+    frames = [_with_traits(_read_curves_file(f), f.parent) if traits else _read_curves_file(f) for f in files]
     frames = [f for f in frames if not f.empty]
     if not frames:
         return curves_frame([])
     return pd.concat(frames, ignore_index=True)
+
+
+def _with_traits(frame: pd.DataFrame, directory: Path) -> pd.DataFrame:
+    """``frame`` with a column per :data:`~sbpbench.solvers.base.TRAITS` from ``meta.json``'s
+    ``solver_traits`` next to it (None for a solver it does not record; no column without any)."""
+    try:
+        traits = read_meta(directory).get("solver_traits") if (directory / "meta.json").is_file() else None
+    except UserError:  # the traits then fall back as solver_trait says
+        traits = None
+    if frame.empty or not isinstance(traits, dict):
+        return frame
+    for trait in TRAITS:
+        frame[trait] = [entry.get(trait) if isinstance(entry := traits.get(name), dict) else None
+                        for name in frame["solver_name"]]
+    return frame
+
+
+def solver_trait(rows: pd.DataFrame, trait: str) -> bool:
+    """A trait (:data:`~sbpbench.solvers.base.TRAITS`) of the solver of ``rows`` (rows of one solver).
+
+    As its ``meta.json`` records it (a column of :func:`read_curves` with ``traits``); for results written
+    before solvers recorded their traits, the built-in solver's value by name; otherwise the
+    :class:`~sbpbench.solvers.base.Solver` default.
+    """
+    recorded = rows[trait].dropna() if trait in rows.columns else pd.Series([], dtype=object)
+    if len(recorded):
+        return bool(recorded.iloc[0])
+    cls = SOLVERS.get(str(rows["solver_name"].iloc[0])) if len(rows) else None
+    return bool(getattr(cls if cls is not None else Solver, trait))
 
 
 def _read_curves_file(path: Path) -> pd.DataFrame:

@@ -293,6 +293,10 @@ class Snapshot:
 
 P = TypeVar("P", bound=SolverParams)
 
+#: Solver attributes the outputs need (figures, ``sbpbench check``): recorded per solver in
+#: ``meta.json``'s ``solver_traits``, so that results are read without importing their solvers.
+TRAITS = ("maximizes_objective", "dashed_after_first_epoch")
+
 
 class Solver(Generic[P]):
     """Base class of all solvers; ``P`` is the solver's parameter dataclass.
@@ -342,6 +346,17 @@ class Solver(Generic[P]):
     stops_at_iteration_limit: ClassVar[bool] = True
     #: Draw from the named solver's random stream (None: from this solver's own).
     random_stream: ClassVar[str | None] = None
+    #: Whether a larger ``objective`` is better (SBP maximizes its margin; the others minimize):
+    #: ``sbpbench check`` calls a change in this direction better. One of :data:`TRAITS`.
+    maximizes_objective: ClassVar[bool] = False
+    #: Whether figures draw its curves dashed after its first epoch, where the published
+    #: algorithm ends (the online Perceptron). One of :data:`TRAITS`.
+    dashed_after_first_epoch: ClassVar[bool] = False
+
+    @classmethod
+    def traits(cls) -> dict[str, bool]:
+        """The :data:`TRAITS` of this solver, as ``meta.json`` records them for the outputs."""
+        return {trait: bool(getattr(cls, trait)) for trait in TRAITS}
 
     @classmethod
     def refuse(cls, kind: ProblemKind, params: P) -> str | None:

@@ -47,6 +47,7 @@ class Perceptron(Solver[SolverParams]):
     """Online kernel Perceptron over a fresh permutation per epoch. Cost: |SV| kernel evaluations per example."""
 
     name = "perceptron"
+    dashed_after_first_epoch = True
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: SolverParams | None = None):
         super().__init__(problem, rng, params)

@@ -97,6 +97,7 @@ class SBP(Solver[SBPParams]):
     """Stochastic Batch Perceptron (Algorithm 1; with a bias, Algorithm 3). Cost: n kernel evaluations per iteration."""
 
     name = "sbp"
+    maximizes_objective = True
     Params = SBPParams
     needs = frozenset({"nu"})
     supports_bias = True

@@ -1,0 +1,394 @@
+"""The solver contract: the checks every solver passes, built-in or external.
+
+``tests/test_solver_contract.py`` runs them on every registered solver, and ``sbpbench
+check-solver`` on the solvers of a file (as ``benchopt test`` does). Each check takes a
+:class:`Case` (a solver, a kind of problem, parameter values) and raises
+:class:`ContractViolation` saying what failed. On small real data (rows of the bundled Adult
+copy) with each kernel it accepts, with and without a bias where it takes one, with its
+defaults and with each boolean parameter flipped and each other choice of a parameter with
+choices, a solver:
+
+* declares its parameters as a checked frozen dataclass (:func:`check_declarations`);
+* honours each of the three limits of ``advance`` (iterations, kernel evaluations, the
+  deadline): no step starts at or beyond a limit, ``advance`` ends only at a limit or when the
+  solver finishes, and exactly at the iteration limit unless the solver declares that its steps
+  (whole passes or fits) go past it;
+* follows the same trajectory from the same seed, whether or not it is measured on the way;
+* takes snapshots without training kernel evaluations;
+* counts what its cost model says (``expected_kernel_evals``), with or without the row cache;
+* is refused, when it is made for a kind of problem, exactly as
+  :meth:`~sbpbench.solvers.base.Solver.refuse` refuses it (the same refusal ends a config at
+  validation).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from sbpbench.data.sources.adult import load_bundled
+from sbpbench.data.split import Split
+from sbpbench.kernels import KernelSpec
+from sbpbench.problem import Problem
+from sbpbench.solvers import base
+from sbpbench.solvers.base import ProblemKind, Solver, SolverParams
+
+#: Training and test rows of the contract's problems, lambda, nu and the Gaussian kernel's sigma^2.
+N, N_TEST = 150, 60
+LAMBDA, NU, SIGMA2 = 1.0 / N, 0.05, 10.0
+INF = math.inf
+#: Iterations after which a limit check stops a solver that neither reaches its limit nor finishes.
+CAP = 40 * N
+#: Iteration limits of a measured trajectory (checkpoints).
+CHECKPOINTS = (1, 2, 3, 5, 9, 17, 33, 65, N, 2 * N, 3 * N)
+
+
+class ContractViolation(AssertionError):
+    """A solver broke its contract; the message says how."""
+
+
+def _require(holds: bool, message: str) -> None:
+    if not holds:
+        raise ContractViolation(message)
+
+
+@cache
+def adult_rows(n: int = N, seed: int = 3, test: int = N_TEST):
+    """``n`` training rows of the bundled a9a and ``test`` rows of a9a.t, drawn without replacement.
+
+    Returns ``(X, y, test_X, test_y)`` with CSR matrices.
+    """
+    train, held_out = load_bundled()
+    idx = np.random.default_rng(seed).choice(train.X.shape[0], n, replace=False)
+    tidx = np.random.default_rng(seed + 1).choice(held_out.X.shape[0], test, replace=False)
+    return train.X[idx], train.y[idx], held_out.X[tidx], held_out.y[tidx]
+
+
+def make_problem(kernel: str, bias: bool, defines=("lambda", "nu"), cache_mb: float = 0.0) -> Problem:
+    """:func:`adult_rows` as a problem of the given kind (lambda = 1/n and nu = 0.05 where defined)."""
+    X, y, tX, ty = adult_rows()
+    train, test = Split(X, y), Split(tX, ty)
+    return Problem.build(train, test, KernelSpec(kernel, SIGMA2, cache_mb),
+                         LAMBDA if "lambda" in defines else None, NU if "nu" in defines else None, bias)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A solver on a kind of problem with some parameter values."""
+
+    cls: type[Solver[Any]]
+    kernel: str
+    bias: bool
+    values: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        """``NAME-KERNEL[-bias][-k=v,...]``."""
+        shown = ",".join(f"{k}={v}" for k, v in self.values.items())
+        return f"{self.cls.name}-{self.kernel}{'-bias' if self.bias else ''}{'-' + shown if shown else ''}"
+
+    def make(self, seed: int = 0, cache_mb: float = 0.0) -> tuple[Problem, Solver[Any]]:
+        """A problem of this kind and the solver for it, made as the runner makes it."""
+        problem = make_problem(self.kernel, self.bias, cache_mb=cache_mb)
+        solver = self.cls.create(problem, np.random.default_rng(seed), self.cls.Params(**self.values))
+        _require(isinstance(solver.params, self.cls.Params) and solver.name == self.cls.name,
+                 f"create() made {type(solver).__name__} with {type(solver.params).__name__}")
+        return problem, solver
+
+
+def variants(cls: type[Solver[Any]]) -> list[dict[str, Any]]:
+    """Parameter settings to try: the defaults, each boolean flipped, each other choice."""
+    found: list[dict[str, Any]] = [{}]
+    for name, p in cls.Params.declared().items():
+        if p.type is bool:
+            found.append({name: not p.default})
+        found += [{name: choice} for choice in p.choices or () if choice != p.default]
+    return found
+
+
+def cases(cls: type[Solver[Any]]) -> list[Case]:
+    """Every kind of problem (kernel, bias) and variant the solver accepts."""
+    found = []
+    for kernel in ("gaussian", "linear"):
+        for bias in (False, True):
+            kind = ProblemKind(kernel, bias, frozenset({"lambda", "nu"}))
+            found += [Case(cls, kernel, bias, values) for values in variants(cls)
+                      if cls.refuse(kind, cls.Params(**values)) is None]
+    return found
+
+
+def record_steps(solver: Solver[Any], clock: Callable[[], float] = time.perf_counter) -> list[tuple]:
+    """Log ``(iteration, kernel_evals, clock(), iterations allowed, kernel_evals allowed)`` before every step."""
+    log: list[tuple] = []
+    step = solver._step
+
+    def logged(iterations: float, kernel_evals: float) -> bool:
+        log.append((solver.iteration, solver.kernel.kernel_evals, clock(), iterations, kernel_evals))
+        return step(iterations, kernel_evals)
+
+    solver._step = logged  # type: ignore[method-assign]  # the instance attribute shadows the method
+    return log
+
+
+def state(problem: Problem, solver: Solver[Any]) -> str:
+    """Everything observable about a solver's trajectory so far, exactly (``repr`` of the floats)."""
+    snap = solver.snapshot()
+    extra = {k: v for k, v in snap.extra.items() if not k.endswith("_s")}  # fit times vary
+    return repr((solver.iteration, problem.kernel.kernel_evals, solver.finished, snap.support.tolist(),
+                 snap.coef.tolist(), snap.bias, snap.objective, snap.primal_objective, extra,
+                 snap.test_error(problem)))
+
+
+# ----------------------------------------------------------------------------- declarations
+
+
+def check_declarations(cls: type[Solver[Any]]) -> None:
+    """A documented solver whose parameters are a frozen dataclass of checked ``param`` fields."""
+    _require(issubclass(cls, Solver) and bool((cls.__doc__ or "").strip()), f"{cls.__name__}: no docstring")
+    _require(issubclass(cls.Params, SolverParams) and cls.Params.__dataclass_params__.frozen,  # type: ignore[attr-defined]
+             f"{cls.__name__}.Params: not a frozen SolverParams dataclass")
+    defaults = cls.Params()
+    for pname, p in cls.Params.declared().items():
+        _require(p.type in (int, float, bool, str) and isinstance(p.default, p.type) and bool(p.doc),
+                 f"parameter {pname!r}: a documented int, float, bool or str with a default of its type expected")
+        _require(getattr(defaults, pname) == p.default and p.error(p.default) is None,
+                 f"parameter {pname!r}: its default fails its own check")
+        try:
+            setattr(defaults, pname, p.default)
+            raise ContractViolation(f"parameter {pname!r}: the parameters can be changed after they are made")
+        except dataclasses.FrozenInstanceError:
+            pass
+        candidates: list[Any] = ["no such choice"] if p.type is str else [] if p.type is bool else [-1, 0, 2**31]
+        bad = [v for v in candidates if p.error(v) is not None]
+        if p.check is not None or p.choices is not None:
+            _require(bool(bad), f"parameter {pname!r}: its check refuses none of {candidates}")
+        for value in bad:  # an instance is checked when it is made
+            try:
+                cls.Params(**{pname: value})
+            except ValueError as exc:
+                _require(pname in str(exc), f"parameter {pname!r}: the refusal of {value!r} does not name it")
+            else:
+                raise ContractViolation(f"parameter {pname!r}: {value!r} accepted when the parameters are made")
+
+
+# ----------------------------------------------------------------------------- limits
+
+
+def check_iteration_limit(case: Case) -> None:
+    """No step starts at or beyond the iteration limit; ``advance`` ends at it (or finished)."""
+    problem, solver = case.make()
+    log = record_steps(solver)
+    for limit in (1, 7, N // 2, 2 * N):
+        start = len(log)
+        while not solver.advance(limit, INF, INF) and solver.iteration < limit:
+            _require(solver.one_step_per_advance, f"advance ended before iteration {limit} without finishing")
+        _require(solver.finished or solver.iteration >= limit, f"stopped at iteration {solver.iteration} < {limit}")
+        if solver.stops_at_iteration_limit:
+            _require(solver.finished or solver.iteration == limit,
+                     f"went to iteration {solver.iteration} past the limit {limit}")
+        for it, _, _, allowed_it, allowed_kev in log[start:]:
+            _require(it < limit and allowed_it == limit - it and allowed_kev == INF,
+                     f"a step started at iteration {it} with limit {limit}")
+        done = (solver.iteration, problem.kernel.kernel_evals, len(log))
+        _require(solver.advance(limit, INF, INF) == solver.finished, "advance at the limit reports progress")
+        _require((solver.iteration, problem.kernel.kernel_evals, len(log)) == done, "advance at the limit did work")
+    _require(bool(log) and log[0][:2] == (0, 0), "the first step did not start from iteration 0 and 0 evaluations")
+
+
+def check_kernel_evaluation_limit(case: Case) -> None:
+    """No step starts at or beyond the kernel-evaluation limit; ``advance`` ends once it is reached."""
+    problem, solver = case.make()
+    k = problem.kernel
+    log = record_steps(solver)
+    for limit in (1, 3 * N, 20 * N):
+        start = len(log)
+        while not (solver.advance(CAP, limit, INF) or k.kernel_evals >= limit or solver.iteration >= CAP):
+            _require(solver.one_step_per_advance, f"advance ended below {limit} kernel evaluations")
+        for it, evals, _, allowed_it, allowed_kev in log[start:]:
+            _require(it < CAP and evals < limit and (allowed_it, allowed_kev) == (CAP - it, limit - evals),
+                     f"a step started at {evals} kernel evaluations with limit {limit}")
+        if solver.counts_kernel_evals:
+            _require(solver.finished or k.kernel_evals >= limit or solver.iteration >= CAP,
+                     f"stopped at {k.kernel_evals} < {limit} kernel evaluations")
+        else:  # never asks the counting kernel for training values
+            _require(k.kernel_evals == k.kernel_evals_computed == 0,
+                     "counts_kernel_evals is False but the kernel counted evaluations")
+    if solver.counts_kernel_evals and not solver.finished:
+        _require(20 * N <= k.kernel_evals, f"{k.kernel_evals} kernel evaluations, below the limit {20 * N}")
+
+
+@contextmanager
+def _clock_seen() -> Iterator[list[float]]:
+    """While open, ``advance`` reads the clock through a function that keeps its last reading."""
+    seen = [math.nan]
+
+    def clock() -> float:
+        seen[0] = time.perf_counter()
+        return seen[0]
+
+    before = base.time
+    base.time = types.SimpleNamespace(perf_counter=clock)  # type: ignore[assignment]
+    try:
+        yield seen
+    finally:
+        base.time = before
+
+
+def check_deadline(case: Case) -> None:
+    """No step starts at or past the deadline (as ``advance`` read the clock)."""
+    problem, solver = case.make()
+    with _clock_seen() as seen:
+        log = record_steps(solver, lambda: seen[0])
+        _require(solver.advance(INF, INF, time.perf_counter() - 1.0) is False, "advance past the deadline finished")
+        _require((solver.iteration, problem.kernel.kernel_evals, log) == (0, 0, []),
+                 "a step started past the deadline")
+        deadline = time.perf_counter() + 0.05
+        while not solver.advance(CAP, INF, deadline) and solver.iteration < CAP:
+            if time.perf_counter() >= deadline:
+                break
+            _require(solver.one_step_per_advance, "advance ended before the deadline")
+    _require(bool(log) and all(clock < deadline for _, _, clock, _, _ in log), "a step started at the deadline")
+    _require(solver.finished or solver.iteration >= CAP or time.perf_counter() >= deadline,
+             "stopped before the deadline")
+
+
+# ----------------------------------------------------------------------------- trajectory and measurement
+
+
+def trajectory(case: Case, seed: int, measure: bool = True,
+               cache_mb: float = 0.0) -> tuple[Problem, Solver[Any], list[str]]:
+    """Advance through :data:`CHECKPOINTS` (iteration limits), with the :func:`state` at each when ``measure``."""
+    problem, solver = case.make(seed, cache_mb)
+    states = []
+    for limit in CHECKPOINTS:
+        solver.advance(limit, INF, INF)
+        if measure:
+            states.append(state(problem, solver))
+    return problem, solver, states
+
+
+def check_same_seed_same_trajectory(case: Case) -> None:
+    """Two runs from the same seed are identical at every checkpoint."""
+    _require(trajectory(case, 11)[2] == trajectory(case, 11)[2], "the same seed gave another trajectory")
+
+
+def check_measuring_does_not_change_the_trajectory(case: Case) -> None:
+    """Snapshots and test errors on the way leave the end of the trajectory as it is without them."""
+    _, _, measured = trajectory(case, 11)
+    problem, solver, _ = trajectory(case, 11, measure=False)
+    _require(state(problem, solver) == measured[-1], "measuring changed the trajectory")
+
+
+def check_snapshots_cost_nothing(case: Case) -> None:
+    """A snapshot and its test error count no training kernel evaluation and change nothing."""
+    problem, solver = case.make()
+    k = problem.kernel
+    for limit in (1, N):
+        solver.advance(limit, INF, INF)
+        counts = (solver.iteration, k.kernel_evals, k.kernel_evals_computed)
+        first = state(problem, solver)
+        _require(state(problem, solver) == first, "a second snapshot differs from the first")
+        _require((solver.iteration, k.kernel_evals, k.kernel_evals_computed) == counts,
+                 "a snapshot counted training kernel evaluations")
+
+
+def check_cost_model(case: Case) -> None:
+    """The kernel's count equals ``expected_kernel_evals`` throughout, with or without the row cache."""
+    counted = []
+    for cache_mb in (0.0, 1.0):  # counted as if there were no cache
+        problem, solver = case.make(cache_mb=cache_mb)
+        k = problem.kernel
+        for max_it, max_kev in ((1, INF), (N, INF), (CAP, 5 * N), (3 * N, INF)):
+            solver.advance(max(max_it, solver.iteration + 1), max_kev, INF)
+            _require(k.kernel_evals == solver.expected_kernel_evals(),
+                     f"the kernel counted {k.kernel_evals} evaluations, the cost model says "
+                     f"{solver.expected_kernel_evals()} (iteration {solver.iteration}, cache_mb={cache_mb})")
+            if not solver.counts_kernel_evals:
+                _require(k.kernel_evals == k.kernel_evals_computed == 0,
+                         "counts_kernel_evals is False but the kernel counted evaluations")
+        counted.append((solver.iteration, k.kernel_evals, state(problem, solver)))
+    _require(counted[0] == counted[1], "the row cache changed the trajectory or the count")
+
+
+# ----------------------------------------------------------------------------- refusal
+
+#: Every kind of problem: kernel, bias, the problem parameters it defines.
+KINDS = [(kernel, bias, defines) for kernel in ("gaussian", "linear") for bias in (False, True)
+         for defines in ((), ("lambda",), ("nu",), ("lambda", "nu"))]
+
+
+def check_refusal(cls: type[Solver[Any]]) -> None:
+    """Made for a kind of problem (by ``create`` or directly), refused exactly as ``refuse`` says.
+
+    ``refuse`` answers one line starting ``solver 'NAME'``; a solver that refuses no kind of
+    problem at all is suspect (every solver lacks something: a problem parameter, the bias).
+    """
+    refused = 0
+    for kernel, bias, defines in KINDS:
+        for values in variants(cls):
+            why = cls.refuse(ProblemKind(kernel, bias, frozenset(defines)), cls.Params(**values))
+            if why is None:
+                continue
+            refused += 1
+            _require(why.startswith(f"solver {cls.name!r}"), f"refuse() says {why!r}, not 'solver {cls.name!r} ...'")
+            for make in (cls.create, cls):
+                try:
+                    make(make_problem(kernel, bias, defines), np.random.default_rng(0), cls.Params(**values))
+                except ValueError as exc:
+                    _require(str(exc) == why, f"refused with {str(exc)!r}, not refuse()'s {why!r}")
+                else:
+                    raise ContractViolation(f"made for a problem refuse() refuses ({why})")
+    _require(refused > 0, "refuses no kind of problem (a problem parameter it needs, the bias, a kernel)")
+
+
+#: The checks of one :class:`Case` with their one-line descriptions, in the order they run.
+CASE_CHECKS: dict[str, Callable[[Case], None]] = {
+    "iteration limit honoured": check_iteration_limit,
+    "kernel-evaluation limit honoured": check_kernel_evaluation_limit,
+    "deadline honoured": check_deadline,
+    "same seed, same trajectory": check_same_seed_same_trajectory,
+    "measuring leaves the trajectory": check_measuring_does_not_change_the_trajectory,
+    "snapshots cost no kernel evaluation": check_snapshots_cost_nothing,
+    "kernel count equals the cost model": check_cost_model,
+}
+#: The checks of a solver class.
+CLASS_CHECKS: dict[str, Callable[[type[Solver[Any]]], None]] = {
+    "parameters declared and checked": check_declarations,
+    "impossible problems refused": check_refusal,
+}
+
+
+def verdicts(cls: type[Solver[Any]]) -> Iterator[tuple[str, str | None]]:
+    """Run every check on ``cls``: ``(check, None)`` when it holds, ``(check, why)`` when not.
+
+    ``why`` names the first failing case (:attr:`Case.id`) and what failed; an exception the
+    solver raises is a failure of the check that met it.
+    """
+    for what, check in CLASS_CHECKS.items():
+        yield what, _failure(check, cls)
+    all_cases = cases(cls)
+    for what, case_check in CASE_CHECKS.items():
+        why = None if all_cases else "no kind of problem accepted"
+        for case in all_cases:
+            if (why := _failure(case_check, case)) is not None:
+                why = f"{case.id}: {why}"
+                break
+        yield what, why
+
+
+def _failure(check: Callable[[Any], None], on: Any) -> str | None:
+    """What ``check(on)`` found wrong, in one line (None: nothing)."""
+    try:
+        check(on)
+    except Exception as exc:  # the solver's own errors count as failures of the check
+        return str(exc) if isinstance(exc, ContractViolation) else " ".join(f"{type(exc).__name__}: {exc}".split())
+    return None
