@@ -244,11 +244,11 @@ def test_mean_before_and_settle_point():
     frame = _runs({0: [0.5, 0.3, 0.1], 1: [0.7, 0.5, 0.3]}, [1, 10, 100])
     assert mean_before(frame, 10) == pytest.approx(0.4)
     assert np.isnan(mean_before(frame, 0.5))
-    assert settle_point(frame) > 0.9  # still moving near the end
+    assert settle_point(frame) > 70  # still moving near the end (100)
     flat = _runs({0: [0.2, 0.2, 0.2]}, [1, 10, 100])
-    assert settle_point(flat) == 0.0
+    assert settle_point(flat) == 1.0
     late = _runs({0: [0.5, 0.5, 0.201, 0.2]}, [1, 10, 100, 1000])
-    assert settle_point(late) == pytest.approx(2 / 3, abs=0.03)  # within 10% from 100 on
+    assert settle_point(late) == pytest.approx(100, rel=0.15)  # within 10% from 100 on
 
 
 def test_report_reads_the_configs_of_the_checkout_wherever_it_runs(monkeypatch, tmp_path):

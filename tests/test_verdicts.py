@@ -721,3 +721,16 @@ def test_sbp_improving_is_measured_from_the_perceptrons_first_epoch(tmp_path):
     assert row[3] == "held"
     assert "SBP at the Perceptron's first epoch (1e+04 kernel evaluations) 20.00% ± 0.29" in row[2]
     assert "change -5.00 pp ± 0.00" in row[2]
+
+
+def test_smo_late_is_judged_in_kernel_evaluations_not_in_its_own_range(tmp_path):
+    """Issue #29's MNIST: SMO settles at the end of its own range (1e6 kernel evaluations; the old
+    rule, fractions of each solver's own log range: held) but SBP, run on to 1e9, settles only
+    past 1e8: SMO is not late on Figure 2's axis, did not hold."""
+    smo = curve("smo", *[{"kernel_evals": KERNEL_EVALS, "test_error": [0.5, 0.45, 0.5, 0.4, 0.1]}] * 2)
+    sbp_runs = curve("sbp", *[{"kernel_evals": [1e2, 1e4, 1e6, 1e8, 1e9],
+                               "test_error": [0.5 + o, 0.3, 0.2, 0.12 + o, 0.1]} for o in (0.0, 0.001)])
+    claim = Claim("late", sbp._smo_late, needs=("sbp", "smo"))
+    row = _claim_row("sbp-figure2-mnist", claim, synthetic(smo, sbp_runs), tmp_path)
+    assert row[3] == "did not hold"
+    assert "at 1e+06 kernel evaluations, SMO;" in row[2] and "SMO later by -2." in row[2]

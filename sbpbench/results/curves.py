@@ -143,16 +143,17 @@ def first_epoch_end(frame: pd.DataFrame, x: str = "kernel_evals") -> float | Non
     return float(np.mean(ends)) if ends else None
 
 
-def settle_point(frame: pd.DataFrame) -> float:
-    """Where a solver's mean test error settles, as a fraction of its log kernel-evaluation range.
+def settle_point(frame: pd.DataFrame, x: str = "kernel_evals") -> float:
+    """Where a solver's mean test error settles: the ``x`` (kernel evaluations) from which it stays
+    within :data:`SETTLED_WITHIN` of its final value.
 
-    The point where the mean curve enters and then stays within :data:`SETTLED_WITHIN` of its
-    final value: 0 when it never leaves that band, 1 when it enters it only at the end.
+    A point of the mean curve's log grid (:func:`mean_curve`): its start when the curve never
+    leaves that band, its end when it enters the band only there.
     """
-    g, m, _ = mean_curve(frame)
+    g, m, _ = mean_curve(frame, x)
     outside = np.flatnonzero(np.abs(m - m[-1]) > SETTLED_WITHIN * m[-1])
     k = min(int(outside[-1]) + 1, len(g) - 1) if outside.size else 0
-    return float((np.log(g[k]) - np.log(g[0])) / (np.log(g[-1]) - np.log(g[0])))
+    return float(g[k])
 
 
 def values_before(frame: pd.DataFrame, limit: float, x: str = "train_time_s", y: str = "test_error") -> np.ndarray:
