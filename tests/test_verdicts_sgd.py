@@ -229,3 +229,24 @@ def test_equal_printed_epochs_are_not_a_claim_of_fewer():
     assert papers_word["SGD-m needs fewer epochs than SGD-s (multiple updates), C = 0.05, Web (w8a)"].startswith(
         "not claimed here (the paper prints T = 2 for SGD-s, 2 for SGD-m)")
     assert papers_word["SGD-m needs fewer epochs than SGD-s (multiple updates), C = 1, Adult"] == "yes"
+
+
+def test_seconds_of_runs_that_stopped_before_1_percent_bound_the_ratio_one_way_only(tmp_path):
+    """Issue #29: SGD-m stopped at 1.5% in twice DCD's seconds (the old rule: within 3.3x, held) may
+    need any time to 1%: inconclusive; DCD stopped at 1.5% in a tenth of SGD-m's (old: beyond 3.3x,
+    did not hold) may need more: inconclusive; both at 1%, the same seconds decide."""
+    from sbpbench.papers import sgd
+    from tests.test_verdicts import _write, curve, synthetic
+
+    name = sgd.experiment("2", "adult")
+
+    def verdict(folder: str, runs: dict[str, tuple[float, float]]) -> bool | None:
+        optimum = curve("optimum", {"primal_objective": [1.5, 1.0]}, name="dcd")
+        curves = [curve(solver, *[{"train_time_s": [t * (1 + o)], "primal_objective": [1 + r]}
+                                  for o in (-0.05, 0.0, 0.05)]) for solver, (t, r) in runs.items()]
+        return sgd._not_much_faster(_write(tmp_path / folder, name, synthetic(optimum, *curves)).get(name), "dcd")[0]
+
+    assert verdict("m-short", {"dcd": (1, 0.009), "sgd-m": (2, 0.015)}) is None
+    assert verdict("m-at-1", {"dcd": (1, 0.009), "sgd-m": (2, 0.009)}) is True
+    assert verdict("dcd-short", {"dcd": (1, 0.015), "sgd-m": (10, 0.009)}) is None
+    assert verdict("dcd-at-1", {"dcd": (1, 0.009), "sgd-m": (10, 0.009)}) is False
