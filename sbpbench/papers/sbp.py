@@ -605,25 +605,50 @@ def _epochs(frame: pd.DataFrame) -> str:
     return f"epoch {final_rows(frame)['epoch'].mean():.3g}"
 
 
+#: The Perceptron's test error after its first epoch: its mean over the checkpoints of epochs 1 to 2
+#: (its second pass).
+FIRST_WINDOW = (1.0, 2.0)
+
+#: ... and at its end: its mean over the checkpoints of the last tenth of its epochs (fractions of its last).
+LAST_WINDOW = (0.9, 1.0)
+
+
+def _window_errors(frame: pd.DataFrame, lo: float, hi: float, relative: bool = False) -> pd.Series:
+    """Each run's mean test error over its checkpoints with ``lo <= epoch <= hi`` (``relative``:
+    ``lo`` and ``hi`` are fractions of the run's last epoch), by run (runs with no checkpoint
+    there are left out)."""
+    means = {}
+    for run, rows in frame.groupby("run"):
+        scale = float(rows["epoch"].max()) if relative else 1.0
+        inside = rows[rows["epoch"].between(lo * scale, hi * scale)]["test_error"]
+        if len(inside):
+            means[run] = float(inside.mean())
+    return pd.Series(means, dtype=float)
+
+
 def _perceptron_overfits(res: ExperimentResult) -> tuple[bool | None, str]:
     """Claim: the Perceptron overfits after its first epoch (Section 5, Figure 2 on Adult): its
     test error ends above its value at the end of its first epoch.
 
-    Per run, the final test error minus the error at the first checkpoint of epoch 1 or later;
-    over runs, the mean change and its standard error. Overfits when the mean change exceeds
-    :data:`~sbpbench.results.curves.SPREAD` standard errors above 0; does not when it is at or below 0 by as much;
-    otherwise (or with one run) inconclusive. A dip followed by a partial return is not
-    overfitting, and checkpoints before the first epoch play no part.
+    The Perceptron's test error moves by several pp from one checkpoint to the next, so each run's
+    error after its first epoch is its mean over its second epoch (:data:`FIRST_WINDOW`), and at
+    its end its mean over the last tenth of its epochs (:data:`LAST_WINDOW`): one checkpoint each
+    would decide by where the noise was (issue #29: 22.2% to 20.1% at single checkpoints on Adult,
+    20.9% to 19.9% over windows). Per run, the second minus the first; over runs, the mean
+    change and its standard error. Overfits when the mean change exceeds
+    :data:`~sbpbench.results.curves.SPREAD` standard errors above 0; does not when it is at or
+    below 0 by as much; otherwise (or with one run) inconclusive. Checkpoints before the first
+    epoch play no part.
     """
     per = _solver(res, "perceptron")
-    first, final = _first_epoch_errors(per), _final_errors(per)
+    first, final = _window_errors(per, *FIRST_WINDOW), _window_errors(per, *LAST_WINDOW, relative=True)
     runs = first.index.intersection(final.index)
     if not len(runs):
         return False, "the Perceptron did not finish its first epoch"
     change = _mean_se(final[runs] - first[runs])
-    return above_zero(*change), (f"Perceptron after its first epoch {_pm(*_mean_se(first[runs]))}, at its end "
-                            f"({_epochs(per)}) {_pm(*_mean_se(final[runs]))}: change {_pm(*change, ' pp')} "
-                            f"(mean ± standard error over {len(runs)} runs)")
+    return above_zero(*change), (f"Perceptron over its second epoch {_pm(*_mean_se(first[runs]))}, over the last "
+                                 f"tenth of its epochs (to {_epochs(per)}) {_pm(*_mean_se(final[runs]))}: change "
+                                 f"{_pm(*change, ' pp')} (mean ± standard error over {len(runs)} runs)")
 
 
 def _sbp_keeps_improving(res: ExperimentResult) -> tuple[bool | None, str]:
