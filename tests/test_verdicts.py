@@ -749,3 +749,11 @@ def test_perceptron_overfitting_is_judged_over_windows_of_checkpoints(tmp_path):
     row = _claim_row("sbp-figure2-adult", claim, result, tmp_path)
     assert row[3] == "did not hold"
     assert "over its second epoch 20.00% ± 0.29, over the last tenth of its epochs (to epoch 10) 19.90%" in row[2]
+
+
+def test_equal_test_losses_are_inconclusive_not_norma_lower(tmp_path):
+    """Issue #29: the test-loss check is ours, with three outcomes: level runs decide neither way
+    (the old rule: 'did not hold' whenever Pegasos was not lower by two standard errors)."""
+    verdict = _one(pegasos._test_loss_against_norma)
+    assert (verdict.passing, verdict.failing) == ("Pegasos lower", "Norma lower")
+    assert verdict.outcome(_write(tmp_path, verdict.experiment, _test_losses(0.09, 0.09))) == "inconclusive (2 runs)"
