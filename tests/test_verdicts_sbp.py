@@ -133,7 +133,7 @@ def test_a_nu_that_differs_quotes_the_hypotheses_the_script_computed(tmp_path):
         {"what": "a kernel of half the width", "nu": 1.2 * 5.79e-4, "ratio_to_paper": 1.2},
         {"what": "no bias", "nu": None, "ratio_to_paper": None, "not_finished_within_s": 3000.0}]}))
     verdict = row.row(results)[3]
-    assert verdict.startswith("differs (2x)")
+    assert verdict.startswith("differs (2x, +579.0 units of the printed third digit, rounding allows 0.5)")
     assert ("as run: 0.00116 (2.00x); a kernel of half the width: 0.000695 (1.20x); "
             "no bias: not finished within 3000 s") in verdict
     assert "the nearest, a kernel of half the width, gives 1.20x" in verdict
@@ -158,3 +158,18 @@ def test_a_malformed_hypotheses_file_is_one_line_and_exit_2(monkeypatch, capsys,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(analysis) in err[0] and "not the output of scripts/nu_hypotheses.py" in err[0]
     assert out.read_text() == "before\n"
+
+
+@pytest.mark.parametrize("nu, verdict", [
+    (2.2149e-4, "matches"),  # rounds to the printed 2.21e-4
+    (2.2151e-4, "differs (1x, +0.5 units"),  # rounds to 2.22e-4: half a unit of the third digit off
+    (2.1857e-4, "differs (0.989x, -2.4 units of the printed third digit, rounding allows 0.5): close"),
+])
+def test_nu_matches_only_when_it_rounds_to_the_printed_digits(nu, verdict, tmp_path):
+    """Issue #29's MNIST nu, 1.1% below the printed 2.21e-4: the rule is rounding at the printed
+    3 significant digits, the same for every gap, and a gap beyond it is said in units of that digit."""
+    row = next(r for r in sbp.TABLE2.rows if r.what == "nu, MNIST 8 vs rest, without bias")
+    meta = _meta(60000, {"nu": nu, "optimum": {"mean_hinge": 0.1, "duality_gap": 1e-9, "norm": 10.0}},
+                 {"problem": {"nu": "from_lambda"}})
+    results = _write(tmp_path, row.experiments[0], synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta))
+    assert row.row(results)[3].startswith(verdict)
