@@ -246,7 +246,8 @@ def _projected(norma: Sequence[float], projection: Sequence[float], runs: int = 
                spread: float = 0.0) -> Synthetic:
     """Norma and Norma with projection, their objectives at :data:`ITERATIONS`, ``runs`` runs
     each, run i's objectives times 1 + i ``spread``."""
-    return synthetic(*(curve(label, *[{"iteration": ITERATIONS, "primal_objective": [v * (1 + i * spread) for v in path]}
+    return synthetic(*(curve(label, *[{"iteration": ITERATIONS,
+                                       "primal_objective": [v * (1 + i * spread) for v in path]}
                                       for i in range(runs)], name="norma")
                        for label, path in (("norma", norma), ("norma (projection)", projection))))
 

@@ -562,8 +562,8 @@ def _smo_late(res: ExperimentResult) -> tuple[bool | None, str]:
     any first crossing of a level say little.
     """
     p_smo, p_sbp = _settle_points(_solver(res, "smo")), _settle_points(_solver(res, "sbp"))
-    (m_smo, se_smo), (m_sbp, se_sbp) = mean_and_se(p_smo), mean_and_se(p_sbp)
     later, se = difference(p_smo, p_sbp)
+    m_smo, m_sbp = float(np.mean(p_smo)), float(np.mean(p_sbp))
     return above_zero(later, se), (
         f"runs' test errors settle within {SETTLED_WITHIN:.0%} of their final values at {10 ** m_smo:.3g} kernel "
         f"evaluations, SMO; {10 ** m_sbp:.3g}, SBP; SMO later by {later:+.2f} ± {se:.2f} decades (mean ± standard "
