@@ -79,7 +79,7 @@ def test_nu_verdict_differs_when_not_equal_at_three_digits(tmp_path):
     root = tmp_path / "paper"
     _as_experiment(root, "sbp-figure2-adult", ["ci-adult"], nu=0.01367)
     line = next(x for x in report.build(root).splitlines() if x.startswith("| nu, Adult, without bias"))
-    assert "| differs (1.24x)" in line
+    assert "| differs (1.24x, +26.7 units of the printed third digit, rounding allows 0.5)" in line
 
 
 def test_sgd_verdicts():
