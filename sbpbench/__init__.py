@@ -1,6 +1,6 @@
 """sbpbench: reproduce and compare SVM solvers by kernel evaluations.
 
-The sub-packages are the stages of the data flow in the design contracts, and a module
+The sub-packages are the stages of the data flow in the design contracts (``docs/design.md``), and a module
 imports only its own stage and earlier ones (``tests/test_layout.py`` checks it):
 
 =====================  ====================================================================

@@ -1,6 +1,7 @@
 """The command line end to end on a small real subsample, and its error and interruption paths."""
 
 import json
+import logging
 import math
 import re
 
@@ -8,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sbpbench.errors import UserError
 from sbpbench.execution import loop
 from sbpbench.results.store import COLUMNS
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
@@ -65,6 +67,24 @@ def test_bad_config_is_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
     assert err.count("\n") == 0
     assert err.startswith("sbpbench: error: ") and "bad.yaml" in err and "solvers[0].name" in err
     assert not (tmp_path / "bad").exists()
+
+
+def test_debug_is_the_group_option_read_by_click(monkeypatch, capsys, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("dataset: adult\nsolvers: [svm]\n")
+    with pytest.raises(UserError, match="solvers"):  # sbpbench --debug: the traceback
+        sbpbench(monkeypatch, "--debug", "validate", bad)
+    # '--debug' as the value of an option is not the flag: still one line and exit 2
+    assert sbpbench(monkeypatch, "validate", bad, "--set", "--debug") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("sbpbench: error: ")
+
+
+def test_library_notes_show_as_one_line(monkeypatch, capsys):
+    assert sbpbench(monkeypatch, "solvers") == 0
+    capsys.readouterr()
+    logging.getLogger("sbpbench.experiment.optimum").info("computing %s\n  on %d examples", "nu", 3)
+    assert capsys.readouterr().err == "sbpbench: note: computing nu on 3 examples\n"
 
 
 def test_validate_and_missing_results(monkeypatch, capsys, tmp_path, config_file):

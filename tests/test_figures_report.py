@@ -2,9 +2,13 @@
 are real Adult-subsample runs), arranged as committed reproduction results."""
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import matplotlib
 import pandas as pd
 import pytest
 
@@ -57,6 +61,26 @@ def test_figures_draw_what_exists_and_list_what_is_missing(results_root, tmp_pat
     # one row per solver of each SGD table on Adult (Tables 2/3, 4/5, 6/7 and 8)
     assert (out / "sgd-tables.md").read_text().count("| Adult |") == sum(
         len(group.printed["adult"]) for group in sgd.TABLES.values())
+
+
+def test_figures_are_reproducible_and_leave_matplotlib_and_the_environment_alone(results_root, tmp_path,
+                                                                                 monkeypatch):
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    before = dict(matplotlib.rcParams)
+    first, second = tmp_path / "a", tmp_path / "b"
+    figures.draw_all(results_root, first)
+    assert dict(matplotlib.rcParams) == before and "SOURCE_DATE_EPOCH" not in os.environ
+    figures.draw_all(results_root, second)
+    svg = (first / "sbp-figure2.svg").read_text()
+    assert svg == (second / "sbp-figure2.svg").read_text() and "<dc:date>1970-01-01" in svg
+
+
+def test_importing_the_outputs_selects_no_matplotlib_backend():
+    code = ("import matplotlib; matplotlib.use('svg'); import sbpbench.outputs.plotting, sbpbench.outputs.figures, "
+            "sbpbench.cli; print(matplotlib.get_backend())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout
+    assert out.strip() == "svg"
 
 
 def test_report_reads_nu_and_claims_from_results(results_root):

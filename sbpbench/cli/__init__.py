@@ -6,6 +6,7 @@ only with ``--debug``); Ctrl-C keeps every finished run and exits with 130.
 
 from __future__ import annotations
 
+import logging
 import shlex
 import sys
 import tempfile
@@ -26,11 +27,36 @@ MAX_ERROR_CHARS = 500
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="sbpbench")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
-def cli(debug: bool) -> None:
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
     """Reproduce the SBP, Pegasos and SGD-revisited experiments and compare SVM solvers.
 
     Start with: sbpbench run configs/quickstart.yaml
     """
+    ctx.ensure_object(dict)["debug"] = debug  # read by main() when an error reaches it
+    show_notes()
+
+
+class _NoteHandler(logging.Handler):
+    """Shows a record of the library's ``sbpbench`` logger as one line ``sbpbench: note: ...`` on stderr.
+
+    It writes through ``click.echo`` at the time of the record, so that the standard error of
+    the moment (Click's test runner's, too) receives it.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(f"sbpbench: note: {' '.join(record.getMessage().split())}", err=True)
+
+
+def show_notes() -> None:
+    """Show the library's notes (``logging`` records of level INFO and above of the ``sbpbench`` logger).
+
+    Idempotent: one handler, however often a command runs in this process.
+    """
+    logger = logging.getLogger("sbpbench")
+    logger.setLevel(logging.INFO)
+    if not any(isinstance(handler, _NoteHandler) for handler in logger.handlers):
+        logger.addHandler(_NoteHandler())
 
 
 @cli.command()
@@ -394,11 +420,11 @@ def _usage_message(exc: click.ClickException) -> str:
 
 def main() -> None:
     """Entry point: run the CLI, turning user errors and usage errors into one line and exit code 2."""
-    debug = "--debug" in sys.argv[1:]
+    options: dict[str, Any] = {}  # the group's options, as its callback saw them
     try:
-        cli.main(standalone_mode=False)
+        cli.main(standalone_mode=False, obj=options)
     except UserError as exc:
-        if debug:
+        if options.get("debug"):
             raise
         click.echo(error_line(str(exc)), err=True)
         sys.exit(exc.exit_code)

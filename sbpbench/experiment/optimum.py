@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,9 @@ from sbpbench.data.cache import cache_dir
 from sbpbench.files import atomic_write
 from sbpbench.problem import Problem
 from sbpbench.solvers.smo import SMO, SMOParams
+
+#: Notes of this module (the command line shows them as ``sbpbench: note: ...``).
+LOG = logging.getLogger(__name__)
 
 #: SMO's stopping tolerance for the exact optimum (LIBSVM's default is 1e-3).
 OPTIMUM_EPS = 1e-6
@@ -165,8 +168,8 @@ def optimum(problem: Problem, dataset: dict[str, Any], seed: int, root: Path | N
         if record.get("key") == key:
             return {**record, "cache_file": str(path)}
     # minutes on full data sets (biased Adult: 243 s and 508 s in the committed runs), silent otherwise
-    print(f"sbpbench: note: computing the exact optimum of the lambda-problem to derive nu ({problem.n} "
-          f"examples, SMO to eps {eps:g}); it is cached in {path}", file=sys.stderr, flush=True)
+    LOG.info("computing the exact optimum of the lambda-problem to derive nu (%d examples, SMO to eps %g); "
+             "it is cached in %s", problem.n, eps, path)
     record = {**solve(problem, eps), "key": key}
     atomic_write(path, json.dumps(record, indent=1, sort_keys=True))
     return {**record, "cache_file": str(path)}

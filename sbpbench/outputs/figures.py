@@ -17,6 +17,8 @@ import base64
 import html
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +29,7 @@ import yaml
 from sbpbench import papers
 from sbpbench.files import atomic_write  # noqa: E402
 from sbpbench.outputs import markdown, plotting
-from sbpbench.papers.declarations import ErrorCurves, Figure, FiguresPage, ObjectiveCurves
+from sbpbench.papers.declarations import ErrorCurves, Figure, FiguresPage, ObjectiveCurves, Results
 from sbpbench.results.lookup import ExperimentResult
 
 
@@ -86,10 +88,26 @@ def draw_all(results_root: str | Path = papers.PAPER_RESULTS, out: str | Path = 
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    # Reproducible SVG files: fixed element ids and no creation date.
+    with reproducible_svg():
+        return _draw_all(papers.results(results_root), out)
+
+
+@contextmanager
+def reproducible_svg() -> Iterator[None]:
+    """Within it, SVG files have fixed element ids and a fixed date (1970, unless ``SOURCE_DATE_EPOCH``
+    is set); matplotlib's settings and the environment are the caller's again after it."""
+    had_epoch = "SOURCE_DATE_EPOCH" in os.environ
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
-    matplotlib.rcParams["svg.hashsalt"] = "sbpbench"
-    results = papers.results(results_root)
+    try:
+        with matplotlib.rc_context({"svg.hashsalt": "sbpbench"}):
+            yield
+    finally:
+        if not had_epoch:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+
+
+def _draw_all(results: Results, out: Path) -> list[Drawn]:
+    """:func:`draw_all` on the papers' ``results``, writing to the folder ``out``."""
     drawn = []
     for fig in (fig for paper in papers.PAPERS for fig in paper.figures):
         used, missing = [], []

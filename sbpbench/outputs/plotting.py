@@ -16,6 +16,10 @@ Every drawing takes rows of ``curves.csv`` files and writes ``<stem>.png`` and `
 
 :func:`plot_results` draws them for ``sbpbench plot``; :func:`figure_svg` gives a figure as SVG
 text for pages that inline it.
+
+Figures are :class:`matplotlib.figure.Figure` objects written straight to files, never through
+``pyplot``: importing this module selects no backend and leaves matplotlib's global state as the
+caller set it (an interactive session keeps its backend).
 """
 
 from __future__ import annotations
@@ -27,17 +31,14 @@ from pathlib import Path
 from typing import Literal
 
 import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from sbpbench.errors import UserError  # noqa: E402
-from sbpbench.files import atomic_write  # noqa: E402
-from sbpbench.results.curves import final_rows, finals_by_parameter, first_epoch_end, mean_curve  # noqa: E402
+from sbpbench.errors import UserError
+from sbpbench.files import atomic_write
+from sbpbench.results.curves import final_rows, finals_by_parameter, first_epoch_end, mean_curve
 from sbpbench.results.lookup import newest_runs  # noqa: E402
 from sbpbench.results.store import curves_file, read_curves, solver_trait  # noqa: E402
 
@@ -91,7 +92,7 @@ DEFAULT_AXES = ("kernel_evals", "test_error")
 
 
 def save_figure(fig: Figure, stem: Path, dpi: int = 130) -> list[Path]:
-    """Write ``fig`` as ``stem.png`` and ``stem.svg`` (creating the folder), close it, return the paths."""
+    """Write ``fig`` as ``stem.png`` and ``stem.svg`` (creating the folder) and return the paths."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     written = []
     for suffix in (".png", ".svg"):
@@ -100,12 +101,11 @@ def save_figure(fig: Figure, stem: Path, dpi: int = 130) -> list[Path]:
         fig.savefig(image, dpi=dpi, format=suffix[1:])
         atomic_write(path, image.getvalue())
         written.append(path)
-    plt.close(fig)
     return written
 
 
 def figure_svg(fig: Figure, salt: str) -> str:
-    """``fig`` as an ``<svg>`` element (no XML prologue, no date) to inline in a page, and close it.
+    """``fig`` as an ``<svg>`` element (no XML prologue, no date) to inline in a page.
 
     Parameters
     ----------
@@ -122,7 +122,6 @@ def figure_svg(fig: Figure, salt: str) -> str:
     image = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
         fig.savefig(image, format="svg", metadata={"Date": None})
-    plt.close(fig)
     text = image.getvalue()
     return text[text.index("<svg"):]
 
@@ -132,7 +131,8 @@ def _panels(curves: pd.DataFrame, column: str, size: tuple[float, float]
     """A figure with one panel (of ``size`` inches) per value of ``column``, and the panels with
     their value and rows, in the order the values first appear."""
     values = list(dict.fromkeys(curves[column]))
-    fig, axes = plt.subplots(1, len(values), figsize=(size[0] * len(values), size[1]), squeeze=False)
+    fig = Figure(figsize=(size[0] * len(values), size[1]))
+    axes = fig.subplots(1, len(values), squeeze=False)
     return fig, ((ax, value, curves[curves[column] == value]) for ax, value in zip(axes[0], values))
 
 

@@ -19,8 +19,9 @@ PAPERS: tuple[Paper, ...] = (sbp.PAPER, pegasos.PAPER, sgd.PAPER)
 #: Default results root of ``sbpbench figures`` and ``sbpbench report``: the committed runs.
 PAPER_RESULTS = Path("results") / "paper"
 
-#: The experiment configs the papers name: ``configs/`` of the checkout sbpbench runs from.
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+#: The experiment configs the papers name: package data (``sbpbench/configs/``, which the checkout's
+#: ``configs/`` links to), so that an installed wheel finds them too.
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 #: Runs an experiment takes from another instead of repeating them, of every paper.
 SHARED_RUNS = {exp: source for paper in PAPERS for exp, source in paper.shared_runs.items()}

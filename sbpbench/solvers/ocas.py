@@ -3,7 +3,7 @@
 Algorithm 1, and the line search for the hinge loss; "Optimized cutting plane algorithm for
 large-scale risk minimization", JMLR 10, 2009: the general OCA, its convergence theorem, and
 OCAS with the same line search), as libocas 0.97's ``svm_ocas_solver`` runs it (method 1, no
-bias; the papers' texts are not in ``shared/papers``, so the steps below follow libocas).
+bias; we had not the papers' texts at hand, so the steps below follow libocas).
 
 Problem: the C form ``J(w) = 1/2 ||w||^2 + C R(w)``, ``R(w) = sum_i max(0, 1 - y_i w . x_i)``.
 OCAS keeps the best point so far ``w_b`` and the working set of cuts of ``R``
