@@ -349,7 +349,7 @@ def _smo_epochs(res: ExperimentResult) -> tuple[str, str]:
                math.nan)
     violation = float(smo["kkt_violation"].max()) if "kkt_violation" in smo else math.nan
     if violation < eps:
-        return measured, (f"differs: SMO stopped at its own convergence, largest KKT violation {violation:.3g} "
+        return measured, (f"differs: SMO stopped at its own convergence, largest KKT violation {violation:.4g} "
                           f"below its eps = {eps:g} in every run, before ten epochs")
     return measured, "differs: SMO stopped before ten epochs, cause not established (no KKT violation below eps)"
 
