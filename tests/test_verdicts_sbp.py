@@ -151,7 +151,7 @@ test_a_supporting_result_gets_the_passing_verdict, test_a_contradicting_result_g
 
 def test_smo_stopping_early_by_its_own_rule_says_so(tmp_path):
     """The measured reason for SMO's epochs: its KKT violation below its eps in every run."""
-    row = next(row for row in sbp.SETTINGS.rows if row.what == "epochs of SMO, Figure 2, Adult")
+    row = next(row for row in sbp.SMO_EPOCHS.rows if row.what == "epochs of SMO, Figure 2, Adult")
     verdict = row.row(_write(tmp_path, row.experiments[0], _smo(0.8, 5e-4)))[3]
     assert verdict == ("differs: SMO stopped at its own convergence, largest KKT violation 0.0005 below its "
                        "eps = 0.001 in every run, before ten epochs")

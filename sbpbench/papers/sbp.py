@@ -369,17 +369,18 @@ def _smo_working_set(res: ExperimentResult) -> tuple[str, str]:
 #: The experiments of Figure 2 on each data set.
 FIGURE2_DATA = (("Reuters", "sbp-figure2-reuters"), ("Adult", "sbp-figure2-adult"), ("MNIST", "sbp-figure2-mnist"))
 
-SETTINGS = Numbers((
-    *settings(
-        *(row for data in TABLE2_DATA for row in _table2_settings(*data)),
-        *(row for dataset, name in (("Reuters", "reuters"), ("Adult", "adult"), ("MNIST", "mnist"))
-          for row in _figure_settings(dataset, f"sbp-figure2-{name}", f"sbp-figure3-{name}")),
-        Printed("SMO's working-set selection, Figure 2", "second order (Fan, Chen, Lin 2005)",
-                tuple(exp for _, exp in FIGURE2_DATA), _smo_working_set),
-    ),
-    *(Printed(f"epochs of SMO, Figure 2, {dataset}", "10 (\"all algorithms were run for ten epochs\")", (exp,),
-              _smo_epochs) for dataset, exp in FIGURE2_DATA),
+SETTINGS = Numbers(settings(
+    *(row for data in TABLE2_DATA for row in _table2_settings(*data)),
+    *(row for dataset, name in (("Reuters", "reuters"), ("Adult", "adult"), ("MNIST", "mnist"))
+      for row in _figure_settings(dataset, f"sbp-figure2-{name}", f"sbp-figure3-{name}")),
+    Printed("SMO's working-set selection, Figure 2", "second order (Fan, Chen, Lin 2005)",
+            tuple(exp for _, exp in FIGURE2_DATA), _smo_working_set),
 ))
+
+#: The epochs SMO ran in Figure 2: a measured number (it stops by its own rule), not a setting.
+SMO_EPOCHS = Numbers(tuple(Printed(f"epochs of SMO, Figure 2, {dataset}",
+                                   "10 (\"all algorithms were run for ten epochs\")", (exp,), _smo_epochs)
+                           for dataset, exp in FIGURE2_DATA))
 
 # ----------------------------------------------------------------------------- Section 5: LIBSVM
 
@@ -868,7 +869,7 @@ PAPER = Paper(
     sections=(
         Section(f"SBP paper, Table 2: nu derived from lambda ({CITATION})", (TABLE2,)),
         Section("SBP paper, Table 2 and the captions of Figures 2 and 3: data sizes and settings, as run",
-                (SETTINGS,)),
+                (SETTINGS, SMO_EPOCHS)),
         Section("SBP paper, Section 5: LIBSVM vs SBP (with bias)", (LIBSVM,)),
         Section("SBP paper, Section 5 and Appendix A: the claims", (CLAIMS,)),
     ),

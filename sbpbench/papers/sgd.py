@@ -412,12 +412,13 @@ ALGORITHM_SETTINGS = (
     ("Pegasos k (examples per subgradient)", 1, ("pegasos",), "mini_batch"),
 )
 
-#: The paper's DCD is LIBLINEAR 1.7's binary; ours is not, and that is a setting no run can match.
+#: The paper's DCD is LIBLINEAR 1.7's code; ours is not, a setting no run here can match (not run, on any tree).
 DCD_VERSION = NotReproduced(
     "DCD: LIBLINEAR version", "1.7",
-    "differs: our dcd is LIBLINEAR's algorithm (dual coordinate descent, L1 loss, -s 3, with its shrinking and "
-    "stopping rule) written here (sbpbench/solvers/dcd.py), not LIBLINEAR 1.7's code; our `liblinear` reference "
-    "is scikit-learn's bundled LIBLINEAR (a later version than 1.7), not run in these tables", kind="setting")
+    "not run here: LIBLINEAR 1.7's code is not in this harness, so the version differs; our dcd is LIBLINEAR's "
+    "algorithm (dual coordinate descent, L1 loss, -s 3, with its shrinking and stopping rule) written here "
+    "(sbpbench/solvers/dcd.py); our `liblinear` reference is scikit-learn's bundled LIBLINEAR (a later version "
+    "than 1.7), not run in these tables", kind="setting")
 
 
 def _algorithm_settings(dataset: str) -> tuple[Printed | NotReproduced, ...]:
