@@ -28,6 +28,8 @@ S_LOOSE = ([10, 20], [0.1, 0.03], [0.3, 0.1])
 S_TIGHT_THEN_LOOSE = ([10, 20], [0.005, 0.004], [0.3, 0.1])
 M_TIGHT = ([5], [0.009], [0.3])
 M_LOOSE = ([5], [0.2], [0.3])
+#: SGD-m's bound reaching SGD-m's eps 0.3 at epoch 30, after S_LOOSE's SGD-s (epoch 10).
+M_SLOW = ([5, 30], [0.2, 0.009], [0.5, 0.3])
 Path = tuple[list[float], list[float], list[float]]
 
 
@@ -121,8 +123,27 @@ def cases() -> dict[Callable[..., Any], Any]:
         entries[-1] = {"name": p["solvers"][-1]} | ({} if last is None else {"precision": last})
         return synthetic(curve("dcd", {"primal_objective": [1.0]}), meta=_meta(config={"solvers": entries}))
 
+    def as_run(p: Params, value: float | None) -> Synthetic:
+        """The row's solvers ran with ``value`` of its parameter; None: the last one without it
+        (the others with the printed value)."""
+        given = [p["printed"] if value is None else value] * (len(p["solvers"]) - 1) + [value]
+        entries = [{"name": name, "label": name, "params": {} if v is None else {p["key"]: v}}
+                   for name, v in zip(p["solvers"], given, strict=True)]
+        meta = _meta()
+        meta["resolved"]["solvers"] = entries
+        return synthetic(curve("dcd", {"primal_objective": [1.0]}), meta=meta)
+
     eps = {"sgd-s": 0.1, "sgd-m": 0.3}
     return {
+        sgd._more_epochs_at_eps: Case(lambda p: _paths({"sgd-s": S_LOOSE, "sgd-m": M_SLOW}, eps), (
+            Contradiction("SGD-m's bound reaching the common eps before SGD-s's",
+                          lambda p: _paths({"sgd-s": S_LOOSE, "sgd-m": M_TIGHT}, eps)),
+            Contradiction("a config giving no eps", lambda p: _paths({"sgd-s": S_LOOSE, "sgd-m": M_SLOW})),
+        )),
+        sgd._param_as_run: Case(lambda p: as_run(p, p["printed"]), (
+            Contradiction("the solvers run with another value", lambda p: as_run(p, p["printed"] + 1)),
+            Contradiction("the last solver without the parameter", lambda p: as_run(p, None)),
+        )),
         sgd._fewer_epochs: Case(lambda p: _paths({"sgd-s": REACH_AT_100, "sgd-m": REACH_AT_50}), (
             Contradiction("SGD-m reaching 1% after more epochs than SGD-s",
                           lambda p: _paths({"sgd-s": REACH_AT_100, "sgd-m": REACH_AT_150})),
