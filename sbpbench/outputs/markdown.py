@@ -17,7 +17,7 @@ def section_body(declared: Section, results: Results) -> str:
     """A section without its heading: its paragraph, then each table under its sub-heading and note."""
     blocks = [declared.intro] if declared.intro else []
     for source in declared.tables:
-        t = source.table(results)
+        t = results.table(source)
         blocks += [f"### {t.heading}"] if t.heading else []
         blocks += [t.note] if t.note else []
         blocks.append(table(t))

@@ -196,7 +196,7 @@ def coverage_counts(results: Results) -> dict[Kind, dict[str, int]]:
     for paper in papers.PAPERS:
         for section in paper.sections:
             for source in section.tables:
-                rows, kinds = source.table(results).rows, source.kinds()
+                rows, kinds = results.table(source).rows, source.kinds()
                 if len(rows) != len(kinds):
                     raise ValueError(f"{section.heading!r}: {len(rows)} rows but {len(kinds)} declared kinds")
                 for row, kind in zip(rows, kinds, strict=True):

@@ -72,12 +72,21 @@ class Results:
         self.shared = dict(shared)
         self.not_run = not_run
         self._read: dict[str, ExperimentResult | None] = {}
+        self._tables: dict[int, tuple[TableSource, Table]] = {}
 
     def get(self, experiment: str) -> ExperimentResult | None:
         """The results of ``experiment`` (None when it has none)."""
         if experiment not in self._read:
             self._read[experiment] = find_experiment(self.root, experiment, self.shared)
         return self._read[experiment]
+
+    def table(self, source: TableSource) -> Table:
+        """``source``'s table on these results, made once (the report's coverage and its sections
+        read the same tables)."""
+        key = id(source)
+        if key not in self._tables:
+            self._tables[key] = (source, source.table(self))  # the source is kept, so its id stays its own
+        return self._tables[key][1]
 
     def first(self, experiments: Iterable[str]) -> ExperimentResult | None:
         """The results of the first of ``experiments`` that has some."""
