@@ -26,11 +26,13 @@ from sbpbench.results.store import curves_file, read_meta
 GZIP_ABOVE_BYTES = 100_000
 
 
-def promote(run_dir: Path, dest_root: Path) -> Path:
+def promote(run_dir: Path, dest_root: Path, extra: dict[str, bytes] | None = None) -> Path:
     """Copy ``run_dir``'s curves and meta.json to ``dest_root/<experiment>/``; returns that folder.
 
-    The copy is written into a staging folder beside it and then put in place, so an
-    interruption leaves the previous copy (or, promoting in place, ``run_dir`` itself) whole.
+    ``extra`` maps further file names to their contents, written into the same folder (the
+    redo script keeps the replaced curves so). The copy is written into a staging folder beside
+    it and then put in place, so an interruption leaves the previous copy (or, promoting in
+    place, ``run_dir`` itself) whole.
 
     Raises
     ------
@@ -60,6 +62,8 @@ def promote(run_dir: Path, dest_root: Path) -> Path:
             gz.write(data)
     else:
         (staging / "curves.csv").write_bytes(data)
+    for name, content in (extra or {}).items():
+        (staging / name).write_bytes(content)
     if dest.exists():
         dest.rename(replaced)
     staging.rename(dest)

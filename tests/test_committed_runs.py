@@ -8,15 +8,20 @@ comparison), with the runner's seeds and the nu recorded in their meta.json.
 """
 
 import json
+import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from sbpbench.errors import UserError
 from sbpbench.execution.loop import run_one
 from sbpbench.experiment import config
 from sbpbench.experiment.assemble import prepare
+from sbpbench.outputs.check import compare
+from sbpbench.results.store import read_curves, read_meta
 
 PAPER = Path(__file__).resolve().parent.parent / "results" / "paper"
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -36,3 +41,57 @@ def test_committed_sbp_run_starts_bit_for_bit(experiment):
     assert checkpoints >= 20
     for column in ("iteration", "kernel_evals", "test_error", "objective", "n_support"):
         assert np.array_equal(rows[column][:checkpoints].to_numpy(), committed[column][:checkpoints].to_numpy()), column
+
+
+# ------------------------------------------------------------------- redone with today's code
+
+sys.path.insert(0, str(PAPER.parent.parent / "scripts"))  # the scripts import their helper module by name
+import redo_runs  # noqa: E402
+
+REDONE = sorted(PAPER.glob(f"*/{redo_runs.BEFORE}"))
+
+
+@pytest.mark.parametrize("before", REDONE, ids=[path.parent.name for path in REDONE])
+def test_redone_curves_lie_within_the_old_runs_spread(before):
+    """A committed experiment redone by scripts/redo_runs.py: each redone solver's mean curve
+    stays within the band of ``sbpbench check`` around the runs it replaced."""
+    old = read_curves(before)
+    now = redo_runs.committed_curves(before.parent)
+    now = now[now["solver"].isin(old["solver"].unique())]
+    assert set(now["run"]) == set(old["run"])
+    assert compare(now, old) == []
+
+
+def test_the_spread_check_catches_a_shifted_curve():
+    """The check of the test above fails on the committed SBP curves moved up by one point of error."""
+    old = redo_runs.committed_curves(PAPER / "sbp-figure2-adult")
+    old = old[old["solver"] == "sbp"]
+    assert compare(old, old) == []
+    worse = compare(old.assign(test_error=old["test_error"] + 0.01), old)
+    assert worse and all(d.worse and d.column == "test_error" for d in worse)
+
+
+def test_redo_replaces_one_solver_keeps_the_others_and_the_old_rows(tmp_path):
+    """scripts/redo_runs.py on a small committed experiment (a copy of the CI reference ci-adult)."""
+    paper, work = tmp_path / "paper", tmp_path / "redo"
+    shutil.copytree(PAPER.parent / "reference" / "ci-adult", paper / "ci-adult")
+    committed = redo_runs.committed_curves(paper / "ci-adult")
+    folder = redo_runs.redo("ci-adult", paper, work, ["sbp"], jobs=1, again=False)
+    curves, meta = redo_runs.committed_curves(folder), read_meta(folder)
+    before = read_curves(folder / redo_runs.BEFORE)
+    # today's code, same seeds: the redone rows equal the ones they replace (only timings differ)
+    timing = ["train_time_s"]
+    assert before.drop(columns=timing).equals(committed[committed["solver"] == "sbp"]
+                                              .drop(columns=timing).reset_index(drop=True))
+    for solver in ("sbp", "pegasos"):
+        got = curves[curves["solver"] == solver].drop(columns=timing).reset_index(drop=True)
+        was = committed[committed["solver"] == solver].drop(columns=timing).reset_index(drop=True)
+        pd.testing.assert_frame_equal(got[was.columns], was, check_dtype=False)  # new columns may be added
+    reference = read_meta(PAPER.parent / "reference" / "ci-adult")
+    assert [r["solver"] for r in meta["runs"]] == [r["solver"] for r in reference["runs"]]
+    assert meta["redos"][-1]["solvers"] == ["sbp"]
+    # a second call finds the promoted redo and does not run again
+    assert redo_runs.redo("ci-adult", paper, work, ["sbp"], jobs=1, again=False) == folder
+    assert len(list((work / "ci-adult").iterdir())) == 1 and read_meta(folder) == meta
+    with pytest.raises(UserError, match="--solvers: smo not among its solvers"):
+        redo_runs.redo("ci-adult", paper, work, ["smo"], jobs=1, again=False)

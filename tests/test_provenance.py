@@ -70,10 +70,13 @@ def test_the_report_names_the_code_and_executor_of_every_run_and_resume():
     meta = {"started": "t0", "git_commit": "1602a2bcf577", "git_dirty": False, "executor": "processes", "jobs": 2,
             "resumes": [{"time": "t1", "redone": 8, "executor": "sequential", "jobs": 1},
                         {"time": "t2", "redone": 3, "git_commit": "abcdef012345", "git_dirty": True,
-                         "executor": "dask", "jobs": 4}]}
+                         "executor": "dask", "jobs": 4}],
+            "redos": [{"solvers": ["sbp"], "started": "t3", "git_commit": "0123456789ab", "executor": "processes",
+                       "jobs": 2}]}
     assert report._provenance(meta) == (
         "t0, commit 1602a2bc, processes --jobs 2; "
         "resumed t1, 8 run(s) redone: commit not recorded, sequential; "
-        "resumed t2, 3 run(s) redone: commit abcdef01 (dirty), dask --jobs 4")
+        "resumed t2, 3 run(s) redone: commit abcdef01 (dirty), dask --jobs 4; "
+        "sbp redone t3: commit 01234567, processes --jobs 2")
     assert report.code_and_executor({"executor": "processes"}) == "commit not recorded, processes, --jobs not recorded"
     assert report.code_and_executor({}) == "commit not recorded, executor not recorded"

@@ -45,11 +45,14 @@ def code_and_executor(record: dict) -> str:
 
 
 def _provenance(meta: dict) -> str:
-    """When and by which code an experiment's runs were made, its resumes included."""
+    """When and by which code an experiment's runs were made, its resumes and redos included."""
     text = f"{meta.get('started', '?')}, {code_and_executor(meta)}"
     for resume in meta.get("resumes") or []:
         text += (f"; resumed {resume.get('time', '?')}, {resume.get('redone', '?')} run(s) redone: "
                  f"{code_and_executor(resume)}")
+    for redo in meta.get("redos") or []:  # scripts/redo_runs.py
+        text += (f"; {', '.join(redo.get('solvers') or ['?'])} redone {redo.get('started', '?')}: "
+                 f"{code_and_executor(redo)}")
     return text
 
 
