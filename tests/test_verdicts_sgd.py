@@ -95,6 +95,12 @@ def cases() -> dict[Callable[..., Any], Any]:
         """The results at C = 10 (the claim's experiment) and at C = 1 (``also``), seconds by solver."""
         return {p["experiment"]: seconds(**c10), p["also"][0]: seconds(**c1)}
 
+    def spreads(larger: bool) -> tuple[dict[str, float], dict[str, float]]:
+        """Seconds at C = 1 and at the claim's C: three solvers a factor 2 apart at one, 8 at the
+        other (the larger spread at the claim's C when ``larger``)."""
+        narrow, wide = {"sgd_r": 1, "sgd_m": 2, "dcd": 4}, {"sgd_r": 1, "sgd_m": 8, "dcd": 64}
+        return (narrow, wide) if larger else (wide, narrow)
+
     def ranked(p: Params, reverse_first: bool = False) -> Synthetic:
         """Every solver of the claim's ``pairs`` ``(fast, slow)`` reaching 1% in 2^k seconds, k the length
         of the longest chain of faster solvers before it, so that each pair is ordered as the claim says;
@@ -170,6 +176,14 @@ def cases() -> dict[Callable[..., Any], Any]:
         sgd._scales_better: Case(lambda p: growth(p, {"sgd_m": 1, p["solver"]: 1}, {"sgd_m": 10, p["solver"]: 2}), (
             Contradiction("the linear SVM's seconds growing ten times, SGD-m's two",
                           lambda p: growth(p, {"sgd_m": 1, p["solver"]: 1}, {"sgd_m": 2, p["solver"]: 10})),)),
+        sgd._substantially_faster: Case(lambda p: seconds(pegasos=4, sgd_m=1), (
+            Contradiction("Pegasos only twice as slow as SGD-m", lambda p: seconds(pegasos=2, sgd_m=1)),)),
+        # the spread of log seconds over three solvers: a factor 2 between neighbours, or 8
+        sgd._differences_change: Case(lambda p: growth(p, *spreads(p["larger"])), (
+            Contradiction("the spread changing the other way", lambda p: growth(p, *spreads(not p["larger"]))),)),
+        sgd._favors_sgd: Case(lambda p: growth(p, {"sgd_m": 4, "dcd": 1, "mpu": 1}, {"sgd_m": 1, "dcd": 1, "mpu": 1}), (
+            Contradiction("SGD-m's seconds growing against the linear SVMs'",
+                          lambda p: growth(p, {"sgd_m": 1, "dcd": 1, "mpu": 1}, {"sgd_m": 4, "dcd": 1, "mpu": 1})),)),
         sgd._ocas_setting: Case(lambda p: ocas(1.01), (
             Contradiction("q = 1.02 J_opt", lambda p: ocas(1.02)),
             Contradiction("the paper's q with another relative tolerance", lambda p: ocas(1.01, tol_rel=0.001)),
