@@ -91,7 +91,7 @@ def test_report_reads_nu_and_claims_from_results(results_root):
     assert "(from lambda; n = 600" in bias_line and "| differs (" in bias_line  # a 600-row subsample
     claims = [x for x in text.splitlines() if x.startswith("| SBP below pegasos") and "Adult" in x]
     assert len(claims) == 1 and claims[0].endswith(("| held |", "| did not hold |", "| inconclusive (3 runs) |"))
-    assert "kernel evaluations, above on" in claims[0]  # measured from the CI runs
+    assert "% of [" in claims[0]  # measured from the CI runs: shares of a kernel-evaluation range
     libsvm = next(x for x in text.splitlines() if x.startswith("| LIBSVM test error / time, Adult"))
     curves = pd.read_csv(REF / "ci-bias-libsvm" / "curves.csv")
     lib_err = 100 * curves[curves["solver_name"] == "libsvm"].groupby("run").tail(1)["test_error"].mean()

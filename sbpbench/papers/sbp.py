@@ -556,9 +556,6 @@ def _mean(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return grid, mean
 
 
-#: "Below" at equal kernel evaluations: SBP's mean error at or below the other's plus this (0.05 pp).
-TIE = 5e-4
-
 #: SBP is below on at least this share of the common kernel-evaluation range.
 BELOW_SHARE = 0.75
 
@@ -581,21 +578,24 @@ def _sbp_below(res: ExperimentResult, other: str) -> tuple[bool | None, str]:
 
     Compared at 50 points of a log grid over the kernel-evaluation range both solvers' runs
     cover: at each, the runs' errors there (interpolated in log kernel evaluations), and the
-    difference of the two means with its standard error. SBP is *at or below* at a point when
-    ``other`` minus SBP plus :data:`TIE` is above zero by two standard errors, *above* when it
-    is at or below zero by two. Held when SBP is at or below on at least :data:`BELOW_SHARE`
-    of the grid; did not hold when it is above on more than the rest; else inconclusive.
+    difference of the two means with its standard error. SBP is *below* at a point when
+    ``other`` minus SBP is above zero by two standard errors, *not below* when it is at or below
+    zero by two; where the runs cannot separate the two (late, when both have converged to the
+    same error), the point counts for neither, with no tie allowance. Held when SBP is below on
+    at least :data:`BELOW_SHARE` of the grid; did not hold when it is not below on more than the
+    rest; else inconclusive.
     """
     common = _common_grid(_solver(res, "sbp"), _solver(res, other))
     if common is None:
         return False, "no common range of kernel evaluations"
     grid, at_sbp, at_oth = common
     lo, hi = grid[0], grid[-1]
-    kinds = [above_zero(d + TIE, se) for d, se in (difference(at_oth[:, j], at_sbp[:, j]) for j in range(grid.size))]
+    kinds = [above_zero(d, se) for d, se in (difference(at_oth[:, j], at_sbp[:, j]) for j in range(grid.size))]
     below, above = (float(np.mean([k is want for k in kinds])) for want in (True, False))
     a, b = at_sbp[:, -1], at_oth[:, -1]
-    text = (f"SBP at or below {other} (by {SPREAD:g} standard errors) on {below:.0%} of [{lo:.2g}, {hi:.2g}] "
-            f"kernel evaluations, above on {above:.0%}; at {hi:.2g}: SBP {_pm(*_mean_se(a))} vs {other} "
+    text = (f"SBP below {other} (by {SPREAD:g} standard errors) on {below:.0%} of [{lo:.2g}, {hi:.2g}] "
+            f"kernel evaluations, at or above on {above:.0%}, not separated on {1 - below - above:.0%}; "
+            f"at {hi:.2g}: SBP {_pm(*_mean_se(a))} vs {other} "
             f"{_pm(*_mean_se(b))}")
     return True if below >= BELOW_SHARE else False if above > 1 - BELOW_SHARE else None, text
 
