@@ -107,13 +107,25 @@ def test_nu_verdict_differs_when_not_equal_at_three_digits(tmp_path):
 
 
 def test_sgd_verdicts():
-    row = {"paper_epochs": 100, "epochs": [120.0, 90.0], "rel_acc": [0.008, 0.01]}
-    assert sgd._verdict(**row).startswith("matches")
-    assert sgd._verdict(**{**row, "rel_acc": [0.02, 0.011]}).startswith("differs")
-    assert sgd._verdict(**{**row, "epochs": [200.0, 50.0]}).startswith("differs")
-    assert sgd._verdict(**{**row, "epochs": [200.0, 100.0]}) == (
-        "inconclusive (2 runs) (rel. acc. 0.80%-1.00%; 1% reached in 2/2 runs; epochs 1.00-2.00x the paper's)")
-    assert sgd._verdict(paper_epochs=None, epochs=[5.0], rel_acc=[0.001]).startswith("matches")
+    def runs(*paths: tuple[list[float], list[float]]) -> pd.DataFrame:
+        """Runs of SGD-s through (epochs, relative accuracies), with the paper at 100 epochs."""
+        return pd.DataFrame([{"solver": "x", "run": k, "checkpoint": c, "epoch": e, "rel_acc": r}
+                             for k, (epochs, rel) in enumerate(paths)
+                             for c, (e, r) in enumerate(zip(epochs, rel, strict=True))])
+
+    agree = ([40.0, 60.0, 80.0, 90.0, 100.0], [0.05, 0.03, 0.02, 0.009, 0.012])  # at 1% at 0.9x, ends at 1.2%
+    assert sgd._verdict(runs(agree, agree), "sgd-s", 100).startswith("matches")
+    above = ([40.0, 60.0, 80.0, 90.0, 100.0], [0.05, 0.04, 0.03, 0.03, 0.03])  # smooth: no wander
+    assert sgd._verdict(runs(above, above), "sgd-s", 100).startswith("differs")
+    assert "cause not established" in sgd._verdict(runs(above, above), "sgd-s", 100)
+    late = ([100.0, 200.0], [0.05, 0.009])  # stopped at twice the paper's epochs
+    assert sgd._verdict(runs(late, late), "sgd-s", 100).startswith("differs")
+    assert sgd._verdict(runs(agree, late), "sgd-s", 100).startswith("inconclusive (2 runs)")
+    wander = ([80.0, 84.0, 88.0, 92.0, 96.0, 100.0], [0.03, 0.05, 0.02, 0.06, 0.015, 0.04])  # above 1%, noisy
+    assert sgd._verdict(runs(wander, wander), "sgd-s", 100).startswith("inconclusive")
+    assert sgd._verdict(runs(([5.0], [0.001])), "dcd", None).startswith("matches")
+    overshoot = ([5.0], [0.0005])  # 20x beyond the target
+    assert sgd._verdict(runs(overshoot), "dcd", None).startswith("differs")
 
 
 def test_promoted_results_are_found_gzipped(tmp_path, monkeypatch):

@@ -162,24 +162,81 @@ def _range(values: np.ndarray, spec: str) -> str:
     return lo if lo == hi else f"{lo}-{hi}"
 
 
-def _verdict(epochs: Sequence[float], rel_acc: Sequence[float], paper_epochs: int | None) -> str:
-    """The verdict on one row from its runs' ``epochs`` and relative accuracies ``rel_acc``.
+#: A run's within-run wander is measured over the checkpoints of its last fifth of epochs.
+WANDER_TAIL = 0.2
+#: A run agrees with the paper's epochs when it gets to 1% within this range of them.
+EPOCHS_WINDOW = (2 / 3, 1.5)
+#: A solver stopped by its eps is read where it stops; ending this many times below 1% it did
+#: far more than the paper's run (whose eps was chosen to reach 1%): its seconds are not the paper's.
+OVERSHOOT = 10
 
-    A run agrees with the paper when it reached 1% relative accuracy within 2/3 to 1.5 times the
-    paper's epochs (or reached it at all, where the paper prints seconds only). ``matches`` when
-    every run agrees, ``differs`` when none does, else ``inconclusive (n runs)``.
+
+def _wander(run: pd.DataFrame) -> float:
+    """The checkpoint-to-checkpoint noise of ``rel_acc`` in the run's last :data:`WANDER_TAIL` of
+    epochs: the standard deviation of its successive differences over sqrt(2) (the standard
+    deviation of independent draws around a level; a smooth descent, as a dual or cutting-plane
+    solver's, gives little). 0 with fewer than three checkpoints there."""
+    tail = run.loc[run["epoch"] >= (1 - WANDER_TAIL) * run["epoch"].max(), "rel_acc"].to_numpy(dtype=float)
+    return float(np.diff(tail).std(ddof=1) / math.sqrt(2)) if len(tail) >= 3 else 0.0
+
+
+def _run_agrees(run: pd.DataFrame, read: pd.Series, solver: str, paper_epochs: int | None) -> bool | None:
+    """Whether one run (its checkpoints with ``rel_acc``; ``read``: the one where the tables read
+    it, :func:`runs_at_level`) agrees with the paper's row.
+
+    A run stopped by its eps disagrees when it ends :data:`OVERSHOOT` times below 1% or more. Where
+    the paper prints seconds only, the run agrees when it is at or below 1% where read, and
+    disagrees when it is above 1% by more than twice its :func:`_wander`. Otherwise it agrees when
+    it reaches 1% within :data:`EPOCHS_WINDOW` times the paper's epochs: for the solvers of
+    :data:`FIRST_REACHED` its first checkpoint at 1% lies there, for the others (stopped by their
+    eps) their stop lies there and a checkpoint there is at 1% (their relative accuracy wanders
+    within a run: the one at the stop is one draw of it). It disagrees when where it is read lies
+    outside the window, or when every checkpoint in the window is above 1% by more than twice the
+    wander; else it is undecided (None).
     """
-    acc, n = np.asarray(rel_acc, dtype=float), len(rel_acc)
-    reached = acc <= LEVEL
-    text = [f"rel. acc. {_range(acc, '.2%')}; 1% reached in {reached.sum()}/{n} runs"]
-    ok = reached
+    margin = LEVEL + 2 * _wander(run)
+    if solver not in FIRST_REACHED and read["rel_acc"] < LEVEL / OVERSHOOT:
+        return False
+    if paper_epochs is None:
+        return True if read["rel_acc"] <= LEVEL else False if read["rel_acc"] > margin else None
+    lo, hi = (paper_epochs * bound for bound in EPOCHS_WINDOW)
+    if not lo <= read["epoch"] <= hi:
+        return False
+    inside = run.loc[(run["epoch"] >= lo) & (run["epoch"] <= hi), "rel_acc"]
+    if (solver in FIRST_REACHED and read["rel_acc"] <= LEVEL) or (solver not in FIRST_REACHED
+                                                                 and (inside <= LEVEL).any()):
+        return True
+    return False if (inside > margin).all() else None
+
+
+def _verdict(curves: pd.DataFrame, solver: str, paper_epochs: int | None) -> str:
+    """The verdict on one row from the runs of ``solver`` (every checkpoint, with ``rel_acc``):
+    ``matches`` when every run agrees with the paper (:func:`_run_agrees`), ``differs`` when every
+    run disagrees, else ``inconclusive (n runs)``; with what was measured. A row that differs
+    names no cause: none was measured."""
+    read = first_reaching(curves, "rel_acc", LEVEL) if solver in FIRST_REACHED else final_rows(curves)
+    runs = dict(list(curves.groupby("run")))
+    agree = [_run_agrees(runs[row["run"]], row, solver, paper_epochs) for _, row in read.iterrows()]
+    acc, n = read["rel_acc"].to_numpy(dtype=float), len(read)
+    wander = np.array([_wander(run) for run in runs.values()])
+    text = [f"rel. acc. {_range(acc, '.2%')}; 1% reached in {(acc <= LEVEL).sum()}/{n} runs"]
+    beyond = int((acc < LEVEL / OVERSHOOT).sum()) if solver not in FIRST_REACHED else 0
+    if beyond:
+        text.append(f"below {LEVEL / OVERSHOOT:.1%} (far beyond the paper's target) in {beyond}/{n} runs")
     if paper_epochs is None:
         text.append("seconds only in the paper")
     else:
-        ratio = np.asarray(epochs, dtype=float) / paper_epochs
-        ok = reached & (2 / 3 <= ratio) & (ratio <= 1.5)
-        text.append(f"epochs {_range(ratio, '.2f')}x the paper's")
-    word = "matches" if ok.all() else "differs" if not ok.any() else f"inconclusive ({n} runs)"
+        text.append(f"epochs {_range(read['epoch'].to_numpy(dtype=float) / paper_epochs, '.2f')}x the paper's")
+        text.append(f"at 1% within {EPOCHS_WINDOW[0]:.2g}-{EPOCHS_WINDOW[1]:.2g}x the paper's epochs in "
+                    f"{sum(a is True for a in agree)}/{n} runs")
+    text.append(f"within-run wander {_range(wander, '.2%')}")
+    if all(a is True for a in agree):
+        word = "matches"
+    elif all(a is False for a in agree):
+        word = "differs"
+        text.append("cause not established")
+    else:
+        word = f"inconclusive ({n} runs)"
     return f"{word} ({'; '.join(text)})"
 
 
@@ -206,7 +263,7 @@ class EpochsTable:
     Ours are means over runs, each read where the paper reads it: for the solvers of
     :data:`FIRST_REACHED` at the first checkpoint where the relative accuracy against J_opt (DCD at
     a tight tolerance, in the same experiment) is at most 1%, for the others where their stopping
-    rule fired (:func:`runs_at_level`). The verdict is :func:`_verdict` on the runs.
+    rule fired (:func:`runs_at_level`). The verdict is :func:`_verdict` on the runs' checkpoints.
 
     ``key`` is the group's key in :data:`TABLES`.
     """
@@ -231,9 +288,9 @@ class EpochsTable:
                     rows.append(_cells(paper, verdict="not run: '-' in the paper" if paper_s is None
                                        else "not in the config"))
                     continue
+                verdict = _verdict(_relative(res, solver), solver, paper_epochs)
                 rows.append(_cells(paper, float(runs["epoch"].mean()), float(runs["train_time_s"].mean()),
-                                   float(runs["rel_acc"].mean()),
-                                   _verdict(runs["epoch"], runs["rel_acc"], paper_epochs)))
+                                   float(runs["rel_acc"].mean()), verdict))
             optimum = None if res is None else res.curves[res.curves["solver"] == "optimum"]
             if optimum is not None and len(optimum) and "relative_accuracy" in optimum:
                 gaps.append(f"{dataset} {final_rows(optimum)['relative_accuracy'].max():.1e}")
@@ -928,7 +985,12 @@ INTRO = (f"Epochs and seconds to reach (J - J_opt)/J_opt <= 1% ({CITATION}). J_o
          f"ours: where each run first reaches 1%, or its end), T for SvmSgd and SGD-QN (run for a budget of epochs; "
          f"ours: where each run first reaches 1%), T for SGD-s and SGD-m (stopped by the paper's eps), iterations / n "
          f"for SVMperf, OCAS, DCD and MPU (stopped by their eps, OCAS by q = 1.01 J_opt or r = 0.01), at the end "
-         f"of each run. Table 8 runs SvmSgd, SGD-QN, SGD-m and MPU in single precision. Ours: means over runs; a "
+         f"of each run. A run agrees with the paper when it is at 1% within 2/3 to 1.5 times the paper's epochs (where "
+         f"the paper prints seconds only: where it stops), and disagrees when where it is read lies outside that "
+         f"range, when it stays above 1% there by more than twice its within-run wander (the checkpoint-to-checkpoint "
+         f"noise of its rel. acc. over its last {WANDER_TAIL:.0%} of epochs), or when a solver stopped by its eps ends "
+         f"below {LEVEL / OVERSHOOT:.1%} (its eps took it {OVERSHOOT}x beyond the paper's target). Table 8 runs "
+         f"SvmSgd, SGD-QN, SGD-m and MPU in single precision. Ours: means over runs; a "
          f"row matches or differs only when every run does, else it is inconclusive; 'rel. acc.' is "
          f"(J - J_opt)/J_opt, scale-free (we use J = lambda/2 ||w||^2 + mean hinge loss). Seconds: training time on "
          f"this machine (shared, loaded); paper seconds: {MACHINE}. Our MPU is reconstructed from the MPU paper's "
@@ -965,7 +1027,8 @@ PAPER = Paper(
                 intro="Every other row of the paper's tables, as printed (the columns in the first cell), and why "
                       "it is not run here."),
     ),
-    verdict_rules=("an SGD-table row when every run reaches 1% relative accuracy within 2/3 to 1.5 times the "
-                   "paper's epochs (Pegasos, SGD-r, SvmSgd and SGD-QN: where a run first reaches it), or reaches it at "
-                   "all where the paper prints seconds only; differs when no run does; else inconclusive",),
+    verdict_rules=("an SGD-table row when every run is at 1% relative accuracy within 2/3 to 1.5 times the paper's "
+                   "epochs (where the paper prints seconds only: where it stops); differs when every run is read "
+                   "outside that range, stays above 1% there by more than twice its within-run wander, or (stopped "
+                   "by its eps) ends below 0.1%; else inconclusive",),
 )
