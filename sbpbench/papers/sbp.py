@@ -125,7 +125,7 @@ def _nu_reason(ratio: float, n: int, paper_n: int, gap: float | None, data: Data
     """What is known about a difference between our nu (from an exact optimum) and the printed one."""
     about_data = (f"our copy has n = {n}, the paper's n = {paper_n}" if n != paper_n
                   else f"same n = {n} and the canonical files (checksums verified)" if data == "canonical"
-                  else f"same n = {n}, but our copy of the data may differ from the paper's")
+                  else f"same n = {n}; whether our copy's entries are the paper's is not known")
     certified = f"our optimum has duality gap {gap:.1e}" if gap is not None else "our optimum is exact"
     if 0.9 <= ratio <= 1.1:
         return f"close; {about_data}; {certified}, the paper does not say how exact its optimum was"
@@ -223,13 +223,45 @@ TABLE2 = Numbers((
 # ----------------------------------------------------------------------------- Table 2 and the figures: settings
 
 
-def _size(res: ExperimentResult, printed: int, split: Literal["n_train", "n_test"], copy: str) -> tuple[str, str]:
-    """A data set's training or test size (``split``) against the printed one; ``copy``: what our copy is."""
+def _repeated_rows(res: ExperimentResult, analysis: str, split: Literal["n_train", "n_test"], printed: int) -> str:
+    """What ``scripts/duplicate_rows.py`` counted in our copy (``analysis``, a JSON file relative to
+    the results root), and whether removing repeated rows gives the printed size; empty without it.
+
+    Raises
+    ------
+    UserError
+        The file is there but is not the script's output.
+    """
+    path = res.directory.parent / analysis
+    if not analysis or not path.is_file():
+        return ""
+    try:
+        found = json.loads(path.read_text())
+        if split == "n_test":
+            repeated = int(found["test_rows_repeating_a_test_row"])
+            distinct, where = int(found["n_test"]) - repeated, "another test row"
+            also = f", {int(found['test_rows_equal_to_a_training_row'])} equal a training row"
+        else:
+            repeated = int(found["training_rows_repeating_a_training_row"])
+            distinct, where, also = int(found["n_train"]) - repeated, "another training row", ""
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path}: not the output of scripts/duplicate_rows.py ({type(exc).__name__}: {exc}); "
+                        "run the script again or delete the file") from None
+    gives = "the paper's size" if distinct == printed else f"{distinct}, not the paper's {printed}"
+    return (f"; counted by scripts/duplicate_rows.py ({analysis}): {repeated} rows repeat {where}{also}; "
+            f"without the repeats: {gives}")
+
+
+def _size(res: ExperimentResult, printed: int, split: Literal["n_train", "n_test"], copy: str,
+          analysis: str = "") -> tuple[str, str]:
+    """A data set's training or test size (``split``) against the printed one; ``copy``: what our
+    copy is; ``analysis``: the repeated rows counted in it (:func:`_repeated_rows`), quoted."""
     ours = int(res.meta["resolved"]["dataset"][split])
     measured = f"{ours} ({res.name})"
     if ours == printed:
         return measured, "matches"
-    return measured, f"differs ({ours - printed:+d} rows): our copy is {copy}; the paper's copy is not available"
+    return measured, (f"differs ({ours - printed:+d} rows): our copy is {copy}; the paper's copy is not available; "
+                      f"cause not established" + _repeated_rows(res, analysis, split, printed))
 
 
 def _sigma2(res: ExperimentResult, printed: float) -> tuple[str, str]:
@@ -280,7 +312,7 @@ def _fourier_pairs(res: ExperimentResult) -> tuple[str, str]:
 ADULT_COPY = "LIBSVM's a9a / a9a.t (LaSVM's archive has the same 32561 / 16281 rows)"
 TABLE2_DATA = (
     ("Reuters money-fx", ("sbp-figure2-reuters",), (), 7770, 3229,
-     "LaSVM's archive as distributed (duplicate feature entries removed)"),
+     "LaSVM's archive as distributed (duplicate feature entries removed)", "analyses/rows-reuters.json"),
     ("Adult", ("sbp-figure2-adult", "table2-nu-adult"), ("sbp-libsvm-adult", "table2-nu-adult-bias"), 31562, 16282,
      ADULT_COPY),
     ("MNIST 8 vs rest", ("sbp-figure2-mnist", "table2-nu-mnist"), ("sbp-libsvm-mnist", "table2-nu-mnist-bias"),
@@ -298,13 +330,14 @@ def _lambda_text(per_n: float) -> str:
 
 
 def _table2_settings(dataset: str, without: tuple[str, ...], with_bias: tuple[str, ...], n_train: int,
-                     n_test: int, copy: str) -> tuple[Printed, ...]:
-    """Table 2's training and test sizes, sigma^2 and lambda of one data set, read from the runs."""
+                     n_test: int, copy: str, analysis: str = "") -> tuple[Printed, ...]:
+    """Table 2's training and test sizes, sigma^2 and lambda of one data set, read from the runs;
+    ``analysis``: the repeated rows counted in our copy (:func:`_repeated_rows`)."""
     experiments = without or with_bias
     rows = [Printed(f"training size n, {dataset}", str(n_train), experiments,
-                    partial(_size, printed=n_train, split="n_train", copy=copy)),
+                    partial(_size, printed=n_train, split="n_train", copy=copy, analysis=analysis)),
             Printed(f"testing size, {dataset}", str(n_test), experiments,
-                    partial(_size, printed=n_test, split="n_test", copy=copy))]
+                    partial(_size, printed=n_test, split="n_test", copy=copy, analysis=analysis))]
     for bias, exps, parameters in ((False, without, TABLE2_PARAMETERS[dataset][0]),
                                    (True, with_bias, TABLE2_PARAMETERS[dataset][1])):
         if parameters is None:
