@@ -1,4 +1,5 @@
-"""Shared by the benchmark scripts: machine facts and updating one section of BENCHMARKS.md."""
+"""Shared by the benchmark scripts: machine facts, updating one section of BENCHMARKS.md, and
+its table of targets (one row per target, each written by the script that measures it)."""
 
 from __future__ import annotations
 
@@ -45,3 +46,44 @@ def load_average() -> float:
         return os.getloadavg()[0]
     except (AttributeError, OSError):
         return float("nan")
+
+
+#: The speed targets of issue #28 (measured as ratios in one run on 2 cores), in the order of
+#: the targets table, by key: what the target is and the script that measures it.
+TARGETS = {
+    "sbp-iteration": ("unbiased SBP iteration on full Adult at most 0.13 ms, within 2x of its memory bound",
+                      "bench_sbp_iteration.py"),
+    "sbp-iteration-bias": ("biased SBP iteration on full Adult at most 0.12 ms", "bench_sbp_iteration.py"),
+    "sbp-vs-libsvm": ("SBP with bias reaches LIBSVM's test error + 0.1 pp in at most 1/50 of LIBSVM's time "
+                      "(medians of 3 runs)", "bench_vs_libsvm.py"),
+    "smo-vs-libsvm": ("our SMO reaches LIBSVM's objective in at most 1.0x LIBSVM's time (medians of 3 runs)",
+                      "bench_vs_libsvm.py"),
+    "mnist-row": ("a full-MNIST Gaussian row at least 70% of its storage's bandwidth bound", "bench_kernels.py"),
+    "mnist-figure2": ("the whole SBP Figure 2 on full MNIST under 1 hour on 2 cores", "bench_figure2.py"),
+}
+TARGETS_TITLE = "Targets (issue #28)"
+
+
+def update_target(path: str | Path, key: str, measured: str, met: bool) -> None:
+    """Write target ``key``'s row (of :data:`TARGETS`) into the targets section of ``path``:
+    what was measured (with the load average), met or missed, and the date; the other rows are
+    kept as their scripts last wrote them, a target never measured says so."""
+    path = Path(path)
+    text = path.read_text() if path.exists() else ""
+    found = re.search(rf"^## {re.escape(TARGETS_TITLE)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    rows = {}
+    for line in (found.group(1) if found else "").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0] in {what for what, _ in TARGETS.values()}:
+            rows[cells[0]] = line
+    what, script = TARGETS[key]
+    rows[what] = (f"| {what} | {measured} | {'met' if met else 'missed'} | {script} | "
+                  f"{_dt.date.today().isoformat()} |")
+    table = ["| target | measured (load average, 1 min) | verdict | script | date |", "|---|---|---|---|---|"]
+    table += [rows.get(w, f"| {w} | not measured yet | - | {s} | - |") for w, s in TARGETS.values()]
+    body = ("Every target of issue #28, as the script named last measured it (`make bench` runs them all); "
+            "each ratio is against its reference timed in the same process run.\n\n" + "\n".join(table))
+    if not found and (first := re.search(r"^## ", text, re.M)):  # first written: before every other section
+        text = text[:first.start()] + f"## {TARGETS_TITLE}\n\n(to be written)\n\n" + text[first.start():]
+        path.write_text(text)
+    update_section(path, TARGETS_TITLE, body)
