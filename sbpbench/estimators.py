@@ -56,9 +56,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sbpbench.errors import shown
 from sbpbench.kernels import Kernel, KernelSpec
+from sbpbench.params import MAX_INT, Param, fraction, non_negative, positive
 from sbpbench.problem import Problem
-from sbpbench.solvers import SOLVERS, Param, ProblemKind, Snapshot, Solver
-from sbpbench.solvers.base import MAX_INT, budget_limits, fraction, non_negative, positive
+from sbpbench.solvers import SOLVERS, ProblemKind, Snapshot, Solver
+from sbpbench.solvers.base import Budget
 
 #: The kernel's parameters (every estimator has them).
 KERNEL_PARAMS = {
@@ -255,7 +256,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         spec = KernelSpec(values["kernel"], values["sigma2"], values["cache_mb"])
         kernel = Kernel(X, spec)
         positives = [codes == 1] if self.classes_.size == 2 else [codes == k for k in range(self.classes_.size)]
-        limits = budget_limits(values["epochs"], values["kernel_evals"], values["seconds"], n)
+        limits = Budget(values["epochs"], values["kernel_evals"], values["seconds"]).limits(n)
         snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
         for k, positive_class in enumerate(positives):
             kernel.reset()
