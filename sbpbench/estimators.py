@@ -7,15 +7,19 @@ them by name (``{"nu": [...], "sigma2": [...]}``, ``{"svm__C": [...]}`` in a ``P
 and ``get_params``/``set_params``/``clone`` work as for any scikit-learn estimator. A class's
 parameters are, in this order (:meth:`KernelClassifier.declared`):
 
-* the kernel: ``kernel``, ``sigma2`` (the Gaussian kernel ``exp(-||x - x'||^2 / (2 sigma2))`` of
-  :mod:`sbpbench.kernels`), ``cache_mb``;
-* the problem: ``C`` or ``lam`` (``lambda = 1/(C n)``; ``lambda = 1/n`` when neither is given)
-  for the solvers that need lambda, ``nu`` for SBP, ``bias`` for the solvers that take one;
+* the kernel (:class:`~sbpbench.kernels.KernelSpec`'s declarations): ``kernel`` (its ``name``),
+  ``sigma2`` (the Gaussian kernel ``exp(-||x - x'||^2 / (2 sigma2))``), ``cache_mb``;
+* the problem (:class:`~sbpbench.problem.ProblemParams`'): ``C`` or ``lam`` for the solvers that
+  need lambda (``lambda = 1/(C n)`` for n training examples, the papers' and LIBSVM's C), ``nu``
+  for SBP, ``bias`` for the solvers that take one;
 * the solver's own declared parameters (``SolverParams.declared()``, e.g. SBP's ``eta0``,
   SMO's ``eps``), with the same defaults and checks as in a config;
-* the budget of each binary problem: ``epochs`` (default 1, as in a config), ``kernel_evals``,
-  ``seconds``, whichever comes first;
+* the budget of each binary problem (:class:`~sbpbench.solvers.base.Budget`'s limits):
+  ``epochs``, ``kernel_evals``, ``seconds``, whichever comes first;
 * ``random_state`` for the solvers that draw at random (all but SMO).
+
+Each is read from its one declaration (type, doc, check), with a config's defaults but where
+:data:`ESTIMATOR_PARAMS` says otherwise.
 
 Fitting builds the problem through the same API as the runner: one counting
 :class:`~sbpbench.kernels.Kernel` over the training data, a
@@ -45,6 +49,7 @@ import math
 import numbers
 import time
 import warnings
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -56,43 +61,28 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sbpbench.errors import shown
 from sbpbench.kernels import Kernel, KernelSpec
-from sbpbench.params import MAX_INT, Param, fraction, non_negative, positive
-from sbpbench.problem import Problem
+from sbpbench.params import MAX_INT, Param, positive
+from sbpbench.problem import Problem, ProblemParams
 from sbpbench.solvers import SOLVERS, ProblemKind, Snapshot, Solver
 from sbpbench.solvers.base import Budget
 
-#: The kernel's parameters (every estimator has them).
-KERNEL_PARAMS = {
-    "kernel": Param(str, "gaussian", "the kernel: 'gaussian', exp(-||x - x'||^2 / (2 sigma2)), or 'linear', <x, x'>",
-                    choices=("gaussian", "linear")),
-    "sigma2": Param(float, 1.0, "the Gaussian kernel's width sigma^2 (ignored by the linear kernel)", check=positive),
-    "cache_mb": Param(float, 256.0, "the kernel's LRU row cache in MiB (changes the speed, not the result)",
-                      check=non_negative),
+#: Where an estimator's parameter differs from the config key of the same declaration, by
+#: parameter: what its doc adds to the declaration's line, and the fields of the declaration it
+#: replaces (a default, words allowed in place of a value).
+ESTIMATOR_PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
+    "C": ("C = 1 when neither C nor lam is given", {}),
+    "lam": ("given instead of C", {}),
+    "nu": ("default: the SBP paper's Adult value (Table 2)", {"default": 0.011, "optional": False}),
+    "seconds": ("numba's compilation in a process's first fit included", {}),
 }
-#: lambda of ``lambda/2 ||w||^2 + mean hinge loss``, for the solvers that need it.
-LAMBDA_PARAMS = {
-    "C": Param(float, None, "lambda = 1/(C n) for n training examples (LIBSVM's C); C = 1 when neither C nor "
-               "lam is given", check=positive),
-    "lam": Param(float, None, "lambda itself, instead of C", check=positive),
-}
-#: nu of the slack-constrained problem, for the solvers that need it (SBP).
-NU_PARAMS = {
-    "nu": Param(float, 0.011, "total slack at most n nu with ||w|| <= 1 (default: the SBP paper's Adult value, "
-                "Table 2)", check=fraction),
-}
-#: The unregularized bias, for the solvers that take one.
-BIAS_PARAMS = {"bias": Param(bool, False, "fit an unregularized bias b (intercept_); else b = 0")}
-#: The budget of each binary problem: it stops at whichever limit comes first.
-BUDGET_PARAMS = {
-    "epochs": Param(float, 1.0, "stop each binary problem after round(epochs n) iterations (None: no such limit)",
-                    check=positive),
-    "kernel_evals": Param(float, None, "stop each binary problem at the first iteration boundary at or after this "
-                          "many kernel evaluations (None: no such limit)", check=positive),
-    "seconds": Param(float, None, "stop each binary problem after this many seconds of training, numba's "
-                     "compilation in a process's first fit included (None: no such limit)", check=positive),
-}
-#: Parameters that may be None (no limit; for C and lam: not given).
-OPTIONAL = frozenset({"C", "lam", "epochs", "kernel_evals", "seconds"})
+
+
+def estimator_param(name: str, p: Param) -> Param:
+    """Declaration ``p`` of parameter ``name`` as the estimators take it (:data:`ESTIMATOR_PARAMS`)."""
+    note, changes = ESTIMATOR_PARAMS.get(name, ("", {}))
+    return replace(p, doc=f"{p.doc}; {note}" if note else p.doc, **changes)
+
+
 #: What a parameter of each type must be, for error messages.
 EXPECTED = {bool: "True or False", int: f"an integer of at most {MAX_INT} in absolute value", float: "a finite number",
             str: "a string"}
@@ -107,7 +97,8 @@ def _finite(value: numbers.Real) -> bool:
 
 
 def checked(owner: str, name: str, value: Any, spec: Param) -> Any:
-    """``value`` of parameter ``name`` as ``spec.type``, or a ValueError naming the parameter.
+    """``value`` of parameter ``name`` as ``spec.type`` (or None, or one of ``spec.keywords``, where
+    the declaration allows it), or a ValueError naming the parameter.
 
     Parameters
     ----------
@@ -130,6 +121,8 @@ def checked(owner: str, name: str, value: Any, spec: Param) -> Any:
     ValueError
         When ``value`` is not of the type, not among the choices or refused by the check.
     """
+    if (value is None and spec.optional) or (isinstance(value, str) and value in spec.keywords):
+        return value
     is_bool = isinstance(value, (bool, np.bool_))
     if spec.type is bool:
         ok = is_bool
@@ -140,7 +133,8 @@ def checked(owner: str, name: str, value: Any, spec: Param) -> Any:
     else:
         ok = isinstance(value, spec.type)
     if not ok:
-        raise ValueError(f"{owner}: parameter {name!r}: expected {EXPECTED[spec.type]}, got {shown(value)}")
+        raise ValueError(f"{owner}: parameter {name!r}: expected {spec.type_name(EXPECTED[spec.type])}, "
+                         f"got {shown(value)}")
     value = spec.type(value)
     if (why := spec.error(value)) is not None:
         raise ValueError(f"{owner}: parameter {name!r}={shown(value)}: {why}")
@@ -161,6 +155,8 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
     draws: ClassVar[bool] = True
     #: Whether the solver stops by itself (then a fit without any budget is allowed).
     converges: ClassVar[bool] = False
+    #: The ``epochs`` of a default fit (None: none, for a solver that stops by itself).
+    default_epochs: ClassVar[float | None] = 1.0
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -182,24 +178,26 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
             (``Params.declared()``) and the budget's.
         """
         solver = cls.solver_class()
-        found = dict(KERNEL_PARAMS)
+        kernel, problem, budget = KernelSpec.declared(), ProblemParams.declared(), Budget.declared()
+        found = {"kernel": kernel["name"], "sigma2": kernel["sigma2"], "cache_mb": kernel["cache_mb"]}
         if "lambda" in solver.needs:
-            found.update(LAMBDA_PARAMS)
+            found.update(C=problem["C"], lam=problem["lam"])
         if "nu" in solver.needs:
-            found.update(NU_PARAMS)
+            found["nu"] = problem["nu"]
         if solver.supports_bias:
-            found.update(BIAS_PARAMS)
+            found["bias"] = problem["bias"]
         found.update(solver.Params.declared())
-        found.update(BUDGET_PARAMS)
-        return found
+        found.update({name: budget[name] for name in Budget.LIMITS})
+        found["epochs"] = replace(found["epochs"], default=cls.default_epochs)
+        return {name: estimator_param(name, p) for name, p in found.items()}
 
     @classmethod
     def _sections(cls) -> str:
         """The docstring's Parameters and Attributes sections, written from :meth:`declared`."""
         lines = ["Parameters", "----------"]
         for name, spec in cls.declared().items():
-            kind = spec.type.__name__ + (" or None" if name in OPTIONAL else "")
-            lines += [f"{name} : {kind}, default={spec.default!r}", f"    {spec.doc[0].upper()}{spec.doc[1:]}."]
+            lines += [f"{name} : {spec.type_name()}, default={spec.default!r}",
+                      f"    {spec.doc[0].upper()}{spec.doc[1:]}."]
         if cls.draws:
             lines += ["random_state : int, RandomState instance or None, default=None",
                       "    Seed of the binary problems' generators (see the module docstring)."]
@@ -249,14 +247,11 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         if "lambda" in solver.needs and lam is None:
             C = values["C"] if values["C"] is not None else 1.0
-            lam = 1.0 / (C * n)  # 0 when C n overflows
-            if (why := positive(lam)) is not None:
-                raise ValueError(f"{type(self).__name__}: parameter 'C'={shown(C)}: gives lambda = {lam!r} at "
-                                 f"n = {n}: {why}")
+            lam = self._derived("C", C, "lambda", 1.0 / (C * n), f" at n = {n}")  # 0 when C n overflows
         spec = KernelSpec(values["kernel"], values["sigma2"], values["cache_mb"])
         kernel = Kernel(X, spec)
         positives = [codes == 1] if self.classes_.size == 2 else [codes == k for k in range(self.classes_.size)]
-        limits = Budget(values["epochs"], values["kernel_evals"], values["seconds"]).limits(n)
+        limits = Budget(**{name: values[name] for name in Budget.LIMITS}).limits(n)
         snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
         for k, positive_class in enumerate(positives):
             kernel.reset()
@@ -278,14 +273,23 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
     def _parameters(self) -> dict[str, Any]:
         """Every declared parameter's value, checked (:func:`checked`), by name."""
         owner = type(self).__name__
-        values = {name: None if getattr(self, name) is None and name in OPTIONAL
-                  else checked(owner, name, getattr(self, name), spec) for name, spec in self.declared().items()}
-        if values.get("C") is not None and values.get("lam") is not None:
+        declared = self.declared()
+        values = {name: checked(owner, name, getattr(self, name), spec) for name, spec in declared.items()}
+        if values.get("lam") is not None and values["C"] is not None:
             raise ValueError(f"{owner}: give parameter 'C' or 'lam', not both (lambda = 1/(C n))")
-        if not self.converges and all(values[name] is None for name in BUDGET_PARAMS):
+        if not self.converges and all(values[name] is None for name in Budget.LIMITS):
             raise ValueError(f"{owner}: solver {self.solver!r} does not stop by itself: give at least one of the "
-                             f"parameters {', '.join(map(repr, BUDGET_PARAMS))}")
+                             f"parameters {', '.join(map(repr, Budget.LIMITS))}")
         return values
+
+    def _derived(self, name: str, value: Any, what: str, derived: float, where: str) -> float:
+        """``derived``, the value of ``what`` that parameter ``name`` = ``value`` gives, when it is a
+        finite positive number (:func:`~sbpbench.params.positive`); else a ValueError naming ``name``."""
+        why = positive(derived) if math.isfinite(derived) else "expected a finite number"
+        if why is not None:
+            raise ValueError(f"{type(self).__name__}: parameter {name!r}={shown(value)}: gives {what} = "
+                             f"{derived!r}{where}: {why}")
+        return derived
 
     def _seed(self) -> int:
         """The seed of the binary problems' generators, from ``random_state``."""

@@ -238,6 +238,7 @@ def test_random_state_selects_the_stream(adult_small):
 @pytest.mark.parametrize("estimator, message", [
     (SBPClassifier(nu=-1.0), "SBPClassifier: parameter 'nu'=-1.0: must be in [0, 1]"),
     (SBPClassifier(nu=5.0), "SBPClassifier: parameter 'nu'=5.0: must be in [0, 1]"),
+    (SBPClassifier(nu=None), "SBPClassifier: parameter 'nu': expected a finite number, got None"),
     (PegasosClassifier(C=1e308), "PegasosClassifier: parameter 'C'=1e+308: gives lambda = 0.0 at n = "),
     (SBPClassifier(cache_mb=-1.0), "parameter 'cache_mb'=-1.0: must be >= 0"),
     (PerceptronClassifier(seconds=-1.0), "parameter 'seconds'=-1.0: must be positive"),
