@@ -165,8 +165,8 @@ class Params:
 
 
 def positive(value: float) -> str | None:
-    """Check: the value must be positive, at least :data:`SMALLEST_POSITIVE` (1 for an integer)."""
-    if value <= 0:
+    """Check: the value must be positive, at least :data:`SMALLEST_POSITIVE` (1 for an integer); not NaN."""
+    if not value > 0:
         return "must be positive"
     if value < SMALLEST_POSITIVE:
         return f"must be at least {SMALLEST_POSITIVE!r} (the smallest normal double)"
@@ -175,7 +175,7 @@ def positive(value: float) -> str | None:
 
 def non_negative(value: float) -> str | None:
     """Check: the value must be 0 or positive as :func:`positive` means it."""
-    if value < 0:
+    if not value >= 0:
         return "must be >= 0"
     return positive(value) if value else None
 
