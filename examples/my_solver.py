@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sbpbench.params import non_negative
 from sbpbench.solvers import Snapshot, Solver, SolverParams, param
-from sbpbench.solvers.base import non_negative
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,8 @@ import scipy.sparse as sp
 from numba.core import types
 from numba.extending import intrinsic
 
+from sbpbench.params import Params, non_negative, param, positive
+
 #: Data denser than this is stored dense; sparser data stays CSR.
 DENSE_THRESHOLD = 0.25
 #: Test rows and support vectors per block when measuring decision values (at most 64 MiB
@@ -102,22 +104,14 @@ STORAGES = ("auto", "float64")
 
 
 @dataclass(frozen=True)
-class KernelSpec:
-    """What kernel to use.
+class KernelSpec(Params):
+    """What kernel to use: its parameters, declared once (:mod:`sbpbench.params`), checked when made."""
 
-    Parameters
-    ----------
-    name : {"gaussian", "linear"}
-        ``gaussian`` is ``exp(-||x - x'||^2 / (2 sigma2))``; ``linear`` is ``<x, x'>``.
-    sigma2 : float
-        The Gaussian bandwidth sigma^2 (ignored by the linear kernel).
-    cache_mb : float
-        Size of the LRU row cache in MiB (0 disables it).
-    """
-
-    name: str = "gaussian"
-    sigma2: float = 1.0
-    cache_mb: float = 256.0
+    name: str = param("gaussian", "the kernel: 'gaussian', exp(-||x - x'||^2 / (2 sigma2)), or 'linear', <x, x'>",
+                      choices=("gaussian", "linear"))
+    sigma2: float = param(1.0, "the Gaussian kernel's bandwidth sigma^2 (ignored by the linear kernel)", check=positive)
+    cache_mb: float = param(256.0, "the LRU kernel-row cache in MiB (changes the speed, not the result)",
+                            check=non_negative)
 
 
 # ----------------------------------------------------------------------------- compiled loops
@@ -555,10 +549,6 @@ class Kernel:
     """
 
     def __init__(self, X, spec: KernelSpec, storage: str = "auto"):
-        if spec.name not in ("gaussian", "linear"):
-            raise ValueError(f"unknown kernel {spec.name!r}")
-        if spec.name == "gaussian" and not spec.sigma2 > 0:
-            raise ValueError("sigma2 must be positive")
         if storage not in STORAGES:
             raise ValueError(f"unknown storage {storage!r}; expected one of {', '.join(STORAGES)}")
         matrix = as_kernel_matrix(X)

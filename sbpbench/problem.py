@@ -15,6 +15,26 @@ import numpy as np
 
 from sbpbench.data.split import Split
 from sbpbench.kernels import Kernel, KernelSpec
+from sbpbench.params import Params, fraction, param, positive
+
+
+@dataclass(frozen=True)
+class ProblemParams(Params):
+    """The problem's parameters, declared once (:mod:`sbpbench.params`).
+
+    A config's ``problem`` section (where ``lam`` is written ``lambda``, and may also be an
+    expression in ``n``; ``nu`` may also be ``from_lambda``) and the estimators' problem
+    parameters read these declarations; a :class:`Problem` holds the values that result (lambda
+    from ``C`` made ``1/(C n)``).
+    """
+
+    lam: float | None = param(None, "lambda of the regularized problem lambda/2 ||w||^2 + mean hinge loss",
+                              check=positive)
+    C: float | None = param(None, "instead of lambda: lambda = 1/(C n) for n training examples (LIBSVM's C)",
+                            check=positive)
+    nu: float | None = param(None, "nu of the slack-constrained problem: total slack at most n nu with ||w|| <= 1",
+                             check=fraction)
+    bias: bool = param(False, "an unregularized bias b in the predictor <w, Phi(x)> + b; else b = 0")
 
 
 @dataclass

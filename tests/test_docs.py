@@ -56,3 +56,36 @@ def test_files_the_design_page_names_exist():
     named = set(re.findall(r"`((?:sbpbench|tests|scripts|docs|configs|results)/[\w./-]*\w)`", DESIGN.read_text()))
     assert len(named) >= 5
     assert sorted(name for name in named if not (ROOT / name).exists()) == []
+
+
+def readme_value(text: str) -> object:
+    """A default as the README writes it: ``none``, ``true``/``false``, a number or a word in backticks."""
+    text = text.strip().strip("`")
+    words = {"none": None, "true": True, "false": False}
+    if text in words:
+        return words[text]
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def test_readme_table_of_config_keys_gives_the_declared_defaults():
+    """Each declared key of the kernel, problem, budget and checkpoints sections has a row in README's
+    table of keys, whose default column is the declaration's default."""
+    from sbpbench.experiment.config import DECLARED, declared_keys
+
+    section = (ROOT / "README.md").read_text().split("\n## Experiment configs\n", 1)[1].split("\n## ", 1)[0]
+    documented = {}
+    for row in re.findall(r"^\| (`[^|]*`) \|.*\| ([^|]*) \|$", section, flags=re.M):
+        keys = re.findall(r"`([\w.]+)`", row[0])
+        prefix = keys[0].rpartition(".")[0]
+        if prefix not in DECLARED:
+            continue
+        defaults = row[1].split(" / ")
+        assert len(defaults) == len(keys), row
+        documented.update({key if "." in key else f"{prefix}.{key}": readme_value(default)
+                           for key, default in zip(keys, defaults)})
+    declared = {key: p.default for key, p in declared_keys().items()}
+    assert len(declared) == 13
+    assert {key: documented.get(key, "(no row)") for key in declared} == declared

@@ -12,8 +12,8 @@ import pytest
 from sbpbench.execution.executors import DaskExecutor, SequentialExecutor, plan
 from sbpbench.execution.sweep import run_experiments
 from sbpbench.experiment import config
+from sbpbench.params import param
 from sbpbench.solvers import SOLVERS
-from sbpbench.solvers.base import param
 from sbpbench.solvers.sbp import SBP, SBPParams
 from tests.cli_runner import sbpbench
 from tests.run_files import curves, meta

@@ -19,7 +19,7 @@ PACKAGE = ROOT / "sbpbench"
 #: import each other.
 LAYERS = (
     ("errors",),
-    ("files", "memory"),
+    ("files", "memory", "params"),
     ("data",),
     ("kernels",),
     ("problem",),

@@ -41,7 +41,7 @@ def test_parameters_of_another_solver_and_undeclared_fields_are_refused():
         documented: int = param(1, "a parameter")
         undocumented: int = 2
 
-    with pytest.raises(TypeError, match="Sloppy.undocumented: declare solver parameters with param"):
+    with pytest.raises(TypeError, match="Sloppy.undocumented: declare parameters with param"):
         Sloppy.declared()
 
 

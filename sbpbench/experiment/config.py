@@ -2,8 +2,10 @@
 
 Every key is checked: an unknown key, a wrong type, an unknown solver or dataset, or an
 unreadable file ends with one :class:`~sbpbench.errors.UserError` line naming the file and
-the key (with the valid choices). The documented defaults are in :data:`DEFAULTS_DOC`
-and in the README.
+the key (with the valid choices). The kernel's, the problem's, the budget's, the
+checkpoints' and the solvers' keys are read from their declarations (:mod:`sbpbench.params`:
+type, default, check; :data:`DECLARED` names them by section), which the README's table of
+keys follows (``tests/test_docs.py``).
 
 Sweeps: a solver parameter, ``kernel.sigma2``, ``problem.lambda``, ``problem.C`` and
 ``problem.nu`` may hold a list of values (:data:`SWEEPABLE`). Each solver entry becomes one
@@ -34,8 +36,10 @@ from sbpbench.experiment.lambdas import lambda_value
 from sbpbench.experiment.yamlfile import apply_overrides, load_yaml
 from sbpbench.files import file_kind, read_regular
 from sbpbench.kernels import KernelSpec
+from sbpbench.params import MAX_INT, Param, Params, non_negative, param, positive
+from sbpbench.problem import ProblemParams
 from sbpbench.solvers import SOLVERS, ProblemKind, SolverParams
-from sbpbench.solvers.base import MAX_INT, budget_limits, fraction, non_negative, positive
+from sbpbench.solvers.base import Budget
 from sbpbench.solvers.external import FILES as FILE_SOLVERS
 from sbpbench.solvers.external import load_file
 
@@ -60,21 +64,6 @@ class NuFromLambda:
 
 #: What ``problem.nu`` may hold once validated: a number in [0, 1], nu from lambda, or none.
 Nu = float | NuFromLambda | None
-
-#: Default value of every optional key (shown by ``sbpbench run --help`` and the README).
-DEFAULTS_DOC = {
-    "name": "the config file's name without .yaml",
-    "dataset.n_train / n_test": "all examples",
-    "kernel": "{name: gaussian, sigma2: 1.0, cache_mb: 256}",
-    "problem": "{lambda: none, C: none, nu: none, bias: false}; C means lambda = 1/(C n); "
-               "nu: from_lambda derives nu from the exact optimum of the lambda-problem",
-    "budget": "{epochs: 1}; kernel_evals, seconds and test_error (stop at or below) may be added; "
-              "a solver entry may carry its own budget",
-    "checkpoints": "{per_decade: 10, epochs: true}",
-    "runs": "1",
-    "seed": "0",
-}
-
 
 @dataclass(frozen=True)
 class SolverSpec:
@@ -106,25 +95,25 @@ class SolverSpec:
 
 
 @dataclass(frozen=True)
-class Budget:
-    """When a run stops: whichever limit comes first (None = no limit of that kind)."""
-
-    epochs: float | None = 1.0
-    kernel_evals: float | None = None
-    seconds: float | None = None
-    test_error: float | None = None
-
-    def limits(self, n: int) -> tuple[float, float, float]:
-        """The limits for ``n`` training examples (:func:`~sbpbench.solvers.base.budget_limits`)."""
-        return budget_limits(self.epochs, self.kernel_evals, self.seconds, n)
-
-
-@dataclass(frozen=True)
-class Checkpoints:
+class Checkpoints(Params):
     """Measurement points: ``per_decade`` log-spaced in kernel evaluations, plus epoch ends."""
 
-    per_decade: int = 10
-    epochs: bool = True
+    per_decade: int = param(10, "log-spaced checkpoints per decade of kernel evaluations", check=positive)
+    epochs: bool = param(True, "also a checkpoint at every epoch boundary (n iterations)")
+
+
+#: The config sections whose keys are declared parameters, and their declarations (a
+#: solver entry's ``budget`` is a ``Budget`` too; the solvers' own are their ``Params``).
+DECLARED: dict[str, type[Params]] = {"kernel": KernelSpec, "problem": ProblemParams, "budget": Budget,
+                                     "checkpoints": Checkpoints}
+#: A config key whose declaration has another name (``lambda`` is a Python keyword).
+KEY_OF = {"lam": "lambda"}
+
+
+def declared_keys() -> dict[str, Param]:
+    """Every config key read from a declaration, as ``section.key``, with its declaration."""
+    return {f"{section}.{KEY_OF.get(name, name)}": p for section, cls in DECLARED.items()
+            for name, p in cls.declared().items()}
 
 
 @dataclass(frozen=True)
@@ -254,6 +243,17 @@ class _Section:
                 text = name if isinstance(name, str) and len(name) <= 60 else shown(name)
                 self.fail(text, f"unknown key (valid: {', '.join(allowed)})")
 
+    def declarations(self, cls: type[Params]) -> dict[str, Param]:
+        """The declarations of ``cls`` by the keys of this section (:data:`KEY_OF`); any other key is refused."""
+        declared = {KEY_OF.get(name, name): p for name, p in cls.declared().items()}
+        self.only(list(declared))
+        return declared
+
+    def declared(self, name: str, p: Param, *, default: bool = True) -> Any:
+        """The value of key ``name`` read as its declaration ``p`` says; when absent, the declared
+        default (None with ``default=False``)."""
+        return self.get(name, p.type, p.default if default else None, p.choices, p.check)
+
     def get(self, name: str, kind, default=None, choices=None, check=None):
         """The value of key ``name`` checked as ``kind`` (``default`` when absent); a list is refused."""
         if name not in self.data or self.data[name] is None:
@@ -261,6 +261,10 @@ class _Section:
         if isinstance(self.data[name], list):
             self.fail(name, f"expected one value, not a list ({SWEEPABLE})")
         return self.reader(kind, choices, check)(name, self.data[name])
+
+    def reader_of(self, p: Param) -> Callable[[str, Any], Any]:
+        """:meth:`reader` for a value of declaration ``p``."""
+        return self.reader(p.type, p.choices, p.check)
 
     def reader(self, kind, choices=None, check=None) -> Callable[[str, Any], Any]:
         """A function ``(name, value) -> value`` checking a value of key ``name`` as :meth:`get` does."""
@@ -403,27 +407,23 @@ def _kernel(source: str, value) -> tuple[KernelSpec, Sweep]:
     if isinstance(value, str):
         value = {"name": value}
     sec = _Section(source, "kernel", value)
-    sec.only(["name", "sigma2", "cache_mb"])
-    name = sec.get("name", str, "gaussian", choices=("gaussian", "linear"))
-    sigma2 = sec.values("sigma2", sec.reader(float, check=positive), 1.0)
+    declared = sec.declarations(KernelSpec)
+    name = sec.declared("name", declared["name"])
+    sigma2 = sec.values("sigma2", sec.reader_of(declared["sigma2"]), declared["sigma2"].default)
     if len(sigma2) > 1 and name != "gaussian":
         sec.fail("sigma2", f"a sweep of sigma2 needs kernel.name gaussian (the {name} kernel has no bandwidth)")
-    kernel = KernelSpec(name=name, sigma2=sigma2[0], cache_mb=sec.get("cache_mb", float, 256.0, check=non_negative))
+    kernel = KernelSpec(name=name, sigma2=sigma2[0], cache_mb=sec.declared("cache_mb", declared["cache_mb"]))
     return kernel, ({"sigma2": sigma2} if len(sigma2) > 1 else {})
 
 
 def _budget(source: str, key: str, value) -> Budget:
+    """A ``budget`` section: the limits it gives, or the declared default (``epochs`` 1) when it gives none."""
     bud = _Section(source, key, value)
-    bud.only(["epochs", "kernel_evals", "seconds", "test_error"])
-    budget = Budget(
-        epochs=bud.get("epochs", float, check=positive),
-        kernel_evals=bud.get("kernel_evals", float, check=positive),
-        seconds=bud.get("seconds", float, check=positive),
-        test_error=bud.get("test_error", float, check=fraction),
-    )
-    if all(v is None for v in (budget.epochs, budget.kernel_evals, budget.seconds)):
-        budget = Budget(1.0, None, None, budget.test_error)
-    return budget
+    declared = bud.declarations(Budget)
+    given = {name: bud.declared(name, p, default=False) for name, p in declared.items()}
+    if all(given[name] is None for name in Budget.LIMITS):
+        given.update({name: declared[name].default for name in Budget.LIMITS})
+    return Budget(**given)
 
 
 @dataclass
@@ -460,7 +460,7 @@ def _entry(source: str, k: int, item) -> _Entry:
         sec.fail("name", f"solver {shown(name)} is defined in {FILE_SOLVERS[name]}: give that file as 'path'")
     declared = SOLVERS[name].Params.declared()
     sec.only(["name", "path", "label", "budget", *declared])
-    values = {pname: sec.values(pname, sec.reader(p.type, p.choices, p.check))
+    values = {pname: sec.values(pname, sec.reader_of(p))
               for pname, p in declared.items() if sec.data.get(pname) is not None}
     budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
     return _Entry(sec, name, values, sec.get("label", str, "", check=_printable), budget, path)
@@ -544,7 +544,7 @@ def _problem(source: str, value, n: int) -> tuple[str | float | None, str, Nu, b
     (``problem.lambda`` or ``problem.C``), nu, bias, and the sweep of lambda, C or nu if any
     (the first values of a sweep are returned); lambda is checked at ``n`` examples."""
     prob = _Section(source, "problem", value)
-    prob.only(["lambda", "C", "nu", "bias"])
+    declared = prob.declarations(ProblemParams)
 
     def read_lambda(key: str, lam: Any) -> str | float:
         if isinstance(lam, bool) or not isinstance(lam, (int, float, str)):
@@ -555,7 +555,7 @@ def _problem(source: str, value, n: int) -> tuple[str | float | None, str, Nu, b
         return lam
 
     def read_C(key: str, C: Any) -> float:
-        C = prob.reader(float, check=positive)(key, C)
+        C = prob.reader_of(declared["C"])(key, C)
         lambda_value(lambda_of_C(C), n, lambda msg: prob.fail(key, msg))
         return C
 
@@ -564,7 +564,7 @@ def _problem(source: str, value, n: int) -> tuple[str | float | None, str, Nu, b
             return NuFromLambda()
         if isinstance(nu, str) and not _is_number(nu):
             prob.fail(key, f"expected a number in [0, 1] or '{NuFromLambda.KEYWORD}', got {shown(nu)}")
-        return prob.reader(float, check=fraction)(key, nu)
+        return prob.reader_of(declared["nu"])(key, nu)
 
     key = "C" if prob.data.get("C") is not None else "lambda"
     if key == "C" and prob.data.get("lambda") is not None:
@@ -578,7 +578,7 @@ def _problem(source: str, value, n: int) -> tuple[str | float | None, str, Nu, b
                                                        "sweep (nu follows lambda; sweep lambda or C instead)")
     sweep = {name: values for name, values in ((key, lams), ("nu", nus)) if len(values) > 1}
     lam = lambda_of_C(lams[0]) if key == "C" else lams[0]
-    return lam, prob.key(key), nus[0], prob.get("bias", bool, False), sweep
+    return lam, prob.key(key), nus[0], prob.declared("bias", declared["bias"]), sweep
 
 
 def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
@@ -616,8 +616,7 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     budget = _budget(source, "budget", top.data.get("budget"))
 
     chk = _Section(source, "checkpoints", top.data.get("checkpoints"))
-    chk.only(["per_decade", "epochs"])
-    checkpoints = Checkpoints(chk.get("per_decade", int, 10, check=positive), chk.get("epochs", bool, True))
+    checkpoints = Checkpoints(**{name: chk.declared(name, p) for name, p in chk.declarations(Checkpoints).items()})
 
     kernel, kernel_sweep = _kernel(source, top.data.get("kernel"))
     return Experiment(

@@ -14,7 +14,7 @@ import operator
 from collections.abc import Callable
 
 from sbpbench.errors import shown
-from sbpbench.solvers.base import positive
+from sbpbench.params import positive
 
 _OPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -93,7 +93,7 @@ def eval_lambda(expr: str | float, n: int) -> float:
 
 def lambda_value(expr: str | float, n: int, fail: Callable[[str], None]) -> float:
     """lambda at ``n`` training examples, checked: finite and positive as
-    :func:`~sbpbench.solvers.base.positive` means it (at least the smallest normal double).
+    :func:`~sbpbench.params.positive` means it (at least the smallest normal double).
 
     Parameters
     ----------

@@ -4,7 +4,8 @@ solvers of installed packages' ``sbpbench.solvers`` entry points (:mod:`sbpbench
 import importlib
 import pkgutil
 
-from sbpbench.solvers.base import SOLVERS, Param, ProblemKind, Snapshot, Solver, SolverParams, param, register
+from sbpbench.params import Param, param
+from sbpbench.solvers.base import SOLVERS, ProblemKind, Snapshot, Solver, SolverParams, register
 
 for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")

@@ -3,10 +3,12 @@
 A solver knows nothing of YAML, files or plots. Its contract, :class:`Solver`:
 
 * **Declared, typed parameters.** Each solver declares its parameters as a frozen dataclass
-  (a subclass of :class:`SolverParams`, one field per parameter made with :func:`param`:
-  type, default, one line of doc, allowed values, a check) and names it in ``Params``. Config
-  validation, ``sbpbench solvers`` and ``meta.json`` read the declarations
-  (:meth:`SolverParams.declared`); the solver receives a typed instance as ``self.params``.
+  (a subclass of :class:`SolverParams`, one field per parameter made with
+  :func:`~sbpbench.params.param`: type, default, one line of doc, allowed values, a check;
+  :mod:`sbpbench.params`) and names it in ``Params``. Config validation, the estimators,
+  ``sbpbench solvers`` and ``meta.json`` read the declarations (:meth:`SolverParams.declared`);
+  the solver receives a typed instance as ``self.params``. The budget (:class:`Budget`) is
+  declared the same way.
 * **One check against the problem.** :meth:`Solver.refuse` says why a solver cannot solve a
   kind of problem (kernel, bias, missing lambda or nu, contradictory parameters). It is
   called when a config is validated, so such a config ends in one line and exit 2 before
@@ -28,102 +30,25 @@ module of the package, so adding a solver is adding a module.
 from __future__ import annotations
 
 import math
-import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Generic, TypeVar, cast, get_type_hints
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
 
+from sbpbench.params import Params, fraction, param, positive
 from sbpbench.problem import Problem
-
-#: A parameter check: an error text for a bad value, or None.
-Check = Callable[[Any], str | None]
-#: A check of a parameter's value against the training data ``(value, n, d)`` for ``n``
-#: examples of ``d`` features: an error text, or None.
-DataCheck = Callable[[Any, int, int], str | None]
-#: Bytes a parameter's value makes a solver allocate, ``(value, n, d)``.
-Footprint = Callable[[Any, int, int], float]
 
 #: Vectors of ``n`` float64 values a solver is assumed to hold, in :meth:`Solver.memory_needs`
 #: (SBP holds seven); vectors of ``d`` are :attr:`Solver.feature_vectors`, and what a parameter
-#: adds is declared with it (:func:`param`'s ``memory``).
+#: adds is declared with it (:func:`~sbpbench.params.param`'s ``memory``).
 SOLVER_VECTORS_N = 8
 
 
 @dataclass(frozen=True)
-class Param:
-    """One declared solver parameter, as config validation and ``sbpbench solvers`` read it.
-
-    Parameters
-    ----------
-    type : type
-        ``int``, ``float``, ``bool`` or ``str``.
-    default : Any
-        Value when the experiment leaves it out.
-    doc : str
-        One line for ``sbpbench solvers`` and error messages.
-    choices : tuple, optional
-        Allowed values.
-    check : callable, optional
-        Returns an error text for a bad value, or None.
-    data_check : callable, optional
-        ``(value, n, d)``: an error text for a value the training data (``n`` examples of
-        ``d`` features) cannot take (a mini-batch larger than ``n``), or None.
-    memory : callable, optional
-        ``(value, n, d)``: the bytes the value makes the solver allocate.
-    """
-
-    type: type
-    default: Any
-    doc: str
-    choices: tuple | None = None
-    check: Check | None = None
-    data_check: DataCheck | None = None
-    memory: Footprint | None = None
-
-    def error(self, value: Any) -> str | None:
-        """Why ``value`` is not allowed (not one of ``choices``, or refused by ``check``), or None."""
-        if self.choices is not None and value not in self.choices:
-            return f"{value!r} is not one of: {', '.join(map(str, self.choices))}"
-        return self.check(value) if self.check is not None else None
-
-
-def param(default: Any, doc: str, *, choices: tuple | None = None, check: Check | None = None,
-          data_check: DataCheck | None = None, memory: Footprint | None = None) -> Any:
-    """Declare one field of a solver's parameter dataclass (see :class:`SolverParams`).
-
-    Parameters
-    ----------
-    default : Any
-        Value when the experiment leaves the parameter out.
-    doc : str
-        One line for ``sbpbench solvers``.
-    choices : tuple, optional
-        Allowed values.
-    check : callable, optional
-        Returns an error text for a bad value, or None (e.g. :func:`positive`).
-    data_check : callable, optional
-        ``(value, n, d)``: an error text when the value does not suit training data of ``n``
-        examples and ``d`` features (e.g. :func:`at_most_examples`), or None; checked when
-        the data are known, before any run (:meth:`Solver.refuse_data`).
-    memory : callable, optional
-        ``(value, n, d)``: bytes the value makes the solver allocate
-        (:meth:`Solver.memory_needs`).
-
-    Returns
-    -------
-    dataclasses.Field
-        The field, with ``doc``, ``choices`` and the checks in its metadata.
-    """
-    return field(default=default, metadata={"doc": doc, "choices": choices, "check": check,
-                                            "data_check": data_check, "memory": memory})
-
-
-@dataclass(frozen=True)
-class SolverParams:
-    """Base of every solver's parameters: a frozen dataclass, one :func:`param` field each.
+class SolverParams(Params):
+    """Base of every solver's parameters: a frozen dataclass, one :func:`~sbpbench.params.param` field each.
 
     The field's annotation is the parameter's type (``int``, ``float``, ``bool`` or
     ``str``). This base has no fields: it is the ``Params`` of solvers without parameters.
@@ -131,74 +56,32 @@ class SolverParams:
     ``check`` raises :class:`ValueError`), so a solver can rely on its parameters.
     """
 
-    def __post_init__(self) -> None:
-        for name, spec in self.declared().items():
-            if (why := spec.error(getattr(self, name))) is not None:
-                raise ValueError(f"{name}: {why}")
 
-    @classmethod
-    def declared(cls) -> dict[str, Param]:
-        """The declared parameters by name, in declaration order."""
-        types = get_type_hints(cls)
-        declared = {}
-        for f in fields(cls):
-            if "doc" not in f.metadata:
-                raise TypeError(f"{cls.__name__}.{f.name}: declare solver parameters with param()")
-            declared[f.name] = Param(types[f.name], f.default, f.metadata["doc"], f.metadata["choices"],
-                                     f.metadata["check"], f.metadata["data_check"], f.metadata["memory"])
-        return declared
+@dataclass(frozen=True)
+class Budget(Params):
+    """When a run stops: whichever limit comes first (None: no limit of that kind).
 
+    A config's ``budget`` (and a solver entry's own) and the estimators' budget of each
+    binary problem; a config that gives none of the three limits runs ``epochs`` 1.
+    """
 
-#: The smallest value that a positive parameter or config key accepts: the smallest normal
-#: double (``sys.float_info.min``, about 2.2e-308). A smaller positive number is a subnormal,
-#: whose reciprocal overflows: always a mistake, never a setting.
-SMALLEST_POSITIVE = sys.float_info.min
+    epochs: float | None = param(1.0, "stop after round(epochs n) iterations, n the training examples "
+                                      "(one epoch: n iterations)", check=positive)
+    kernel_evals: float | None = param(None, "stop at the first iteration boundary at or after this many "
+                                             "kernel evaluations", check=positive)
+    seconds: float | None = param(None, "stop after this many seconds of training time", check=positive)
+    test_error: float | None = param(None, "also stop (status done) once the test error is at or below this",
+                                     check=fraction)
 
+    #: The limits of the work itself (:meth:`Solver.advance`); ``test_error`` is measured.
+    LIMITS: ClassVar[tuple[str, ...]] = ("epochs", "kernel_evals", "seconds")
 
-def positive(value: float) -> str | None:
-    """Parameter check: the value must be positive, at least :data:`SMALLEST_POSITIVE` (1 for an integer)."""
-    if value <= 0:
-        return "must be positive"
-    if value < SMALLEST_POSITIVE:
-        return f"must be at least {SMALLEST_POSITIVE!r} (the smallest normal double)"
-    return None
-
-
-def non_negative(value: float) -> str | None:
-    """Parameter check: the value must be 0 or positive as :func:`positive` means it."""
-    if value < 0:
-        return "must be >= 0"
-    return positive(value) if value else None
-
-
-#: Largest value of a parameter handed to compiled code as a C ``int`` (LIBLINEAR's ``max_iter``).
-C_INT_MAX = 2**31 - 1
-#: Largest integer a parameter accepts, in a config or an estimator (numpy's int64).
-MAX_INT = 2**63 - 1
-
-
-def budget_limits(epochs: float | None, kernel_evals: float | None, seconds: float | None,
-                  n: int) -> tuple[float, float, float]:
-    """A budget as :meth:`Solver.advance` takes it: iterations (``round(epochs n)``), kernel
-    evaluations and seconds for ``n`` training examples, infinity where there is no limit."""
-    return (round(epochs * n) if epochs is not None else math.inf,
-            kernel_evals if kernel_evals is not None else math.inf,
-            seconds if seconds is not None else math.inf)
-
-
-def at_most_examples(value: int, n: int, d: int) -> str | None:
-    """Data check: the value (a number of examples, such as a mini-batch) must be at most ``n``."""
-    return None if value <= n else f"{value} is more than the {n} training examples"
-
-
-def fraction(value: float) -> str | None:
-    """Parameter check: the value must be in [0, 1] (nu, a target test error)."""
-    return None if 0 <= value <= 1 else "must be in [0, 1]"
-
-
-def positive_c_int(value: int) -> str | None:
-    """Parameter check: a positive integer that fits a C ``int`` (at most :data:`C_INT_MAX`)."""
-    return positive(value) or (None if value <= C_INT_MAX else f"must be at most {C_INT_MAX}")
+    def limits(self, n: int) -> tuple[float, float, float]:
+        """The limits as :meth:`Solver.advance` takes them for ``n`` training examples: iterations
+        (``round(epochs n)``), kernel evaluations and seconds, infinity where there is no limit."""
+        return (round(self.epochs * n) if self.epochs is not None else math.inf,
+                self.kernel_evals if self.kernel_evals is not None else math.inf,
+                self.seconds if self.seconds is not None else math.inf)
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from sbpbench.params import non_negative, param
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import Snapshot, SolverParams, non_negative, param, register
+from sbpbench.solvers.base import Snapshot, SolverParams, register
 from sbpbench.solvers.linear import LinearSolver, sparse_axpy, sparse_dot
 
 

@@ -33,17 +33,9 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
+from sbpbench.params import param, positive, positive_c_int
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import (
-    Snapshot,
-    Solver,
-    SolverParams,
-    param,
-    positive,
-    positive_c_int,
-    register,
-    required,
-)
+from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register, required
 
 
 def fourier_features(projections: np.ndarray) -> np.ndarray:

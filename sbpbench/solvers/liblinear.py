@@ -34,8 +34,9 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
+from sbpbench.params import param, positive, positive_c_int
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import ProblemKind, Snapshot, SolverParams, param, positive, positive_c_int, register
+from sbpbench.solvers.base import ProblemKind, Snapshot, SolverParams, register
 from sbpbench.solvers.linear import LinearSolver
 
 

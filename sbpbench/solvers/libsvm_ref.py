@@ -35,8 +35,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.svm import SVC
 
+from sbpbench.params import param, positive
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import Snapshot, Solver, SolverParams, param, positive, register
+from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register
 from sbpbench.solvers.dual import box_bound, dual_snapshot
 
 #: Smallest cache scikit-learn accepts (LIBSVM then keeps at least two rows anyway).

@@ -40,8 +40,9 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from sbpbench.params import param
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import P, Snapshot, Solver, SolverParams, param, required
+from sbpbench.solvers.base import P, Snapshot, Solver, SolverParams, required
 
 
 @numba.njit(cache=True, inline="always")

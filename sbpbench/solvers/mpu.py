@@ -112,8 +112,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from sbpbench.params import param, positive
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import Snapshot, param, positive, register
+from sbpbench.solvers.base import Snapshot, register
 from sbpbench.solvers.linear import LinearSolver, PrecisionParams, linear_scores, sparse_axpy, sparse_dot_from
 
 

@@ -53,8 +53,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from sbpbench.params import non_negative, param, positive_c_int
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import Snapshot, SolverParams, non_negative, param, positive_c_int, register
+from sbpbench.solvers.base import Snapshot, SolverParams, register
 from sbpbench.solvers.cutting_planes import CutModel, margins, violated_cut
 from sbpbench.solvers.linear import LinearSolver
 

@@ -35,8 +35,9 @@ from typing import Any
 
 import numpy as np
 
+from sbpbench.params import param
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import ProblemKind, Snapshot, Solver, SolverParams, param, register, required
+from sbpbench.solvers.base import ProblemKind, Snapshot, Solver, SolverParams, register, required
 from sbpbench.solvers.primal_sgd import PEGASOS, PrimalSGD, StepRule, mini_batch_param
 from sbpbench.solvers.responses import add_row
 from sbpbench.solvers.sampling import BatchDraws

@@ -42,8 +42,9 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
+from sbpbench.params import at_most_examples, param, positive
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import P, Snapshot, SolverParams, at_most_examples, param, positive, register
+from sbpbench.solvers.base import P, Snapshot, SolverParams, register
 from sbpbench.solvers.linear import LinearSolver, sparse_axpy, sparse_dot
 from sbpbench.solvers.sampling import BatchDraws, draws_bytes
 

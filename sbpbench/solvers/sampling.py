@@ -11,7 +11,7 @@ DRAW_CHUNK = 4096
 
 def draws_bytes(k: int, n: int, d: int) -> float:
     """Bytes of :class:`BatchDraws`' chunk for mini-batches of ``k`` (a parameter's declared
-    ``memory``, :func:`sbpbench.solvers.base.param`): :data:`DRAW_CHUNK` int64 batches."""
+    ``memory``, :func:`sbpbench.params.param`): :data:`DRAW_CHUNK` int64 batches."""
     return 8.0 * DRAW_CHUNK * k
 
 

@@ -58,8 +58,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from sbpbench.errors import UserError
+from sbpbench.params import non_negative, param
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import Snapshot, Solver, SolverParams, non_negative, param, register, required
+from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register, required
 from sbpbench.solvers.responses import add_row_and_sum
 from sbpbench.solvers.waterlevel import (
     count_below_and_at,

@@ -60,8 +60,9 @@ from typing import TypeVar
 import numba
 import numpy as np
 
+from sbpbench.params import non_negative, param, positive
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import Snapshot, non_negative, param, positive, register
+from sbpbench.solvers.base import Snapshot, register
 from sbpbench.solvers.linear import LinearSolver, PrecisionParams, linear_scores, sparse_axpy, sparse_dot_from
 
 #: Random examples drawn at once by SGD-r.

@@ -84,8 +84,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from sbpbench.params import non_negative, param, positive
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import non_negative, param, positive, register
+from sbpbench.solvers.base import register
 from sbpbench.solvers.fixed_order import FixedOrderSGD
 from sbpbench.solvers.linear import PrecisionParams, sparse_dot
 

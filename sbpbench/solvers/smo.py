@@ -98,8 +98,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from sbpbench.params import param, positive
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import Snapshot, Solver, SolverParams, param, positive, register
+from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register
 from sbpbench.solvers.dual import TAU, box_bound, dual_snapshot
 
 #: LIBSVM shrinks every ``min(n, SHRINK_INTERVAL)`` iterations.

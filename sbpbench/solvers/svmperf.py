@@ -58,8 +58,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sbpbench.params import param, positive
 from sbpbench.problem import Problem
-from sbpbench.solvers.base import Snapshot, SolverParams, param, positive, register
+from sbpbench.solvers.base import Snapshot, SolverParams, register
 from sbpbench.solvers.cutting_planes import CutModel, margins, violated_cut
 from sbpbench.solvers.linear import LinearSolver
 
