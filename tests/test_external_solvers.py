@@ -52,7 +52,9 @@ def test_the_example_runs_beside_sbp_in_worker_processes(example_run):
                                                                    ("margin-perceptron[margin=1.0]", "budget")}
     assert meta["resolved"]["solvers"][1]["path"] == str(EXAMPLE)
     assert meta["solver_traits"]["margin-perceptron"] == {"maximizes_objective": False,
-                                                         "dashed_after_first_epoch": True}
+                                                         "dashed_after_first_epoch": True,
+                                                         "one_step_per_advance": False,
+                                                         "swings_before_settling": False}
     assert meta["solver_traits"]["sbp"]["maximizes_objective"] is True
     curves = read_curves(example_run)
     mine = curves[curves["solver_name"] == "margin-perceptron"]

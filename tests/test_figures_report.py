@@ -1,21 +1,25 @@
 """`sbpbench figures` and `sbpbench report` on real curves (the committed CI references, which
 are real Adult-subsample runs), arranged as committed reproduction results."""
 
+import html
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import matplotlib
 import pandas as pd
 import pytest
 
+from sbpbench import papers
 from sbpbench.errors import UserError
 from sbpbench.outputs import figures, report
-from sbpbench.papers import SHARED_RUNS, sbp, sgd
+from sbpbench.papers import SHARED_RUNS, pegasos, sbp, sgd
 from sbpbench.results import lookup
+from sbpbench.results.curves import values_by_parameter
 from sbpbench.results.store import read_curves
 from scripts.promote_results import promote
 
@@ -185,6 +189,53 @@ def test_figure3_on_mnist_shows_the_sbp_runs_of_figure2(tmp_path):
     shutil.rmtree(root / "sbp-figure3-mnist")
     _as_experiment(root, "sbp-figure3-mnist", ["ci-adult"])  # SBP runs of its own: nothing is lent
     assert len(lookup.find_experiment(root, "sbp-figure3-mnist", SHARED_RUNS).curves) == len(lender)
+
+
+def test_every_figure_says_where_it_differs_from_the_papers_on_the_page_and_in_the_report(results_root, tmp_path):
+    out = tmp_path / "figures"
+    drawn = figures.draw_all(results_root, out)
+    page = (out / "index.html").read_text()
+    text = report.build(results_root)
+    assert "## Figures: where ours differ from the papers'" in text
+    for d in drawn:
+        assert d.caption and d.caption.startswith(d.figure.differences[0])
+        assert html.escape(d.caption) in page and d.caption in text
+    fig2 = next(d for d in drawn if d.figure.stem == "sbp-figure2")
+    assert f"<img alt='{html.escape(fig2.figure.paper)}: " in page  # alt text says what the figure is
+
+
+def _fourier_result(iterations: list[float], max_iter: float) -> lookup.ExperimentResult:
+    """Figure 3 on Adult: two runs of Fourier features (k = 1, 2) whose linear solves took ``iterations``."""
+    rows = [{"experiment": "sbp-figure3-adult", "solver_name": "fourier", "run": run, "checkpoint": i, "pairs": k,
+             "inner_products": 100.0 * k, "svm_iterations": its, "kernel_evals": float("nan")}
+            for run in (0, 1) for i, (k, its) in enumerate(zip((1, 2), iterations))]
+    meta = {"resolved": {"solvers": [{"name": "fourier", "params": {"max_iter": max_iter}}]}}
+    return lookup.ExperimentResult("sbp-figure3-adult", Path("."), pd.DataFrame(rows), meta)
+
+
+def test_figure3_caption_measures_the_fourier_solves_that_stopped_at_their_cap():
+    capped = _fourier_result([100000, 50], max_iter=100000)
+    notes = " ".join(sbp._figure3_notes(SimpleNamespace(get={"sbp-figure3-adult": capped}.get)))
+    assert "Adult k = 2 (2e+02 inner products)" in notes
+    assert "iteration cap" in notes and "Adult at k = 1 (2 of 2 runs)." in notes  # k = 2 converged
+    converged = _fourier_result([100000, 50], max_iter=1_000_000)
+    notes = " ".join(sbp._figure3_notes(SimpleNamespace(get={"sbp-figure3-adult": converged}.get)))
+    assert "iteration cap" not in notes
+    assert sbp._figure3_notes(SimpleNamespace(get={}.get)) == ()
+
+
+def test_the_declared_figures_show_what_the_committed_runs_hold():
+    """Pegasos Figure 3 (right) reads several values of kT that every k reaches; Figure 2's extras are
+    solvers the committed runs have."""
+    results = papers.results(ROOT / "results" / "paper")
+    fig2, fig3 = pegasos.PAPER.figures
+    solvers = set(results.get("pegasos-figure2-norma").curves["solver"])
+    assert set(fig2.drawing.extras) < solvers
+    curves = results.get("pegasos-figure3-k").curves
+    for group, read in fig3.drawing.read_at.items():
+        values = values_by_parameter(curves[curves["solver"].str.startswith(group + ",")], "mini_batch", read)
+        assert len(read.values) > 1 and set(values["at"]) == set(read.values), group
+        assert values.groupby("at")["mini_batch"].nunique().min() == 9, group  # every k, at every value
 
 
 def test_report_says_how_many_runs_each_curve_averages_and_how_to_complete_them():

@@ -31,6 +31,8 @@ from sbpbench.papers.declarations import (
     not_run_yet,
 )
 from sbpbench.results.curves import (
+    ReadAt,
+    covering_mean,
     final_rows,
     finals_by_parameter,
     mean_before,
@@ -38,6 +40,7 @@ from sbpbench.results.curves import (
     run_values_at,
     settle_point,
     value_at,
+    values_by_parameter,
 )
 from sbpbench.results.lookup import ExperimentResult
 
@@ -195,6 +198,32 @@ def test_final_against_parameter_draws_a_panel_per_group(tmp_path, drawn_figures
     assert drawn_figures == [(["T fixed (reuters)", "kT fixed (reuters)"], "Figure 3", 80)]
 
 
+def test_final_against_parameter_draws_a_line_per_value_read_along_the_runs(tmp_path, monkeypatch):
+    """Issue #29: the Pegasos paper's Figure 3 (right) shows several values of kT, not only the end."""
+    saved = []
+    monkeypatch.setattr(plotting, "save_figure", lambda fig, stem, dpi=130: saved.append(fig) or [])
+    read_at = {"kT fixed": ReadAt((20, 40), "kT", times_parameter=True)}
+    plotting.final_against_parameter(_by_k(ks=(1, 2)), tmp_path / "f", "mini_batch", "k", read_at=read_at)
+    t_fixed, kt_fixed = saved[0].axes[:2]
+    assert [t.get_text() for t in t_fixed.get_legend().get_texts()] == ["end of the runs"]
+    assert [t.get_text() for t in kt_fixed.get_legend().get_texts()] == ["kT = 20", "kT = 40"]
+    kt20, kt40 = (bars.lines[0] for bars in kt_fixed.containers)  # each value's line of means
+    # kT = 20: k = 1 at iteration 20 (its last checkpoint), k = 2 at iteration 10 (its first); means over two runs
+    assert list(kt20.get_xdata()) == [1, 2] and kt20.get_ydata() == pytest.approx([1.05, 1.55])
+    assert list(kt40.get_xdata()) == [2] and kt40.get_ydata() == pytest.approx([0.55])  # k = 1 never gets there
+
+
+def test_extras_are_drawn_grey_and_marked_in_the_legend():
+    a = _by_k(groups=("pegasos", "norma (projection)"), ks=(1,)).assign(solver=lambda f: f["solver"].str[:-5])
+    fig = plotting.curves_figure(a, plotting.X_AXES["iterations"], plotting.Y_AXES["primal_objective"],
+                                 marks=plotting.Marks(extras=("norma (projection)",)))
+    paper, extra = fig.axes[0].get_lines()
+    assert paper.get_label() == "pegasos (2 runs)"
+    assert extra.get_label() == "norma (projection) (2 runs; extra: not in the paper)"
+    assert extra.get_color() in plotting.EXTRA_COLORS and paper.get_color() not in plotting.EXTRA_COLORS
+    plt.close(fig)
+
+
 def test_objective_and_error_curves_draw_a_panel_per_experiment(tmp_path, drawn_figures):
     a = _by_k(groups=("g",)).assign(experiment="a", test_error=0.2, kernel_evals=lambda f: f["iteration"])
     curves = pd.concat([a, a.assign(experiment="b", dataset="adult")], ignore_index=True)
@@ -202,7 +231,7 @@ def test_objective_and_error_curves_draw_a_panel_per_experiment(tmp_path, drawn_
     assert plotting.error_curves(curves, tmp_path / "e", zoom=True) != []
     assert plotting.error_curves(curves.assign(kernel_evals=0), tmp_path / "none") == []
     assert drawn_figures == [(["a (reuters)", "b (adult)"], "objective", 130),
-                             (["a (reuters)", "b (adult)"], "", 130)]
+                             (["a (reuters)", "b (adult)", "", ""], "", 130)]  # zoom: a second, untitled row
 
 
 def test_every_declared_figure_names_an_experiment_of_its_paper():
@@ -230,6 +259,34 @@ def test_mean_curve_and_value_at():
     assert run_values_at(frame, np.sqrt(10 * 100)) == pytest.approx([0.3, 0.5])
     assert run_values_at(frame, np.array([1.0, 100.0, 1e6])) == pytest.approx(np.array([[0.4, 0.2, 0.1],
                                                                                         [0.6, 0.4, 0.3]]))
+
+
+def test_covering_mean_averages_the_runs_at_each_point_and_has_no_spread_where_one_run_covers():
+    frame = pd.concat([_runs({0: [0.4, 0.2, 0.1]}, [10, 100, 1000]),
+                       _runs({1: [0.6, 0.4, 0.2, 0.0]}, [10, 100, 1000, 10000])], ignore_index=True)
+    c = covering_mean(frame)
+    assert c.x[0] == 10 and c.x[-1] == pytest.approx(10000)  # from the first start to the last end
+    both, one = c.x <= 1000 * (1 + 1e-9), c.x > 1000 * (1 + 1e-9)
+    assert set(c.count[both]) == {2} and set(c.count[one]) == {1}
+    assert np.isnan(c.se[one]).all() and np.isfinite(c.se[both]).all()
+    at100 = np.argmin(abs(np.log10(c.x) - 2))
+    assert c.mean[at100] == pytest.approx(0.3) and c.se[at100] == pytest.approx(np.std([0.2, 0.4], ddof=1) / np.sqrt(2))
+    assert c.mean[-1] == pytest.approx(0.0)  # the longer run alone: never the shorter one's last value carried on
+    assert covering_mean(frame.assign(kernel_evals=0)).x.size == 0
+
+
+def test_values_by_parameter_reads_each_run_at_t_or_at_kt_over_k_and_never_beyond_its_ends():
+    frame = _by_k(groups=("kT fixed",), ks=(1, 2))  # iterations 10 and 20; objective 1/k + 0.1 run + (1 - checkpoint)
+    at_t = values_by_parameter(frame, "mini_batch", ReadAt((10, 20), "T"))
+    assert len(at_t) == 8 and set(at_t["at"]) == {10, 20}
+    first = at_t[(at_t["mini_batch"] == 2) & (at_t["at"] == 10) & (at_t["run"] == 1)]["primal_objective"]
+    assert first.tolist() == pytest.approx([0.5 + 0.1 + 1])
+    at_kt = values_by_parameter(frame, "mini_batch", ReadAt((20, 40), "kT", times_parameter=True))
+    # k = 1 reads iteration 20 (kT = 20) and nothing at 40; k = 2 reads iterations 10 and 20
+    assert sorted(zip(at_kt["mini_batch"], at_kt["at"])) == [(1.0, 20), (1.0, 20), (2.0, 20), (2.0, 20),
+                                                             (2.0, 40), (2.0, 40)]
+    between = values_by_parameter(frame, "mini_batch", ReadAt((np.sqrt(200),), "T"))  # halfway in log iterations
+    assert between[between["mini_batch"] == 1]["primal_objective"].tolist() == pytest.approx([1.5, 1.6])
 
 
 def test_final_rows_and_finals_by_parameter():
@@ -273,7 +330,9 @@ def test_a_zoomed_panel_shows_where_the_solvers_final_errors_lie():
     curves = pd.DataFrame(rows)
     fig = plotting.curves_figure(curves, plotting.X_AXES["kernel_evals"], plotting.Y_AXES["test_error"], zoom=True)
     finals = {"sbp": 100 * (0.15 + 0.3 / 4 + 0.0005), "perceptron": 100 * (0.2 + 0.3 / 4 + 0.0005)}
-    assert fig.axes[0].get_ylim() == pytest.approx((0.8 * finals["sbp"], 1.6 * finals["perceptron"]))
+    full, zoomed = fig.axes  # issue #29: the full curves above, the zoom in a row of its own
+    assert zoomed.get_ylim() == pytest.approx((0.8 * finals["sbp"], 1.6 * finals["perceptron"]))
+    assert full.get_ylim()[1] > zoomed.get_ylim()[1]
 
 
 def test_objective_curves_dash_the_test_hinge_loss_where_measured():

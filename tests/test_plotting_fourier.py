@@ -1,9 +1,12 @@
-"""Figure 3 (cost in inner products) and the Perceptron dashed after its first epoch."""
+"""Figure 3 (cost in inner products), the Perceptron dashed after its first epoch, and how the
+figures draw bands, swinging solvers, fits and their axes (issue #29)."""
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import pytest
 
+from sbpbench.outputs import plotting
 from sbpbench.outputs.plotting import _draw_curve, error_curves
 from sbpbench.results.curves import first_epoch_end
 
@@ -13,7 +16,8 @@ def _rows(solver, x_col, xs, epochs, runs=2):
     for run in range(runs):
         for i, (x, e) in enumerate(zip(xs, epochs)):
             rows.append({"experiment": "e", "dataset": "adult", "solver": solver, "solver_name": solver,
-                         "run": run, "epoch": e, "kernel_evals": x * (1 + run) if x_col == "kernel_evals" else np.nan,
+                         "run": run, "checkpoint": i, "epoch": e,
+                         "kernel_evals": x * (1 + run) if x_col == "kernel_evals" else np.nan,
                          x_col: x * (1 + run), "test_error": 0.3 - 0.01 * i})
     return rows
 
@@ -39,3 +43,103 @@ def test_figure3_uses_inner_products(tmp_path):
     written = error_curves(frame, tmp_path / "figure3", "inner_products")
     assert [p.name for p in written] == ["figure3.png", "figure3.svg"]
     assert all(p.stat().st_size > 0 for p in written)
+
+
+# --------------------------------------------------------------- issue #29: figures as the papers draw them
+
+
+def _curve_rows(solver, runs):
+    """Rows of ``solver`` (its name also its solver_name): ``runs`` maps a run to its (kernel evaluations,
+    test error) checkpoints."""
+    return [{"experiment": "e", "dataset": "adult", "solver": solver, "solver_name": solver, "run": run,
+             "checkpoint": i, "epoch": 0.1 * (i + 1), "kernel_evals": x, "test_error": err}
+            for run, points in runs.items() for i, (x, err) in enumerate(points)]
+
+
+def _band_x(ax):
+    """The x extent of every shaded band (fill) in ``ax``."""
+    return [(p.vertices[:, 0].min(), p.vertices[:, 0].max()) for c in ax.collections for p in c.get_paths()]
+
+
+def test_a_band_is_drawn_only_where_at_least_two_runs_cover():
+    short = [(10.0 ** e, 0.3 - 0.02 * e) for e in range(1, 4)]          # 10 .. 1000
+    long = [(10.0 ** e, 0.32 - 0.02 * e) for e in range(1, 6)]          # 10 .. 100000
+    frame = pd.DataFrame(_curve_rows("sbp", {0: short, 1: long}))
+    fig, ax = plt.subplots()
+    drawn = _draw_curve(ax, "sbp", frame, "kernel_evals")
+    (line,) = ax.get_lines()
+    assert line.get_xdata()[-1] == pytest.approx(1e5)  # the mean goes on where one run does (half of 2)
+    assert np.isnan(drawn.curve.se[drawn.curve.x > 1000 * (1 + 1e-9)]).all()
+    assert max(hi for _, hi in _band_x(ax)) <= 1000 * (1 + 1e-9)  # but its band stops where the short run ends
+    assert "standard error" in plotting.BAND_NOTE
+    plt.close(fig)
+
+
+def test_a_figure_says_under_its_panels_what_the_bands_are():
+    frame = pd.DataFrame(_curve_rows("sbp", {0: [(10, 0.3), (100, 0.2)], 1: [(10, 0.31), (100, 0.22)]}))
+    fig = plotting.curves_figure(frame, plotting.X_AXES["kernel_evals"], plotting.Y_AXES["test_error"])
+    assert [t.get_text() for t in fig.texts] == [plotting.BAND_NOTE]
+
+
+def test_a_swinging_solver_is_drawn_as_points_until_it_stays_below_the_constant_classifier():
+    """SMO's early test errors swing between the two constant classifiers' (5% and 95% here): no
+    line is drawn through them, only its checkpoints, up to where its mean stays below 5%."""
+    swings = [0.05, 0.95, 0.05, 0.8, 0.04, 0.03, 0.03]
+    points = [(10.0 ** (1 + i / 2), err) for i, err in enumerate(swings)]
+    frame = pd.DataFrame(_curve_rows("smo", {0: points, 1: points}))
+    fig, ax = plt.subplots()
+    drawn = _draw_curve(ax, "smo", frame, "kernel_evals", baseline=0.05)
+    line, dots = ax.get_lines()
+    assert drawn.curve.line_from == pytest.approx(points[4][0])       # after the last mean above 5%
+    assert line.get_xdata()[0] == pytest.approx(points[4][0]) and line.get_linestyle() == "-"
+    assert dots.get_linestyle() == "None" and dots.get_xdata() == pytest.approx([x for x, _ in points[:4]])
+    assert dots.get_ydata() == pytest.approx([100 * e for e in swings[:4]])  # the checkpoints, not a grid
+    assert "dots until it settles" in line.get_label()
+    assert min(lo for lo, _ in _band_x(ax)) >= points[4][0] * (1 - 1e-9)
+    ax.clear()
+    _draw_curve(ax, "smo", frame, "kernel_evals")                        # without a baseline: one line
+    assert [ln.get_linestyle() for ln in ax.get_lines()] == ["-"] and ax.get_lines()[0].get_xdata()[0] == 10
+    ax.clear()
+    _draw_curve(ax, "sbp", frame.assign(solver_name="sbp"), "kernel_evals", baseline=0.05)  # not a swinging solver
+    assert [ln.get_linestyle() for ln in ax.get_lines()] == ["-"]
+    plt.close(fig)
+
+
+def test_fits_are_points_and_those_beyond_the_error_axis_sit_on_its_edge_labelled():
+    fits = pd.DataFrame(_rows("fourier", "inner_products", [50, 100, 200], [0, 0, 0]))
+    fits["test_error"] = np.tile([0.4, 0.1, 0.05], 2)
+    fits["pairs"] = np.tile([1, 2, 4], 2)
+    sbp = pd.DataFrame(_rows("sbp", "kernel_evals", [50, 500, 5000], [0.1, 0.5, 1.0]))
+    curves = pd.concat([sbp, fits], ignore_index=True)
+    curves["cost"] = curves["inner_products"].fillna(curves["kernel_evals"])
+    fig = plotting.curves_figure(curves, plotting.Axis("cost", "inner products", log=True),
+                                 plotting.Y_AXES["test_error"], zoom=True,
+                                 marks=plotting.Marks(baselines={"e": 0.2}, fit_label=("pairs", "k = {:g}")))
+    full = fig.axes[0]
+    assert full.get_ylim() == pytest.approx((0, 100 * plotting.BASELINE_HEADROOM * 0.2))
+    fourier = next(ln for ln in full.get_lines() if ln.get_label().startswith("fourier"))
+    assert fourier.get_marker() == "o" and "a point per fit" in fourier.get_label()
+    beyond = [ln for ln in full.get_lines() if ln.get_marker() == "^"]  # 40% is above the 22.4% top
+    assert len(beyond) == 1 and beyond[0].get_ydata() == pytest.approx([full.get_ylim()[1]])
+    # at the runs' geometric mean cost of that fit (50 and 100: _rows doubles the second run's)
+    assert beyond[0].get_xdata() == pytest.approx([np.sqrt(50 * 100)]) and not beyond[0].get_clip_on()
+    assert [t.get_text() for t in full.texts] == ["k = 1", "k = 4"]
+    plt.close(fig)
+
+
+def test_a_log_x_axis_starts_where_every_solver_has_begun():
+    early = pd.DataFrame(_curve_rows("perceptron", {r: [(1, 0.5), (10, 0.3), (1e4, 0.2)] for r in (0, 1)}))
+    late = pd.DataFrame(_curve_rows("sbp", {r: [(100, 0.4), (1e4, 0.15)] for r in (0, 1)}))
+    fig = plotting.curves_figure(pd.concat([early, late]), plotting.X_AXES["kernel_evals"],
+                                 plotting.Y_AXES["test_error"])
+    assert fig.axes[0].get_xlim()[0] == pytest.approx(100)
+    plt.close(fig)
+
+
+def test_the_constant_classifiers_error_comes_from_the_resolved_data_set():
+    meta = {"resolved": {"dataset": {"n_test": 200, "positives_test": 150}}}
+    assert plotting.baseline_error(meta) == pytest.approx(0.25)
+    assert plotting.baseline_error({"resolved": {"dataset": {"n_test": 200}}}) is None
+    assert plotting.baseline_error({}) is None
+    frame = pd.DataFrame(_curve_rows("sbp", {0: [(10, 0.3)]}))
+    assert plotting.baselines([(frame, meta), (frame.assign(experiment="f"), {})]) == {"e": 0.25}

@@ -53,12 +53,16 @@ def draw(figure: Figure, used: list[ExperimentResult], stem: Path) -> list[Path]
     curves = pd.concat([res.curves for res in used], ignore_index=True)
     kind = figure.drawing
     if isinstance(kind, ErrorCurves):
-        return plotting.error_curves(curves, stem, kind.cost, figure.label, kind.zoom, kind.dpi)
+        marks = plotting.Marks(baselines=plotting.baselines((res.curves, res.meta) for res in used),
+                               fit_label=kind.fit_label)
+        return plotting.error_curves(curves, stem, kind.cost, figure.label, kind.zoom, kind.dpi, marks)
     if isinstance(kind, ObjectiveCurves):
         if "test_hinge_loss" in curves:  # drawn only in the panels the paper shows it in
             curves["test_hinge_loss"] = curves["test_hinge_loss"].where(curves["experiment"].isin(kind.test_loss))
-        return plotting.objective_curves(curves, stem, figure.label, kind.dpi)
-    return plotting.final_against_parameter(curves, stem, kind.parameter, kind.xlabel, figure.label, kind.dpi)
+        marks = plotting.Marks(extras=kind.extras, epochs_axis=kind.epochs_axis)
+        return plotting.objective_curves(curves, stem, figure.label, kind.dpi, marks)
+    return plotting.final_against_parameter(curves, stem, kind.parameter, kind.xlabel, figure.label, kind.dpi,
+                                            kind.read_at)
 
 
 @dataclass
@@ -69,6 +73,7 @@ class Drawn:
     files: list[Path]
     used: list[ExperimentResult]
     missing: list[str]
+    caption: str = ""
 
 
 def draw_all(results_root: str | Path = papers.PAPER_RESULTS, out: str | Path = "figures") -> list[Drawn]:
@@ -122,7 +127,7 @@ def _draw_all(results: Results, out: Path) -> list[Drawn]:
             else:
                 used.append(res)
         files = draw(fig, used, out / fig.stem) if used else []
-        drawn.append(Drawn(fig, files, used, missing))
+        drawn.append(Drawn(fig, files, used, missing, fig.caption(results)))
     pages = []
     for section in (section for paper in papers.PAPERS for section in paper.sections):
         if section.figures_page is not None:
@@ -146,7 +151,8 @@ def write_html(drawn: list[Drawn], pages: list[tuple[FiguresPage, str]], path: P
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>sbpbench: the papers' figures</title>",
              "<style>body{font-family:sans-serif;max-width:1300px;margin:auto}img{max-width:100%}"
              "pre{background:#f4f4f4;padding:6px;font-size:12px;overflow-x:auto}"
-             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}</style>",
+             "table{border-collapse:collapse}.caption{font-size:14px;color:#333}"
+             "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}</style>",
              "</head><body><h1>sbpbench: the papers' figures</h1>",
              "<p>Drawn by <code>sbpbench figures</code> from the committed results (results/paper/).</p>"]
     for d in drawn:
@@ -154,7 +160,11 @@ def write_html(drawn: list[Drawn], pages: list[tuple[FiguresPage, str]], path: P
         png = [f for f in d.files if f.suffix == ".png"]
         if png:
             data = base64.b64encode(png[0].read_bytes()).decode()
-            parts.append(f"<img alt='{d.figure.stem}' src='data:image/png;base64,{data}'>")
+            alt = html.escape(f"{d.figure.paper}: {d.figure.title}", quote=True)
+            parts.append(f"<img alt='{alt}' src='data:image/png;base64,{data}'>")
+        if d.caption:
+            parts.append(f"<p class='caption'><b>Where ours differs from the paper's figure:</b> "
+                         f"{html.escape(d.caption)}</p>")
         if d.missing:
             parts.append("<p><b>Missing results:</b> " + html.escape(", ".join(d.missing)) + "</p>")
         for res in d.used:

@@ -50,6 +50,9 @@
   }
   const shown = () => drawn().filter((e) => !hidden.has(e.i));
 
+  // a curve's standard error at point j: 0 where fewer than two runs cover it (no band there)
+  const spread = (c, j) => (c.se[j] === null ? 0 : c.se[j]);
+
   function extent(entries) {
     const lx = xAxis().log, ly = yAxis().log;
     let x = [Infinity, -Infinity], y = [Infinity, -Infinity];
@@ -57,8 +60,8 @@
     for (const e of entries) {
       e.c.x.forEach((v, j) => {
         grow(x, unit(v, lx));
-        grow(y, unit(e.c.mean[j] - e.c.std[j], ly));
-        grow(y, unit(e.c.mean[j] + e.c.std[j], ly));
+        grow(y, unit(e.c.mean[j] - spread(e.c, j), ly));
+        grow(y, unit(e.c.mean[j] + spread(e.c, j), ly));
       });
     }
     if (!(x[0] <= x[1])) x = [0, 1];
@@ -149,10 +152,17 @@
         return d;
       };
       const floor = (y) => (ya.log ? Math.max(y, 1e-12) : y);
-      const upper = c.x.map((x, j) => pt(x, c.mean[j] + c.std[j]));
-      const lower = c.x.map((x, j) => pt(x, floor(c.mean[j] - c.std[j]))).reverse();
-      const band = path(upper.concat(lower));
-      if (band) el("path", { class: "band", d: band + "Z", fill: color }, plot);
+      // one band per stretch where at least two runs cover the points (a standard error there)
+      let stretch = [];
+      const closeBand = () => {
+        const upper = stretch.map((j) => pt(c.x[j], c.mean[j] + c.se[j]));
+        const lower = stretch.map((j) => pt(c.x[j], floor(c.mean[j] - c.se[j]))).reverse();
+        const band = stretch.length > 1 ? path(upper.concat(lower)) : "";
+        if (band) el("path", { class: "band", d: band + "Z", fill: color }, plot);
+        stretch = [];
+      };
+      c.x.forEach((x, j) => { if (c.se[j] === null) closeBand(); else stretch.push(j); });
+      closeBand();
       const mean = c.x.map((x, j) => [x, c.mean[j]]);
       let solid = mean, dashed = [];
       if (c.dashed_from !== null) {  // the Perceptron: dashed after its first epoch

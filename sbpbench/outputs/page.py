@@ -74,8 +74,9 @@ figure{margin:12px 0}figure svg{max-width:100%;height:auto}figcaption{font-size:
 """
 
 
-def _rounded(values: Any) -> list[float]:
-    return [float(f"{v:.{DIGITS}g}") for v in values]
+def _rounded(values: Any) -> list[float | None]:
+    """``values`` to :data:`DIGITS` significant digits, None where one is not a finite number (JSON has no NaN)."""
+    return [float(f"{v:.{DIGITS}g}") if math.isfinite(v) else None for v in values]
 
 
 def page_data(curves: pd.DataFrame) -> dict[str, Any]:
@@ -91,8 +92,9 @@ def page_data(curves: pd.DataFrame) -> dict[str, Any]:
     dict
         ``x`` and ``y``: every axis by name, with its label and whether it is logarithmic;
         ``solvers``: per solver (in the order they appear) its label and its curves by
-        ``"<x>|<y>"``, each the mean over runs and standard deviation (as drawn, e.g. test error
-        in percent), the number of runs and where a dashed part starts (or None); ``notes``:
+        ``"<x>|<y>"``, each the mean over runs and its standard error (as drawn, e.g. test error
+        in percent; None where fewer than two runs cover a point), the number of runs and where a
+        dashed part starts (or None); ``notes``:
         per ``"<x>|<y>"``, the solvers left out (:func:`~sbpbench.outputs.plotting.left_out`);
         ``initial``: the axes shown first (kernel evaluations if any solver has them, else
         iterations, against test error).
@@ -107,7 +109,7 @@ def page_data(curves: pd.DataFrame) -> dict[str, Any]:
                 if line is not None:
                     lines[f"{xname}|{yname}"] = {
                         "x": _rounded(line.x), "mean": _rounded(y.factor * line.mean),
-                        "std": _rounded(y.factor * line.std), "runs": line.runs,
+                        "se": _rounded(y.factor * line.se), "runs": line.runs,
                         "dashed_from": None if line.dashed_from is None else float(f"{line.dashed_from:.{DIGITS}g}")}
         solvers.append({"label": str(label), "curves": lines})
     notes = {f"{xname}|{yname}": plotting.left_out(curves, x, y)
@@ -219,15 +221,16 @@ def _machine(meta: dict[str, Any]) -> str:
     return _table(("what", "value"), rows)
 
 
-def _figures(curves: pd.DataFrame) -> str:
+def _figures(curves: pd.DataFrame, meta: dict[str, Any]) -> str:
     parts = []
+    marks = plotting.Marks(baselines=plotting.baselines([(curves, meta)]))
     for xname, yname in FIGURES:
         x, y = plotting.X_AXES[xname], plotting.Y_AXES[yname]
-        fig = plotting.curves_figure(curves, x, y, size=(6.4, 4.2))
+        fig = plotting.curves_figure(curves, x, y, size=(6.4, 4.2), marks=marks)
         if fig is not None:
             svg = plotting.figure_svg(fig, f"sbpbench-page-{xname}-{yname}")
             parts.append(f"<figure>{svg}<figcaption>{_e(y.label)} against {_e(x.label)}: the mean over runs "
-                         f"with one standard deviation</figcaption></figure>")
+                         f"with one standard error</figcaption></figure>")
     return "\n".join(parts) or "<p>Nothing to draw.</p>"
 
 
@@ -267,8 +270,9 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
         "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button></p>"
         "<svg id='chart' xmlns='http://www.w3.org/2000/svg' viewBox='0 0 760 440' width='760' height='440'></svg>"
         "<div id='legend'></div><p id='notes'></p><p class='hint'>Drag a rectangle or turn the wheel over the plot "
-        "to zoom; click a solver to hide or show it. The mean over runs with one standard deviation.</p></div>",
-        "<h3>Figures</h3>", _figures(curves),
+        "to zoom; click a solver to hide or show it. The mean over runs with one standard error, where at least two "
+        "runs cover the point.</p></div>",
+        "<h3>Figures</h3>", _figures(curves, meta),
         "<h2>Runs</h2>", _runs(meta),
         "<h2>Resolved configuration</h2>",
         f"<pre>{_e(yaml.safe_dump(meta.get('resolved', {}), sort_keys=False, width=100))}</pre>",

@@ -3,16 +3,19 @@
 Every drawing takes rows of ``curves.csv`` files and writes ``<stem>.png`` and ``<stem>.svg``:
 
 * :func:`metric_curves`: any quantity of :data:`Y_AXES` against any of :data:`X_AXES`, one panel
-  per experiment, one line per solver, the mean over runs
-  (:func:`~sbpbench.results.curves.mean_curve`) with a band of one standard deviation. Solvers whose
-  ``dashed_after_first_epoch`` is set (the Perceptron, whose guarantee covers one pass) are drawn
-  dashed after their first epoch, as in the SBP paper's Figure 2.
+  per experiment, one line per solver, the mean over the runs covering each point
+  (:func:`~sbpbench.results.curves.covering_mean`) with a band of one standard error where two
+  runs or more cover it (:data:`BAND_NOTE`, written under the figure). What the outputs know of a
+  solver is its traits: ``dashed_after_first_epoch`` (the Perceptron, whose guarantee covers one
+  pass) is drawn dashed after its first epoch, as in the SBP paper's Figure 2;
+  ``one_step_per_advance`` (each checkpoint a fit of its own) as points; ``swings_before_settling``
+  (SMO) as dots until its mean error stays below the constant classifier's (:class:`Marks`).
   The two kinds of curve figure the papers declare are two of its cases:
 * :func:`error_curves`: test error (linear axis) against a cost (log axis), kernel evaluations
-  or d-dimensional inner products;
-* :func:`objective_curves`: primal objective against iterations (log-log);
-* :func:`final_against_parameter`: the final primal objective against a solver parameter, one
-  panel per group of solvers.
+  or d-dimensional inner products, optionally with a second row zoomed on the final errors;
+* :func:`objective_curves`: primal objective against iterations (log-log), extra variants in grey;
+* :func:`final_against_parameter`: the primal objective against a solver parameter, one panel
+  per group of solvers, at the end of the runs or at several points along them.
 
 :func:`plot_results` draws them for ``sbpbench plot``; :func:`figure_svg` gives a figure as SVG
 text for pages that inline it.
@@ -25,22 +28,34 @@ caller set it (an interactive session keeps its backend).
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
-from dataclasses import dataclass
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
+from numpy.typing import ArrayLike
 
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write
-from sbpbench.results.curves import final_rows, finals_by_parameter, first_epoch_end, mean_curve
+from sbpbench.results.curves import (
+    Covering,
+    ReadAt,
+    covering_mean,
+    final_rows,
+    finals_by_parameter,
+    first_epoch_end,
+    values_by_parameter,
+)
 from sbpbench.results.lookup import newest_runs  # noqa: E402
-from sbpbench.results.store import curves_file, read_curves, solver_trait  # noqa: E402
+from sbpbench.results.store import curves_file, read_curves, read_meta, solver_trait  # noqa: E402
 
 #: With ``zoom``, a panel's test-error axis runs from the first of these multiples of its
 #: smallest final mean error to the second of its largest: the range where the solvers converge
@@ -136,33 +151,55 @@ def _panels(curves: pd.DataFrame, column: str, size: tuple[float, float]
     return fig, ((ax, value, curves[curves[column] == value]) for ax, value in zip(axes[0], values))
 
 
-def _lay_out(fig: Figure, title: str | None) -> None:
+def _lay_out(fig: Figure, title: str | None, note: str) -> None:
+    """Title the figure, write ``note`` under its panels and lay them out."""
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+    fig.text(0.5, 0.005, note, ha="center", va="bottom", fontsize=8, color="0.3")
+    fig.tight_layout(rect=(0, 0.035, 1, 1))
 
 
 @dataclass
 class MeanLine:
-    """One solver's curve as drawn: the mean over runs of a quantity with its standard deviation.
+    """One solver's curve as drawn: the mean over runs of a quantity with its standard error.
 
-    ``mean`` and ``std`` are in the column's units (not yet times the axis' ``factor``);
+    ``mean`` and ``se`` are in the column's units (not yet times the axis' ``factor``); ``se`` is
+    NaN where fewer than two runs cover a point (:func:`~sbpbench.results.curves.covering_mean`;
+    no band is drawn there). ``fits``: the solver's checkpoints are fits of their own (its
+    ``one_step_per_advance``), one point each, the mean over runs at each checkpoint.
     ``dashed_from`` is where a solver whose ``dashed_after_first_epoch`` is set ends its first
-    epoch, on the x axis, when that falls inside the curve.
+    epoch, on the x axis, when that falls inside the curve. ``line_from`` is where the line of a
+    solver whose ``swings_before_settling`` is set begins (:func:`mean_line`); before it, its
+    means are drawn as points.
     """
 
     runs: int
     x: np.ndarray
     mean: np.ndarray
-    std: np.ndarray
+    se: np.ndarray
     dashed_from: float | None
+    fits: bool = False
+    line_from: float | None = None
 
 
-def mean_line(frame: pd.DataFrame, x: str, y: str = "test_error") -> MeanLine | None:
+def _fit_points(frame: pd.DataFrame, x: str, y: str) -> Covering:
+    """The mean over runs at each checkpoint (each a fit), at the geometric mean of the runs' ``x`` there."""
+    rows = frame[_numbers(frame, x) > 0]
+    by = rows.groupby("checkpoint")
+    count = by["run"].nunique().to_numpy()
+    se = by[y].std(ddof=1).to_numpy() / np.sqrt(count)
+    return Covering(10.0 ** by[x].apply(lambda v: np.log10(v.astype(float)).mean()).to_numpy(),
+                    by[y].mean().to_numpy(float), np.where(count >= 2, se, np.nan), count)
+
+
+def mean_line(frame: pd.DataFrame, x: str, y: str = "test_error", baseline: float | None = None) -> MeanLine | None:
     """One solver's mean curve of column ``y`` against column ``x`` (None when it has no such point).
 
-    Rows where ``y`` is not a finite number are left out; the mean and band are those of
-    :func:`~sbpbench.results.curves.mean_curve`, over the runs with a positive ``x``.
+    Rows where ``y`` is not a finite number are left out; the mean and its standard error are
+    those of :func:`~sbpbench.results.curves.covering_mean`, over the runs with a positive ``x``
+    that cover each point (of each checkpoint, for a solver whose checkpoints are fits), kept
+    where at least half of the runs cover it (where the first runs have ended, the mean of the
+    last few would jump with their noise).
 
     Parameters
     ----------
@@ -170,50 +207,181 @@ def mean_line(frame: pd.DataFrame, x: str, y: str = "test_error") -> MeanLine | 
         Rows of one solver (several runs).
     x, y : str
         Column names.
+    baseline : float, optional
+        The test error of the constant classifier (:func:`baseline_error`), for ``y`` the test
+        error: a solver whose ``swings_before_settling`` is set has its line begin where its mean
+        stays at or below it from there on.
 
     Returns
     -------
     MeanLine or None
     """
     frame = frame[np.isfinite(_numbers(frame, y))]
-    grid, mean, std = mean_curve(frame, x=x, y=y)
-    if grid.size == 0:
+    fits = bool(len(frame)) and solver_trait(frame, "one_step_per_advance")
+    curve = _fit_points(frame, x, y) if fits else covering_mean(frame, x=x, y=y)
+    runs = frame["run"].nunique()
+    most = curve.count >= max(1, math.ceil(runs / 2))  # past the ends of most runs, a mean of a few is noise
+    curve = Covering(curve.x[most], curve.mean[most], curve.se[most], curve.count[most])
+    if curve.x.size == 0:
         return None
+    grid = curve.x
     split = first_epoch_end(frame, x) if solver_trait(frame, "dashed_after_first_epoch") else None
     inside = split is not None and grid[0] < split < grid[-1]
-    return MeanLine(frame["run"].nunique(), grid, mean, std, split if inside else None)
+    line_from = None
+    if baseline is not None and not fits and solver_trait(frame, "swings_before_settling"):
+        above = np.flatnonzero(~(curve.mean <= baseline))  # a point no run covers counts as above
+        line_from = float(grid[min(above[-1] + 1, grid.size - 1)]) if above.size else None
+    return MeanLine(runs, grid, curve.mean, curve.se, split if inside else None, fits, line_from)
 
 
-def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str,
-                y: Axis = Y_AXES["test_error"], dashed: Axis | None = None) -> tuple[MeanLine | None, bool]:
-    """One solver's mean of ``y`` against ``x`` with a one-sigma band (dashed after epoch 1 for some).
+def baseline_error(meta: Mapping[str, Any]) -> float | None:
+    """The test error of the constant classifier (the larger class for every test example), from a
+    run's ``meta.json`` (the resolved data set's ``positives_test`` and ``n_test``; None without them).
 
-    With ``dashed``, also the mean of that column, dashed in the same colour without a band,
-    where the runs measured it. Returns the solid curve and whether a dashed one was drawn.
+    Every solver that starts from a zero predictor starts there, so the figures' error axes end
+    just above it (:data:`BASELINE_HEADROOM`).
     """
-    curve = mean_line(frame, x, y.column)
+    data = meta.get("resolved", {}).get("dataset", {}) if isinstance(meta.get("resolved"), dict) else {}
+    positives, n = data.get("positives_test"), data.get("n_test")
+    if not isinstance(positives, int | float) or not isinstance(n, int | float) or n <= 0:
+        return None
+    return float(min(positives, n - positives) / n)
+
+
+def baselines(results: Iterable[tuple[pd.DataFrame, Mapping[str, Any]]]) -> dict[str, float]:
+    """The constant classifier's test error (:func:`baseline_error`) of each experiment in the
+    curves of each ``(curves, meta)`` pair, where its ``meta.json`` gives it."""
+    return {name: error for curves, meta in results if (error := baseline_error(meta)) is not None
+            for name in curves["experiment"].unique()}
+
+
+@dataclass(frozen=True)
+class Marks:
+    """What a figure of curves marks beyond its means and bands.
+
+    Parameters
+    ----------
+    baselines : Mapping
+        Per experiment, the test error of the constant classifier (:func:`baseline_error`): where
+        the line of a solver that swings before settling begins (:func:`mean_line`), and, with
+        ``zoom``, the top of the full panels.
+    extras : tuple of str
+        Solver labels drawn as extras (variants the paper does not draw): grey, thinner, and
+        marked so in the legend.
+    fit_label : tuple of str, optional
+        ``(column, format)``: the first and last point of a solver whose checkpoints are fits are
+        labelled with the value of that column, e.g. ``("pairs", "k = {:g}")``.
+    epochs_axis : bool
+        With iterations on the x axis, a second x axis on top in epochs of the panel's data.
+    """
+
+    baselines: Mapping[str, float] = field(default_factory=dict)
+    extras: tuple[str, ...] = ()
+    fit_label: tuple[str, str] | None = None
+    epochs_axis: bool = False
+
+
+#: Colours of extra variants (:class:`Marks`), in turn.
+EXTRA_COLORS = ("0.35", "0.65")
+
+#: With ``zoom``, the full panels' error axis ends this many times the constant classifier's error.
+BASELINE_HEADROOM = 1.12
+
+#: :func:`final_against_parameter` draws the objective on a log axis when its values span more than this factor.
+LOG_SPAN = 4.0
+
+#: What the shaded bands are, written under every figure of curves.
+BAND_NOTE = "Lines: mean over runs; shaded: ± one standard error over runs, where at least two runs cover the point."
+
+
+@dataclass
+class _Drawn:
+    """A solver drawn in a panel: its curve, whether a dashed second quantity was drawn, and its
+    points (x, y as drawn, colour) that must stay visible when they fall outside the y range."""
+
+    curve: MeanLine
+    dashed: bool
+    points: list[tuple[np.ndarray, np.ndarray, str]]
+    frame: pd.DataFrame
+
+
+def _label(label: str, curve: MeanLine, extra: bool) -> str:
+    notes = [f"{curve.runs} runs"]
+    if curve.line_from is not None:
+        notes.append("dots until it settles")
+    if curve.fits:
+        notes.append("a point per fit")
+    if extra:
+        notes.append("extra: not in the paper")
+    return f"{label} ({'; '.join(notes)})"
+
+
+def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str, y: Axis = Y_AXES["test_error"],
+                dashed: Axis | None = None, baseline: float | None = None,
+                color: str | None = None) -> _Drawn | None:
+    """One solver's mean of ``y`` against ``x`` with a band of one standard error (:class:`MeanLine`).
+
+    Points for fits, and before a swinging solver's line begins; dashed after epoch 1 for some.
+    With ``dashed``, also the mean of that column, dashed in the same colour without a band,
+    where the runs measured it. ``color`` (an extra's) replaces the next colour of the cycle.
+    """
+    curve = mean_line(frame, x, y.column, baseline if y.column == "test_error" else None)
     if curve is None:
-        return None, False
-    grid, mean, std, k = curve.x, curve.mean, curve.std, y.factor
-    line, = ax.plot(grid, k * mean, label=f"{label} ({curve.runs} runs)")
+        return None
+    k, extra = y.factor, color is not None
+    style: dict[str, Any] = {"color": color, "lw": 1.1} if extra else {}
+    pre = curve.x < curve.line_from if curve.line_from is not None else np.zeros(curve.x.size, bool)
+    grid, mean, se = curve.x[~pre], curve.mean[~pre], curve.se[~pre]
+    line, = ax.plot(grid, k * mean, label=_label(label, curve, extra), marker="o" if curve.fits else None,
+                    ms=3.5, **style)
+    colour = line.get_color()
+    points = []
+    if curve.fits:
+        points.append((grid, k * mean, to_hex(colour)))
+    if curve.line_from is not None:  # its checkpoints before, as points (the means there, not interpolated)
+        rows = frame[np.isfinite(_numbers(frame, y.column)) & (_numbers(frame, x) < curve.line_from)]
+        early = _fit_points(rows, x, y.column)
+        ax.plot(early.x, k * early.mean, ls="none", marker=".", ms=3, color=colour)
     second = None if dashed is None else mean_line(frame, x, dashed.column)
     if dashed is not None and second is not None:
-        ax.plot(second.x, dashed.factor * second.mean, ls="--", color=line.get_color())
-    low = np.maximum(k * (mean - std), LOG_FLOOR) if y.log else k * (mean - std)
-    ax.fill_between(grid, low, k * (mean + std), color=line.get_color(), alpha=0.2, lw=0)
+        ax.plot(second.x, dashed.factor * second.mean, ls="--", color=colour, lw=line.get_linewidth())
+    banded = np.isfinite(se)
+    spread = np.where(banded, se, 0.0)
+    low = np.maximum(k * (mean - spread), LOG_FLOOR) if y.log else k * (mean - spread)
+    ax.fill_between(grid, low, k * (mean + spread), where=banded, color=colour, alpha=0.2, lw=0)
     split = curve.dashed_from
-    if split is not None:
+    if split is not None and grid[0] < split < grid[-1]:
         at = np.interp(np.log10(split), np.log10(grid), mean)
         before = grid < split
         line.set_data(np.r_[grid[before], split], k * np.r_[mean[before], at])
-        ax.plot(np.r_[split, grid[~before]], k * np.r_[at, mean[~before]], ls="--", color=line.get_color())
-    return curve, second is not None
+        ax.plot(np.r_[split, grid[~before]], k * np.r_[at, mean[~before]], ls="--", color=colour)
+    return _Drawn(curve, second is not None, points, frame)
+
+
+def _mark_outside(ax: Axes, drawn: list[_Drawn], factor: float, fit_label: tuple[str, str] | None) -> None:
+    """Points beyond the y range drawn on its edge as open triangles (pointing the way they went),
+    so that none is silently missing; the first and last fit of each solver labelled (``fit_label``)."""
+    bottom, top = ax.get_ylim()
+    for d in drawn:
+        for xs, ys, colour in d.points:
+            for beyond, edge, marker in ((ys > top, top, "^"), (ys < bottom, bottom, "v")):
+                if beyond.any():
+                    ax.plot(xs[beyond], np.full(int(beyond.sum()), edge), ls="none", marker=marker, ms=5,
+                            mfc="none", color=colour, clip_on=False)
+        if fit_label is None or not d.curve.fits or fit_label[0] not in d.frame:
+            continue
+        column, text = fit_label
+        values = d.frame.groupby("checkpoint")[column].mean()
+        for value, at, ends in ((values.iloc[0], 0, "top"), (values.iloc[-1], -1, "bottom")):
+            shown = float(np.clip(factor * d.curve.mean[at], bottom, top))
+            ax.annotate(text.format(value), (d.curve.x[at], shown), xytext=(5, -3 if ends == "top" else 3),
+                        textcoords="offset points", fontsize=7, va=ends, color=d.points[0][2])
 
 
 def _log_bottom(curves: list[MeanLine], factor: float) -> float | None:
     """Just below the lowest positive mean or band edge of ``curves`` (None when there is none)."""
-    values = np.concatenate([factor * np.r_[c.mean, c.mean - c.std] for c in curves] or [np.array([])])
-    positive = values[values > 0]
+    values = np.concatenate([factor * np.r_[c.mean, c.mean - c.se] for c in curves] or [np.array([])])
+    positive = values[np.isfinite(values) & (values > 0)]
     return float(positive.min()) / 1.5 if positive.size else None
 
 
@@ -259,10 +427,51 @@ def left_out(curves: pd.DataFrame, x: Axis, y: Axis) -> list[str]:
     return notes
 
 
+def _panel(ax: Axes, sub: pd.DataFrame, x: Axis, y: Axis, dashed: Axis | None, marks: Marks,
+           baseline: float | None) -> list[_Drawn]:
+    """Draw every solver of one experiment's rows into ``ax`` (extras in grey, :class:`Marks`)."""
+    extra_colours = iter(EXTRA_COLORS * len(marks.extras))
+    drawn = []
+    for label, frame in sub.groupby("solver", sort=False):
+        colour = next(extra_colours) if str(label) in marks.extras else None
+        d = _draw_curve(ax, str(label), frame, x.column, y, dashed, baseline, colour)
+        if d is not None:
+            drawn.append(d)
+    if x.log:
+        ax.set_xscale("log")
+        starts = [float(d.curve.x[0]) for d in drawn if not d.curve.fits]
+        if starts and max(starts) > min(starts):  # from where every solver has begun
+            ax.set_xlim(left=max(starts))
+    ax.grid(True, which="major", alpha=0.3)
+    return drawn
+
+
+def _epochs_axis(ax: Axes, sub: pd.DataFrame, x: Axis) -> None:
+    """A second x axis on top, in epochs of the panel's data (iterations on the x axis only)."""
+    rows = sub[(_numbers(sub, "epoch") > 0) & (_numbers(sub, x.column) > 0)]
+    if x.column != "iteration" or rows.empty:
+        return
+    n = float(np.median(rows["iteration"] / rows["epoch"]))
+    def to_epochs(t: ArrayLike) -> ArrayLike:
+        return np.asarray(t, dtype=float) / n
+
+    def to_iterations(e: ArrayLike) -> ArrayLike:
+        return np.asarray(e, dtype=float) * n
+
+    top = ax.secondary_xaxis("top", functions=(to_epochs, to_iterations))
+    top.set_xlabel(f"epochs of {sub['dataset'].iloc[0]} ({n:.0f} examples)", fontsize=8)
+    top.tick_params(labelsize=8)
+
+
 def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = None, zoom: bool = False,
                   size: tuple[float, float] = (5.2, 4.2), legend_size: float = 8,
-                  band_floor: bool = False, dashed: Axis | None = None) -> Figure | None:
+                  band_floor: bool = False, dashed: Axis | None = None, marks: Marks = Marks()) -> Figure | None:
     """A figure of ``y`` against ``x``, one panel per experiment, one line per solver (None when nothing is drawable).
+
+    Each line is the mean over runs with a band of one standard error, where at least two runs
+    cover the point (:func:`mean_line`); a note under the figure says so. On a log x axis a
+    panel starts where every solver's curve has begun (a solver whose checkpoints are fits aside),
+    not at the first checkpoint of the one that starts first.
 
     Parameters
     ----------
@@ -274,9 +483,11 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
     title : str, optional
         Figure title.
     zoom : bool
-        Each panel's y axis runs over :data:`ZOOM_RANGE` of its solvers' final means (from the
+        Two rows of panels: the full curves (the error axis from 0 to :data:`BASELINE_HEADROOM`
+        times the constant classifier's error, where ``marks`` gives it), and under them the same
+        curves with the y axis over :data:`ZOOM_RANGE` of the solvers' final means (from the
         smallest times the first factor to the largest times the second, at most ``y.limit``),
-        as the papers' panels show the converging part.
+        where the solvers converge and differ.
     size : tuple of float
         Inches of one panel.
     legend_size : float
@@ -289,6 +500,8 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
     dashed : Axis, optional
         A second quantity on the same y axis, each solver's mean dashed in its colour, where
         the runs measured it (the Pegasos paper's Figure 2 draws the test loss so).
+    marks : Marks
+        Baselines, extras, labels of fits, an epochs axis.
 
     Returns
     -------
@@ -297,34 +510,47 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
     curves = drawable(curves, x, y)
     if curves.empty:
         return None
-    fig, panels = _panels(curves, "experiment", size)
-    for ax, name, sub in panels:
-        lines = [_draw_curve(ax, str(label), frame, x.column, y, dashed)
-                 for label, frame in sub.groupby("solver", sort=False)]
-        drawn = [c for c, _ in lines]
-        if x.log:
-            ax.set_xscale("log")
-        if y.log:
-            ax.set_yscale("log")
-            bottom = None if band_floor else _log_bottom([c for c in drawn if c is not None], y.factor)
-            if bottom is not None:
-                ax.set_ylim(bottom=bottom)
-        ax.set_xlabel(x.label)
-        ax.set_ylabel(f"{y.label} (solid), {dashed.label} (dashed)" if dashed and any(d for _, d in lines) else y.label)
-        ax.set_title(f"{name} ({sub['dataset'].iloc[0]})")
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=legend_size)
-        if zoom:
-            finals = y.factor * final_rows(sub).groupby("solver")[y.column].mean()
-            top = ZOOM_RANGE[1] * finals.max()
-            ax.set_ylim(ZOOM_RANGE[0] * finals.min(), top if y.limit is None else min(y.limit, top))
-    _lay_out(fig, title)
+    names = list(dict.fromkeys(curves["experiment"]))
+    rows = 2 if zoom else 1
+    fig = Figure(figsize=(size[0] * len(names), size[1] * (1.7 if zoom else 1) + 0.3))
+    axes = fig.subplots(rows, len(names), squeeze=False, sharex="col",
+                        gridspec_kw={"height_ratios": (3, 2)} if zoom else None)
+    for j, name in enumerate(names):
+        sub = curves[curves["experiment"] == name]
+        baseline = marks.baselines.get(name)
+        for row in range(rows):
+            ax = axes[row][j]
+            drawn = _panel(ax, sub, x, y, dashed, marks, baseline)
+            if y.log:
+                ax.set_yscale("log")
+                bottom = None if band_floor else _log_bottom([d.curve for d in drawn], y.factor)
+                if bottom is not None:
+                    ax.set_ylim(bottom=bottom)
+            two = dashed is not None and any(d.dashed for d in drawn)
+            ax.set_ylabel(f"{y.label} (solid), {dashed.label} (dashed)" if two and dashed else y.label)
+            if row == rows - 1:
+                ax.set_xlabel(x.label)
+            if row == 0:
+                ax.set_title(f"{name} ({sub['dataset'].iloc[0]})")
+                ax.legend(fontsize=legend_size)
+                if marks.epochs_axis:
+                    _epochs_axis(ax, sub, x)
+            if zoom and row == 0 and baseline is not None:
+                ax.set_ylim(0, y.factor * BASELINE_HEADROOM * baseline)
+            if zoom and row == 1:
+                finals = y.factor * final_rows(sub).groupby("solver")[y.column].mean()
+                top = ZOOM_RANGE[1] * finals.max()
+                ax.set_ylim(ZOOM_RANGE[0] * finals.min(), top if y.limit is None else min(y.limit, top))
+                ax.set_ylabel(f"{y.label}, zoom on the final values")
+            _mark_outside(ax, drawn, y.factor, marks.fit_label)
+    _lay_out(fig, title, BAND_NOTE)
     return fig
 
 
 def metric_curves(curves: pd.DataFrame, out_stem: Path, x: Axis, y: Axis, title: str | None = None,
                   zoom: bool = False, dpi: int = 130, size: tuple[float, float] = (5.2, 4.2),
-                  legend_size: float = 8, band_floor: bool = False, dashed: Axis | None = None) -> list[Path]:
+                  legend_size: float = 8, band_floor: bool = False, dashed: Axis | None = None,
+                  marks: Marks = Marks()) -> list[Path]:
     """Draw ``y`` against ``x`` (:func:`curves_figure`) into ``out_stem.png`` and ``out_stem.svg``.
 
     Parameters
@@ -335,7 +561,7 @@ def metric_curves(curves: pd.DataFrame, out_stem: Path, x: Axis, y: Axis, title:
         Output path without suffix.
     x, y : Axis
         The axes (:data:`X_AXES`, :data:`Y_AXES`, or others).
-    title, zoom, size, legend_size, band_floor, dashed
+    title, zoom, size, legend_size, band_floor, dashed, marks
         As for :func:`curves_figure`.
     dpi : int
         Resolution of the PNG file.
@@ -345,12 +571,12 @@ def metric_curves(curves: pd.DataFrame, out_stem: Path, x: Axis, y: Axis, title:
     list of pathlib.Path
         The files written (none when nothing is drawable).
     """
-    fig = curves_figure(curves, x, y, title, zoom, size, legend_size, band_floor, dashed)
+    fig = curves_figure(curves, x, y, title, zoom, size, legend_size, band_floor, dashed, marks)
     return [] if fig is None else save_figure(fig, out_stem, dpi=dpi)
 
 
 def error_curves(curves: pd.DataFrame, out_stem: Path, cost: Literal["kernel_evals", "inner_products"] = "kernel_evals",
-                 title: str | None = None, zoom: bool = False, dpi: int = 130) -> list[Path]:
+                 title: str | None = None, zoom: bool = False, dpi: int = 130, marks: Marks = Marks()) -> list[Path]:
     """Draw test error against a cost (log axis), one panel per experiment.
 
     Parameters
@@ -366,10 +592,11 @@ def error_curves(curves: pd.DataFrame, out_stem: Path, cost: Literal["kernel_eva
     title : str, optional
         Figure title.
     zoom : bool
-        Each panel's test-error axis runs over :data:`ZOOM_RANGE` of its solvers' final mean test
-        errors (at most 100%), as the papers' panels show the converging part.
+        A second row of panels zoomed on the final mean test errors (:func:`curves_figure`).
     dpi : int
         Resolution of the PNG file.
+    marks : Marks
+        As for :func:`curves_figure`.
 
     Returns
     -------
@@ -380,14 +607,15 @@ def error_curves(curves: pd.DataFrame, out_stem: Path, cost: Literal["kernel_eva
     if cost == "inner_products" and "inner_products" in curves:
         x = curves["inner_products"].fillna(x)
     return metric_curves(curves.assign(cost=x), out_stem, Axis("cost", COSTS[cost], log=True), Y_AXES["test_error"],
-                         title, zoom, dpi)
+                         title, zoom, dpi, marks=marks)
 
 
-def objective_curves(curves: pd.DataFrame, out_stem: Path, title: str | None = None, dpi: int = 130) -> list[Path]:
+def objective_curves(curves: pd.DataFrame, out_stem: Path, title: str | None = None, dpi: int = 130,
+                     marks: Marks = Marks()) -> list[Path]:
     """Draw the primal objective against iterations (log-log), one panel per experiment.
 
     One line per solver: the mean over runs of its finite objectives with a band of one
-    standard deviation (cut at :data:`LOG_FLOOR`, above zero), and, dashed in the same colour,
+    standard error (cut at :data:`LOG_FLOOR`, above zero), and, dashed in the same colour,
     the mean test hinge loss where the runs measured it (the Pegasos paper's Figure 2, left).
 
     Parameters
@@ -400,6 +628,8 @@ def objective_curves(curves: pd.DataFrame, out_stem: Path, title: str | None = N
         Figure title.
     dpi : int
         Resolution of the PNG file.
+    marks : Marks
+        As for :func:`curves_figure` (extras, an epochs axis).
 
     Returns
     -------
@@ -407,15 +637,20 @@ def objective_curves(curves: pd.DataFrame, out_stem: Path, title: str | None = N
         The files written (none when no solver has a primal objective).
     """
     return metric_curves(curves, out_stem, X_AXES["iterations"], Y_AXES["primal_objective"], title, dpi=dpi,
-                         size=(5.6, 4.2), legend_size=7, band_floor=True, dashed=Y_AXES["test_hinge_loss"])
+                         size=(5.6, 4.2), legend_size=7, band_floor=True, dashed=Y_AXES["test_hinge_loss"],
+                         marks=marks)
 
 
 def final_against_parameter(curves: pd.DataFrame, out_stem: Path, parameter: str, xlabel: str,
-                            title: str | None = None, dpi: int = 130) -> list[Path]:
-    """Draw the final primal objective against an integer solver parameter (log2 axis).
+                            title: str | None = None, dpi: int = 130,
+                            read_at: Mapping[str, ReadAt] | None = None) -> list[Path]:
+    """Draw the primal objective against an integer solver parameter (log2 axis).
 
     One panel per group of solvers (:func:`~sbpbench.results.curves.finals_by_parameter`: a
-    label's text up to its first comma), the mean over runs with the standard deviation as error bars.
+    label's text up to its first comma), the mean over runs with its standard error as error
+    bars: at the end of the runs, or, for a group in ``read_at``, one line per value there
+    (:func:`~sbpbench.results.curves.values_by_parameter`). The objective axis is logarithmic
+    where a panel's values span more than :data:`LOG_SPAN` times.
 
     Parameters
     ----------
@@ -431,23 +666,47 @@ def final_against_parameter(curves: pd.DataFrame, out_stem: Path, parameter: str
         Figure title.
     dpi : int
         Resolution of the PNG file.
+    read_at : Mapping, optional
+        ``{group: ReadAt}``: where along their runs the solvers of a group are read.
 
     Returns
     -------
     list of pathlib.Path
         The files written.
     """
-    fig, panels = _panels(finals_by_parameter(curves, parameter), "group", (5.2, 4.0))
+    read_at = read_at or {}
+    fig, panels = _panels(finals_by_parameter(curves, parameter), "group", (6.2, 4.0))
     for ax, group, last in panels:
-        g = last.groupby(parameter)["primal_objective"].agg(["mean", "std"]).reset_index()
-        ax.errorbar(g[parameter], g["mean"], yerr=g["std"].fillna(0), marker="o", capsize=3)
+        read = read_at.get(group)
+        rows = curves[curves["solver"].str.split(",").str[0] == group]
+        points = (values_by_parameter(rows, parameter, read) if read is not None
+                  else last.assign(at=np.nan)[[parameter, "at", "run", "primal_objective"]])
+        for at, frame in points.groupby("at", dropna=False, sort=True):
+            g = frame.groupby(parameter)["primal_objective"].agg(["mean", "std", "count"]).reset_index()
+            se = (g["std"] / np.sqrt(g["count"])).where(g["count"] >= 2, 0.0)
+            label = "end of the runs" if read is None else f"{read.name} = {at:g}"
+            ax.errorbar(g[parameter], g["mean"], yerr=se, marker="o", capsize=3, label=label)
         ax.set_xscale("log", base=2)
+        if points["primal_objective"].max() > LOG_SPAN * points["primal_objective"].min() > 0:
+            ax.set_yscale("log")
+            ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 3.0, 5.0)))
+            ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+            ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("primal objective at the end")
+        ax.set_ylabel("primal objective" if read is not None else "primal objective at the end")
         ax.set_title(f"{group} ({last['dataset'].iloc[0]})")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         ax.grid(True, alpha=0.3)
-    _lay_out(fig, title)
+    _lay_out(fig, title, "Points: mean over runs; bars: ± one standard error over runs.")
     return save_figure(fig, out_stem, dpi=dpi)
+
+
+def _meta_or_none(run: Path) -> dict[str, Any]:
+    """A run folder's ``meta.json``, empty when it has none that reads (the drawing then has no baseline)."""
+    try:
+        return read_meta(run) if (run / "meta.json").is_file() else {}
+    except UserError:
+        return {}
 
 
 @dataclass
@@ -495,15 +754,16 @@ def plot_results(root: str | Path, out_dir: str | Path | None = None, x: str = "
         if name not in axes:
             raise UserError(f"{option} {name}: expected one of {', '.join(axes)}")
     runs = newest_runs(root)
-    curves = (pd.concat([read_curves(curves_file(r) or r, traits=True) for r in runs], ignore_index=True)
-              if runs else None)
+    read = [(read_curves(curves_file(r) or r, traits=True), _meta_or_none(r)) for r in runs]
+    curves = pd.concat([frame for frame, _ in read], ignore_index=True) if runs else None
     if curves is None or curves.empty:  # also runs that all failed before their first checkpoint
         return Plotted([], [], [])
     out = Path(out_dir) if out_dir is not None else Path(root)
     notes = left_out(curves, X_AXES[x], Y_AXES[y])
+    marks = Marks(baselines=baselines(read))
     if (x, y) != DEFAULT_AXES:
-        return Plotted(metric_curves(curves, out / f"{y}-vs-{x}", X_AXES[x], Y_AXES[y]), notes, runs)
-    written = error_curves(curves, out / "figure2")
+        return Plotted(metric_curves(curves, out / f"{y}-vs-{x}", X_AXES[x], Y_AXES[y], marks=marks), notes, runs)
+    written = error_curves(curves, out / "figure2", marks=marks)
     if "inner_products" in curves and curves["inner_products"].notna().any():
-        written += error_curves(curves, out / "figure3", "inner_products")
+        written += error_curves(curves, out / "figure3", "inner_products", marks=marks)
     return Plotted(written, notes, runs)

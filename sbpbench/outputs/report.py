@@ -220,6 +220,13 @@ def coverage(results: Results) -> str:
     return "\n".join(lines)
 
 
+def figure_captions(results: Results) -> str:
+    """One item per figure of the papers: where it is drawn, what it shows, and where ours differs
+    from the paper's (:meth:`~sbpbench.papers.declarations.Figure.caption`)."""
+    return "\n".join(f"- **{fig.paper}** (`figures/{fig.stem}.png`): {fig.title}. {fig.caption(results)}".rstrip()
+                     for paper in papers.PAPERS for fig in paper.figures)
+
+
 def build(root: str | Path = papers.PAPER_RESULTS) -> str:
     """The text of REPRODUCTION.md from the results under ``root``."""
     results = papers.results(root)
@@ -243,6 +250,8 @@ def build(root: str | Path = papers.PAPER_RESULTS) -> str:
         "\n".join(_data_versions(results)),
         "## Experiments",
         markdown.table(Table(("config", "experiment", "committed results", "status"), experiment_rows(results))),
+        "## Figures: where ours differ from the papers'",
+        figure_captions(results),
         *(markdown.section(section, results) for paper in papers.PAPERS for section in paper.sections),
     ]
     return "\n\n".join(block for block in blocks if block) + "\n"

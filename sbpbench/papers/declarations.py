@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
+from sbpbench.results.curves import ReadAt
 from sbpbench.results.lookup import ExperimentResult, find_experiment
 
 # ----------------------------------------------------------------------------- missing results
@@ -351,41 +352,55 @@ class Section:
 @dataclass(frozen=True)
 class ErrorCurves:
     """Test error (linear axis) against a cost (log axis): one panel per experiment, one line
-    per solver, the mean over runs with a one-standard-deviation band.
+    per solver, the mean over runs with a band of one standard error where two runs or more cover.
 
     ``cost``: kernel evaluations, or d-dimensional inner products (kernel evaluations of kernel
-    solvers, ``inner_products`` of random Fourier features). ``zoom``: each panel's error axis
-    ends at a multiple of its largest final mean error.
+    solvers, ``inner_products`` of random Fourier features). ``zoom``: the full panels' error
+    axis runs from 0 to just above the constant classifier's error (where every solver starts),
+    and a second row of panels zooms on the final mean errors. ``fit_label``: ``(column,
+    format)`` labelling the first and last point of a solver whose checkpoints are fits.
     """
 
     cost: Literal["kernel_evals", "inner_products"] = "kernel_evals"
     zoom: bool = False
     dpi: int = 130
+    fit_label: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
 class ObjectiveCurves:
     """Primal objective against iterations (log-log): one panel per experiment, one line per
-    solver, the mean over runs with a one-standard-deviation band, and, in the panels of the
+    solver, the mean over runs with a band of one standard error, and, in the panels of the
     experiments in ``test_loss``, the mean test hinge loss dashed in the same colour where the
-    runs measured it (a paper's figure may show it in some panels only)."""
+    runs measured it (a paper's figure may show it in some panels only). ``extras``: solver
+    labels the paper does not draw, drawn in grey and marked so in the legend; ``epochs_axis``:
+    a second x axis on top in epochs of the data."""
 
     dpi: int = 130
     test_loss: tuple[str, ...] = ()
+    extras: tuple[str, ...] = ()
+    epochs_axis: bool = False
 
 
 @dataclass(frozen=True)
 class FinalAgainstParameter:
-    """The final primal objective against a solver parameter (log2 axis), mean and standard
-    deviation over runs: one panel per group of solvers (a label's text up to its first comma)."""
+    """The primal objective against a solver parameter (log2 axis), mean and standard error over
+    runs: one panel per group of solvers (a label's text up to its first comma), at the end of
+    the runs, or, for a group in ``read_at``, at each of its values along the runs
+    (:class:`~sbpbench.results.curves.ReadAt`, one line each)."""
 
     parameter: str
     xlabel: str
     dpi: int = 130
+    read_at: Mapping[str, ReadAt] = field(default_factory=dict)
 
 
 #: The kinds of drawing a figure can be.
 Drawing = ErrorCurves | ObjectiveCurves | FinalAgainstParameter
+
+
+def _no_notes(results: Results) -> tuple[str, ...]:
+    return ()
 
 
 @dataclass(frozen=True)
@@ -408,6 +423,12 @@ class Figure:
         The kind of drawing and its options.
     substitutes : Mapping
         ``{experiment: substitute}``: drawn in place of an experiment without results.
+    differences : tuple of str
+        Where our figure differs from the paper's, sentence by sentence (its caption on the
+        figures page and in REPRODUCTION.md).
+    notes : callable
+        ``notes(results)``: more such sentences measured on the results (what the runs did not
+        reach, and what it would take).
     """
 
     stem: str
@@ -417,6 +438,12 @@ class Figure:
     experiments: tuple[str, ...]
     drawing: Drawing
     substitutes: Mapping[str, str] = field(default_factory=dict)
+    differences: tuple[str, ...] = ()
+    notes: Callable[[Results], tuple[str, ...]] = _no_notes
+
+    def caption(self, results: Results) -> str:
+        """Where our figure differs from the paper's: the declared sentences, then the measured ones."""
+        return " ".join((*self.differences, *self.notes(results)))
 
 
 # ----------------------------------------------------------------------------- the paper

@@ -36,14 +36,26 @@ from sbpbench.papers.declarations import (
     ObjectiveCurves,
     Paper,
     Printed,
+    Results,
     Section,
     needs_download,
     settings,
 )
-from sbpbench.results.curves import SPREAD, above_zero, final_rows, finals_by_parameter, first_reaching, mean_and_se
+from sbpbench.results.curves import (
+    SPREAD,
+    ReadAt,
+    above_zero,
+    final_rows,
+    finals_by_parameter,
+    first_reaching,
+    mean_and_se,
+)
 from sbpbench.results.lookup import ExperimentResult
 
 CITATION = "Shalev-Shwartz, Singer, Srebro, Pegasos, ICML 2007"
+
+#: The paper's astro-ph training examples in Figure 2 (Section 5).
+ASTRO_PH_TRAIN = 29_882
 
 #: The experiments (configs) that reproduce the paper, and why their results may be missing.
 EXPERIMENTS: dict[str, NotRun] = {
@@ -260,7 +272,7 @@ SETTINGS = Numbers(settings(
     Printed("lambda, astro-ph (ours: its substitute, Reuters)", "2e-4", ("pegasos-figure2-norma",),
             partial(_lambda, printed=2e-4)),
     Printed("Figure 2: astro-ph training / test examples", "29,882 / 32,487", ("pegasos-figure2-norma",),
-            partial(_astro_ph_split, train=29_882, test=32_487)),
+            partial(_astro_ph_split, train=ASTRO_PH_TRAIN, test=32_487)),
     Printed("Figure 2 (left): Norma's optimal p", "in [0.7, 0.716]", ("pegasos-figure2-norma",),
             partial(_norma_p, low=0.7, high=0.716)),
     Printed("Figure 2 (left): iterations", "10^6", ("pegasos-figure2-norma",), partial(_iterations, printed=1e6)),
@@ -553,6 +565,41 @@ CLAIMS = Claims((
     )),
 ))
 
+# ----------------------------------------------------------------------------- the figures' captions
+
+#: Where our Figure 2 differs from the paper's.
+FIGURE2_DIFFERENCES = (
+    "Reuters (linear kernel, lambda = 2e-4) stands in for astro-ph, which is not obtainable.",
+    "As in the paper, the left plot draws the objective (solid) and the test hinge loss (dashed) in one "
+    "plot, the right plot objectives only; the paper's text does not give the axes' scales: ours are "
+    "log-log (Norma's objective spans four decades), iterations up to 10^6 as the paper's text says.",
+    "Grey lines, marked 'extra' in the legend: Pegasos without projection and Norma with projection, which "
+    "the paper ran but did not draw ('We omit the graphs due to the lack of space').",
+    "Shaded bands (not in the paper): one standard error over the runs.",
+)
+
+#: Where our Figure 3 differs from the paper's.
+FIGURE3_DIFFERENCES = (
+    "Reuters (linear kernel, lambda = 2e-4) stands in for astro-ph, which is not obtainable.",
+    "The paper's text does not give its values of T and kT. Ours, read from the committed runs' checkpoints "
+    "(interpolated in log iterations between them): left, the objective after T = 10, 100 and 1000 "
+    "iterations (T fixed); right, after kT = 1000 to 256,000 examples processed, each k read at iteration "
+    "kT / k (kT fixed); one line per value, mean over runs with standard-error bars.",
+)
+
+
+def _figure2_epochs(results: Results) -> tuple[str, ...]:
+    """Measured: how many epochs of our data Figure 2's iterations are, against the paper's astro-ph."""
+    res = results.get("pegasos-figure2-norma")
+    if res is None:
+        return ()
+    rows = res.curves[res.curves["epoch"] > 0]
+    n = float((rows["iteration"] / rows["epoch"]).median())
+    top = float(res.curves["iteration"].max())
+    return (f"Measured: {top:.3g} iterations are {top / n:.0f} epochs of our {n:.0f} training examples (top axis), "
+            f"against {top / ASTRO_PH_TRAIN:.0f} of the paper's {ASTRO_PH_TRAIN:,} astro-ph examples.",)
+
+
 # ----------------------------------------------------------------------------- the paper
 
 PAPER = Paper(
@@ -566,10 +613,18 @@ PAPER = Paper(
                "Pegasos paper, Figure 2", ("pegasos-figure2-norma", "pegasos-figure2-sgd"),
                # "In the left plot, the solid lines designate the objective value and the dashed lines
                # depict the loss on the test set": the right plot shows objectives only
-               ObjectiveCurves(dpi=110, test_loss=("pegasos-figure2-norma",))),
+               ObjectiveCurves(dpi=110, test_loss=("pegasos-figure2-norma",),
+                               # "We omit the graphs due to the lack of space"
+                               extras=("pegasos (no projection)", "norma (projection)"), epochs_axis=True),
+               differences=FIGURE2_DIFFERENCES, notes=_figure2_epochs),
         Figure("pegasos-figure3", "Pegasos paper, Figure 3",
                "Effect of the mini-batch size k: T fixed (left), kT fixed (right)", "Pegasos paper, Figure 3",
-               ("pegasos-figure3-k",), FinalAgainstParameter("mini_batch", "k (examples per iteration)", dpi=110)),
+               ("pegasos-figure3-k",),
+               FinalAgainstParameter("mini_batch", "k (examples per iteration)", dpi=110,
+                                     read_at={"T fixed": ReadAt((10, 100, 1000), "T"),
+                                              "kT fixed": ReadAt((1000, 4000, 16000, 64000, 256000), "kT",
+                                                                 times_parameter=True)}),
+               differences=FIGURE3_DIFFERENCES),
     ),
     sections=(
         Section(f"Pegasos paper, Table 1 ({CITATION})", (TABLE1, TABLE1_CLAIMS, TABLE1_NOT_RUN)),

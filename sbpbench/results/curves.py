@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -50,6 +51,58 @@ def mean_curve(frame: pd.DataFrame, x: str = "kernel_evals",
         grid = np.linspace(lo, hi, max(2, int((hi - lo) * GRID_PER_DECADE) + 1))
     values = np.array([np.interp(grid, cx, cy) for cx, cy in curves])
     return 10.0**grid, values.mean(axis=0), values.std(axis=0)
+
+
+@dataclass(frozen=True)
+class Covering:
+    """A solver's mean over runs on a log grid spanning every run (:func:`covering_mean`).
+
+    ``count`` is how many runs cover each grid point (a run covers the stretch from its first to
+    its last checkpoint); ``mean`` is over those runs, ``se`` its standard error (NaN where fewer
+    than two runs cover the point: one run has no spread).
+    """
+
+    x: np.ndarray
+    mean: np.ndarray
+    se: np.ndarray
+    count: np.ndarray
+
+
+def covering_mean(frame: pd.DataFrame, x: str = "kernel_evals", y: str = "test_error") -> Covering:
+    """Mean of ``y`` against ``x`` over the runs that cover each point, with its standard error.
+
+    Unlike :func:`mean_curve`, whose grid is the range every run covers, the grid spans from the
+    first run's start to the last run's end (:data:`GRID_PER_DECADE` points per decade, and each
+    run's own ends): past a run's last checkpoint, the mean is over the runs still going. Each
+    run is interpolated in log ``x`` and never extended beyond its ends.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of one solver, with the columns ``run``, ``x`` and ``y``.
+    x, y : str
+        The cost drawn along (only its positive values count) and the quantity averaged.
+
+    Returns
+    -------
+    Covering
+        Empty arrays when no run has a positive ``x``.
+    """
+    curves = _log_curves(frame, x, y)
+    if not curves:
+        empty = np.array([])
+        return Covering(empty, empty, empty, empty.astype(int))
+    lo, hi = min(c[0][0] for c in curves), max(c[0][-1] for c in curves)
+    regular = np.linspace(lo, hi, max(2, int((hi - lo) * GRID_PER_DECADE) + 1)) if hi > lo else np.array([lo])
+    grid = np.unique(np.r_[regular, [c[0][0] for c in curves], [c[0][-1] for c in curves]])
+    values = np.array([np.where((grid >= cx[0]) & (grid <= cx[-1]), np.interp(grid, cx, cy), np.nan)
+                       for cx, cy in curves])
+    count = np.isfinite(values).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.nansum(values, axis=0) / count
+        spread = np.sqrt(np.nansum((values - mean) ** 2, axis=0) / (count - 1))
+    se = np.where(count >= 2, spread / np.sqrt(count), np.nan)
+    return Covering(10.0**grid, mean, se, count)
 
 
 def _log_curves(frame: pd.DataFrame, x: str, y: str) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -194,3 +247,56 @@ def finals_by_parameter(curves: pd.DataFrame, parameter: str) -> pd.DataFrame:
     last = final_rows(curves)
     value = last["params"].str.extract(rf"{re.escape(parameter)}=(\d+)")[0].astype(float)
     return last.assign(**{parameter: value, "group": last["solver"].str.split(",").str[0]})
+
+
+@dataclass(frozen=True)
+class ReadAt:
+    """Where the curves of solvers that differ in an integer parameter are read, beside their ends.
+
+    ``values``: of ``iteration`` times the parameter when ``times_parameter`` (k T, the examples a
+    mini-batch size k has processed after T iterations), else of ``iteration`` (T); ``name`` names
+    them in a legend (``"kT"``, ``"T"``).
+    """
+
+    values: tuple[float, ...]
+    name: str
+    times_parameter: bool = False
+
+
+def values_by_parameter(curves: pd.DataFrame, parameter: str, read: ReadAt,
+                        y: str = "primal_objective") -> pd.DataFrame:
+    """Each run's ``y`` at each of ``read``'s values, for solvers that differ in ``parameter``.
+
+    A run's value at iteration ``t`` is interpolated in log iterations between its checkpoints;
+    a run whose checkpoints do not reach from its first to ``t`` gives none there (never
+    extended beyond its ends).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of those solvers (the parameter read from the ``params`` column, as
+        :func:`finals_by_parameter` does).
+    parameter : str
+        The parameter's name, e.g. ``mini_batch``.
+    read : ReadAt
+        Where.
+    y : str
+        The column read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``parameter``, ``at`` (the value of ``read``), ``run`` and ``y``: one row per run
+        that reaches each value.
+    """
+    rows = []
+    for _, frame in curves.groupby("solver", sort=False):
+        value = float(frame["params"].str.extract(rf"{re.escape(parameter)}=(\d+)")[0].astype(float).iloc[0])
+        for run, checkpoints in frame.groupby("run"):
+            checkpoints = checkpoints[checkpoints["iteration"] > 0].sort_values("iteration")
+            cx, cy = np.log10(checkpoints["iteration"].to_numpy(float)), checkpoints[y].to_numpy(float)
+            for at in read.values:
+                t = np.log10(at / value if read.times_parameter else at)
+                if len(cx) and cx[0] - 1e-9 <= t <= cx[-1] + 1e-9:
+                    rows.append({parameter: value, "at": at, "run": run, y: float(np.interp(t, cx, cy))})
+    return pd.DataFrame(rows, columns=[parameter, "at", "run", y])

@@ -178,7 +178,7 @@ P = TypeVar("P", bound=SolverParams)
 
 #: Solver attributes the outputs need (figures, ``sbpbench check``): recorded per solver in
 #: ``meta.json``'s ``solver_traits``, so that results are read without importing their solvers.
-TRAITS = ("maximizes_objective", "dashed_after_first_epoch")
+TRAITS = ("maximizes_objective", "dashed_after_first_epoch", "one_step_per_advance", "swings_before_settling")
 
 
 class Solver(Generic[P]):
@@ -225,6 +225,8 @@ class Solver(Generic[P]):
     #: Whether a run fills a row cache of the kernel's ``cache_mb`` (the kernel's, or LIBSVM's);
     #: solvers working on features never ask for kernel rows.
     fills_row_cache: ClassVar[bool] = True
+    #: Whether each step is a whole fit (see above): figures draw each checkpoint as a point of
+    #: its own, joined by a line, not as a trajectory. One of :data:`TRAITS`.
     one_step_per_advance: ClassVar[bool] = False
     stops_at_iteration_limit: ClassVar[bool] = True
     #: Draw from the named solver's random stream (None: from this solver's own).
@@ -235,6 +237,11 @@ class Solver(Generic[P]):
     #: Whether figures draw its curves dashed after its first epoch, where the published
     #: algorithm ends (the online Perceptron). One of :data:`TRAITS`.
     dashed_after_first_epoch: ClassVar[bool] = False
+    #: Whether its test error swings between those of the two constant classifiers until its
+    #: solution nears the optimum (SMO from alpha = 0: a few support vectors decide every label):
+    #: figures draw that stretch as points, its line from where its mean error stays below the
+    #: constant classifier's. One of :data:`TRAITS`.
+    swings_before_settling: ClassVar[bool] = False
 
     @classmethod
     def traits(cls) -> dict[str, bool]:

@@ -331,6 +331,7 @@ class SMO(Solver[SMOParams]):
     Params = SMOParams
     needs = frozenset({"lambda"})
     supports_bias = True
+    swings_before_settling = True  # the SBP paper's Figure 2: "little progress until a critical point"
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: SMOParams | None = None):
         super().__init__(problem, rng, params)
