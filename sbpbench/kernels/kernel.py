@@ -46,7 +46,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from sbpbench.kernels.detect import as_kernel_matrix
 from sbpbench.kernels.spec import KernelSpec
 from sbpbench.kernels.storage import Storage, choose
 
@@ -54,8 +53,6 @@ from sbpbench.kernels.storage import Storage, choose
 #: parallel region's start-up and barrier cost more than they save on small rows, and much
 #: more on a busy machine); larger rows use numba's current thread count.
 PARALLEL_MIN_WORK = 200_000
-#: Storage of the training rows: chosen per data set, or the general float64 path.
-STORAGES = ("auto", "float64")
 
 
 class Kernel:
@@ -91,11 +88,9 @@ class Kernel:
             raise ValueError(f"unknown kernel {spec.name!r}")
         if spec.name == "gaussian" and not spec.sigma2 > 0:
             raise ValueError("sigma2 must be positive")
-        if storage not in STORAGES:
-            raise ValueError(f"unknown storage {storage!r}; expected one of {', '.join(STORAGES)}")
         gaussian = spec.name == "gaussian"
-        gamma = 1.0 / (2.0 * spec.sigma2) if gaussian else 0.0
-        self._build(spec, choose(as_kernel_matrix(X), storage == "auto", gaussian, gamma))
+        gamma = 1.0 / (2.0 * spec.sigma2) if gaussian else 0.0  # K = exp(-gamma ||x - x'||^2)
+        self._build(spec, choose(X, storage, gaussian, gamma))
 
     def _build(self, spec: KernelSpec, store: Storage) -> None:
         """Count over the rows of ``store``; then load its compiled row loops (:meth:`_load_loops`)."""
@@ -111,9 +106,8 @@ class Kernel:
         self._load_loops()
 
     def _load_loops(self) -> None:
-        """Compile (or load from numba's cache) the row loops :meth:`row` and :meth:`entries` call:
-        one entry by the serial loop and, when full rows are split over threads, by the parallel
-        one, with the argument types of every later call; nothing is counted or cached."""
+        """Compile (or load) the row loops (module docstring): one entry by the serial loop and,
+        if full rows are split over threads, by the parallel one; nothing counted or cached."""
         if self.n == 0:
             return
         first = self._all[:1]
@@ -185,8 +179,7 @@ class Kernel:
         -------
         numpy.ndarray, shape (n,)
             A read-only array (it may be shared with the cache), as every array of kernel
-            values this kernel hands out, so that compiled code taking them has one type
-            signature whatever the cache holds.
+            values this kernel hands out (module docstring).
         """
         if counted:
             self.kernel_evals += self.n
@@ -238,9 +231,8 @@ class Kernel:
         one and this implementation reads from rows it holds (fetched with
         ``row(i, counted=False)``).
 
-        The Perceptron's published form computes ``f(x_i)`` from its support vectors, ``|SV|``
-        entries per presented example; ours keeps every ``f(x_j)`` current by adding one row
-        per mistake, which gives the same values far faster.
+        The Perceptron's published form computes ``f(x_i)`` from its support vectors (``|SV|``
+        entries per presented example); ours adds one row per mistake to every ``f(x_j)``.
 
         Parameters
         ----------
@@ -250,11 +242,8 @@ class Kernel:
         self.kernel_evals += int(evals)
 
     def _compute(self, i: int, idx: np.ndarray, parallel: bool | None = None) -> np.ndarray:
-        """``K(x_i, x_j)`` for ``j`` in ``idx`` by the compiled loops (no counting here), read-only.
-
-        ``parallel`` splits the work over numba's threads; by default a full row does when the
-        kernel's rows are large (:data:`PARALLEL_MIN_WORK`).
-        """
+        """``K(x_i, x_j)`` for ``j`` in ``idx``, read-only, not counted; by default a full row is
+        split over numba's threads when the kernel's rows are large (:data:`PARALLEL_MIN_WORK`)."""
         out = np.empty(idx.size)
         if parallel is None:
             parallel = self._row_parallel and idx.size == self.n
@@ -265,11 +254,7 @@ class Kernel:
     # -- measurement ----------------------------------------------------------------------
     def prepare(self, Z):
         """Return points ``Z`` in this kernel's storage format (CSR or dense float64)."""
-        if self.sparse:
-            Z = sp.csr_matrix(Z, dtype=np.float64)
-            Z.indices = Z.indices.astype(np.int32, copy=False)
-            return Z
-        return np.ascontiguousarray(Z.toarray() if sp.issparse(Z) else Z, dtype=np.float64)
+        return self.store.general.prepare(Z)
 
     def decision(self, Z, support: np.ndarray, coef: np.ndarray, bias: float = 0.0) -> np.ndarray:
         """Decision values ``f(z) = sum_j coef_j K(x_support[j], z) + bias`` for rows of ``Z``.

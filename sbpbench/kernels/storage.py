@@ -58,6 +58,7 @@ import scipy.sparse as sp
 from sbpbench.kernels import loops
 from sbpbench.kernels.detect import (
     DENSE_THRESHOLD,
+    as_kernel_matrix,
     bit_sets,
     is_binary,
     small_integer_scale,
@@ -73,6 +74,8 @@ EVAL_BLOCK_SUPPORT = 4096
 #: Sparse test points with more features than this are scored row by row, sparse (a block of
 #: EVAL_BLOCK_ROWS dense rows would be too large); others by the blocked products.
 EVAL_BLOCK_MAX_FEATURES = 4096
+#: Storage of the training rows: chosen per data set, or the general float64 path.
+STORAGES = ("auto", "float64")
 
 
 class Storage(ABC):
@@ -160,6 +163,10 @@ class Float64Rows(Storage):
     def subset(self, rows: np.ndarray) -> Float64Rows:
         """The same storage (class, index types) over the training points ``rows``."""
 
+    @abstractmethod
+    def prepare(self, Z: Any) -> Any:
+        """Points ``Z`` (array-like or sparse) in this storage's form, for :meth:`decision_values`."""
+
 
 class Float64Dense(Float64Rows):
     """Dense float64 rows (data of density at least :data:`~sbpbench.kernels.detect.DENSE_THRESHOLD`)."""
@@ -176,6 +183,9 @@ class Float64Dense(Float64Rows):
 
     def subset(self, rows: np.ndarray) -> Float64Dense:
         return Float64Dense(self.X[rows], self.gaussian, self.gamma)
+
+    def prepare(self, Z: Any) -> np.ndarray:
+        return np.ascontiguousarray(Z.toarray() if sp.issparse(Z) else Z, dtype=np.float64)
 
 
 class Float64CSR(Float64Rows):
@@ -216,6 +226,11 @@ class Float64CSR(Float64Rows):
         X.indices = X.indices.astype(self.X.indices.dtype, copy=False)
         X.indptr = X.indptr.astype(self.X.indptr.dtype, copy=False)
         return Float64CSR(X, self.gaussian, self.gamma)
+
+    def prepare(self, Z: Any) -> sp.csr_matrix:
+        Z = sp.csr_matrix(Z, dtype=np.float64)
+        Z.indices = Z.indices.astype(np.int32, copy=False)
+        return Z
 
 
 class ExactRows(Storage):
@@ -335,17 +350,17 @@ class SmallIntegers(ExactRows):
         return SmallIntegers(self.general.subset(rows), self.stored[rows], self.scale)
 
 
-def choose(matrix: Any, auto: bool, gaussian: bool, gamma: float) -> Storage:
-    """The storage of the training rows ``matrix`` (as :func:`~sbpbench.kernels.detect.as_kernel_matrix`
-    gives it): with ``auto``, bit sets or small integers when the data are such
-    (:mod:`sbpbench.kernels.detect`), else (and without ``auto``) float64 CSR or dense.
+def choose(X: Any, storage: str, gaussian: bool, gamma: float) -> Storage:
+    """The storage of the training rows ``X``: with ``storage="auto"``, bit sets or small
+    integers when the data are such (:mod:`sbpbench.kernels.detect`), else (and with
+    ``storage="float64"``) float64 CSR or dense.
 
     Parameters
     ----------
-    matrix : numpy.ndarray or scipy.sparse.csr_matrix
-        The training examples in float64.
-    auto : bool
-        Choose an exact storage where one applies.
+    X : array-like or scipy sparse matrix, shape (n, d)
+        The training examples.
+    storage : {"auto", "float64"}
+        Choose an exact storage where one applies, or not.
     gaussian : bool
         The Gaussian kernel (else the linear one).
     gamma : float
@@ -354,10 +369,18 @@ def choose(matrix: Any, auto: bool, gaussian: bool, gamma: float) -> Storage:
     Returns
     -------
     Storage
+
+    Raises
+    ------
+    ValueError
+        For a ``storage`` not in :data:`STORAGES`.
     """
+    if storage not in STORAGES:
+        raise ValueError(f"unknown storage {storage!r}; expected one of {', '.join(STORAGES)}")
+    matrix = as_kernel_matrix(X)
     general: Float64Rows
     general = Float64CSR(matrix, gaussian, gamma) if sp.issparse(matrix) else Float64Dense(matrix, gaussian, gamma)
-    if not auto:
+    if storage == "float64":
         return general
     if is_binary(matrix):
         return BitSets(general)
