@@ -8,7 +8,7 @@ parameter made by :func:`param`: the field's annotation is the parameter's type 
 instance is checked when it is made.
 
 Every parameter a user sets is declared so, once: the kernel's (``KernelSpec`` in
-``sbpbench/kernels.py``), the problem's (``ProblemParams`` in ``sbpbench/problem.py``), the
+``sbpbench/kernels/spec.py``), the problem's (``ProblemParams`` in ``sbpbench/problem.py``), the
 budget's (``Budget`` in ``sbpbench/solvers/base.py``), the checkpoints' (``Checkpoints`` in
 ``sbpbench/experiment/config.py``) and each solver's (a ``SolverParams`` subclass). Config
 validation, the scikit-learn estimators (their constructors' defaults, ``get_params`` and

@@ -29,7 +29,6 @@ import time
 
 import numba
 import numpy as np
-import scipy.sparse as sp
 from bench_common import load_average, machine_facts, update_section
 from sklearn.metrics.pairwise import rbf_kernel
 
@@ -55,18 +54,6 @@ def best_of(fn, repeats: int = 3) -> float:
     return min(times)
 
 
-def row_arrays(kernel: Kernel) -> list[np.ndarray]:
-    """The arrays one full kernel row reads, in the kernel's own storage."""
-    X = kernel.X
-    if kernel.storage == "binary bit sets":
-        return [kernel._bits, kernel._bin_counts]
-    if kernel.storage == "uint8 dense":
-        return [kernel._ints, kernel._int_sq]
-    if sp.issparse(X):
-        return [X.data, X.indices, X.indptr, kernel.sq]
-    return [X.ravel(), kernel.sq]
-
-
 def as_words(a: np.ndarray) -> np.ndarray:
     """The bytes of a contiguous array as 64-bit words (a tail of under 8 bytes left out), so
     that summing them is a streaming read whatever the dtype (no widening of small integers)."""
@@ -76,7 +63,7 @@ def as_words(a: np.ndarray) -> np.ndarray:
 
 def stream_seconds(kernel: Kernel) -> float:
     """Time of a streaming read of the bytes a row reads and of writing a row (the bound)."""
-    arrays = [as_words(a) for a in row_arrays(kernel)]
+    arrays = [as_words(a) for a in kernel.store.row_arrays]
     out = np.empty(kernel.n)
     return best_of(lambda: ([a.sum() for a in arrays], out.fill(0.0)), repeats=7)
 
@@ -95,7 +82,7 @@ def parallel_stream_seconds(kernel: Kernel) -> float:
     """The bound of :func:`stream_seconds` with the read split over all numba threads (no
     slower than the one-thread read, which all threads could do too: on a loaded machine a
     parallel region can wait for a descheduled thread)."""
-    arrays = [as_words(a) for a in row_arrays(kernel)]
+    arrays = [as_words(a) for a in kernel.store.row_arrays]
     out = np.empty(kernel.n)
     chunks = 4 * numba.get_num_threads()
     parallel = best_of(lambda: [_parallel_stream(a, out if k == 0 else out[:0], chunks) for k, a in enumerate(arrays)],
@@ -130,7 +117,7 @@ def bench(name: str, sigma2: float, given: str, storage: str, rows: int) -> dict
     sk /= max(20, rows // 10)
     stream = stream_seconds(kernel)
     stream_all = parallel_stream_seconds(kernel) if name == "mnist" else float("nan")
-    nbytes = sum(a.nbytes for a in row_arrays(kernel)) + 8 * kernel.n
+    nbytes = sum(a.nbytes for a in kernel.store.row_arrays) + 8 * kernel.n
     ours = min(one, every)
     forced = storage != "auto"
     return {

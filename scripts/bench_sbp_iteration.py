@@ -22,7 +22,7 @@ path switched off (the blocked products with ``exp`` of before).
 
 The machine's load average is printed with the times (the
 machine may be shared: a parallel region waits for its slowest thread, so numba threads
-are used only for rows with enough work, see ``PARALLEL_MIN_WORK`` in sbpbench/kernels.py).
+are used only for rows with enough work, see ``PARALLEL_MIN_WORK`` in sbpbench/kernels/kernel.py).
 
 Usage: ``python scripts/bench_sbp_iteration.py [--iterations 3000] [--out BENCHMARKS.md]``.
 """
@@ -41,7 +41,8 @@ from sbpbench.data import DatasetSpec, load
 from sbpbench.execution.loop import run_one
 from sbpbench.experiment import config
 from sbpbench.experiment.assemble import prepare
-from sbpbench.kernels import Kernel, KernelSpec
+from sbpbench.kernels import KernelSpec
+from sbpbench.kernels.storage import BitSets
 from sbpbench.problem import Problem
 from sbpbench.solvers import sbp as sbp_module
 from sbpbench.solvers.sbp import SBP
@@ -139,15 +140,15 @@ def measuring_share(epochs: float) -> dict[str, tuple[float, float, int]]:
     problem = prepare(exp).problem
     found = {}
     for label, bit_sets in (("bit-set decision path", True), ("blocked products + exp", False)):
-        original = Kernel._binary_points
+        original = BitSets.points
         if not bit_sets:
-            Kernel._binary_points = lambda self, Z: None
+            BitSets.points = lambda self, Z: None  # type: ignore[method-assign]
         try:
             t0 = time.perf_counter()
             rows = run_one(exp, problem, exp.solvers[0], 0).rows
             found[label] = (time.perf_counter() - t0, rows[-1]["train_time_s"], len(rows))
         finally:
-            Kernel._binary_points = original
+            BitSets.points = original  # type: ignore[method-assign]
     return found
 
 

@@ -71,11 +71,11 @@ def run_everything() -> None:
     """
     import numpy as np
 
-    from sbpbench import kernels
     from sbpbench.data.split import Split, subsample
     from sbpbench.execution.loop import run_one
     from sbpbench.experiment import config
     from sbpbench.kernels import KernelSpec
+    from sbpbench.kernels import kernel as counting
     from sbpbench.problem import Problem
     from sbpbench.solvers import SOLVERS, ProblemKind
     from tests.adult_rows import _bundled
@@ -94,7 +94,7 @@ def run_everything() -> None:
     cases += [("float64 CSR", "gaussian", False, True, 0.0), ("uint8 dense", "gaussian", True, True, 256.0),
               ("float64 dense", "gaussian", False, False, 0.0)]
     for storage, kernel, bias, parallel, cache_mb in cases:
-        kernels.PARALLEL_MIN_WORK = 0 if parallel else 10**12
+        counting.PARALLEL_MIN_WORK = 0 if parallel else 10**12
         form = forms[storage]
         problem = Problem.build(Split(form(train.X), train.y), Split(form(test.X), test.y),
                                 KernelSpec(kernel, 10.0, cache_mb), 1 / train.n, 0.05, bias)

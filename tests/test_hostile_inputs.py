@@ -252,13 +252,6 @@ def test_machine_memory_is_read_from_the_system():
     assert available is None or 0 < available <= total
 
 
-def stored_bytes(kernel: Kernel) -> int:
-    """The bytes of the arrays a kernel built for its rows (beyond the data it was given)."""
-    arrays = [kernel.X.data, kernel.X.indices, kernel.X.indptr] if kernel.sparse else [kernel.X]
-    arrays += [getattr(kernel, name) for name in ("_bits", "_ints", "_scratch") if hasattr(kernel, name)]
-    return sum(a.nbytes for a in arrays)
-
-
 @pytest.mark.parametrize("data", ["binary", "small integers", "sparse floats", "dense floats"])
 def test_the_kernel_estimate_covers_what_the_kernel_allocates(data):
     """The estimate is of the storage the kernel really builds (never below it, at most 3 times it)."""
@@ -277,7 +270,7 @@ def test_the_kernel_estimate_covers_what_the_kernel_allocates(data):
     spec = KernelSpec("gaussian", 1.0, cache_mb=0.0)
     kernel = Kernel(X, spec)
     estimate = memory_needs(X, X[:10], spec)
-    built = stored_bytes(kernel)
+    built = kernel.store.nbytes  # its rows in every form, and the scratch vector
     rows = estimate["training rows"] + estimate["feature scratch vector"]
     assert built <= rows <= 3 * built + 8 * 5000, (kernel.storage, built, rows)
     assert memory_needs(X, X[:10], KernelSpec(cache_mb=1.0))["kernel row cache"] == 2**20

@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sbpbench import kernels
-from sbpbench.kernels import Kernel, KernelSpec
+from sbpbench.kernels import Kernel, KernelSpec, storage
 from tests.exact import kernel_matrix
 
 
@@ -39,7 +38,7 @@ def test_real_valued_sparse_rows_match():
 @pytest.mark.parametrize("support_block", [4096, 3])
 @pytest.mark.parametrize("dense", [False, True])
 def test_decision_matches_dense_computation(adult_small, dense, support_block, monkeypatch):
-    monkeypatch.setattr(kernels, "EVAL_BLOCK_SUPPORT", support_block)  # 3: blocks of the support
+    monkeypatch.setattr(storage, "EVAL_BLOCK_SUPPORT", support_block)  # 3: blocks of the support
     train, test = adult_small
     k = Kernel(train.X.toarray() if dense else train.X, KernelSpec("gaussian", 10.0, 0))
     support = np.array([4, 9, 100, 200])
@@ -95,9 +94,8 @@ def test_invalid_kernel_spec_rejected(adult_X):
 @pytest.mark.parametrize("kind", ["gaussian", "linear"])
 def test_binary_bit_set_rows_equal_the_general_path_bitwise(adult_X, kind):
     fast = Kernel(adult_X, KernelSpec(kind, 10.0, cache_mb=0))
-    general = Kernel(adult_X, KernelSpec(kind, 10.0, cache_mb=0))
-    general._binary = False
-    assert fast._binary
+    general = Kernel(adult_X, KernelSpec(kind, 10.0, cache_mb=0), storage="float64")
+    assert (fast.storage, general.storage) == ("binary bit sets", "float64 CSR")
     for i in (0, 7, 299):
         assert np.array_equal(fast.row(i).view(np.int64), general.row(i).view(np.int64))
     idx = np.array([3, 1, 250, 3])
@@ -105,22 +103,21 @@ def test_binary_bit_set_rows_equal_the_general_path_bitwise(adult_X, kind):
 
 
 def test_real_valued_or_wide_data_stays_on_the_general_path(adult_X):
-    assert not Kernel(adult_X * 2.0, KernelSpec("gaussian", 10.0, 0))._binary
+    assert Kernel(adult_X * 2.0, KernelSpec("gaussian", 10.0, 0)).storage != "binary bit sets"
     wide = sp.hstack([adult_X, sp.csr_matrix((adult_X.shape[0], 10_000))]).tocsr()
-    assert not Kernel(wide, KernelSpec("gaussian", 10.0, 0))._binary
+    assert Kernel(wide, KernelSpec("gaussian", 10.0, 0)).storage != "binary bit sets"
 
 
 @pytest.mark.parametrize("kind", ["gaussian", "linear"])
 def test_binary_decision_values_equal_the_blocked_products_bitwise(adult_small, kind):
     train, test = adult_small
     fast = Kernel(train.X, KernelSpec(kind, 10.0, 0))
-    general = Kernel(train.X, KernelSpec(kind, 10.0, 0))
-    general._binary = False
+    general = Kernel(train.X, KernelSpec(kind, 10.0, 0), storage="float64")
     Z = fast.prepare(test.X)
     support = np.array([4, 9, 100, 200, 7])
     coef = np.array([0.5, -1.0, 2.0, 0.25, -0.125])
     got = fast.decision(Z, support, coef, bias=0.3)
-    assert fast._points[1] is not None  # the bit-set path was taken
+    assert fast.store._points[1] is not None  # the bit-set path was taken
     assert np.array_equal(got, general.decision(Z, support, coef, bias=0.3))
     assert fast.eval_kernel_evals == Z.shape[0] * support.size
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sbpbench import kernels
 from sbpbench.data.sources.mnist import mnist_split
-from sbpbench.kernels import Kernel, KernelSpec, integer_scale, small_integers
+from sbpbench.kernels import Kernel, KernelSpec, detect, kernel, storage
+from sbpbench.kernels.detect import integer_scale, small_integers
 from tests.adult_rows import SHARED
 
 MNIST = SHARED / "mnist"
@@ -43,8 +43,8 @@ def test_scale_detection():
 
 def test_mnist_takes_the_uint8_path(t10k):
     fast, general = pair(t10k[0], "gaussian")
-    assert (fast.storage, fast._scale, general.storage) == ("uint8 dense", 255, "float64 CSR")
-    assert np.array_equal(fast._int_sq, (fast._ints.astype(np.int64) ** 2).sum(axis=1))
+    assert (fast.storage, fast.store.scale, general.storage) == ("uint8 dense", 255, "float64 CSR")
+    assert np.array_equal(fast.store.norms, (fast.store.stored.astype(np.int64) ** 2).sum(axis=1))
     assert fast.X is not None and sp.issparse(fast.X)  # the float64 data stay for other users
 
 
@@ -61,9 +61,9 @@ def test_rows_equal_the_float64_csr_path(t10k, kind):
 
 
 def test_parallel_rows_equal_serial_rows(t10k, monkeypatch):
-    monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", 10**12)
+    monkeypatch.setattr(kernel, "PARALLEL_MIN_WORK", 10**12)
     serial = Kernel(t10k[0], KernelSpec("gaussian", 25.0, 0))
-    monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(kernel, "PARALLEL_MIN_WORK", 0)
     parallel = Kernel(t10k[0], KernelSpec("gaussian", 25.0, 0))
     assert parallel._row_parallel and not serial._row_parallel
     for i in (0, 11, 1999):
@@ -93,15 +93,15 @@ def test_counting_is_unchanged(t10k):
 @pytest.mark.parametrize("support_block", [4096, 50])
 @pytest.mark.parametrize("kind", ["gaussian", "linear"])
 def test_decision_values_match_the_float64_path(t10k, kind, support_block, monkeypatch):
-    monkeypatch.setattr(kernels, "EVAL_BLOCK_SUPPORT", support_block)  # 50: blocks of the support
-    monkeypatch.setattr(kernels, "EVAL_BLOCK_ROWS", 128)
+    monkeypatch.setattr(storage, "EVAL_BLOCK_SUPPORT", support_block)  # 50: blocks of the support
+    monkeypatch.setattr(storage, "EVAL_BLOCK_ROWS", 128)
     train, test = t10k
     fast, general = pair(train, kind)
     support = np.arange(0, 2000, 9)
     coef = np.random.default_rng(0).normal(size=support.size)
     Z = fast.prepare(test)
     got = fast.decision(Z, support, coef, bias=0.3)
-    assert fast._points[1] is not None  # the integer path was taken
+    assert fast.store._points[1] is not None  # the integer path was taken
     ref = general.decision(general.prepare(test), support, coef, bias=0.3)
     scale = np.abs(coef).sum() * (1.0 if kind == "gaussian" else fast.sq.max())
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * scale)
@@ -114,7 +114,7 @@ def test_points_with_another_scale_take_the_general_path(t10k):
     Z = fast.prepare(test * 0.3)
     support, coef = np.arange(0, 2000, 50), np.linspace(-1, 1, 40)
     got = fast.decision(Z, support, coef)
-    assert fast._points[1] is None
+    assert fast.store._points[1] is None
     np.testing.assert_array_equal(got, general.decision(Z, support, coef))
 
 
@@ -124,13 +124,13 @@ def test_storage_choice():
     Q[0, 0] = 1  # the smallest nonzero value is 1 / D
     assert Kernel(Q / 255.0, KernelSpec()).storage == "uint8 dense"
     csr = Kernel(sp.csr_matrix(Q / 7.0), KernelSpec())
-    assert (csr.storage, csr._scale) == ("uint8 dense", 7)  # density above SMALL_INT_MIN_DENSITY
+    assert (csr.storage, csr.store.scale) == ("uint8 dense", 7)  # density above SMALL_INT_MIN_DENSITY
     assert Kernel(Q / 255.0 + 0.1, KernelSpec()).storage == "float64 dense"  # not small integers
     assert Kernel(Q / 255.0, KernelSpec(), storage="float64").storage == "float64 dense"
     sparse = sp.random(50, 400, density=0.05, random_state=1, format="csr")
     sparse.data = np.ceil(sparse.data * 9)
     assert Kernel(sparse, KernelSpec()).storage == "float64 CSR"  # below SMALL_INT_MIN_DENSITY
-    wide = sp.csr_matrix(np.full((2, kernels.SMALL_INT_MAX_FEATURES + 1), 2.0))
+    wide = sp.csr_matrix(np.full((2, detect.SMALL_INT_MAX_FEATURES + 1), 2.0))
     assert Kernel(wide, KernelSpec()).storage == "float64 dense"  # int32 dot products could overflow
     with pytest.raises(ValueError):
         Kernel(Q, KernelSpec(), storage="uint8")

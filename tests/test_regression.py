@@ -61,7 +61,7 @@ def divide_by_the_integer_scale_once(monkeypatch):
     def wrong(self, *args, **kwargs):
         original(self, *args, **kwargs)
         if self.storage == "uint8 dense":
-            self._scale2 = float(self._scale)
+            self.store.scale2 = float(self.store.scale)
 
     monkeypatch.setattr(kernels.Kernel, "__init__", wrong)
     monkeypatch.setattr(executors, "_local", threading.local())  # no problem built before the bug

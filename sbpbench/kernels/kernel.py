@@ -1,0 +1,281 @@
+"""The counting kernel: every kernel value a solver uses comes from here, counted.
+
+The SBP paper compares solvers by the number of kernel evaluations, so that the comparison
+does not depend on an implementation (docs/design.md, "Kernel evaluations are the unit of
+work"; README, "Solvers and how kernel evaluations are counted"). A :class:`Kernel` owns the
+training data and three counters:
+
+``kernel_evals``
+    evaluations between training points that the algorithm, as published, performs,
+    counted as if there were no cache (the x-axis of the SBP paper's Figure 2);
+``kernel_evals_computed``
+    evaluations actually computed, after the LRU row cache;
+``eval_kernel_evals``
+    evaluations made only to measure (test error), which never enter the two above.
+
+Counting rules (the contract every solver is held to):
+
+* :meth:`Kernel.row` adds ``n`` to ``kernel_evals`` (unless told the solver counts its
+  entries with :meth:`Kernel.count`), and to ``kernel_evals_computed`` only when the row was
+  not in the cache;
+* :meth:`Kernel.count` adds to ``kernel_evals`` only;
+* :meth:`Kernel.entries` adds ``len(idx)`` to ``kernel_evals``, and to
+  ``kernel_evals_computed`` unless row ``i`` is in the cache;
+* :meth:`Kernel.decision` adds ``m * len(support)`` to ``eval_kernel_evals`` only;
+* :meth:`Kernel.diag` is free: ``K(x_i, x_i)`` is exactly 1 for the Gaussian kernel, and for
+  the linear kernel the squared norm, which is precomputed once for every kernel row anyway.
+
+This module counts and caches; the values come from one storage object
+(:mod:`sbpbench.kernels.storage`: bit sets for binary data, uint8 small integers, float64 CSR
+or dense, chosen per data set by :mod:`sbpbench.kernels.detect`), whose compiled loops
+(:mod:`sbpbench.kernels.loops`) give the same values, or values within 1e-12, whatever the
+storage. A full row with at least :data:`PARALLEL_MIN_WORK` multiply-adds (bit-set words) is
+split over numba's threads (the executors set their count per worker); smaller rows run on one.
+
+A kernel compiles (or loads from numba's cache) the row loops it will use when it is made,
+by computing one entry with each, so that no compilation lands in a solver's timed work; the
+rows it hands out are always read-only arrays, so compiled code taking them sees one type
+whatever the cache holds (see :mod:`sbpbench.execution.loop`).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from sbpbench.kernels.spec import KernelSpec
+from sbpbench.kernels.storage import Storage, choose
+
+#: Rows needing fewer multiply-adds (or bit-set words) than this are computed on one thread (a
+#: parallel region's start-up and barrier cost more than they save on small rows, and much
+#: more on a busy machine); larger rows use numba's current thread count.
+PARALLEL_MIN_WORK = 200_000
+
+
+class Kernel:
+    """A Gaussian or linear kernel over a fixed training set that counts every evaluation.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n, d)
+        Training examples.
+    spec : KernelSpec
+        Kernel name, bandwidth and row-cache size.
+    storage : {"auto", "float64"}
+        ``auto`` chooses binary bit sets, uint8 small integers, float64 CSR or float64 dense
+        per data set (:mod:`sbpbench.kernels.detect`); ``float64`` forces the general float64
+        path (CSR or dense), for comparisons.
+
+    Attributes
+    ----------
+    kernel_evals, kernel_evals_computed, eval_kernel_evals : int
+        The counters (the module docstring says what adds to each).
+    storage : str
+        The storage the rows are computed from: ``"binary bit sets"``, ``"uint8 dense"``,
+        ``"float64 CSR"`` or ``"float64 dense"``.
+    store : sbpbench.kernels.storage.Storage
+        That storage, which computes every value.
+    X : numpy.ndarray or scipy.sparse.csr_matrix
+        The training examples in float64 (:func:`~sbpbench.kernels.detect.as_kernel_matrix`),
+        whatever the storage; ``sq`` their squared norms, ``sparse`` whether ``X`` is CSR.
+    """
+
+    def __init__(self, X, spec: KernelSpec, storage: str = "auto"):
+        gaussian = spec.name == "gaussian"
+        gamma = 1.0 / (2.0 * spec.sigma2) if gaussian else 0.0  # K = exp(-gamma ||x - x'||^2)
+        self._build(spec, choose(X, storage, gaussian, gamma))
+
+    def _build(self, spec: KernelSpec, store: Storage) -> None:
+        """Count over the rows of ``store``; then load its compiled row loops (:meth:`_load_loops`)."""
+        self.spec, self.store, self.storage = spec, store, store.name
+        self.X: Any = store.general.X  # a dense array or a CSR matrix, told apart by self.sparse
+        self.sparse = sp.issparse(self.X)
+        self.n, self.d = self.X.shape
+        self.sq = store.general.sq
+        self._row_parallel = store.work >= PARALLEL_MIN_WORK
+        self._all = np.arange(self.n, dtype=np.int64)
+        self._cache_rows = int(spec.cache_mb * 2**20 // (8 * max(1, self.n)))  # rows of n float64
+        self.reset()
+        self._load_loops()
+
+    def _load_loops(self) -> None:
+        """Compile (or load) the row loops (module docstring): one entry by the serial loop and,
+        if full rows are split over threads, by the parallel one; nothing counted or cached."""
+        if self.n == 0:
+            return
+        first = self._all[:1]
+        self._compute(0, first, parallel=False)
+        if self._row_parallel:
+            self._compute(0, first, parallel=True)
+
+    def subset(self, rows: np.ndarray) -> Kernel:
+        """The kernel over the training points ``rows``, stored as this one is.
+
+        Its rows run this kernel's compiled loops with the same argument types (storage, CSR
+        index types, scale of small integers), whatever storage these points alone would take;
+        its counters and cache are its own. For running a solver on a small problem of the same
+        kind (the warm-up of :mod:`sbpbench.execution.loop`).
+
+        Parameters
+        ----------
+        rows : numpy.ndarray of int
+            Indices of training points.
+
+        Returns
+        -------
+        Kernel
+        """
+        part = Kernel.__new__(Kernel)
+        part._build(self.spec, self.store.subset(rows))
+        return part
+
+    # -- counters -------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Zero the counters and empty the row cache (done at the start of every run)."""
+        self.kernel_evals = 0
+        self.kernel_evals_computed = 0
+        self.eval_kernel_evals = 0
+        self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+
+    @property
+    def layout(self) -> tuple[str, ...]:
+        """What the argument types of compiled code reading this kernel's data depend on: the
+        storage and, for CSR data, the index types (a key for the runner's warm-up)."""
+        if not self.sparse:
+            return (self.storage,)
+        return self.storage, self.X.indices.dtype.str, self.X.indptr.dtype.str
+
+    @property
+    def cached_bytes(self) -> int:
+        """Bytes held by the row cache now (at most ``spec.cache_mb`` MiB)."""
+        return len(self._cache) * 8 * self.n
+
+    # -- training-time access ---------------------------------------------------------------
+    def diag(self) -> np.ndarray:
+        """``K(x_i, x_i)`` for every training point (not counted)."""
+        return np.ones(self.n) if self.store.gaussian else self.sq.copy()
+
+    def row(self, i: int, counted: bool = True) -> np.ndarray:
+        """Kernel row ``K(x_i, x_j)`` for all training points ``j``.
+
+        Parameters
+        ----------
+        i : int
+            Index of a training point.
+        counted : bool
+            Add ``n`` to ``kernel_evals`` (the default). False for a solver whose published
+            algorithm reads other entries than the rows it is served, and which reports
+            those with :meth:`count` (the Perceptron); ``kernel_evals_computed`` counts the
+            row either way unless it was cached.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n,)
+            A read-only array (it may be shared with the cache), as every array of kernel
+            values this kernel hands out (module docstring).
+        """
+        if counted:
+            self.kernel_evals += self.n
+        cached = self._cache.get(i)
+        if cached is not None:
+            self._cache.move_to_end(i)
+            return cached
+        self.kernel_evals_computed += self.n
+        out = self._compute(i, self._all)
+        if self._cache_rows > 0:
+            self._cache[i] = out
+            if len(self._cache) > self._cache_rows:
+                self._cache.popitem(last=False)
+        return out
+
+    def entries(self, i: int, idx: np.ndarray) -> np.ndarray:
+        """``K(x_i, x_j)`` for the ``j`` in ``idx``: part of row ``i``, served by the row cache.
+
+        Counts ``len(idx)`` in ``kernel_evals``. When the full row ``i`` is cached the entries
+        are read from it (nothing computed, the row becomes most recently used); otherwise only
+        these entries are computed (``len(idx)`` in ``kernel_evals_computed``) and not cached.
+        For solvers that need a part of a row only (SMO with shrinking).
+
+        Parameters
+        ----------
+        i : int
+            Index of a training point.
+        idx : numpy.ndarray of int
+            Indices of training points.
+
+        Returns
+        -------
+        numpy.ndarray, shape (len(idx),)
+            A read-only array, as :meth:`row` returns.
+        """
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        self.kernel_evals += idx.size
+        cached = self._cache.get(i)
+        if cached is not None:
+            self._cache.move_to_end(i)
+            part = cached[idx]
+            part.flags.writeable = False
+            return part
+        self.kernel_evals_computed += idx.size
+        return self._compute(i, idx)
+
+    def count(self, evals: int) -> None:
+        """Add ``evals`` to ``kernel_evals``: entries the published algorithm computes one by
+        one and this implementation reads from rows it holds (fetched with
+        ``row(i, counted=False)``).
+
+        The Perceptron's published form computes ``f(x_i)`` from its support vectors (``|SV|``
+        entries per presented example); ours adds one row per mistake to every ``f(x_j)``.
+
+        Parameters
+        ----------
+        evals : int
+            Evaluations of the published algorithm, not computed here.
+        """
+        self.kernel_evals += int(evals)
+
+    def _compute(self, i: int, idx: np.ndarray, parallel: bool | None = None) -> np.ndarray:
+        """``K(x_i, x_j)`` for ``j`` in ``idx``, read-only, not counted; by default a full row is
+        split over numba's threads when the kernel's rows are large (:data:`PARALLEL_MIN_WORK`)."""
+        out = np.empty(idx.size)
+        if parallel is None:
+            parallel = self._row_parallel and idx.size == self.n
+        self.store.rows(i, idx, out, parallel)
+        out.flags.writeable = False
+        return out
+
+    # -- measurement ----------------------------------------------------------------------
+    def prepare(self, Z):
+        """Return points ``Z`` in this kernel's storage format (CSR or dense float64)."""
+        return self.store.general.prepare(Z)
+
+    def decision(self, Z, support: np.ndarray, coef: np.ndarray, bias: float = 0.0) -> np.ndarray:
+        """Decision values ``f(z) = sum_j coef_j K(x_support[j], z) + bias`` for rows of ``Z``.
+
+        Counted in ``eval_kernel_evals`` only: this is measurement, never training.
+
+        Parameters
+        ----------
+        Z : array-like or scipy sparse matrix, shape (m, d)
+            Points to score, already in the format of :meth:`prepare`.
+        support : numpy.ndarray of int
+            Indices of training points with nonzero coefficients.
+        coef : numpy.ndarray
+            Coefficient of each support point (``alpha_j y_j`` scaled as the solver outputs).
+        bias : float
+            Unregularized bias added to every value.
+
+        Returns
+        -------
+        numpy.ndarray, shape (m,)
+        """
+        m = Z.shape[0]
+        support = np.asarray(support, dtype=np.int64)
+        self.eval_kernel_evals += m * support.size
+        if support.size == 0 or m == 0:
+            return np.full(m, float(bias))
+        coef = np.asarray(coef, dtype=np.float64)
+        return self.store.decision_values(Z, support, coef) + bias
