@@ -3,7 +3,13 @@
 import numpy as np
 import pytest
 
-from sbpbench.solvers.waterlevel import count_below_and_at, nth_lowest_in_class, water_level_bias, water_level_bias_near
+from sbpbench.solvers.waterlevel import (
+    SAMPLE_BLOCK,
+    count_below_and_at,
+    nth_lowest_in_class,
+    water_level_bias,
+    water_level_bias_near,
+)
 from tests.exact import two_basin_lp
 
 
@@ -114,7 +120,7 @@ def test_windowed_two_basin_level_equals_the_full_one_or_says_it_missed(seed):
     hits = 0
     for guess_pos, guess_neg, width in ((top_pos, top_neg, 1e-3), (top_pos + 0.1, top_neg - 0.05, 0.3),
                                         (top_pos, top_neg, 10.0), (top_pos + 2.0, top_neg, 0.5)):
-        got = water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, np.empty(n),
+        got = water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, int((y > 0).sum()), np.empty(n),
                                     np.empty(n, np.int64))
         if got[5] < 0:
             continue
@@ -125,3 +131,20 @@ def test_windowed_two_basin_level_equals_the_full_one_or_says_it_missed(seed):
         assert got[0] == pytest.approx(gamma, rel=1e-9, abs=1e-9)
         assert got[1] == pytest.approx(b, rel=1e-9, abs=1e-9)
     assert hits >= 1  # the wide window always holds the answer
+
+
+def test_nth_lowest_in_class_is_the_uth_of_the_class_across_blocks():
+    """The blocked count finds the u-th point of the class below top (then at top) in index order."""
+    rng = np.random.default_rng(1)
+    n = 3 * SAMPLE_BLOCK + 5
+    y = np.where(rng.random(n) < 0.3, 1.0, -1.0)
+    c = np.round(rng.normal(size=n), 1)
+    for label in (1.0, -1.0):
+        mine = y == label
+        for top in (-0.4, 0.0, 0.7):
+            below = np.flatnonzero(mine & (c < top))
+            at = np.flatnonzero(mine & (c == top))
+            for u in {0, below.size // 3, max(below.size - 1, 0), below.size, below.size + at.size - 1,
+                      below.size + at.size}:
+                want = np.r_[below, at][u] if u < below.size + at.size else -1
+                assert nth_lowest_in_class(c, y, label, top, u, below.size) == want
