@@ -59,6 +59,7 @@ minimizers).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,7 +122,7 @@ class SBP(Solver[SBPParams]):
         diag = self.kernel.diag()
         self.k_diag = diag
         # eta_0, the initial step size: the parameter, or Algorithm 1's when it is 0
-        self.eta0 = self.params.eta0 if self.params.eta0 > 0 else 1.0 / np.sqrt(diag.max())
+        self.eta0 = float(self.params.eta0 if self.params.eta0 > 0 else 1.0 / np.sqrt(diag.max()))
         self.a = np.zeros(n)  # alpha / s
         self.ct = np.zeros(n)  # c / s
         self.s = 1.0
@@ -136,7 +137,7 @@ class SBP(Solver[SBPParams]):
         self._positions = np.empty(BLOCK, dtype=np.int64)  # the same, with a bias
         self._level = 0.0  # the last water level, in units of ct
         self._anchors = (0, 0)  # with a bias: the last k-th point of each class
-        self._centers = (0.0, 0.0)  # with a bias: their responses after the last update
+        self._centers = np.zeros(2)  # with a bias: their responses after the last update
         self._windows: Any = None  # what the last update gathered near the level (None: nothing)
         self._npos = int(np.count_nonzero(self.y > 0))
         self._width = 0.0  # half-width of the search window (0: none yet)
@@ -148,17 +149,17 @@ class SBP(Solver[SBPParams]):
     def _step(self, iterations: float, kernel_evals: float) -> bool:
         """One iteration of Algorithm 1: sample below the water level, add a row, project."""
         self.iteration += 1
-        eta = self.eta0 / np.sqrt(self.iteration)
+        eta = self.eta0 / math.sqrt(self.iteration)  # Python floats: numpy's scalars cost microseconds
         i = self._sample()
-        c_i = self.s * self.ct[i]
+        c_i = self.s * float(self.ct[i])
         row = self.kernel.row(i)
-        self.norm2 += 2.0 * eta * c_i + eta * eta * self.k_diag[i]
+        self.norm2 += 2.0 * eta * c_i + eta * eta * float(self.k_diag[i])
         step = eta / self.s
         self.a[i] += step
         self.acc_a[i] += self.P * step
-        self._update(row, step * self.y[i])
+        self._update(row, step * float(self.y[i]))
         if self.norm2 > 1.0:
-            self.s /= np.sqrt(self.norm2)
+            self.s /= math.sqrt(self.norm2)
             self.norm2 = 1.0
         self.P += self.s
         if self.s < REBASE_BELOW:
@@ -179,9 +180,8 @@ class SBP(Solver[SBPParams]):
             add_row_and_sum(ct, self.acc_c, y, row, step, self.P)
             self._windows = None
         elif self.bias:
-            self._centers = (ct[self._anchors[0]] + step * y[self._anchors[0]] * row[self._anchors[0]],
-                             ct[self._anchors[1]] + step * y[self._anchors[1]] * row[self._anchors[1]])
-            centers = np.array(self._centers)
+            pos, neg = self._anchors
+            self._centers = centers = np.array([ct[pos] + step * y[pos] * row[pos], ct[neg] + step * y[neg] * row[neg]])
             self._windows = update_and_class_windows(ct, self.acc_c, y, row, step, self.P, centers - width,
                                                      centers + width, self._npos, self._buf, self._where,
                                                      self._flags, self._positions)

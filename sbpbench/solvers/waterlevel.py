@@ -263,7 +263,7 @@ def sample_below(c: np.ndarray, gamma: float, below: int, rng: np.random.Generat
     strictly under the level, or when no volume was poured (``nu = 0``).
     """
     if below > 0:
-        i = nth_below(c, gamma, rng.integers(below))
+        i = nth_below(c, gamma, int(rng.integers(below)))  # a Python int: a numpy scalar slows the call
         if i >= 0:
             return int(i)
     candidates = np.flatnonzero(c <= gamma)
