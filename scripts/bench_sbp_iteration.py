@@ -57,10 +57,10 @@ BIASED_NU = 1.367e-3
 PARTS = {
     "water level (selection in the gathered window; a second pass, rarely the full selection, when the level "
     "leaves it)": ("level_from_window", "bracket_level", "water_level_near", "water_level", "level_from_windows",
-                   "water_level_bias_near", "water_level_bias", "count_below_and_at"),
+                   "water_level_bias_near", "water_level_bias", "count_below"),
     "sampling from p*": ("sample_below", "nth_lowest_in_class"),
     "response + running-sum update, gathering the next window(s)":
-        ("add_row_and_sum", "update_and_window", "update_and_class_windows"),
+        ("add_row_and_sum", "update_and_window", "class_window_centers", "update_and_class_windows"),
 }
 
 

@@ -94,8 +94,9 @@ def test_update_and_class_windows_is_the_update_and_each_class_window(n):
     add_row_and_sum(c0, acc0, y, row, -0.2, 3.0)
     npos = int((y > 0).sum())
     buf, where = np.empty(n), np.full(n, -1)
-    low, high = np.array([-0.5, 0.1]), np.array([0.3, 0.2])
-    below, inside, total = update_and_class_windows(c, acc, y, row, -0.2, 3.0, low, high, npos, buf, where,
+    centers, width = np.array([-0.1, 0.5]), 0.3
+    low, high = centers - width, centers + width
+    below, inside, total = update_and_class_windows(c, acc, y, row, -0.2, 3.0, centers, width, npos, buf, where,
                                                     np.empty(BLOCK, np.uint8), np.empty(BLOCK, np.int64))
     assert np.array_equal(c, c0) and np.array_equal(acc, acc0)
     for s, (label, start) in enumerate(((1.0, 0), (-1.0, npos))):

@@ -202,11 +202,12 @@ def update_and_window(c, acc, y, row, step, weight, low, high, buf, flags):
 
 
 @numba.njit(cache=True, fastmath={"reassoc"})
-def update_and_class_windows(c, acc, y, row, step, weight, low, high, npos, buf, where, flags, positions):
+def update_and_class_windows(c, acc, y, row, step, weight, centers, width, npos, buf, where, flags, positions):
     """:func:`update_and_window` with a window per class (SBP with a bias), in one pass.
 
-    Per class ``s`` (0: positives, ``y > 0``; 1: the others): the count and sum of its
-    updated responses below ``low[s]``, and those in ``[low[s], high[s])``, appended in index
+    Per class ``s`` (0: positives, ``y > 0``; 1: the others), with the window
+    ``[centers[s] - width, centers[s] + width)``: the count and sum of its updated responses
+    below the window, and those inside, appended in index
     order with their indices to ``buf``/``where``: the positives' from position 0, the
     negatives' from ``npos`` (the number of positives), so that neither runs into the other.
     Each block's indices inside a window are compacted into ``positions`` (scratch of
@@ -226,7 +227,8 @@ def update_and_class_windows(c, acc, y, row, step, weight, low, high, npos, buf,
     below = np.zeros(2, np.int64)
     total = np.zeros(2)
     k_pos, k_neg = 0, npos
-    low_pos, low_neg, high_pos, high_neg = low[0], low[1], high[0], high[1]
+    low_pos, low_neg = centers[0] - width, centers[1] - width
+    high_pos, high_neg = centers[0] + width, centers[1] + width
     for b0 in range(0, n, BLOCK):
         b1 = min(n, b0 + BLOCK)
         cb, yb = c[b0:b1], y[b0:b1]

@@ -71,7 +71,8 @@ from sbpbench.solvers.base import Snapshot, Solver, SolverParams, non_negative, 
 from sbpbench.solvers.responses import BLOCK, add_row_and_sum, update_and_class_windows, update_and_window
 from sbpbench.solvers.waterlevel import (
     bracket_level,
-    count_below_and_at,
+    class_window_centers,
+    count_below,
     level_from_window,
     level_from_windows,
     nth_lowest_in_class,
@@ -136,8 +137,9 @@ class SBP(Solver[SBPParams]):
         self._flags = np.empty(BLOCK, dtype=np.uint8)  # scratch of the update's pass
         self._positions = np.empty(BLOCK, dtype=np.int64)  # the same, with a bias
         self._level = 0.0  # the last water level, in units of ct
-        self._anchors = (0, 0)  # with a bias: the last k-th point of each class
-        self._centers = np.zeros(2)  # with a bias: their responses after the last update
+        self._tops = np.zeros(2)  # with a bias: each class's last k-th response
+        self._gathered = np.zeros(2, dtype=np.int64)  # and how many of its responses the last window gathered
+        self._centers = np.zeros(2)  # and where the update moved its k-th (the windows' centres)
         self._windows: Any = None  # what the last update gathered near the level (None: nothing)
         self._npos = int(np.count_nonzero(self.y > 0))
         self._width = 0.0  # half-width of the search window (0: none yet)
@@ -171,20 +173,18 @@ class SBP(Solver[SBPParams]):
 
         Once there is a search window, the same pass gathers the responses near the level
         for the next iteration's (:func:`update_and_window`: around the last level; with a
-        bias, :func:`update_and_class_windows`: around each class's next ``k``-th, the
-        window centred on its anchor's updated response), so an iteration reads its
-        responses once.
+        bias, :func:`update_and_class_windows`: around where each class's ``k``-th moves,
+        :func:`class_window_centers`), so an iteration reads its responses once.
         """
         y, ct, width = self.y, self.ct, self._width
         if width == 0.0:
             add_row_and_sum(ct, self.acc_c, y, row, step, self.P)
             self._windows = None
         elif self.bias:
-            pos, neg = self._anchors
-            self._centers = centers = np.array([ct[pos] + step * y[pos] * row[pos], ct[neg] + step * y[neg] * row[neg]])
-            self._windows = update_and_class_windows(ct, self.acc_c, y, row, step, self.P, centers - width,
-                                                     centers + width, self._npos, self._buf, self._where,
-                                                     self._flags, self._positions)
+            self._centers = class_window_centers(row, step, y, self._tops, self._where, self._npos, self._gathered)
+            self._windows = update_and_class_windows(ct, self.acc_c, y, row, step, self.P, self._centers, width,
+                                                     self._npos, self._buf, self._where, self._flags,
+                                                     self._positions)
         else:
             low, high = self._level - width, self._level + width
             self._windows = (low, high, update_and_window(ct, self.acc_c, y, row, step, self.P, low, high,
@@ -238,34 +238,32 @@ class SBP(Solver[SBPParams]):
         """Draw ``i ~ p*`` of the two-basin water filling: ``1/(2k)`` on the ``k`` lowest of each class.
 
         Each class's ``k``-th response is searched (:func:`level_from_windows`) among the
-        responses that the last update gathered (:meth:`_update`) near the current response
-        of a point that was the class's ``k``-th at the last iteration (the bias moves the
-        two classes' responses apart by about a step per iteration, so the last values
-        themselves are poor guesses), with the window rule of :meth:`_sample_plain`; when
-        ``k*`` left a window, one more pass searches windows :data:`WINDOW_RETRY` times as
-        wide around the same points (:func:`water_level_bias_near`) before the full
-        selection. The windowed search also counts each class's responses below its
-        ``k``-th, which sampling needs.
+        responses that the last update gathered (:meth:`_update`) near where it moved (the
+        bias moves the two classes' responses apart by about a step per iteration, so the
+        last values themselves are poor guesses), with the window rule of
+        :meth:`_sample_plain`; when ``k*`` left a window, one more pass searches windows
+        :data:`WINDOW_RETRY` times as wide around the same centres
+        (:func:`water_level_bias_near`) before the full selection. The windowed search also
+        counts each class's responses below its ``k``-th, which sampling needs.
         """
         volume = self.volume / self.s
-        inside = -1
+        found = None
         if self._windows is not None:
-            _, _, k, top_pos, top_neg, inside, below_pos, below_neg, at_pos, at_neg = level_from_windows(
-                self.ct, volume, self._windows, self._npos, self._buf, self._where)
-            if inside < 0:
-                _, _, k, top_pos, top_neg, inside, below_pos, below_neg, at_pos, at_neg = water_level_bias_near(
-                    self.y, self.ct, volume, self._centers[0], self._centers[1], WINDOW_RETRY * self._width,
-                    self._npos, self._buf, self._where)
+            found = level_from_windows(self.ct, volume, self._windows, self._npos, self._buf, self._where)
+            if found[5] < 0:
+                found = water_level_bias_near(self.y, self.ct, volume, self._centers[0], self._centers[1],
+                                              WINDOW_RETRY * self._width, self._npos, self._buf, self._where)
                 self._width *= WINDOW_GROWTH
-            elif inside > self.n * WINDOW_MAX_FRACTION:
+            elif found[5] > self.n * WINDOW_MAX_FRACTION:
                 self._width *= WINDOW_SHRINK
-        if inside < 0:
-            _, _, k, top_pos, top_neg = water_level_bias(self.y, self.ct, volume, self._buf)
-            below_pos, at_pos = count_below_and_at(self.ct, self.y, 1.0, top_pos)
-            below_neg, at_neg = count_below_and_at(self.ct, self.y, -1.0, top_neg)
+        if found is None or found[5] < 0:
+            gamma, b, k, top_pos, top_neg = water_level_bias(self.y, self.ct, volume, self._buf)
+            found = (gamma, b, k, top_pos, top_neg, 0, count_below(self.ct, self.y, 1.0, top_pos),
+                     count_below(self.ct, self.y, -1.0, top_neg), 0, 0)
             if self._width == 0.0:
                 self._width = max(abs(top_pos), abs(top_neg)) * WINDOW_START
-        self._anchors = (at_pos, at_neg)
+        _, _, k, top_pos, top_neg, _, below_pos, below_neg, self._gathered[0], self._gathered[1] = found
+        self._tops[0], self._tops[1] = top_pos, top_neg
         u = int(self.rng.integers(2 * k))
         if u < k:
             return int(nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, u, below_pos))

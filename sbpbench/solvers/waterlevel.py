@@ -457,9 +457,8 @@ def water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, npos, buf, 
     tuple
         What :func:`level_from_windows` returns.
     """
-    windows = update_and_class_windows(c, c, y, None, 0.0, 0.0, np.array([guess_pos - width, guess_neg - width]),
-                                       np.array([guess_pos + width, guess_neg + width]), npos, buf, where,
-                                       np.empty(BLOCK, np.uint8), np.empty(BLOCK, np.int64))
+    windows = update_and_class_windows(c, c, y, None, 0.0, 0.0, np.array([guess_pos, guess_neg]), width, npos, buf,
+                                       where, np.empty(BLOCK, np.uint8), np.empty(BLOCK, np.int64))
     return level_from_windows(c, volume, windows, npos, buf, where)
 
 
@@ -476,8 +475,9 @@ def level_from_windows(c, volume, windows, npos, buf, where):
     track, are set to -inf and +inf: the selections read them only for a class still resolved
     at, or dry from, its window's edge, and then ``k*`` is that edge, reported as a miss. The
     gathered points also give, without another pass, what sampling from ``p*`` and the next
-    windows need: each class's number of responses strictly below its ``k*``-th, and one point
-    whose response is the ``k*``-th.
+    windows need: each class's number of responses strictly below its ``k*``-th, and how many
+    of its responses were gathered (their indices, in ``where``, give the next windows'
+    centres, :func:`class_window_centers`).
 
     Parameters
     ----------
@@ -495,55 +495,75 @@ def level_from_windows(c, volume, windows, npos, buf, where):
     Returns
     -------
     tuple
-        ``(gamma, b, k, top_pos, top_neg, inside, below_pos, below_neg, at_pos, at_neg)``:
+        ``(gamma, b, k, top_pos, top_neg, inside, below_pos, below_neg, gathered_pos, gathered_neg)``:
         the first five as :func:`water_level_bias`; ``inside`` responses were gathered from
         the windows, ``-1`` when the level left a window (then the rest is meaningless and
         the caller uses :func:`water_level_bias`); ``below_*`` count the class's responses
-        below ``top_*`` and ``at_*`` is the index of one whose response equals it.
+        below ``top_*``, and ``gathered_*`` were gathered from its window.
     """
     below, inside, total = windows
     if volume <= 0.0 or inside[0] == 0 or inside[1] == 0:
-        return 0.0, 0.0, 0, 0.0, 0.0, -1, 0, 0, -1, -1
+        return 0.0, 0.0, 0, 0.0, 0.0, -1, 0, 0, 0, 0
     hi = below + inside
     # class s's ranks [lo, hi) lie at buf[base + rank]
     base = np.array([-below[0], npos - below[1]])
     gamma, b, k, top_pos, top_neg = _two_basins(buf, base, below.copy(), hi.copy(), total.copy(),
                                                 np.full(2, -np.inf), np.full(2, np.inf), volume)
     if not ((below[0] < k) & (k < hi[0]) & (below[1] < k) & (k < hi[1])):
-        return gamma, b, k, top_pos, top_neg, -1, 0, 0, -1, -1
-    below_pos, at_pos = _count_below_and_at(c, where[:inside[0]], top_pos)
-    below_neg, at_neg = _count_below_and_at(c, where[npos:npos + inside[1]], top_neg)
+        return gamma, b, k, top_pos, top_neg, -1, 0, 0, 0, 0
+    below_pos = _count_below(c, where[:inside[0]], top_pos)
+    below_neg = _count_below(c, where[npos:npos + inside[1]], top_neg)
     return (gamma, b, k, top_pos, top_neg, inside[0] + inside[1], below[0] + below_pos, below[1] + below_neg,
-            at_pos, at_neg)
+            inside[0], inside[1])
 
 
 @numba.njit(cache=True)
-def _count_below_and_at(c, idx, top):
-    """Over ``c[idx]``: how many are below ``top``, and an index with ``c == top`` (-1 if none)."""
+def _count_below(c, idx, top):
+    """How many of ``c[idx]`` are below ``top``."""
     count = 0
-    at = -1
     for t in range(idx.shape[0]):
-        v = c[idx[t]]
-        count += v < top
-        if v == top:
-            at = idx[t]
-    return count, at
+        count += c[idx[t]] < top
+    return count
 
 
 @numba.njit(cache=True)
-def count_below_and_at(c, y, label, top):
-    """Responses of class ``label`` below ``top``, and the index of one equal to it (-1 if none).
-
-    The full-pass counterpart of what :func:`water_level_bias_near` returns.
-    """
+def count_below(c, y, label, top):
+    """Responses of class ``label`` below ``top`` (the full-pass counterpart of :func:`level_from_windows`'s)."""
     count = 0
-    at = -1
     for i in range(c.shape[0]):
-        if y[i] == label:
-            count += c[i] < top
-            if c[i] == top:
-                at = i
-    return count, at
+        count += (y[i] == label) & (c[i] < top)
+    return count
+
+
+@numba.njit(cache=True)
+def class_window_centers(row, step, y, tops, where, npos, gathered):
+    """Where each class's ``k*``-th response will be after the update ``c += step * y * row``.
+
+    The ``k``-th smallest response of class ``s`` (``tops[s]``) moves with the responses of
+    the class around it, so its new value is estimated by ``tops[s]`` plus the mean update
+    of the class's responses that the last window gathered (``where``, laid out as
+    :func:`~sbpbench.solvers.responses.update_and_class_windows` lays it out, ``gathered[s]``
+    of them), or of all of the class when none were (after a full selection). Any point of
+    the class moves by ``step * y_s * row_j``; a single point's move is noisy (its kernel
+    value with the sampled point), the mean of many is not: on full Adult it centred the
+    windows within 0.4 of their half-width (95%), against 0.8 for one point's move.
+    """
+    centers = np.empty(2)
+    for s in range(2):
+        label = 1.0 if s == 0 else -1.0
+        total = 0.0
+        count = gathered[s]
+        if count > 0:
+            start = 0 if s == 0 else npos
+            for t in range(start, start + count):
+                total += row[where[t]]
+        else:
+            for j in range(row.shape[0]):
+                mine = (y[j] > 0) == (s == 0)
+                total += row[j] if mine else 0.0
+                count += mine
+        centers[s] = tops[s] + step * label * (total / max(count, 1))
+    return centers
 
 
 @numba.njit(cache=True)
@@ -553,7 +573,7 @@ def nth_lowest_in_class(c, y, label, top, u, below):
     The ``k`` lowest are the ``below`` points of the class with ``c_i < top`` in index
     order and then, in index order, as many with ``c_i == top`` as needed (``top`` is the
     ``k``-th smallest, from :func:`water_level_bias`; ``below`` from
-    :func:`count_below_and_at` or :func:`level_from_windows`); ``u`` in ``[0, k)``.
+    :func:`count_below` or :func:`level_from_windows`); ``u`` in ``[0, k)``.
     Returns -1 if there is no such point.
     """
     if u < below:
