@@ -142,6 +142,7 @@ class SBP(Solver[SBPParams]):
         self._centers = np.zeros(2)  # and where the update moved its k-th (the windows' centres)
         self._windows: Any = None  # what the last update gathered near the level (None: nothing)
         self._npos = int(np.count_nonzero(self.y > 0))
+        self._labels = self.y.astype(np.int8)  # y for the update's pass: a ninth of the bytes, the same products
         self._width = 0.0  # half-width of the search window (0: none yet)
         self.bias = bool(problem.bias)
         if self.bias and np.unique(self.y).size < 2:
@@ -176,7 +177,7 @@ class SBP(Solver[SBPParams]):
         bias, :func:`update_and_class_windows`: around where each class's ``k``-th moves,
         :func:`class_window_centers`), so an iteration reads its responses once.
         """
-        y, ct, width = self.y, self.ct, self._width
+        y, ct, width = self._labels, self.ct, self._width
         if width == 0.0:
             add_row_and_sum(ct, self.acc_c, y, row, step, self.P)
             self._windows = None
