@@ -52,6 +52,16 @@ def test_compact_keeps_the_flagged_entries_in_order(m, density):
     assert np.array_equal(where[:flags.sum()], 1000 + np.flatnonzero(flags))
 
 
+def test_lanes_of_a_strided_array_are_refused_or_follow_its_strides():
+    strided, dst = np.arange(32.0)[::2], np.empty(16)
+    if responses.VECTOR_COMPRESS:  # the vector reads consecutive elements: it must not accept strides
+        with pytest.raises(numba.core.errors.TypingError):
+            _lanes(strided, 0, np.ones(16, np.uint8), 0, dst, 0)
+    else:
+        assert _lanes(strided, 0, np.ones(16, np.uint8), 0, dst, 0) == 8
+        assert np.array_equal(dst[:8], strided[:8])
+
+
 def test_compact_never_writes_past_its_limit():
     values = np.arange(40.0)
     flags = np.ones(40, np.uint8)

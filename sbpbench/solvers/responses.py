@@ -66,7 +66,9 @@ def compact_lanes_scalar(src, base, flags, start, dst, k):
 
 @intrinsic
 def _compact_lanes_vector(typingctx, src, base, flags, start, dst, k):
-    """:func:`compact_lanes` as one vector compress and one unaligned 8-lane store."""
+    """:func:`compact_lanes` as one vector compress and one unaligned 8-lane store (contiguous arrays only)."""
+    if any(isinstance(a, types.Array) and a.layout != "C" for a in (src, flags, dst)):
+        return None  # the lanes are read and written as consecutive elements
     sig = types.int64(src, base, flags, start, dst, k)
 
     def codegen(context, builder, signature, args):
