@@ -212,13 +212,30 @@ def update_and_class_windows(c, acc, y, row, step, weight, centers, width, npos,
     below the window, and those inside, appended in index
     order with their indices to ``buf``/``where``: the positives' from position 0, the
     negatives' from ``npos`` (the number of positives), so that neither runs into the other.
-    Each block's indices inside a window are compacted into ``positions`` (scratch of
-    ``BLOCK`` entries) and then dealt to their class.
+    Each block's indices inside a window are compacted into ``positions`` and then dealt to
+    their class.
 
     The largest response below and the smallest above each window are not tracked (as
     min/max reductions they kept the loop from vectorizing, 0.17 ms instead of 0.07 ms on
     full Adult): :func:`~sbpbench.solvers.waterlevel.level_from_windows` needs them only
     when ``k*`` falls on a window's edge, which it reports as a miss.
+
+    Parameters
+    ----------
+    c, acc, y, row, step, weight
+        As for :func:`update_and_window` (``y`` also gives the classes).
+    centers : numpy.ndarray, shape (2,)
+        The windows' centres, positives' first.
+    width : float
+        Half-width of both windows.
+    npos : int
+        ``#{i : y_i > 0}``.
+    buf, where : numpy.ndarray, shape (n,)
+        Receive the gathered responses (float) and their indices (int64).
+    flags : numpy.ndarray of uint8, shape (BLOCK,)
+        Scratch.
+    positions : numpy.ndarray of int64, shape (BLOCK,)
+        Scratch.
 
     Returns
     -------

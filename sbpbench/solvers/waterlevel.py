@@ -153,6 +153,17 @@ def level_from_window(volume, low, high, window, buf):
     are those of :func:`water_level` (the sums are added in another order, so ``gamma`` may
     differ in its last bits).
 
+    Parameters
+    ----------
+    volume : float
+        Total water.
+    low, high : float
+        The window.
+    window : tuple
+        ``(below, covered, inside, inside_sum)`` of the gathering pass.
+    buf : numpy.ndarray
+        The gathered responses in ``buf[:inside]`` (reordered).
+
     Returns
     -------
     gamma : float
@@ -183,6 +194,20 @@ def bracket_level(volume, low, high, window):
     order, far smaller than the step). The caller falls back to the full selection when
     the level is not there either. The window is widened by a relative 1e-6 against
     rounding.
+
+    Parameters
+    ----------
+    volume : float
+        Total water.
+    low, high : float
+        The window that missed.
+    window : tuple
+        What :func:`~sbpbench.solvers.responses.update_and_window` returned for it.
+
+    Returns
+    -------
+    guess, width : float
+        Centre and half-width of the bracket, for :func:`water_level_near`.
     """
     below, covered, inside, inside_sum = window
     if volume <= 0.0:
@@ -547,6 +572,28 @@ def class_window_centers(row, step, y, tops, where, npos, gathered):
     the class moves by ``step * y_s * row_j``; a single point's move is noisy (its kernel
     value with the sampled point), the mean of many is not: on full Adult it centred the
     windows within 0.4 of their half-width (95%), against 0.8 for one point's move.
+
+    Parameters
+    ----------
+    row : numpy.ndarray, shape (n,)
+        The kernel row of the update.
+    step : float
+        The update's step (including ``y_i``).
+    y : numpy.ndarray, shape (n,)
+        Labels.
+    tops : numpy.ndarray, shape (2,)
+        Each class's ``k*``-th response before the update.
+    where : numpy.ndarray of int64, shape (n,)
+        Indices the last window gathered.
+    npos : int
+        ``#{i : y_i > 0}`` (where the negatives' indices start in ``where``).
+    gathered : numpy.ndarray of int64, shape (2,)
+        How many each class's window gathered (0: use the whole class).
+
+    Returns
+    -------
+    numpy.ndarray, shape (2,)
+        The windows' centres, positives' first.
     """
     centers = np.empty(2)
     for s in range(2):
