@@ -5,7 +5,8 @@ import pytest
 
 from sbpbench.solvers import sbp as sbp_module
 from sbpbench.solvers.sbp import SBP
-from tests.adult_rows import make_problem
+from sbpbench.solvers.waterlevel import water_level, water_level_bias
+from tests.adult_rows import adult_problem, make_problem
 from tests.exact import kernel_matrix, slack_constrained_optimum
 
 
@@ -99,40 +100,95 @@ def test_approaches_the_exact_slack_constrained_optimum(tiny, nu):
     assert gaps[1] < 0.02 * optimum
 
 
-@pytest.mark.parametrize("bias", [False, True])
-def test_windowed_water_level_keeps_the_trajectory_bitwise(adult_small, monkeypatch, bias):
-    """The level searched near the last one samples exactly what the full selection samples.
+@pytest.fixture(scope="module")
+def adult_2000():
+    """2000 Adult rows: four blocks of the fused pass, windows of hundreds of responses."""
+    return adult_problem(2000, seed=11, test=10)
 
-    With a bias the windows are gathered in the update's pass; the reference run also
-    updates the responses by the separate ``add_row_and_sum``.
-    """
-    train = adult_small[0]
-    problem = make_problem((train.take(np.arange(min(400, train.n))), adult_small[1]), nu=0.02, lam=1e-3)
+
+def _fresh(problem, bias):
     problem.bias = bias
+    problem.kernel.reset()
+    return problem
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_windowed_water_level_keeps_the_trajectory_bitwise(adult_2000, monkeypatch, bias):
+    """The level selected in the windows that the update gathers samples exactly what the full selection samples.
+
+    The reference run never has a window (``WINDOW_START = 0``): every iteration updates
+    the responses by ``add_row_and_sum`` and runs the full selection and the plain sampling.
+    """
+    problem = _fresh(adult_2000, bias)
+    problem.nu = 0.02
+    name = "level_from_windows" if bias else "level_from_window"
+    original = getattr(sbp_module, name)
+    retry = "water_level_bias_near" if bias else "water_level_near"
+    original_retry = getattr(sbp_module, retry)
+    found = []
+
+    def recording(*args):
+        result = original(*args)
+        found.append(result[5 if bias else 2] >= 0)
+        return result
+
+    def recording_retry(*args):
+        found.append("retry")
+        return original_retry(*args)
+
+    monkeypatch.setattr(sbp_module, name, recording)
+    monkeypatch.setattr(sbp_module, retry, recording_retry)
     windowed = SBP(problem, np.random.default_rng(5))
     windowed.advance(1500, np.inf, np.inf)
-    hits = []
-    name = "level_from_windows" if bias else "water_level_near"
-    original = getattr(sbp_module, name)
-
-    def missing(*args):  # record whether the window held the level, then force the full selection
-        found = original(*args)
-        hits.append(found[5 if bias else 2] >= 0)
-        return found[:5] + (-1,) + found[6:] if bias else found[:2] + (-1,)
-
-    monkeypatch.setattr(sbp_module, name, missing)
-    if bias:
-        gather = sbp_module.gather_class_windows
-
-        def update_apart(classes, c, low, high, buf, where, row, step, acc, weight):
-            sbp_module.add_row_and_sum(c, acc, problem.y, row, step, weight)
-            return gather(classes, c, low, high, buf, where)
-
-        monkeypatch.setattr(sbp_module, "gather_class_windows", update_apart)
-    problem.kernel.reset()
-    full = SBP(problem, np.random.default_rng(5))
+    monkeypatch.undo()
+    hits = sum(f is True for f in found)
+    assert hits > 1200 and "retry" in found  # both the window and the second try were used
+    monkeypatch.setattr(sbp_module, "WINDOW_START", 0.0)
+    full = SBP(_fresh(problem, bias), np.random.default_rng(5))
     full.advance(1500, np.inf, np.inf)
-    assert sum(hits) > 1000  # the window held the level in most iterations
+    assert full._windows is None
     for state in ("a", "ct", "acc_a", "acc_c"):
         assert np.array_equal(getattr(windowed, state), getattr(full, state)), state
     assert (windowed.s, windowed.P) == (full.s, full.P)
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_windowed_level_equals_the_full_selection_at_every_iteration(adult_2000, monkeypatch, bias):
+    """Along a real trajectory, every windowed level has the full selection's set below it.
+
+    Without a bias: the same count below, a level equal to the last bits, and exactly that
+    many responses strictly below it. With a bias: the same ``k`` and ``k``-th responses,
+    and each class's count below them.
+    """
+    problem = _fresh(adult_2000, bias)
+    problem.nu = 0.02
+    solver = SBP(problem, np.random.default_rng(2))
+    checked = []
+
+    def plain(*args):
+        gamma, below, inside = original(*args)
+        if inside >= 0:
+            ct = solver.ct
+            full_gamma, full_below = water_level(ct, args[0], np.empty(ct.size))
+            assert below == full_below == np.count_nonzero(ct < gamma)
+            assert gamma == pytest.approx(full_gamma, rel=1e-12, abs=1e-15)
+            checked.append(True)
+        return gamma, below, inside
+
+    def biased(*args):
+        got = original(*args)
+        if got[5] >= 0:
+            ct, y = solver.ct, solver.y
+            gamma, b, k, top_pos, top_neg = water_level_bias(y, ct, args[1], np.empty(ct.size))
+            assert got[2:5] == (k, top_pos, top_neg)
+            assert got[6:8] == (np.count_nonzero(ct[y > 0] < top_pos), np.count_nonzero(ct[y < 0] < top_neg))
+            assert got[0] == pytest.approx(gamma, rel=1e-12, abs=1e-15)
+            assert got[1] == pytest.approx(b, rel=1e-9, abs=1e-12)
+            checked.append(True)
+        return got
+
+    name = "level_from_windows" if bias else "level_from_window"
+    original = getattr(sbp_module, name)
+    monkeypatch.setattr(sbp_module, name, biased if bias else plain)
+    solver.advance(1000, np.inf, np.inf)
+    assert len(checked) > 800

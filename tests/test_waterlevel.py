@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from sbpbench.solvers.waterlevel import sample_below, water_level, water_level_near
+from sbpbench.solvers.waterlevel import (
+    SAMPLE_BLOCK,
+    bracket_level,
+    nth_below,
+    sample_below,
+    water_level,
+    water_level_near,
+)
 from tests.exact import water_level_lp
 
 
@@ -99,3 +106,41 @@ def test_windowed_level_equals_the_full_selection_or_says_it_missed(seed):
         assert b == below == np.sum(c < g)
         assert inside == np.sum((c >= guess - width) & (c < guess + width))
     assert hits >= 2  # the exact window and the wide one
+
+
+@pytest.mark.parametrize("n", [1, SAMPLE_BLOCK - 1, 3 * SAMPLE_BLOCK + 17])
+def test_nth_below_is_the_uth_index_below_in_index_order(n):
+    """The blocked count finds what a plain scan finds, across block boundaries, and -1 past the end."""
+    rng = np.random.default_rng(n)
+    c = np.round(rng.normal(size=n), 1)
+    for gamma in (-0.5, 0.0, 0.3, 5.0):
+        below = np.flatnonzero(c < gamma)
+        for u in {0, 1, below.size // 2, max(below.size - 1, 0), below.size, below.size + 3}:
+            assert nth_below(c, gamma, u) == (below[u] if u < below.size else -1)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_bracket_after_a_missed_window_holds_the_level(seed):
+    """Above the window the bracket is exact; below it, it reaches from the Newton step down as far again."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(50, 3000))
+    c = rng.normal(size=n)
+    volume = float(rng.uniform(0.005, 0.2)) * n
+    gamma, below = level(c, volume)
+    hits = 0
+    for shift in (-0.3, -0.05, 0.05, 0.3):  # windows above (shift > 0) and below the level
+        guess, width = gamma + shift, 0.02
+        missed = water_level_near(c, volume, guess, width, np.empty(n))
+        assert missed[2] == -1
+        low, high = guess - width, guess + width
+        window = (np.sum(c < low), c[c < low].sum(), np.sum((c >= low) & (c < high)),
+                  c[(c >= low) & (c < high)].sum())
+        guess, width = bracket_level(volume, low, high, window)
+        got = water_level_near(c, volume, guess, width, np.empty(n))
+        if shift < 0:
+            assert got[2] >= 0  # the level above the window: always inside the bracket
+        if got[2] >= 0:
+            hits += 1
+            assert got[1] == below
+            assert got[0] == pytest.approx(gamma, rel=1e-12, abs=1e-12)
+    assert hits >= 3

@@ -3,16 +3,22 @@
 import numpy as np
 import pytest
 
-from sbpbench.solvers.waterlevel import count_below_and_at, nth_lowest_in_class, water_level_bias, water_level_bias_near
+from sbpbench.solvers.waterlevel import (
+    SAMPLE_BLOCK,
+    class_window_centers,
+    count_below,
+    nth_lowest_in_class,
+    water_level_bias,
+    water_level_bias_near,
+)
 from tests.exact import two_basin_lp
 
 
 def _support(y, c, k, top_pos, top_neg):
     """The points p* samples: the u-th lowest of each class for u in [0, k)."""
-    below_pos, at_pos = count_below_and_at(c, y, 1.0, top_pos)
-    below_neg, at_neg = count_below_and_at(c, y, -1.0, top_neg)
+    below_pos = count_below(c, y, 1.0, top_pos)
+    below_neg = count_below(c, y, -1.0, top_neg)
     assert (below_pos, below_neg) == ((c < top_pos)[y == 1].sum(), (c < top_neg)[y == -1].sum())
-    assert (y[at_pos], c[at_pos], y[at_neg], c[at_neg]) == (1, top_pos, -1, top_neg)
     pos = [nth_lowest_in_class(c, y, 1.0, top_pos, u, below_pos) for u in range(k)]
     neg = [nth_lowest_in_class(c, y, -1.0, top_neg, u, below_neg) for u in range(k)]
     return np.array(pos), np.array(neg)
@@ -114,14 +120,47 @@ def test_windowed_two_basin_level_equals_the_full_one_or_says_it_missed(seed):
     hits = 0
     for guess_pos, guess_neg, width in ((top_pos, top_neg, 1e-3), (top_pos + 0.1, top_neg - 0.05, 0.3),
                                         (top_pos, top_neg, 10.0), (top_pos + 2.0, top_neg, 0.5)):
-        got = water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, np.empty(n),
+        got = water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, int((y > 0).sum()), np.empty(n),
                                     np.empty(n, np.int64))
         if got[5] < 0:
             continue
         hits += 1
         assert got[2:5] == (k, top_pos, top_neg)
         assert got[6:8] == ((c < top_pos)[y == 1].sum(), (c < top_neg)[y == -1].sum())
-        assert (y[got[8]], c[got[8]], y[got[9]], c[got[9]]) == (1, top_pos, -1, top_neg)
+        assert got[8:] == tuple(((y == label) & (c >= guess - width) & (c < guess + width)).sum()
+                                for label, guess in ((1, guess_pos), (-1, guess_neg)))
+        assert got[5] == sum(got[8:])
         assert got[0] == pytest.approx(gamma, rel=1e-9, abs=1e-9)
         assert got[1] == pytest.approx(b, rel=1e-9, abs=1e-9)
     assert hits >= 1  # the wide window always holds the answer
+
+
+def test_nth_lowest_in_class_is_the_uth_of_the_class_across_blocks():
+    """The blocked count finds the u-th point of the class below top (then at top) in index order."""
+    rng = np.random.default_rng(1)
+    n = 3 * SAMPLE_BLOCK + 5
+    y = np.where(rng.random(n) < 0.3, 1.0, -1.0)
+    c = np.round(rng.normal(size=n), 1)
+    for label in (1.0, -1.0):
+        mine = y == label
+        for top in (-0.4, 0.0, 0.7):
+            below = np.flatnonzero(mine & (c < top))
+            at = np.flatnonzero(mine & (c == top))
+            for u in {0, below.size // 3, max(below.size - 1, 0), below.size, below.size + at.size - 1,
+                      below.size + at.size}:
+                want = np.r_[below, at][u] if u < below.size + at.size else -1
+                assert nth_lowest_in_class(c, y, label, top, u, below.size) == want
+
+
+def test_window_centres_move_each_kth_by_the_mean_update_of_its_class():
+    rng = np.random.default_rng(4)
+    n, npos = 50, 20
+    y = np.r_[np.ones(npos), -np.ones(n - npos)]
+    row, tops, step = rng.random(n), np.array([0.3, -0.2]), 0.05
+    where = np.full(n, -1)
+    where[:3] = [1, 4, 7]  # gathered positives
+    where[npos:npos + 2] = [30, 41]  # gathered negatives
+    got = class_window_centers(row, step, y, tops, where, npos, np.array([3, 2]))
+    assert got == pytest.approx([0.3 + step * row[[1, 4, 7]].mean(), -0.2 - step * row[[30, 41]].mean()], rel=1e-14)
+    everyone = class_window_centers(row, step, y, tops, where, npos, np.array([0, 0]))  # after a full selection
+    assert everyone == pytest.approx([0.3 + step * row[:npos].mean(), -0.2 - step * row[npos:].mean()], rel=1e-14)

@@ -38,11 +38,18 @@ one fused compiled pass. Since ``s`` only shrinks, ``P_T a^(T)`` and the running
 like ``1/s`` while their difference stays of order ``T``; to keep that difference exact to
 rounding, the state is rebased (``s := 1``, the sum so far moved into the running sum)
 whenever ``s`` falls below :data:`REBASE_BELOW`, an O(n) step without kernel evaluations.
-The water level is searched in a window around the last one (with a bias: around the
-current responses of the points that were each class's ``k``-th), in one pass plus the
-selection on the few responses inside; with a bias that pass is the update's own. The
-sampled points, and so the whole trajectory, are those of the full selection (a test
-checks it bitwise).
+The same pass gathers the responses in a window around the last water level (with a bias:
+around each class's last ``k``-th response moved by the mean update of the class's responses
+that the last window gathered), so the next level is a selection among those few
+(:mod:`sbpbench.solvers.waterlevel`); only when the level left the window does one more pass
+(a bracket from the window's counts, or wider windows) or, failing that, the full selection
+run. Sampling counts a block at a time and scans one block. The sampled set is the full
+selection's and the sampled index the ``u``-th of it in index order for the same draw ``u``;
+the windowed sums are added in another (vectorized) order than the full selection's, so the
+level may differ in its last bits, which changes the sample only if a response lies within
+those bits of the level (the tests compare the level and its set at every iteration of a
+real trajectory, and the whole trajectory bitwise; on full Adult the iterates equal those
+of the earlier selection bit for bit over 20000 iterations, without and with a bias).
 
 Cost model: exactly ``n`` kernel evaluations per iteration (one kernel row), with or
 without a bias.
@@ -53,7 +60,9 @@ minimizers).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -61,15 +70,18 @@ from sbpbench.errors import UserError
 from sbpbench.params import non_negative, param
 from sbpbench.problem import Problem
 from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register, required
-from sbpbench.solvers.responses import add_row_and_sum
+from sbpbench.solvers.responses import BLOCK, add_row_and_sum, update_and_class_windows, update_and_window
 from sbpbench.solvers.waterlevel import (
-    count_below_and_at,
-    gather_class_windows,
+    bracket_level,
+    class_window_centers,
+    count_below,
+    level_from_window,
     level_from_windows,
     nth_lowest_in_class,
     sample_below,
     water_level,
     water_level_bias,
+    water_level_bias_near,
     water_level_near,
 )
 
@@ -82,6 +94,8 @@ WINDOW_START = 1e-2
 WINDOW_GROWTH = 2.0
 WINDOW_SHRINK = 0.8
 WINDOW_MAX_FRACTION = 1 / 16
+#: With a bias, the half-width of the second try, relative to the window that missed.
+WINDOW_RETRY = 4.0
 
 
 @dataclass(frozen=True)
@@ -111,7 +125,7 @@ class SBP(Solver[SBPParams]):
         diag = self.kernel.diag()
         self.k_diag = diag
         # eta_0, the initial step size: the parameter, or Algorithm 1's when it is 0
-        self.eta0 = self.params.eta0 if self.params.eta0 > 0 else 1.0 / np.sqrt(diag.max())
+        self.eta0 = float(self.params.eta0 if self.params.eta0 > 0 else 1.0 / np.sqrt(diag.max()))
         self.a = np.zeros(n)  # alpha / s
         self.ct = np.zeros(n)  # c / s
         self.s = 1.0
@@ -119,14 +133,19 @@ class SBP(Solver[SBPParams]):
         self.P = 0.0  # sum of s over finished iterations
         self.acc_a = np.zeros(n)  # sum_u P_(u-1) delta_u for alpha
         self.acc_c = np.zeros(n)  # the same for the responses
-        self._buf = np.empty(n)  # with a bias: the responses gathered for the next iteration's level
+        self._buf = np.empty(n)  # the responses gathered by the update for the next iteration's level
         self._snapshot_buf = np.empty(n)  # scratch of snapshot(), which must not touch _buf
-        self._where = np.empty(n, dtype=np.int64)  # scratch of the windowed level with a bias
+        self._where = np.empty(n, dtype=np.int64)  # with a bias: the indices of the gathered responses
+        self._flags = np.empty(BLOCK, dtype=np.uint8)  # scratch of the update's pass
+        self._positions = np.empty(BLOCK, dtype=np.int64)  # the same, with a bias
         self._level = 0.0  # the last water level, in units of ct
-        self._anchors = (0, 0)  # with a bias: the last k-th point of each class
-        self._windows = None  # with a bias: the responses gathered near them by the last update
-        self._classes = (np.flatnonzero(self.y > 0), np.flatnonzero(self.y <= 0))  # indices of each class
-        self._width = 0.0  # half-width of its search window (0: none yet)
+        self._tops = np.zeros(2)  # with a bias: each class's last k-th response
+        self._gathered = np.zeros(2, dtype=np.int64)  # and how many of its responses the last window gathered
+        self._centers = np.zeros(2)  # and where the update moved its k-th (the windows' centres)
+        self._windows: Any = None  # what the last update gathered near the level (None: nothing)
+        self._npos = int(np.count_nonzero(self.y > 0))
+        self._labels = self.y.astype(np.int8)  # y for the update's pass: a ninth of the bytes, the same products
+        self._width = 0.0  # half-width of the search window (0: none yet)
         self.bias = bool(problem.bias)
         if self.bias and np.unique(self.y).size < 2:
             raise UserError("sbp with bias: the training set needs examples of both classes")
@@ -135,17 +154,17 @@ class SBP(Solver[SBPParams]):
     def _step(self, iterations: float, kernel_evals: float) -> bool:
         """One iteration of Algorithm 1: sample below the water level, add a row, project."""
         self.iteration += 1
-        eta = self.eta0 / np.sqrt(self.iteration)
+        eta = self.eta0 / math.sqrt(self.iteration)  # Python floats: numpy's scalars cost microseconds
         i = self._sample()
-        c_i = self.s * self.ct[i]
+        c_i = self.s * float(self.ct[i])
         row = self.kernel.row(i)
-        self.norm2 += 2.0 * eta * c_i + eta * eta * self.k_diag[i]
+        self.norm2 += 2.0 * eta * c_i + eta * eta * float(self.k_diag[i])
         step = eta / self.s
         self.a[i] += step
         self.acc_a[i] += self.P * step
-        self._update(row, step * self.y[i])
+        self._update(row, step * float(self.y[i]))
         if self.norm2 > 1.0:
-            self.s /= np.sqrt(self.norm2)
+            self.s /= math.sqrt(self.norm2)
             self.norm2 = 1.0
         self.P += self.s
         if self.s < REBASE_BELOW:
@@ -155,19 +174,24 @@ class SBP(Solver[SBPParams]):
     def _update(self, row: np.ndarray, step: float) -> None:
         """``c~ += step * y * row`` and its running sum, in one pass over ``n``.
 
-        With a bias and a search window, the same pass gathers the responses near each
-        class's next ``k``-th (the window centred on its anchor's updated response) for the
-        next iteration's level (:func:`gather_class_windows`), so an iteration reads its
-        responses once.
+        Once there is a search window, the same pass gathers the responses near the level
+        for the next iteration's (:func:`update_and_window`: around the last level; with a
+        bias, :func:`update_and_class_windows`: around where each class's ``k``-th moves,
+        :func:`class_window_centers`), so an iteration reads its responses once.
         """
-        if self.bias and self._width > 0:
-            y, ct = self.y, self.ct
-            centers = np.array([ct[a] + step * y[a] * row[a] for a in self._anchors])
-            self._windows = gather_class_windows(self._classes, ct, centers - self._width, centers + self._width,
-                                                 self._buf, self._where, row, step, self.acc_c, self.P)
-        else:
-            add_row_and_sum(self.ct, self.acc_c, self.y, row, step, self.P)
+        y, ct, width = self._labels, self.ct, self._width
+        if width == 0.0:
+            add_row_and_sum(ct, self.acc_c, y, row, step, self.P)
             self._windows = None
+        elif self.bias:
+            self._centers = class_window_centers(row, step, y, self._tops, self._where, self._npos, self._gathered)
+            self._windows = update_and_class_windows(ct, self.acc_c, y, row, step, self.P, self._centers, width,
+                                                     self._npos, self._buf, self._where, self._flags,
+                                                     self._positions)
+        else:
+            low, high = self._level - width, self._level + width
+            self._windows = (low, high, update_and_window(ct, self.acc_c, y, row, step, self.P, low, high,
+                                                          self._buf, self._flags))
 
     def _rebase(self) -> None:
         """Fold the scale into the state: ``s := 1``, the sums so far kept in ``acc``.
@@ -187,19 +211,29 @@ class SBP(Solver[SBPParams]):
     def _sample_plain(self) -> int:
         """Draw ``i ~ p*``, uniform below the water level (Algorithm 1, lines 5-6).
 
-        The level is searched near the last one (:func:`water_level_near`), in a window
-        that widens when the level leaves it (then the full selection runs) and narrows
-        while it holds many responses.
+        The level is selected among the responses that the last update gathered near the
+        last level (:meth:`_update`, :func:`level_from_window`). When it left that window,
+        one more pass gathers the bracket that the window's counts give
+        (:func:`bracket_level`, :func:`water_level_near`), and only if that fails too does
+        the full selection run. The window widens when the level left it and narrows while
+        it holds many responses.
         """
         volume = self.volume / self.s
         inside = -1
-        if self._width > 0:
-            gamma, below, inside = water_level_near(self.ct, volume, self._level, self._width, self._buf)
+        if self._windows is not None:
+            low, high, window = self._windows
+            gamma, below, inside = level_from_window(volume, low, high, window, self._buf)
+            if inside < 0:
+                self._width *= WINDOW_GROWTH
+                guess, width = bracket_level(volume, low, high, window)
+                if width > 0:
+                    gamma, below, inside = water_level_near(self.ct, volume, guess, width, self._buf)
+            elif inside > self.n * WINDOW_MAX_FRACTION:
+                self._width *= WINDOW_SHRINK
         if inside < 0:
             gamma, below = water_level(self.ct, volume, self._buf)
-            self._width = WINDOW_GROWTH * self._width if self._width > 0 else abs(gamma) * WINDOW_START
-        elif inside > self.n * WINDOW_MAX_FRACTION:
-            self._width *= WINDOW_SHRINK
+            if self._width == 0.0:
+                self._width = abs(gamma) * WINDOW_START
         self._level = gamma
         return sample_below(self.ct, gamma, below, self.rng)
 
@@ -207,31 +241,45 @@ class SBP(Solver[SBPParams]):
         """Draw ``i ~ p*`` of the two-basin water filling: ``1/(2k)`` on the ``k`` lowest of each class.
 
         Each class's ``k``-th response is searched (:func:`level_from_windows`) among the
-        responses that the last update gathered (:meth:`_update`) near the current response
-        of a point that was the class's ``k``-th at the last iteration (the bias moves the
-        two classes' responses apart by about a step per iteration, so the last values
-        themselves are poor guesses), with the window rule of :meth:`_sample_plain`; the
-        windowed search also counts each class's responses below its ``k``-th, which
-        sampling needs.
+        responses that the last update gathered (:meth:`_update`) near where it moved (the
+        bias moves the two classes' responses apart by about a step per iteration, so the
+        last values themselves are poor guesses), with the window rule of
+        :meth:`_sample_plain`; when ``k*`` left a window, one more pass searches windows
+        :data:`WINDOW_RETRY` times as wide around the same centres
+        (:func:`water_level_bias_near`) before the full selection. The windowed search also
+        counts each class's responses below its ``k``-th, which sampling needs.
         """
         volume = self.volume / self.s
-        inside = -1
+        found = None
         if self._windows is not None:
-            _, _, k, top_pos, top_neg, inside, below_pos, below_neg, at_pos, at_neg = level_from_windows(
-                self.ct, volume, self._windows, self._buf, self._where)
-        if inside < 0:
-            _, _, k, top_pos, top_neg = water_level_bias(self.y, self.ct, volume, self._buf)
-            below_pos, at_pos = count_below_and_at(self.ct, self.y, 1.0, top_pos)
-            below_neg, at_neg = count_below_and_at(self.ct, self.y, -1.0, top_neg)
-            scale = max(abs(top_pos), abs(top_neg))
-            self._width = WINDOW_GROWTH * self._width if self._width > 0 else scale * WINDOW_START
-        elif inside > self.n * WINDOW_MAX_FRACTION:
-            self._width *= WINDOW_SHRINK
-        self._anchors = (at_pos, at_neg)
+            found = level_from_windows(self.ct, volume, self._windows, self._npos, self._buf, self._where)
+            if found[5] < 0:
+                found = water_level_bias_near(self.y, self.ct, volume, self._centers[0], self._centers[1],
+                                              WINDOW_RETRY * self._width, self._npos, self._buf, self._where)
+                self._width *= WINDOW_GROWTH
+            elif found[5] > self.n * WINDOW_MAX_FRACTION:
+                self._width *= WINDOW_SHRINK
+        if found is None or found[5] < 0:
+            gamma, b, k, top_pos, top_neg = water_level_bias(self.y, self.ct, volume, self._buf)
+            found = (gamma, b, k, top_pos, top_neg, 0, count_below(self.ct, self.y, 1.0, top_pos),
+                     count_below(self.ct, self.y, -1.0, top_neg), 0, 0)
+            if self._width == 0.0:
+                self._width = max(abs(top_pos), abs(top_neg)) * WINDOW_START
+        _, _, k, top_pos, top_neg, _, below_pos, below_neg, self._gathered[0], self._gathered[1] = found
+        self._tops[0], self._tops[1] = top_pos, top_neg
         u = int(self.rng.integers(2 * k))
         if u < k:
             return int(nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, u, below_pos))
         return int(nth_lowest_in_class(self.ct, self.y, -1.0, top_neg, u - k, below_neg))
+
+    def warm_up_rare_paths(self) -> None:
+        """Call the second try after a missed window (its gathering pass reads without updating)."""
+        volume = self.volume / self.s
+        if self.bias:
+            water_level_bias_near(self.y, self.ct, volume, 0.0, 0.0, 1.0, self._npos, self._buf, self._where)
+        else:
+            bracket_level(volume, 0.0, 1.0, (0, 0.0, 0, 0.0))
+            water_level_near(self.ct, volume, 0.0, 1.0, self._buf)
 
     def _iterate(self) -> tuple[np.ndarray, np.ndarray]:
         """``(alpha, c)`` of the output iterate: the average, or the last one."""
