@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sbpbench.execution.executors import DaskExecutor, SequentialExecutor, plan
-from sbpbench.execution.sweep import run_experiments
-from sbpbench.experiment import config
+from sbpbench.execution.executors import DaskExecutor, SequentialExecutor
+from sbpbench.execution.sweep import plan, run_experiments
+from sbpbench.experiment import assemble, config
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import param
 from sbpbench.solvers.sbp import SBP, SBPParams
@@ -93,6 +93,20 @@ def test_processes_match_sequential_and_share_one_pool(monkeypatch, tmp_path, re
     assert statuses(tiny) == ["budget"] * 4 and statuses(other_dir) == ["budget"] * 2
     assert (meta(tiny)["executor"], meta(tiny)["jobs"]) == ("processes", 2)
     assert (meta(ref_dir)["executor"], meta(ref_dir)["jobs"]) == ("sequential", 1)
+
+
+def test_configs_in_sequence_build_each_problem_once(monkeypatch, tmp_path):
+    """The problems built to check the configs before any run are those their runs solve."""
+    built = []
+    real = assemble.prepare
+    monkeypatch.setattr(assemble, "prepare", lambda exp, *args: built.append(exp.name) or real(exp, *args))
+    paths = [write_config(tmp_path, name, "[pegasos]", seed=seed) for seed, name in enumerate(("one", "two", "three"))]
+    executor = SequentialExecutor()
+    directories = run_experiments([config.load(p) for p in paths], tmp_path / "res", executor)
+    assert built == ["one", "two", "three"]
+    assert [statuses(d) for d in directories] == [["budget"] * 2] * 3
+    run_experiments([config.load(paths[0])], tmp_path / "res", executor)  # nothing kept once the runs are done
+    assert built == ["one", "two", "three", "one"]
 
 
 #: A sweep of sigma2 over the two solvers: four solver entries, each with its own problem.

@@ -4,14 +4,12 @@ Also shows that the check can fail: a perturbed SBP (half the step size) must be
 and the real solver must pass again.
 """
 
-import threading
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from sbpbench import kernels
-from sbpbench.execution import executors
 from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment import config
 from sbpbench.outputs import check as regression
@@ -64,7 +62,6 @@ def divide_by_the_integer_scale_once(monkeypatch):
             self._scale2 = float(self._scale)
 
     monkeypatch.setattr(kernels.Kernel, "__init__", wrong)
-    monkeypatch.setattr(executors, "_local", threading.local())  # no problem built before the bug
 
 
 @pytest.mark.parametrize("name,perturb", [("ci-adult", halve_the_sbp_step),

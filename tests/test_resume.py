@@ -78,13 +78,13 @@ def test_interrupted_and_failed_runs_are_redone(tmp_path, monkeypatch, reference
     real = runner.run_one
     calls = []
 
-    def flaky(exp, problem, spec, run_index, progress=None):
+    def flaky(exp, problem, spec, run_index, *rest):
         calls.append(1)
         if len(calls) == 2:
             return runner.failed_result(exp, spec, run_index, "RuntimeError: lost")
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real(exp, problem, spec, run_index, progress)
+        return real(exp, problem, spec, run_index, *rest)
 
     monkeypatch.setattr(runner, "run_one", flaky)
     with pytest.raises(KeyboardInterrupt):

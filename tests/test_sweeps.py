@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from sbpbench.errors import UserError
-from sbpbench.execution import executors
 from sbpbench.execution.executors import SequentialExecutor
+from sbpbench.execution.problems import ProblemCache
 from sbpbench.execution.sweep import run_experiments
 from sbpbench.experiment import assemble, config
 from sbpbench.outputs.summary import summary_table
@@ -293,12 +293,11 @@ def test_entries_of_a_sweep_share_one_load_of_the_data(tmp_path, monkeypatch):
     loads = []
     real = assemble.load_data
     monkeypatch.setattr(assemble, "load_data", lambda e: loads.append(e) or real(e))
-    executors.forget_prepared()
-    built = [executors.prepared(exp, spec).problem for spec in exp.solvers]
+    problems = ProblemCache()
+    built = [problems.prepared(exp, spec).problem for spec in exp.solvers]
     assert len(loads) == 1
     assert [(p.kernel.spec.sigma2, p.lam) for p in built] == [
         (s, lam) for s in (1.0, 10.0) for lam in (0.1, 0.01)] * 2
-    executors.forget_prepared()
 
 
 def test_machine_facts_of_each_entrys_optimum_are_not_compared():

@@ -74,8 +74,14 @@ def test_no_compilation_inside_the_clock_in_workers(tmp_path, executor):
     assert (run / "curves.csv").stat().st_size > 0
 
 
+class NoWarmUp(loop.WarmUps):
+    """A record that has warmed up everything: the runner as it was without warm-up."""
+
+    def warm_up(self, problem, spec):
+        return None
+
+
 def test_warm_up_changes_nothing_but_the_clock_and_happens_once(monkeypatch, adult_small):
-    monkeypatch.setattr(loop, "_warmed", set())
     subsets = []
     subset = Problem.subset
     monkeypatch.setattr(Problem, "subset", lambda self, *rows: subsets.append(1) or subset(self, *rows))
@@ -85,18 +91,18 @@ def test_warm_up_changes_nothing_but_the_clock_and_happens_once(monkeypatch, adu
     kernel = problem.kernel
     kernel.row(4)
     state = (kernel.kernel_evals, kernel.kernel_evals_computed, kernel.eval_kernel_evals, list(kernel._cache))
-    loop.warm_up(problem, exp.solvers[0])
+    warm_ups = loop.WarmUps()
+    warm_ups.warm_up(problem, exp.solvers[0])
     assert (kernel.kernel_evals, kernel.kernel_evals_computed, kernel.eval_kernel_evals,
             list(kernel._cache)) == state  # the run's problem is not touched
-    first = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # no second warm-up for the same kind
+    first = loop.run_one(exp, problem, exp.solvers[0], 0, warm_ups=warm_ups).rows  # no second warm-up for the kind
     assert len(subsets) == 1
-    loop.run_one(exp, problem, exp.solvers[1], 0)  # other parameters: a warm-up of their own
+    loop.run_one(exp, problem, exp.solvers[1], 0, warm_ups=warm_ups)  # other parameters: a warm-up of their own
     assert len(subsets) == 2
-    monkeypatch.setattr(loop, "_warmed", set())
-    again = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # warmed up in this call
+    again = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # no record given: warmed up in this call
     assert len(subsets) == 3
-    monkeypatch.setattr(loop, "warm_up", lambda problem, spec: None)
-    unwarmed = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # the curve of a run without warm-up
+    unwarmed = loop.run_one(exp, problem, exp.solvers[0], 0, warm_ups=NoWarmUp()).rows  # a run without warm-up
+    assert len(subsets) == 3
     untimed = [{k: v for k, v in row.items() if k != "train_time_s"} for row in first]
     for rows in (again, unwarmed):
         assert untimed == [{k: v for k, v in row.items() if k != "train_time_s"} for row in rows]
