@@ -20,9 +20,9 @@ os.environ.pop("SBPBENCH_MIRROR", None)
 def adult_small():
     """300 training and 500 test rows of the real Adult data (bundled a9a)."""
     from sbpbench.data.split import subsample
-    from tests.adult_rows import _bundled
+    from tests.problems import bundled
 
-    train, test = _bundled()
+    train, test = bundled()
     rng = np.random.default_rng(7)
     return subsample(train, 300, rng), subsample(test, 500, rng)
 

@@ -18,8 +18,8 @@ from sbpbench.data.libsvm import read_libsvm, to_binary
 from sbpbench.data.registry import Fallback
 from sbpbench.data.sources import adult
 from sbpbench.errors import UserError
-from tests.adult_rows import SHARED
 from tests.cli_runner import sbpbench
+from tests.problems import SHARED
 
 
 def test_bundled_adult_is_the_real_a9a():

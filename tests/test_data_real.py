@@ -17,7 +17,7 @@ from sbpbench.data.registry import REGISTRY
 from sbpbench.data.sources.mnist import mnist_split
 from sbpbench.errors import UserError
 from tests._dataserver import FileServer
-from tests.adult_rows import SHARED
+from tests.problems import SHARED
 
 pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets is not available")
 FAST = dict(attempts=2, backoff=0.01, progress=False)

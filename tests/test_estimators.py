@@ -37,7 +37,7 @@ from sbpbench.estimators import (
 from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS
-from tests.adult_rows import SHARED
+from tests.problems import SHARED
 
 ROOT = Path(__file__).resolve().parents[1]
 SIGMA2 = 10.0  # Table 2 of the SBP paper for Adult

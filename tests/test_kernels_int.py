@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from sbpbench import kernels
 from sbpbench.data.sources.mnist import mnist_split
 from sbpbench.kernels import Kernel, KernelSpec, integer_scale, small_integers
-from tests.adult_rows import SHARED
+from tests.problems import SHARED
 
 MNIST = SHARED / "mnist"
 

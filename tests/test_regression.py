@@ -14,8 +14,8 @@ from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment import config
 from sbpbench.outputs import check as regression
 from sbpbench.solvers import sbp as sbp_module
-from tests.adult_rows import SHARED
 from tests.cli_runner import sbpbench
+from tests.problems import SHARED
 
 ROOT = Path(__file__).resolve().parents[1]
 CI_CONFIGS = sorted((ROOT / "configs" / "ci").glob("*.yaml"))

@@ -22,7 +22,7 @@ import pytest
 from sbpbench.execution import loop
 from sbpbench.experiment import config
 from sbpbench.problem import Problem
-from tests.adult_rows import make_problem
+from tests.problems import build_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,7 +87,7 @@ def test_warm_up_changes_nothing_but_the_clock_and_happens_once(monkeypatch, adu
     monkeypatch.setattr(Problem, "subset", lambda self, *rows: subsets.append(1) or subset(self, *rows))
     exp = config.parse({"name": "t", "dataset": {"name": "adult"}, "problem": {"lambda": "1/n", "bias": True},
                         "solvers": [{"name": "smo", "shrinking": True}, "smo"], "budget": {"epochs": 2}}, "t.yaml")
-    problem = make_problem(adult_small, lam=1 / 300, bias=True, cache_mb=1.0)
+    problem = build_problem(adult_small, lam=1 / 300, bias=True, cache_mb=1.0)
     kernel = problem.kernel
     kernel.row(4)
     state = (kernel.kernel_evals, kernel.kernel_evals_computed, kernel.eval_kernel_evals, list(kernel._cache))
