@@ -18,7 +18,7 @@ from sbpbench.data.libsvm import read_libsvm, to_binary
 from sbpbench.data.registry import Fallback
 from sbpbench.data.sources import adult
 from sbpbench.errors import UserError
-from tests.cli_runner import sbpbench
+from tests.cli_runner import one_error_line, sbpbench
 from tests.problems import SHARED
 
 
@@ -112,12 +112,6 @@ def _path_config(tmp_path, train: bytes, test: bytes, extra: str = "") -> object
     return config
 
 
-def _one_error_line(capsys) -> str:
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("sbpbench: error: "), err
-    return err
-
-
 GOOD = b"+1 1:1 3:0.5\n-1 2:1\n+1 1:0.25 2:1\n"
 
 
@@ -126,7 +120,7 @@ def test_zero_index_in_a_one_based_file_is_a_line_error(monkeypatch, capsys, tmp
     bad = b"+1 1:1 3:0.5\n-1 0:1 2:1\n"
     config = _path_config(tmp_path, bad if role == "train" else GOOD, bad if role == "test" else GOOD)
     assert sbpbench(monkeypatch, "run", config, "--results", tmp_path / "res") == 2
-    err = _one_error_line(capsys)
+    err = one_error_line(capsys.readouterr().err)
     name = "tr.svm" if role == "train" else "te.svm"
     assert f"{name}:2: feature index 0 in '0:1'" in err and "set dataset.zero_based: true" in err
 
@@ -166,7 +160,7 @@ def test_zero_based_key_is_checked(monkeypatch, capsys, tmp_path, dataset, expec
     config = _path_config(tmp_path, GOOD, GOOD)
     config.write_text(config.read_text().replace("{path: tr.svm, test_path: te.svm}", dataset))
     assert sbpbench(monkeypatch, "validate", config) == 2
-    assert expected in _one_error_line(capsys)
+    assert expected in one_error_line(capsys.readouterr().err)
 
 
 def test_subsample_larger_than_the_data_names_the_key():

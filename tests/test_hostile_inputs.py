@@ -34,7 +34,8 @@ from sbpbench.kernels import Kernel, KernelSpec, memory_needs
 from sbpbench.results.store import read_curves, read_meta
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.sampling import DRAW_CHUNK
-from tests.test_fuzz import BASE, TEST_LINES, TRAIN_LINES, assert_one_error_line, dump, fuzz, invoke, workspace
+from tests.cli_runner import invoke, one_error_line
+from tests.test_fuzz import BASE, TEST_LINES, TRAIN_LINES, dump, fuzz, workspace
 
 GIB = 2**30
 
@@ -72,9 +73,8 @@ def refused(workdir: Path, *args: str) -> str:
     with deadline():
         code, stderr = invoke(*args)
     assert code == 2, (code, stderr[-800:])
-    assert_one_error_line(stderr)
     assert not [p for p in results.rglob("*") if p.is_file()], "a refused run left files behind"
-    return stderr.strip().splitlines()[-1]
+    return one_error_line(stderr)
 
 
 def write_config(workdir: Path, data: dict, name: str = "exp.yaml") -> Path:
@@ -357,7 +357,7 @@ def test_fuzz_label_sets(train_labels, test_labels):
         assert code == 0, stderr
     else:
         assert code == 2 and "never seen in training" in stderr, stderr
-        assert_one_error_line(stderr)
+        one_error_line(stderr)
 
 
 # ----------------------------------------------------------------------------- YAML reader errors, control characters

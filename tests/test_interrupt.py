@@ -9,11 +9,10 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.cli_runner import command, environment
 
 #: Run 0 of pegasos is short; the SBP runs are long: when the first run has finished, its worker
 #: has started another, so some runs are finished, some running and some not started.
@@ -37,11 +36,9 @@ def test_ctrl_c_ends_a_parallel_run_at_once_and_says_how_to_resume(tmp_path, exe
         pytest.importorskip("dask.distributed")
     config = tmp_path / "stop.yaml"
     config.write_text(CONFIG)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, "-m", "sbpbench", "run", str(config), "--jobs", "2", "--executor", executor,
-               "--results", str(tmp_path / "res"), "--no-plot"]
+    args = command("run", config, "--jobs", "2", "--executor", executor, "--results", tmp_path / "res", "--no-plot")
     # a session of its own: Ctrl-C at a terminal goes to the whole foreground group, workers included
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(args, env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     lines: list[str] = []
     first_end = threading.Event()

@@ -23,7 +23,7 @@ from sbpbench.errors import UserError
 from sbpbench.outputs import page, plotting
 from sbpbench.results.curves import mean_curve
 from sbpbench.results.store import curves_frame, read_curves, read_meta
-from tests.cli_runner import sbpbench
+from tests.cli_runner import one_error_line, sbpbench
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,12 +62,6 @@ def _only(run_dir: Path, tmp_path: Path, solvers: set[str]) -> Path:
     return copy
 
 
-def _one_error_line(capsys) -> str:
-    err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and err.startswith("sbpbench: error: "), err
-    return err
-
-
 def test_the_cli_offers_exactly_the_drawable_axes():
     assert cli.X_CHOICES == tuple(plotting.X_AXES) and cli.Y_CHOICES == tuple(plotting.Y_AXES)
 
@@ -103,14 +97,14 @@ def test_a_figure_draws_one_line_per_solver_that_has_both_columns(run_dir):
 def test_an_axis_no_solver_has_is_one_error_line(monkeypatch, capsys, run_dir, tmp_path):
     linear_only = _only(run_dir, tmp_path, {"dcd"})
     assert sbpbench(monkeypatch, "plot", linear_only) == 2
-    err = _one_error_line(capsys)
+    err = one_error_line(capsys.readouterr().err)
     assert str(linear_only) in err and "no solver has both kernel evaluations and test error" in err
     assert "--x kernel_evals --y test_error" in err
     assert not list(linear_only.glob("*.png"))
     assert sbpbench(monkeypatch, "plot", linear_only, "--x", "iterations", "--y", "gap") == 0
 
     assert sbpbench(monkeypatch, "plot", run_dir, "--x", "minutes") == 2
-    assert "'minutes' is not one of" in _one_error_line(capsys)
+    assert "'minutes' is not one of" in one_error_line(capsys.readouterr().err)
     with pytest.raises(UserError, match="--y loss: expected one of test_error, objective, primal_objective, "
                                         "test_hinge_loss, gap"):
         plotting.plot_results(run_dir, tmp_path, y="loss")
@@ -216,11 +210,11 @@ def test_page_rewrites_the_same_page_and_writes_elsewhere(monkeypatch, capsys, r
 def test_page_errors_are_one_line(monkeypatch, capsys, run_dir, tmp_path):
     (tmp_path / "empty").mkdir()
     assert sbpbench(monkeypatch, "page", tmp_path / "empty") == 2
-    assert "no run folder with checkpoints found" in _one_error_line(capsys)
+    assert "no run folder with checkpoints found" in one_error_line(capsys.readouterr().err)
     broken = _only(run_dir, tmp_path, {"dcd"})
     (broken / "meta.json").write_text("[1, 2]")
     assert sbpbench(monkeypatch, "page", broken) == 2
-    assert "meta.json: not a sbpbench meta.json" in _one_error_line(capsys)
+    assert "meta.json: not a sbpbench meta.json" in one_error_line(capsys.readouterr().err)
     assert not (broken / "index.html").exists()
 
 

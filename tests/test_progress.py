@@ -3,9 +3,7 @@
 import os
 import re
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -14,9 +12,8 @@ from sbpbench.cli.progress import CliReporter, duration, eta, fit, flow, progres
 from sbpbench.errors import printable
 from sbpbench.outputs.summary import summary_table
 from sbpbench.results.store import read_curves
-from tests.cli_runner import sbpbench
+from tests.cli_runner import command, environment, sbpbench
 
-ROOT = Path(__file__).resolve().parents[1]
 ROW = {"kernel_evals": 1.234e9, "test_error": 0.1523}
 
 #: What a terminal shows of the output: ANSI erase codes removed, split where the cursor returns.
@@ -146,11 +143,10 @@ def test_through_a_pipe_whole_lines_only(tmp_path):
     than 79 columns, a line per finished run, and a status line at the first checkpoint."""
     cfg = tmp_path / "piped.yaml"
     cfg.write_text(CONFIG)
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    done = subprocess.run([sys.executable, "-m", "sbpbench", "run", str(cfg), "--results", str(tmp_path / "res"),
-                           "--no-plot"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=300)
+    env = environment()
+    env.pop("COLUMNS", None)
+    done = subprocess.run(command("run", cfg, "--results", tmp_path / "res", "--no-plot"), env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     assert done.returncode == 0, done.stdout
     assert "\r" not in done.stdout and "\x1b" not in done.stdout
     lines = done.stdout.splitlines()

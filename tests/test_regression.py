@@ -120,10 +120,6 @@ def test_missing_runs_and_nan_values_are_worse():
 
 
 def test_check_cli_exit_codes(tmp_path, monkeypatch, capsys):
-    import sys
-
-    from sbpbench import cli
-
     reference = ROOT / "results" / "reference" / "ci-adult"
     run_dir = tmp_path / "ci-adult" / "run"
     run_dir.mkdir(parents=True)
@@ -131,10 +127,7 @@ def test_check_cli_exit_codes(tmp_path, monkeypatch, capsys):
     curves.loc[curves["solver"] == "sbp", "test_error"] += 0.05
     curves.to_csv(run_dir / "curves.csv", index=False)
     (run_dir / "meta.json").write_text((reference / "meta.json").read_text())
-    monkeypatch.setattr(sys, "argv", ["sbpbench", "check", str(run_dir), "--reference", str(reference)])
-    with pytest.raises(SystemExit) as info:
-        cli.main()
-    assert info.value.code == 1
+    assert sbpbench(monkeypatch, "check", run_dir, "--reference", reference) == 1
     out = capsys.readouterr().out
     assert "WORSE" in out and "test_error" in out
 

@@ -4,7 +4,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,9 +17,8 @@ from sbpbench.execution.sweep import run_experiments
 from sbpbench.experiment import config
 from sbpbench.results.store import ResultsWriter, first_difference, read_curves
 from scripts.promote_results import promote
+from tests.cli_runner import command, environment
 from tests.run_files import curves, meta
-
-ROOT = Path(__file__).resolve().parents[1]
 
 CONFIG = """
 name: {name}
@@ -132,11 +130,8 @@ def test_resume_without_a_previous_folder_starts_one(tmp_path, reference):
 def test_sigkill_during_a_sequential_run_then_resume(tmp_path):
     """SIGKILL after the first finished run: it survives intact and --resume gives the uninterrupted curves."""
     path = write_config(tmp_path, "slow", n=1000, epochs=4)
-    env = {**os.environ, "NUMBA_NUM_THREADS": "1",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, "-m", "sbpbench", "run", str(path), "--results", str(tmp_path / "res"),
-               "--no-plot", "-q"]
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(command("run", path, "--results", tmp_path / "res", "--no-plot", "-q"),
+                            env=environment(NUMBA_NUM_THREADS="1"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     folder = tmp_path / "res" / "slow"
     deadline = time.time() + 60
     killed_after = None

@@ -16,9 +16,8 @@ from sbpbench.experiment import assemble, config
 from sbpbench.outputs.summary import summary_table
 from sbpbench.results.store import comparable, read_curves
 from sbpbench.solvers import SOLVERS
-from tests.cli_runner import sbpbench
+from tests.cli_runner import sbpbench, validate_text
 from tests.run_files import curves, meta
-from tests.test_config_hostile import validate_text
 
 HEAD = "dataset: adult\nproblem: {lambda: 0.1, nu: 0.1}\n"
 

@@ -3,15 +3,14 @@
 import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import command, environment
+
 psutil = pytest.importorskip("psutil")
 
-ROOT = Path(__file__).resolve().parents[1]
 
 CONFIG = """
 name: long
@@ -40,10 +39,8 @@ def workers_of(client) -> list:
 def test_workers_exit_when_the_client_is_killed(tmp_path):
     path = tmp_path / "long.yaml"
     path.write_text(CONFIG)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, "-m", "sbpbench", "run", str(path), "--jobs", "2", "--results", str(tmp_path / "res"),
-               "--no-plot", "-q"]
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    args = command("run", path, "--jobs", "2", "--results", tmp_path / "res", "--no-plot", "-q")
+    proc = subprocess.Popen(args, env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     client = psutil.Process(proc.pid)
     children = []
     try:
