@@ -19,6 +19,7 @@ from sbpbench.data.registry import Fallback
 from sbpbench.data.sources import adult
 from sbpbench.errors import UserError
 from tests.cli_runner import one_error_line, sbpbench
+from tests.experiments import adult_config, write_config
 from tests.problems import SHARED
 
 
@@ -174,9 +175,8 @@ def test_subsample_larger_than_the_data_names_the_key():
 
 def test_run_records_the_bundled_adult_copy_outside_resolved(monkeypatch, tmp_path):
     monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "data"))  # no UCI conversion; offline: fetch fails
-    config = tmp_path / "adult.yaml"
-    config.write_text("dataset: {name: adult, n_train: 200, n_test: 200}\nkernel: {name: linear}\n"
-                      "problem: {lambda: 0.01}\nsolvers: [pegasos]\nbudget: {epochs: 1}\n")
+    doc = adult_config(None, kernel={"name": "linear"}, problem={"lambda": 0.01}, solvers=["pegasos"], runs=None)
+    config = write_config(tmp_path / "adult.yaml", doc)
     assert sbpbench(monkeypatch, "run", config, "--results", tmp_path / "res", "--no-plot", "-q") == 0
     (run_dir,) = (tmp_path / "res" / "adult").iterdir()
     meta = json.loads((run_dir / "meta.json").read_text())

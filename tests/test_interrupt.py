@@ -13,18 +13,12 @@ import time
 import pytest
 
 from tests.cli_runner import command, environment
+from tests.experiments import write_adult_config
 
 #: Run 0 of pegasos is short; the SBP runs are long: when the first run has finished, its worker
 #: has started another, so some runs are finished, some running and some not started.
-CONFIG = """
-name: stop
-dataset: {name: adult, n_train: 3000, n_test: 300}
-kernel: {name: gaussian, sigma2: 10}
-problem: {lambda: 1/n, nu: 0.011}
-solvers: [sbp, {name: pegasos, budget: {epochs: 1}}]
-budget: {epochs: 2000}
-runs: 3
-"""
+STOP = {"n_train": 3000, "n_test": 300, "solvers": ["sbp", {"name": "pegasos", "budget": {"epochs": 1}}],
+        "budget": {"epochs": 2000}, "runs": 3}
 
 #: Seconds from Ctrl-C to the end of the process allowed (about a second, with room for a busy machine).
 LIMIT_S = 3.0
@@ -34,8 +28,7 @@ LIMIT_S = 3.0
 def test_ctrl_c_ends_a_parallel_run_at_once_and_says_how_to_resume(tmp_path, executor):
     if executor == "dask":
         pytest.importorskip("dask.distributed")
-    config = tmp_path / "stop.yaml"
-    config.write_text(CONFIG)
+    config = write_adult_config(tmp_path, "stop", **STOP)
     args = command("run", config, "--jobs", "2", "--executor", executor, "--results", tmp_path / "res", "--no-plot")
     # a session of its own: Ctrl-C at a terminal goes to the whole foreground group, workers included
     proc = subprocess.Popen(args, env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,

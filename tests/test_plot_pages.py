@@ -24,28 +24,20 @@ from sbpbench.outputs import page, plotting
 from sbpbench.results.curves import mean_curve
 from sbpbench.results.store import curves_frame, read_curves, read_meta
 from tests.cli_runner import one_error_line, sbpbench
+from tests.experiments import adult_config, write_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
 HOSTILE = "</script><b>&amp;\"'<!--"
-CONFIG = f"""
-name: mixed
-description: {json.dumps("SBP & co. " + HOSTILE)}
-dataset: {{name: adult, n_train: 300, n_test: 300}}
-kernel: {{name: linear}}
-problem: {{lambda: 1/n, nu: 0.011}}
-solvers: [{{name: sbp, label: {json.dumps("sbp " + HOSTILE)}}}, dcd, {{name: smo, label: "smo <1>"}}]
-budget: {{epochs: 1}}
-runs: 2
-seed: 0
-"""
+MIXED = adult_config("mixed", n_train=300, n_test=300, description="SBP & co. " + HOSTILE, kernel={"name": "linear"},
+                     solvers=[{"name": "sbp", "label": "sbp " + HOSTILE}, "dcd", {"name": "smo", "label": "smo <1>"}])
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
-    """The run folder of CONFIG, made by `sbpbench run`, and what it printed."""
+    """The run folder of MIXED, made by `sbpbench run`, and what it printed."""
     tmp = tmp_path_factory.mktemp("pages")
-    (tmp / "mixed.yaml").write_text(CONFIG)
+    write_config(tmp / "mixed.yaml", MIXED)
     with pytest.MonkeyPatch.context() as monkeypatch:
         assert sbpbench(monkeypatch, "run", tmp / "mixed.yaml", "--results", tmp / "res", "-q") == 0
     (folder,) = (tmp / "res" / "mixed").iterdir()

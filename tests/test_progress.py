@@ -13,6 +13,7 @@ from sbpbench.errors import printable
 from sbpbench.outputs.summary import summary_table
 from sbpbench.results.store import read_curves
 from tests.cli_runner import command, environment, sbpbench
+from tests.experiments import adult_config, write_config
 
 ROW = {"kernel_evals": 1.234e9, "test_error": 0.1523}
 
@@ -20,10 +21,8 @@ ROW = {"kernel_evals": 1.234e9, "test_error": 0.1523}
 _ERASE = re.compile(r"\x1b\[K")
 
 #: A config whose labels are long and alike but for their ends, in an experiment with a long name.
-CONFIG = ("dataset: {name: adult, n_train: 300, n_test: 300}\nkernel: {name: gaussian, sigma2: 10}\n"
-          "problem: {lambda: 1/n, nu: 0.011}\n"
-          "solvers: [sbp, {name: pegasos, mini_batch: [3, 30], label: pegasos-with-a-rather-long-label}]\n"
-          "budget: {epochs: 2}\nruns: 2\n")
+CONFIG = adult_config(None, n_train=300, n_test=300, budget={"epochs": 2}, seed=None, solvers=[
+    "sbp", {"name": "pegasos", "mini_batch": [3, 30], "label": "pegasos-with-a-rather-long-label"}])
 LABELS = ["sbp", "pegasos-with-a-rather-long-label[mini_batch=3]", "pegasos-with-a-rather-long-label[mini_batch=30]"]
 
 
@@ -123,7 +122,7 @@ def test_a_run_on_an_80_column_terminal_never_wraps(monkeypatch, capsys, tmp_pat
     monkeypatch.setattr(progress, "REDRAW_EVERY_S", 0.0)
     monkeypatch.setattr(CliReporter, "__init__", _tty_init)
     cfg = tmp_path / "a-rather-long-experiment-name-for-the-progress-line.yaml"
-    cfg.write_text(CONFIG)
+    write_config(cfg, CONFIG)
     assert sbpbench(monkeypatch, "run", cfg, "--results", tmp_path / "res", "--no-plot") == 0
     out, err = capsys.readouterr()
     lines = screen_lines(err)
@@ -142,7 +141,7 @@ def test_through_a_pipe_whole_lines_only(tmp_path):
     """``sbpbench run ... 2>&1 | tee log``: no carriage return nor escape sequence, no line wider
     than 79 columns, a line per finished run, and a status line at the first checkpoint."""
     cfg = tmp_path / "piped.yaml"
-    cfg.write_text(CONFIG)
+    write_config(cfg, CONFIG)
     env = environment()
     env.pop("COLUMNS", None)
     done = subprocess.run(command("run", cfg, "--results", tmp_path / "res", "--no-plot"), env=env,
@@ -195,7 +194,7 @@ def test_control_characters_in_labels_never_reach_the_console(monkeypatch, capsy
 
 def test_the_summary_table_fits_or_stacks(tmp_path, monkeypatch):
     cfg = tmp_path / "t.yaml"
-    cfg.write_text(CONFIG)
+    write_config(cfg, CONFIG)
     assert sbpbench(monkeypatch, "run", cfg, "--results", tmp_path / "res", "--no-plot", "-q") == 0
     curves = read_curves(tmp_path / "res")
     wide = summary_table(curves, 200).splitlines()

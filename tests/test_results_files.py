@@ -13,19 +13,12 @@ from sbpbench.files import umask
 from sbpbench.outputs import plotting
 from sbpbench.results.store import read_curves
 from tests.cli_runner import one_error_line, sbpbench
-
-CONFIG = """
-name: labels
-dataset: {name: adult, n_train: 200, n_test: 200}
-kernel: {name: gaussian, sigma2: 10}
-problem: {lambda: 1/n, nu: 0.011}
-solvers: [{name: sbp, label: NA}, {name: pegasos, label: "null"}, {name: pegasos, label: None, mini_batch: 2}]
-budget: {epochs: 1}
-runs: 1
-seed: 0
-"""
+from tests.experiments import adult_config, write_config
 
 LABELS = ["NA", "null", "None"]
+#: Labels that a careless reader of CSV or YAML takes for a missing value.
+CONFIG = adult_config("labels", runs=1, solvers=[{"name": "sbp", "label": "NA"}, {"name": "pegasos", "label": "null"},
+                                                 {"name": "pegasos", "label": "None", "mini_batch": 2}])
 
 pytestmark = pytest.mark.usefixtures("one_numba_thread")
 
@@ -37,8 +30,7 @@ def without_times(directory: Path) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def config_path(tmp_path_factory):
     path = tmp_path_factory.mktemp("config") / "labels.yaml"
-    path.write_text(CONFIG)
-    return path
+    return write_config(path, CONFIG)
 
 
 @pytest.fixture
@@ -132,7 +124,7 @@ def test_text_in_a_numeric_column_is_one_line(monkeypatch, capsys, finished):
 def test_result_files_get_the_mode_the_umask_gives(monkeypatch, tmp_path, mask, mode):
     """Others can read a shared results folder under the usual umask (mkstemp alone gives 0600)."""
     path = tmp_path / "labels.yaml"
-    path.write_text(CONFIG.replace("budget: {epochs: 1}", "budget: {epochs: 0.05}"))
+    write_config(path, {**CONFIG, "budget": {"epochs": 0.05}})
     old = os.umask(mask)
     try:
         assert umask() == mask

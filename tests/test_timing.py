@@ -22,19 +22,11 @@ import pytest
 from sbpbench.execution import loop
 from sbpbench.experiment import config
 from sbpbench.problem import Problem
+from tests.experiments import write_adult_config
 from tests.problems import build_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CONFIG = """
-name: timing
-dataset: {name: adult, n_train: 200, n_test: 100}
-kernel: {name: gaussian, sigma2: 10}
-problem: {lambda: 1/n, nu: 0.05, bias: true}
-solvers: [sbp, {name: smo, shrinking: true}]
-budget: {epochs: 2}
-runs: 2
-"""
 
 
 def watched(tmp_path: Path, args: list[str], timeout: float) -> list[tuple[str, str, str]]:
@@ -64,8 +56,8 @@ def test_no_compilation_inside_the_clock_of_any_solver(tmp_path):
 def test_no_compilation_inside_the_clock_in_workers(tmp_path, executor):
     if executor == "dask":
         pytest.importorskip("dask.distributed")
-    config = tmp_path / "timing.yaml"
-    config.write_text(CONFIG)
+    config = write_adult_config(tmp_path, "timing", n_test=100, problem={"lambda": "1/n", "nu": 0.05, "bias": True},
+                                solvers=["sbp", {"name": "smo", "shrinking": True}], budget={"epochs": 2})
     compiled = watched(tmp_path, ["-m", "sbpbench", "run", str(config), "--executor", executor, "--jobs", "2",
                                   "--results", str(tmp_path / "results"), "--no-plot", "-q"], 300)
     assert [name for when, _, name in compiled if when == "timed"] == []
