@@ -185,15 +185,8 @@ def test_run_records_the_bundled_adult_copy_outside_resolved(monkeypatch, tmp_pa
                                                 "positive", "positives_train", "positives_test"}
 
 
-# ----------------------------------------------------------------------------- the registry
-
-
-def test_registry_lists_every_dataset_in_the_order_shown_so_far():
-    """One registry, filled by the modules of sbpbench.data.sources in their declared order."""
-    assert list(REGISTRY) == ["adult", "adult-libsvm", "adult-lasvm", "reuters", "mnist", "mnist-t10k", "forest",
-                              "rcv1-ccat", "rcv1-c11", "w8a", "real-sim", "news20", "covtype-libsvm", "webspam",
-                              "rcv1-binary"]
-    assert [name for name, dataset in REGISTRY.items() if dataset.fallback is not None] == ["adult"]
+# ----------------------------------------------------------------------------- fallbacks (each registered
+# dataset's declaration, listing and refusals: tests/test_dataset_contract.py)
 
 
 def _unreachable(name: str, fallback: Fallback | None) -> Dataset:
@@ -240,25 +233,18 @@ def test_datasets_list_info_verify_show_the_bundled_copy(monkeypatch, capsys, tm
     head = next(i for i, line in enumerate(listing) if line.startswith("name "))  # the path may take two lines
     assert listing[head].split() == ["name", "train", "test", "features", "download", "state"]
     assert listing[head + 1].split() == ["adult", "32561", "16281", "123", "6.0", "MB", "bundled", "copy"]
-    assert listing[head + 2].split() == ["adult-libsvm", "32561", "16281", "123", "3.5", "MB", "not", "fetched"]
-    rows = {line.split()[0]: line for line in listing[head + 1:head + 1 + len(REGISTRY)]}
-    assert set(rows) == set(REGISTRY)
-    assert rows["w8a"].split()[4:6] == [">3.5", "MB"] and rows["webspam"].split()[4] == "?"  # sizes not published
 
     assert sbpbench(monkeypatch, "datasets", "info", "adult") == 0
-    info = capsys.readouterr().out
-    assert "  bundled: the bundled copy of Adult (LIBSVM a9a), shipped with sbpbench" in info
-    assert "runs use it while adult is not converted here, with no download" in " ".join(info.split())
-    assert info.count("(not downloaded; not needed)") == 2 and "shared/" not in info
+    info = " ".join(capsys.readouterr().out.split())
+    copy = REGISTRY["adult"].fallback.what
+    assert copy in info and info.count("not needed") == 2 and "shared/" not in info  # its two files
 
     assert sbpbench(monkeypatch, "datasets", "verify", "adult") == 0
-    assert capsys.readouterr().out.splitlines() == [
-        "adult: ok (bundled copy)",
-        "  the bundled copy of Adult (LIBSVM a9a): ok",
-        "  adult.data: missing (not needed: the bundled copy is used)",
-        "  adult.test: missing (not needed: the bundled copy is used)",
-        f"1 dataset(s) checked in {tmp_path}",
-    ]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "adult: ok (bundled copy)"  # the verdict (one of those `datasets verify --help` lists)
+    assert [line.split(": ")[0].strip() for line in lines[1:4]] == [copy, "adult.data", "adult.test"]
+    assert lines[1].endswith(": ok") and all("missing" in line and "not needed" in line for line in lines[2:4])
+    assert len(lines) == 5 and lines[4].split()[0] == "1" and lines[4].endswith(str(tmp_path))  # one dataset
     assert sbpbench(monkeypatch, "datasets", "verify") == 0  # checked by default, the only dataset here
     assert capsys.readouterr().out.splitlines()[0] == "adult: ok (bundled copy)"
 
