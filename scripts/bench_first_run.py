@@ -12,8 +12,8 @@ empty folder, and again with the cache that process filled (the usual case: ever
 after the first one since an install). Per solver it gives the warm-up's time (timed alone,
 before the run), the first checkpoint's ``train_time_s`` of the process's first run of the
 solver and of a second run in the same process (nothing left to compile). Without warm-up is
-the runner as it was before: :func:`~sbpbench.execution.loop.warm_up` and the kernel's
-loading of its row loops replaced by nothing.
+the runner as it was before: :meth:`~sbpbench.execution.loop.WarmUps.warm_up` and the
+kernel's loading of its row loops replaced by nothing.
 
 Usage: ``python scripts/bench_first_run.py [--out BENCHMARKS.md]``.
 """
@@ -43,8 +43,12 @@ def child(warm_up: bool) -> dict:
     from sbpbench.experiment.assemble import prepare
     from sbpbench.kernels import Kernel
 
+    class NoWarmUp(loop.WarmUps):
+        def warm_up(self, problem: object, spec: object) -> None:
+            return None
+
+    warm_ups = loop.WarmUps() if warm_up else NoWarmUp()
     if not warm_up:  # the runner before issue #13
-        loop.warm_up = lambda problem, spec: None  # type: ignore[assignment]
         Kernel._load_loops = lambda self: None  # type: ignore[method-assign]
     # to the first checkpoint and a little beyond (one kernel row of full Adult is 32561 evaluations)
     exp = config.load(CONFIG, [f"solvers=[{', '.join(SOLVERS)}]", "budget={kernel_evals: 100000}"])
@@ -53,9 +57,10 @@ def child(warm_up: bool) -> dict:
     facts: dict = {"prepare_s": time.perf_counter() - t0, "n": problem.n}
     for spec in exp.solvers:
         t0 = time.perf_counter()
-        loop.warm_up(problem, spec)
+        warm_ups.warm_up(problem, spec)
         warm = time.perf_counter() - t0
-        first, second = (loop.run_one(exp, problem, spec, run).rows[0]["train_time_s"] for run in (0, 1))
+        first, second = (loop.run_one(exp, problem, spec, run, warm_ups=warm_ups).rows[0]["train_time_s"]
+                         for run in (0, 1))
         facts[spec.name] = {"warm_up_s": warm, "first_s": first, "second_s": second}
     return facts
 

@@ -78,10 +78,10 @@ def run_everything() -> None:
     from sbpbench.kernels import kernel as counting
     from sbpbench.problem import Problem
     from sbpbench.solvers import SOLVERS, ProblemKind
-    from tests.adult_rows import _bundled
+    from tests.problems import bundled
 
     rng = np.random.default_rng(3)
-    train, test = (subsample(split, size, rng) for split, size in zip(_bundled(), (200, 100)))
+    train, test = (subsample(split, size, rng) for split, size in zip(bundled(), (200, 100)))
     forms = {
         "binary bit sets": lambda X: X,
         "float64 CSR": lambda X: X * 0.3,

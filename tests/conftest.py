@@ -1,4 +1,4 @@
-"""Test session set-up: no internet, a scratch dataset cache, and a small real Adult sample."""
+"""Test session set-up: no internet, a scratch dataset cache, a small real Adult sample and a tiny run."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ os.environ.pop("SBPBENCH_MIRROR", None)
 def adult_small():
     """300 training and 500 test rows of the real Adult data (bundled a9a)."""
     from sbpbench.data.split import subsample
-    from tests.adult_rows import _bundled
+    from tests.problems import bundled
 
-    train, test = _bundled()
+    train, test = bundled()
     rng = np.random.default_rng(7)
     return subsample(train, 300, rng), subsample(test, 500, rng)
 
@@ -34,3 +34,14 @@ def one_numba_thread():
     numba.set_num_threads(1)
     yield
     numba.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(one_numba_thread, tmp_path_factory):
+    """The config of the experiment ``tiny`` (:func:`tests.experiments.adult_config`) and its run
+    folder, run in this process: the reference that runs made otherwise are compared with."""
+    from tests.experiments import run_sequentially, write_adult_config
+
+    folder = tmp_path_factory.mktemp("reference")
+    path = write_adult_config(folder)
+    return path, run_sequentially(path, folder / "res")

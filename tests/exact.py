@@ -1,7 +1,9 @@
 """Independent exact answers for tests: dense numpy/scipy, sharing no code with sbpbench.
 
-Everything here works on an explicit kernel matrix from scikit-learn, so a bug in the
-package's kernel, water level or solvers cannot hide in the reference.
+Everything here works on an explicit kernel matrix from scikit-learn (or on the data alone,
+through scikit-learn's LIBSVM and LIBLINEAR), so a bug in the package's kernel, water level or
+solvers cannot hide in the reference. Functions taking a problem read only its data and
+parameters (``kernel.X``, ``kernel.spec.sigma2``, ``y``, ``lam``, ``n``).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog, minimize
 from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
+from sklearn.svm import SVC, LinearSVC
 
 
 def kernel_matrix(X, Z=None, sigma2: float = 10.0, kind: str = "gaussian") -> np.ndarray:
@@ -102,3 +105,52 @@ def slack_constrained_optimum(K: np.ndarray, y: np.ndarray, nu: float) -> float:
     primal_value = water_level_lp(responses, n * nu)
     assert abs(primal_value - dual_value) < 1e-5 * max(1.0, abs(dual_value)), (primal_value, dual_value)
     return primal_value
+
+
+def gram(problem) -> np.ndarray:
+    """The Gaussian kernel matrix of a problem's training points, by scikit-learn."""
+    return kernel_matrix(problem.kernel.X, sigma2=problem.kernel.spec.sigma2)
+
+
+def objectives(problem, K: np.ndarray, alpha: np.ndarray, b: float = 0.0) -> tuple[float, float]:
+    """(primal, dual) of Problem 2.2 for ``w = sum alpha_i y_i Phi(x_i)`` and bias ``b``."""
+    y, lam = problem.y, problem.lam
+    q = y * (K @ (alpha * y))
+    norm2 = float(alpha @ q)
+    primal = 0.5 * lam * norm2 + float(np.maximum(0.0, 1.0 - q - y * b).mean())
+    return primal, lam * (float(alpha.sum()) - 0.5 * norm2)
+
+
+def unbiased_optimum(problem) -> tuple[np.ndarray, float, float]:
+    """The dual QP without bias (:func:`lambda_optimum`): ``(alpha, primal, dual)``."""
+    opt = lambda_optimum(gram(problem), problem.y, problem.lam)
+    return opt["alpha"], opt["primal"], opt["dual"]
+
+
+def biased_optimum(problem):
+    """LIBSVM (scikit-learn SVC) at tol 1e-8: ``(alpha, b, primal, dual)``."""
+    m = SVC(C=1.0 / (problem.lam * problem.n), kernel="rbf", gamma=1.0 / (2.0 * problem.kernel.spec.sigma2),
+            tol=1e-8, shrinking=False).fit(problem.kernel.X, problem.y)
+    alpha = np.zeros(problem.n)
+    coef = m.dual_coef_.toarray()[0] if hasattr(m.dual_coef_, "toarray") else m.dual_coef_[0]
+    alpha[m.support_] = np.abs(coef)
+    b = float(m.intercept_[0])
+    primal, dual = objectives(problem, gram(problem), alpha, b)
+    return alpha, b, primal, dual
+
+
+#: LIBLINEAR's optima computed so far, by the key their callers give.
+_LIBLINEAR: dict = {}
+
+
+def liblinear_optimum(problem, key) -> float:
+    """Problem 2.2's optimum without bias on a linear kernel, by LIBLINEAR (scikit-learn's LinearSVC)
+    at tol 1e-10; computed once per ``key`` (a name of the problem)."""
+    if key not in _LIBLINEAR:
+        C = 1.0 / (problem.lam * problem.n)
+        model = LinearSVC(loss="hinge", dual=True, C=C, fit_intercept=False, tol=1e-10,
+                          max_iter=10**6, random_state=0).fit(problem.kernel.X, problem.y)
+        w = model.coef_.ravel()
+        margins = problem.y * (problem.kernel.X @ w)
+        _LIBLINEAR[key] = 0.5 * problem.lam * float(w @ w) + float(np.maximum(0.0, 1.0 - margins).mean())
+    return _LIBLINEAR[key]

@@ -10,29 +10,15 @@ import pandas as pd
 import pytest
 
 from sbpbench.errors import UserError
-from sbpbench.execution import loop
 from sbpbench.results.store import COLUMNS
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
-from tests.cli_runner import sbpbench
-
-CONFIG = """
-name: tiny
-dataset: {name: adult, n_train: 300, n_test: 300}
-kernel: {name: gaussian, sigma2: 10}
-problem: {lambda: 1/n, nu: 0.011}
-solvers: [sbp, pegasos]
-budget: {epochs: 1}
-runs: 2
-seed: 0
-"""
-
+from tests.cli_runner import interruption, sbpbench
+from tests.experiments import adult_config, interrupt_run, write_config
 
 
 @pytest.fixture
 def config_file(tmp_path):
-    path = tmp_path / "tiny.yaml"
-    path.write_text(CONFIG)
-    return path
+    return write_config(tmp_path / "tiny.yaml", adult_config(n_train=300, n_test=300))
 
 
 def test_run_writes_results_table_and_figure(monkeypatch, capsys, tmp_path, config_file):
@@ -103,25 +89,13 @@ def test_every_command_has_help(monkeypatch, capsys, command):
 
 
 def test_interruption_keeps_finished_runs(monkeypatch, capsys, tmp_path, config_file):
-    real = loop.run_one
-    calls = []
-
-    def interrupted(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(loop, "run_one", interrupted)
+    interrupt_run(monkeypatch, 2)
     assert sbpbench(monkeypatch, "run", config_file, "--results", tmp_path) == 130
     err = capsys.readouterr().err.splitlines()
     (run_dir,) = (tmp_path / "tiny").iterdir()
-    at = next(i for i, line in enumerate(err) if line.startswith("sbpbench: interrupted"))
-    assert " ".join(" ".join(err[at:]).split()) == (
-        f"sbpbench: interrupted: tiny: 1 run(s) finished and kept, 1 interrupted, 2 not started ({run_dir}) "
-        f"sbpbench: to finish the runs left, run: sbpbench run {config_file} --results {tmp_path} "
-        f"--resume-from {run_dir}")
-    assert err[-1] == f"sbpbench run {config_file} --results {tmp_path} --resume-from {run_dir}"  # one line
+    counts, folder, resume = interruption(err, "tiny")
+    assert counts == (1, 1, 2) and folder == str(run_dir)  # finished, interrupted, not started
+    assert resume == f"sbpbench run {config_file} --results {tmp_path} --resume-from {run_dir}"
     curves = pd.read_csv(run_dir / "curves.csv")
     assert set(zip(curves["solver"], curves["run"])) == {("sbp", 0)}
     meta = json.loads((run_dir / "meta.json").read_text())
@@ -151,13 +125,12 @@ class Breaks(Solver):
 def test_failed_or_diverged_runs_exit_3_after_writing_everything(monkeypatch, capsys, tmp_path):
     monkeypatch.setitem(SOLVERS, "raises", type("Raises", (Breaks,), {"name": "raises"}))
     monkeypatch.setitem(SOLVERS, "diverges", type("Diverges", (Breaks,), {"name": "diverges", "diverges": True}))
-    path = tmp_path / "breaking.yaml"
-    path.write_text(CONFIG.replace("name: tiny", "name: breaking")
-                    .replace("[sbp, pegasos]", "[pegasos, raises, diverges]"))
+    path = write_config(tmp_path / "breaking.yaml", adult_config("breaking", solvers=["pegasos", "raises", "diverges"]))
     assert sbpbench(monkeypatch, "run", path, "--results", tmp_path / "res", "-q") == 3
     (run_dir,) = (tmp_path / "res" / "breaking").iterdir()
     err = capsys.readouterr().err.splitlines()  # (a note on the bundled Adult may come first)
-    assert err[-1] == f"sbpbench: 4 of 6 runs failed or diverged; see {run_dir / 'meta.json'}"
+    assert err[-1].startswith("sbpbench: ") and err[-1].endswith(str(run_dir / "meta.json"))
+    assert re.findall(r"\d+", err[-1].removesuffix(str(run_dir / "meta.json"))) == ["4", "6"]  # of 6 runs
     assert not [line for line in err[:-1] if "failed" in line or "error" in line]
     meta = json.loads((run_dir / "meta.json").read_text())
     assert [r["status"] for r in meta["runs"]] == ["budget"] * 2 + ["failed: MemoryError: out of memory"] * 2 + [
@@ -188,13 +161,12 @@ def test_validate_reads_the_data_files_a_config_names(monkeypatch, capsys, tmp_p
 
 def test_pegasos_primal_on_a_gaussian_kernel_fails_validation(monkeypatch, capsys, tmp_path):
     """Refused before anything runs (it used to pass validate and end as a failed run, exit 0)."""
-    cfg = tmp_path / "primal.yaml"
-    cfg.write_text("dataset: adult\nkernel: {name: gaussian, sigma2: 10}\nproblem: {lambda: 1/n}\n"
-                   "solvers: [{name: pegasos, representation: primal}]\n")
+    primal = adult_config(problem={"lambda": "1/n"}, solvers=[{"name": "pegasos", "representation": "primal"}])
+    cfg = write_config(tmp_path / "primal.yaml", primal)
     for command in ("validate", "run"):
         assert sbpbench(monkeypatch, command, cfg, *(["--results", tmp_path / "res"] if command == "run" else [])) == 2
         err = capsys.readouterr().err.strip()
         assert err.count("\n") == 0 and "representation 'primal' needs kernel.name linear" in err
     assert not (tmp_path / "res").exists()
-    cfg.write_text(cfg.read_text().replace("gaussian, sigma2: 10", "linear"))
+    write_config(cfg, {**primal, "kernel": {"name": "linear"}})
     assert sbpbench(monkeypatch, "validate", cfg) == 0

@@ -18,8 +18,9 @@ from sbpbench.data.libsvm import read_libsvm, to_binary
 from sbpbench.data.registry import Fallback
 from sbpbench.data.sources import adult
 from sbpbench.errors import UserError
-from tests.adult_rows import SHARED
-from tests.cli_runner import sbpbench
+from tests.cli_runner import one_error_line, sbpbench
+from tests.experiments import adult_config, write_config
+from tests.problems import SHARED
 
 
 def test_bundled_adult_is_the_real_a9a():
@@ -112,12 +113,6 @@ def _path_config(tmp_path, train: bytes, test: bytes, extra: str = "") -> object
     return config
 
 
-def _one_error_line(capsys) -> str:
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("sbpbench: error: "), err
-    return err
-
-
 GOOD = b"+1 1:1 3:0.5\n-1 2:1\n+1 1:0.25 2:1\n"
 
 
@@ -126,7 +121,7 @@ def test_zero_index_in_a_one_based_file_is_a_line_error(monkeypatch, capsys, tmp
     bad = b"+1 1:1 3:0.5\n-1 0:1 2:1\n"
     config = _path_config(tmp_path, bad if role == "train" else GOOD, bad if role == "test" else GOOD)
     assert sbpbench(monkeypatch, "run", config, "--results", tmp_path / "res") == 2
-    err = _one_error_line(capsys)
+    err = one_error_line(capsys.readouterr().err)
     name = "tr.svm" if role == "train" else "te.svm"
     assert f"{name}:2: feature index 0 in '0:1'" in err and "set dataset.zero_based: true" in err
 
@@ -166,7 +161,7 @@ def test_zero_based_key_is_checked(monkeypatch, capsys, tmp_path, dataset, expec
     config = _path_config(tmp_path, GOOD, GOOD)
     config.write_text(config.read_text().replace("{path: tr.svm, test_path: te.svm}", dataset))
     assert sbpbench(monkeypatch, "validate", config) == 2
-    assert expected in _one_error_line(capsys)
+    assert expected in one_error_line(capsys.readouterr().err)
 
 
 def test_subsample_larger_than_the_data_names_the_key():
@@ -180,9 +175,8 @@ def test_subsample_larger_than_the_data_names_the_key():
 
 def test_run_records_the_bundled_adult_copy_outside_resolved(monkeypatch, tmp_path):
     monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "data"))  # no UCI conversion; offline: fetch fails
-    config = tmp_path / "adult.yaml"
-    config.write_text("dataset: {name: adult, n_train: 200, n_test: 200}\nkernel: {name: linear}\n"
-                      "problem: {lambda: 0.01}\nsolvers: [pegasos]\nbudget: {epochs: 1}\n")
+    doc = adult_config(None, kernel={"name": "linear"}, problem={"lambda": 0.01}, solvers=["pegasos"], runs=None)
+    config = write_config(tmp_path / "adult.yaml", doc)
     assert sbpbench(monkeypatch, "run", config, "--results", tmp_path / "res", "--no-plot", "-q") == 0
     (run_dir,) = (tmp_path / "res" / "adult").iterdir()
     meta = json.loads((run_dir / "meta.json").read_text())
@@ -191,15 +185,8 @@ def test_run_records_the_bundled_adult_copy_outside_resolved(monkeypatch, tmp_pa
                                                 "positive", "positives_train", "positives_test"}
 
 
-# ----------------------------------------------------------------------------- the registry
-
-
-def test_registry_lists_every_dataset_in_the_order_shown_so_far():
-    """One registry, filled by the modules of sbpbench.data.sources in their declared order."""
-    assert list(REGISTRY) == ["adult", "adult-libsvm", "adult-lasvm", "reuters", "mnist", "mnist-t10k", "forest",
-                              "rcv1-ccat", "rcv1-c11", "w8a", "real-sim", "news20", "covtype-libsvm", "webspam",
-                              "rcv1-binary"]
-    assert [name for name, dataset in REGISTRY.items() if dataset.fallback is not None] == ["adult"]
+# ----------------------------------------------------------------------------- fallbacks (each registered
+# dataset's declaration, listing and refusals: tests/test_dataset_contract.py)
 
 
 def _unreachable(name: str, fallback: Fallback | None) -> Dataset:
@@ -246,25 +233,18 @@ def test_datasets_list_info_verify_show_the_bundled_copy(monkeypatch, capsys, tm
     head = next(i for i, line in enumerate(listing) if line.startswith("name "))  # the path may take two lines
     assert listing[head].split() == ["name", "train", "test", "features", "download", "state"]
     assert listing[head + 1].split() == ["adult", "32561", "16281", "123", "6.0", "MB", "bundled", "copy"]
-    assert listing[head + 2].split() == ["adult-libsvm", "32561", "16281", "123", "3.5", "MB", "not", "fetched"]
-    rows = {line.split()[0]: line for line in listing[head + 1:head + 1 + len(REGISTRY)]}
-    assert set(rows) == set(REGISTRY)
-    assert rows["w8a"].split()[4:6] == [">3.5", "MB"] and rows["webspam"].split()[4] == "?"  # sizes not published
 
     assert sbpbench(monkeypatch, "datasets", "info", "adult") == 0
-    info = capsys.readouterr().out
-    assert "  bundled: the bundled copy of Adult (LIBSVM a9a), shipped with sbpbench" in info
-    assert "runs use it while adult is not converted here, with no download" in " ".join(info.split())
-    assert info.count("(not downloaded; not needed)") == 2 and "shared/" not in info
+    info = " ".join(capsys.readouterr().out.split())
+    copy = REGISTRY["adult"].fallback.what
+    assert copy in info and info.count("not needed") == 2 and "shared/" not in info  # its two files
 
     assert sbpbench(monkeypatch, "datasets", "verify", "adult") == 0
-    assert capsys.readouterr().out.splitlines() == [
-        "adult: ok (bundled copy)",
-        "  the bundled copy of Adult (LIBSVM a9a): ok",
-        "  adult.data: missing (not needed: the bundled copy is used)",
-        "  adult.test: missing (not needed: the bundled copy is used)",
-        f"1 dataset(s) checked in {tmp_path}",
-    ]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "adult: ok (bundled copy)"  # the verdict (one of those `datasets verify --help` lists)
+    assert [line.split(": ")[0].strip() for line in lines[1:4]] == [copy, "adult.data", "adult.test"]
+    assert lines[1].endswith(": ok") and all("missing" in line and "not needed" in line for line in lines[2:4])
+    assert len(lines) == 5 and lines[4].split()[0] == "1" and lines[4].endswith(str(tmp_path))  # one dataset
     assert sbpbench(monkeypatch, "datasets", "verify") == 0  # checked by default, the only dataset here
     assert capsys.readouterr().out.splitlines()[0] == "adult: ok (bundled copy)"
 
@@ -274,9 +254,8 @@ def test_a_damaged_bundled_copy_fails_verify(monkeypatch, capsys, tmp_path):
     monkeypatch.setitem(REGISTRY, "fx-spare", _spare("fx-spare", lambda: "spare.xz: sha256 0 does not match")[1])
     assert sbpbench(monkeypatch, "datasets", "verify", "fx-spare") == 2
     out, err = capsys.readouterr()
-    assert out.splitlines()[:2] == ["fx-spare: DAMAGED (the spare copy)",
-                                    "  the spare copy: damaged (spare.xz: sha256 0 does not match)"]
-    assert err.startswith("sbpbench: error: 1 dataset(s) damaged or incomplete")
+    assert out.startswith("fx-spare: DAMAGED") and "spare.xz: sha256 0 does not match" in out.splitlines()[1]
+    assert one_error_line(err).startswith("sbpbench: error: 1 ")  # dataset damaged
 
 
 def test_the_bundled_copy_is_checked_by_its_checksums(monkeypatch, tmp_path):

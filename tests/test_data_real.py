@@ -6,7 +6,6 @@ import hashlib
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from sbpbench.data import cache
 from sbpbench.data.cache import download
@@ -17,7 +16,8 @@ from sbpbench.data.registry import REGISTRY
 from sbpbench.data.sources.mnist import mnist_split
 from sbpbench.errors import UserError
 from tests._dataserver import FileServer
-from tests.adult_rows import SHARED
+from tests.cli_runner import sbpbench
+from tests.problems import SHARED
 
 pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets is not available")
 FAST = dict(attempts=2, backoff=0.01, progress=False)
@@ -90,16 +90,13 @@ def test_w8a_counts(mirror, tmp_path):
 
 
 def test_run_fetches_an_uncached_dataset_through_the_mirror(mirror, tmp_path, monkeypatch):
-    from sbpbench.cli import cli
-
     monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("SBPBENCH_MIRROR", mirror.url)
     config = tmp_path / "reuters.yaml"
     config.write_text("name: tiny-reuters\ndataset: {name: reuters, n_train: 200, n_test: 100}\n"
                       "kernel: {name: gaussian, sigma2: 0.5}\nproblem: {lambda: 1/n, nu: 0.01, bias: false}\n"
                       "solvers: [sbp]\nbudget: {epochs: 1}\nruns: 1\nseed: 0\n")
-    result = CliRunner().invoke(cli, ["run", str(config), "--results", str(tmp_path / "res"), "--no-plot", "-q"])
-    assert result.exit_code == 0, result.output
+    assert sbpbench(monkeypatch, "run", config, "--results", tmp_path / "res", "--no-plot", "-q") == 0
     assert cache.is_cached("reuters", tmp_path / "data")
     assert any(r[0] == "reuters.trn.bz2" for r in mirror.requests)
 
@@ -119,17 +116,17 @@ def test_adult_loads_its_bundled_copy_until_it_is_fetched(tmp_path, monkeypatch,
         cache.prepare("adult", FetchOptions(mirror=str(tmp_path / "empty-mirror"), **FAST), tmp_path / "other")
 
 
-def test_cli_fetch_info_verify_list(mirror, tmp_path, monkeypatch):
-    from sbpbench.cli import cli
-
+def test_cli_fetch_info_verify_list(mirror, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
-    runner = CliRunner()
-    assert runner.invoke(cli, ["datasets", "fetch", "adult-libsvm", "--mirror", mirror.url]).exit_code == 0
-    listing = runner.invoke(cli, ["datasets", "list"]).output
+    assert sbpbench(monkeypatch, "datasets", "fetch", "adult-libsvm", "--mirror", mirror.url) == 0
+    assert sbpbench(monkeypatch, "datasets", "list") == 0
+    listing = capsys.readouterr().out
     assert any(line.startswith("adult-libsvm ") and " cached (" in line for line in listing.splitlines())
-    info = runner.invoke(cli, ["datasets", "info", "w8a"]).output
+    assert sbpbench(monkeypatch, "datasets", "info", "w8a") == 0
+    info = capsys.readouterr().out
     assert "trusted on first download" in info and "b464b4f6ce6a5d9e" in info
-    assert "adult-libsvm: ok" in runner.invoke(cli, ["datasets", "verify"]).output
+    assert sbpbench(monkeypatch, "datasets", "verify") == 0
+    assert "adult-libsvm: ok" in capsys.readouterr().out
     (tmp_path / "adult-libsvm" / "test.svm").write_bytes(b"damaged")
-    result = runner.invoke(cli, ["datasets", "verify"])
-    assert result.exit_code != 0 and "DAMAGED" in result.output
+    assert sbpbench(monkeypatch, "datasets", "verify") != 0
+    assert "DAMAGED" in "".join(capsys.readouterr())

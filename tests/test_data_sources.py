@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import sbpbench
+from tests.cli_runner import command
 
 NEW_SOURCE = '''
 from sbpbench.data.convert import libsvm_as_is
@@ -32,8 +32,8 @@ def test_a_new_source_module_is_registered_and_listed(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(tmp_path), "SBPBENCH_DATA": str(tmp_path / "cache")}
 
     def sbpbench_cli(*args: str) -> str:
-        return subprocess.run([sys.executable, "-m", "sbpbench", *args], capture_output=True, text=True,
-                              env=env, cwd=tmp_path, check=True).stdout
+        return subprocess.run(command(*args), capture_output=True, text=True, env=env, cwd=tmp_path,
+                              check=True).stdout
 
     listing = [line for line in sbpbench_cli("datasets", "list").splitlines() if not line.startswith(" ")]
     assert " ".join(listing[0].split()[:2]) == f"cache: {tmp_path / 'cache'}"

@@ -89,3 +89,48 @@ def test_readme_table_of_config_keys_gives_the_declared_defaults():
     declared = {key: p.default for key, p in declared_keys().items()}
     assert len(declared) == 13
     assert {key: documented.get(key, "(no row)") for key in declared} == declared
+
+
+# ----------------------------------------------------------------------------- what the recipes ask for
+
+
+def readme_table_names(section: str) -> list[set[str]]:
+    """The names in backticks (or plain) of the first column of the table in README's ``section``,
+    one set per row."""
+    text = (ROOT / "README.md").read_text().split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1] for line in text.splitlines() if line.startswith("| ") and not line.startswith("|---")]
+    return [set(re.findall(r"`([^`]+)`", cell)) or {cell.strip()} for cell in rows[1:]]  # the header row aside
+
+
+def test_the_readme_solver_table_lists_every_built_in_solver():
+    """CONTRIBUTING, "Add a solver": a solver of the package has a row in the README's table."""
+    from sbpbench.solvers import SOLVERS
+
+    built_in = {name for name, cls in SOLVERS.items() if cls.__module__.startswith("sbpbench.solvers.")}
+    listed = [name for row in readme_table_names("Solvers and how kernel evaluations are counted") for name in row]
+    assert sorted(listed) == sorted(built_in)
+
+
+def test_the_readme_dataset_table_lists_every_registered_dataset():
+    """CONTRIBUTING, "Add a dataset": a registered dataset has a place in the README's table."""
+    from sbpbench.data import REGISTRY
+
+    listed = [name for row in readme_table_names("Datasets") for name in row]
+    assert sorted(listed) == sorted(REGISTRY)
+
+
+def test_the_readme_estimator_table_lists_every_estimator_and_its_solver():
+    """CONTRIBUTING, "Add a solver", step 5: an estimator has a row in the README's table, naming its solver."""
+    from sbpbench.estimators import ESTIMATORS
+
+    text = (ROOT / "README.md").read_text().split("\n## Python (scikit-learn) API\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| `([\w-]+)` \|", text, flags=re.M)
+    assert rows == [(cls.__name__, cls.solver) for cls in ESTIMATORS]
+
+
+def test_files_the_contributing_recipes_name_exist():
+    """Every file or folder CONTRIBUTING names (those with a ``<placeholder>`` aside) is where it says."""
+    named = set(re.findall(r"`((?:sbpbench|tests|scripts|docs|configs|results|examples)/[\w./-]*\w/?)`",
+                           (ROOT / "CONTRIBUTING.md").read_text()))
+    assert len(named) >= 10
+    assert sorted(name for name in named if not (ROOT / name).exists()) == []

@@ -9,25 +9,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sbpbench.execution.executors import DaskExecutor, SequentialExecutor, plan
-from sbpbench.execution.sweep import run_experiments
-from sbpbench.experiment import config
+from sbpbench.execution.executors import DaskExecutor, SequentialExecutor
+from sbpbench.execution.sweep import plan, run_experiments
+from sbpbench.experiment import assemble, config
 from sbpbench.params import param
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.sbp import SBP, SBPParams
 from tests.cli_runner import sbpbench
+from tests.experiments import run_sequentially, write_adult_config
 from tests.run_files import curves, meta
-
-CONFIG = """
-name: {name}
-dataset: {{name: adult, n_train: 200, n_test: 200}}
-kernel: {{name: gaussian, sigma2: 10}}
-problem: {{lambda: 1/n, nu: 0.011}}
-solvers: {solvers}
-budget: {{epochs: 1}}
-runs: 2
-seed: {seed}
-"""
 
 
 @dataclass(frozen=True)
@@ -48,51 +38,47 @@ class Killer(SBP):
         return super().advance(max_iterations, max_kernel_evals, deadline)
 
 
-def write_config(folder: Path, name="tiny", solvers="[sbp, pegasos]", seed=0) -> Path:
-    path = folder / f"{name}.yaml"
-    path.write_text(CONFIG.format(name=name, solvers=solvers, seed=seed))
-    return path
-
-
-
 def statuses(directory: Path) -> list[str]:
     return [r["status"] for r in meta(directory)["runs"]]
-
-
-def sequential(path: Path, root: Path) -> Path:
-    return run_experiments([config.load(path)], root, SequentialExecutor())[0]
-
 
 
 pytestmark = pytest.mark.usefixtures("one_numba_thread")
 
 
-@pytest.fixture(scope="module")
-def reference(one_numba_thread, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("reference")
-    path = write_config(folder)
-    return path, sequential(path, folder / "res")
-
-
-def test_plan_starts_run_by_run_and_places_solver_by_solver(reference):
-    exp = config.load(reference[0])
+def test_plan_starts_run_by_run_and_places_solver_by_solver(tiny_run):
+    exp = config.load(tiny_run[0])
     assert [(t.spec.label, t.run, t.position) for t in plan(exp)] == [
         ("sbp", 0, 0), ("pegasos", 0, 2), ("sbp", 1, 1), ("pegasos", 1, 3)]
     assert [t.position for t in plan(exp, skip={0, 3})] == [2, 1]
 
 
-def test_processes_match_sequential_and_share_one_pool(monkeypatch, tmp_path, reference):
-    ref_path, ref_dir = reference
-    other = write_config(tmp_path, "other", "[pegasos]", seed=1)
+def test_processes_match_sequential_and_share_one_pool(monkeypatch, tmp_path, tiny_run):
+    ref_path, ref_dir = tiny_run
+    other = write_adult_config(tmp_path, "other", solvers=["pegasos"], seed=1)
     results = tmp_path / "res"
     assert sbpbench(monkeypatch, "run", ref_path, other, "--jobs", "2", "--results", results, "--no-plot", "-q") == 0
     (tiny,) = (results / "tiny").iterdir()
     pd.testing.assert_frame_equal(curves(tiny), curves(ref_dir))
     (other_dir,) = (results / "other").iterdir()
-    pd.testing.assert_frame_equal(curves(other_dir), curves(sequential(other, tmp_path / "seq")))
+    pd.testing.assert_frame_equal(curves(other_dir), curves(run_sequentially(other, tmp_path / "seq")))
     assert statuses(tiny) == ["budget"] * 4 and statuses(other_dir) == ["budget"] * 2
     assert (meta(tiny)["executor"], meta(tiny)["jobs"]) == ("processes", 2)
     assert (meta(ref_dir)["executor"], meta(ref_dir)["jobs"]) == ("sequential", 1)
+
+
+def test_configs_in_sequence_build_each_problem_once(monkeypatch, tmp_path):
+    """The problems built to check the configs before any run are those their runs solve."""
+    built = []
+    real = assemble.prepare
+    monkeypatch.setattr(assemble, "prepare", lambda exp, *args: built.append(exp.name) or real(exp, *args))
+    paths = [write_adult_config(tmp_path, name, solvers=["pegasos"], seed=seed)
+             for seed, name in enumerate(("one", "two", "three"))]
+    executor = SequentialExecutor()
+    directories = run_experiments([config.load(p) for p in paths], tmp_path / "res", executor)
+    assert built == ["one", "two", "three"]
+    assert [statuses(d) for d in directories] == [["budget"] * 2] * 3
+    run_experiments([config.load(paths[0])], tmp_path / "res", executor)  # nothing kept once the runs are done
+    assert built == ["one", "two", "three", "one"]
 
 
 #: A sweep of sigma2 over the two solvers: four solver entries, each with its own problem.
@@ -102,7 +88,7 @@ SWEEP = "kernel.sigma2=[1, 10]"
 @pytest.fixture(scope="module")
 def sweep_reference(one_numba_thread, tmp_path_factory):
     folder = tmp_path_factory.mktemp("sweep")
-    path = write_config(folder, "sweep")
+    path = write_adult_config(folder, "sweep")
     directory = run_experiments([config.load(path, [SWEEP])], folder / "res", SequentialExecutor())[0]
     assert list(dict.fromkeys(curves(directory)["solver"])) == [
         "sbp[sigma2=1]", "sbp[sigma2=10]", "pegasos[sigma2=1]", "pegasos[sigma2=10]"]
@@ -125,16 +111,16 @@ def test_a_sweep_in_processes_matches_sequential(monkeypatch, tmp_path, sweep_re
     assert meta(directory)["executor"] == "processes"
 
 
-def test_bad_executor_options_are_one_line_errors(monkeypatch, capsys, reference):
-    ref_path, _ = reference
+def test_bad_executor_options_are_one_line_errors(monkeypatch, capsys, tiny_run):
+    ref_path, _ = tiny_run
     assert sbpbench(monkeypatch, "run", ref_path, "--executor", "sequential", "--jobs", "2") == 2
     assert sbpbench(monkeypatch, "run", ref_path, "--executor", "processes", "--scheduler", "tcp://x:1") == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("sbpbench: error: --") for line in err)
 
 
-def test_dask_missing_is_a_user_error(monkeypatch, capsys, reference):
-    ref_path, _ = reference
+def test_dask_missing_is_a_user_error(monkeypatch, capsys, tiny_run):
+    ref_path, _ = tiny_run
     monkeypatch.setitem(sys.modules, "dask", None)  # makes "import dask" fail
     assert sbpbench(monkeypatch, "run", ref_path, "--executor", "dask") == 2
     assert "dask.distributed is not installed" in capsys.readouterr().err
@@ -171,8 +157,8 @@ def cluster():
     local.close()
 
 
-def test_dask_matches_sequential(monkeypatch, tmp_path, reference, cluster):
-    ref_path, ref_dir = reference
+def test_dask_matches_sequential(monkeypatch, tmp_path, tiny_run, cluster):
+    ref_path, ref_dir = tiny_run
     address, _ = cluster
     results = tmp_path / "res"
     assert sbpbench(monkeypatch, "run", ref_path, "--executor", "dask", "--scheduler", address,
@@ -195,9 +181,10 @@ def killer_config(tmp_path, monkeypatch):
     """A config with a run that kills its worker, and the curves the set gives when nothing dies."""
     monkeypatch.setitem(SOLVERS, "killer", Killer)
     marker = tmp_path / "killed"
-    path = write_config(tmp_path, "killing", f"[pegasos, {{name: killer, label: killer, marker: '{marker}'}}]")
+    killer = {"name": "killer", "label": "killer", "marker": str(marker)}
+    path = write_adult_config(tmp_path, "killing", solvers=["pegasos", killer])
     marker.touch()
-    expected = curves(sequential(path, tmp_path / "expected"))
+    expected = curves(run_sequentially(path, tmp_path / "expected"))
     marker.unlink()
     return path, marker, expected
 
@@ -242,8 +229,8 @@ def test_run_whose_worker_is_lost_fails_and_resume_finishes(monkeypatch, tmp_pat
     pd.testing.assert_frame_equal(curves(directory), expected)
 
 
-def test_a_config_that_fails_to_load_leaves_no_trace_of_the_others(monkeypatch, capsys, tmp_path, reference):
-    ref_path, _ = reference
+def test_a_config_that_fails_to_load_leaves_no_trace_of_the_others(monkeypatch, capsys, tmp_path, tiny_run):
+    ref_path, _ = tiny_run
     (tmp_path / "broken.svm").write_text("this is not a LIBSVM file\n")
     broken = tmp_path / "broken.yaml"
     broken.write_text("dataset: {path: broken.svm, test_path: broken.svm}\n"

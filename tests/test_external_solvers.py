@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -20,7 +19,7 @@ import pytest
 from sbpbench.outputs import plotting
 from sbpbench.results.store import read_curves, solver_trait
 from sbpbench.solvers.base import TRAITS
-from tests.cli_runner import sbpbench
+from tests.cli_runner import command, environment, sbpbench
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "my_solver.py"
@@ -42,8 +41,8 @@ def example_run(tmp_path_factory):
 
 def _cli(*args, env: dict | None = None) -> subprocess.CompletedProcess:
     """``sbpbench ARGS`` in a new process (the worker processes must import the solver file themselves)."""
-    return subprocess.run([sys.executable, "-m", "sbpbench", *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    return subprocess.run(command(*args), cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env=environment(**(env or {})))
 
 
 def test_the_example_runs_beside_sbp_in_worker_processes(example_run):

@@ -11,11 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sbpbench.data import load
 from sbpbench.execution import loop
-from sbpbench.experiment.assemble import resolve
+from sbpbench.experiment.assemble import prepare
 from sbpbench.experiment.config import parse
-from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.fixed_order import FixedOrderSGD
 from sbpbench.solvers.sgd_revisited import SGDM
@@ -30,9 +28,7 @@ def experiment():
                  "solvers": [{"name": "sgd-m", "target_accuracy": 0.0}, "svmsgd",
                              {"name": "sgdqn", "precision": "single"}],
                  "budget": {"epochs": 2}}, "order.yaml")
-    train, test = load(exp.dataset, np.random.default_rng(0))
-    problem = Problem.build(train, test, exp.kernel, resolve(exp, train.n)["lambda"], exp.nu, exp.bias)
-    return exp, problem
+    return exp, prepare(exp).problem
 
 
 def _presented(monkeypatch, cls, method: str, argument: int) -> list[np.ndarray]:
@@ -52,16 +48,17 @@ def _presented(monkeypatch, cls, method: str, argument: int) -> list[np.ndarray]
 def test_order_is_sgd_m_first_permutation(experiment, monkeypatch, run):
     exp, problem = experiment
     sgd_m, fixed = exp.solvers[0], exp.solvers[1:]
+    warm_ups = loop.WarmUps()
     for spec in exp.solvers:
-        loop.warm_up(problem, spec)  # so that the records below hold the runs only
+        warm_ups.warm_up(problem, spec)  # so that the records below hold the runs only
     passes = _presented(monkeypatch, SGDM, "_present", 0)
-    assert loop.run_one(exp, problem, sgd_m, run).summary["status"] == "budget"
+    assert loop.run_one(exp, problem, sgd_m, run, warm_ups=warm_ups).summary["status"] == "budget"
     first_permutation = passes[0]
     assert len(passes) == 2 and not np.array_equal(passes[0], passes[1])  # SGD-m reshuffles
     assert sorted(first_permutation) == list(range(N))
     for spec in fixed:
         presented = _presented(monkeypatch, SOLVERS[spec.name], "train", 0)
-        assert loop.run_one(exp, problem, spec, run).summary["status"] == "budget"
+        assert loop.run_one(exp, problem, spec, run, warm_ups=warm_ups).summary["status"] == "budget"
         epochs = np.concatenate(presented).reshape(2, N)
         assert np.array_equal(epochs[0], first_permutation) and np.array_equal(epochs[1], first_permutation)
 

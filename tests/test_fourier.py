@@ -5,13 +5,13 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
 from sbpbench.solvers.fourier import Fourier, FourierParams, fourier_features
-from tests.adult_rows import adult, adult_problem
+from tests.problems import adult, build_problem
 
 SIGMA2 = 10.0
 
 
 def test_features_approximate_gaussian_kernel():
-    X = adult(200, seed=11)[0].toarray()
+    X = adult(200, seed=11)[0].X.toarray()
     K = rbf_kernel(X, gamma=1.0 / (2 * SIGMA2))
     rng = np.random.default_rng(0)
     errors = []
@@ -26,7 +26,7 @@ def test_features_approximate_gaussian_kernel():
 
 def test_inner_products_count_and_doubling():
     n = 120
-    problem = adult_problem(n, seed=2, test=30, lam=1.0 / n)
+    problem = build_problem(adult(n, seed=2, test=30), lam=1.0 / n)
     solver = Fourier(problem, np.random.default_rng(0), FourierParams(max_pairs=8))
     assert not solver.counts_kernel_evals
     done = False
@@ -54,7 +54,7 @@ def test_inner_products_count_and_doubling():
 
 def test_many_features_reach_the_kernel_svm():
     n = 300
-    problem = adult_problem(n, seed=4, test=2000, lam=1.0 / n, bias=True)
+    problem = build_problem(adult(n, seed=4, test=2000), lam=1.0 / n, bias=True)
     solver = Fourier(problem, np.random.default_rng(1), FourierParams(max_pairs=2048))
     while not solver.advance(solver.iteration + 1, np.inf, np.inf):
         pass

@@ -20,9 +20,7 @@ same cases (deterministic tests), and ``max_examples`` bounds the time (about a 
 from __future__ import annotations
 
 import contextlib
-import io
 import math
-import sys
 import tempfile
 from pathlib import Path
 
@@ -32,13 +30,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sbpbench import cli
 from sbpbench.data.sources.adult import bundled_bytes
 from sbpbench.results.store import read_meta
-
-#: Longest error line we accept (the CLI caps its lines well below this).
-MAX_LINE = 2000
-
+from tests.cli_runner import invoke, one_error_line
 
 
 def fuzz(max_examples: int) -> settings:
@@ -213,34 +207,6 @@ def libsvm_files(draw):
 # ----------------------------------------------------------------------------- running the CLI
 
 
-def invoke(*args: str) -> tuple[int, str]:
-    """Run ``sbpbench ARGS`` in this process; return (exit code, standard error).
-
-    Any exception other than the CLI's own exit propagates and fails the test.
-    """
-    err, out = io.StringIO(), io.StringIO()
-    saved = sys.argv
-    sys.argv = ["sbpbench", *args]
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-            cli.main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = saved
-    return code, err.getvalue()
-
-
-def assert_one_error_line(stderr: str) -> None:
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert lines, "exit 2 without a message"
-    assert "Traceback" not in stderr
-    assert lines[-1].startswith("sbpbench: error: "), stderr[-500:]
-    assert sum(line.startswith("sbpbench: error: ") for line in lines) == 1, stderr[-500:]
-    assert len(lines[-1]) <= MAX_LINE
-
-
 def files_under(root: Path) -> set[Path]:
     return {p for p in root.rglob("*")}
 
@@ -272,7 +238,7 @@ def run_case(workdir: Path, config_bytes: bytes, must_fail: bool, command: str) 
         assert code == 2, (code, stderr[-500:])
     assert code in ((0, 2, 3) if command == "run" else (0, 2)), (code, stderr[-500:])
     if code == 2:
-        assert_one_error_line(stderr)
+        one_error_line(stderr)
     new = files_under(workdir.parent) - before
     outside = [p for p in new if results not in p.parents and p != results]
     assert not outside, f"files written outside --results: {outside[:5]}"

@@ -9,23 +9,16 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.cli_runner import command, environment, interruption
+from tests.experiments import write_adult_config
 
 #: Run 0 of pegasos is short; the SBP runs are long: when the first run has finished, its worker
 #: has started another, so some runs are finished, some running and some not started.
-CONFIG = """
-name: stop
-dataset: {name: adult, n_train: 3000, n_test: 300}
-kernel: {name: gaussian, sigma2: 10}
-problem: {lambda: 1/n, nu: 0.011}
-solvers: [sbp, {name: pegasos, budget: {epochs: 1}}]
-budget: {epochs: 2000}
-runs: 3
-"""
+STOP = {"n_train": 3000, "n_test": 300, "solvers": ["sbp", {"name": "pegasos", "budget": {"epochs": 1}}],
+        "budget": {"epochs": 2000}, "runs": 3}
 
 #: Seconds from Ctrl-C to the end of the process allowed (about a second, with room for a busy machine).
 LIMIT_S = 3.0
@@ -35,13 +28,10 @@ LIMIT_S = 3.0
 def test_ctrl_c_ends_a_parallel_run_at_once_and_says_how_to_resume(tmp_path, executor):
     if executor == "dask":
         pytest.importorskip("dask.distributed")
-    config = tmp_path / "stop.yaml"
-    config.write_text(CONFIG)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, "-m", "sbpbench", "run", str(config), "--jobs", "2", "--executor", executor,
-               "--results", str(tmp_path / "res"), "--no-plot"]
+    config = write_adult_config(tmp_path, "stop", **STOP)
+    args = command("run", config, "--jobs", "2", "--executor", executor, "--results", tmp_path / "res", "--no-plot")
     # a session of its own: Ctrl-C at a terminal goes to the whole foreground group, workers included
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(args, env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     lines: list[str] = []
     first_end = threading.Event()
@@ -84,10 +74,8 @@ def test_ctrl_c_ends_a_parallel_run_at_once_and_says_how_to_resume(tmp_path, exe
     finished, interrupted = statuses.count("budget"), statuses.count("interrupted")
     assert meta["interrupted"] is True and finished >= 1 and 1 <= interrupted <= 2
     assert finished + interrupted == len(statuses) < 6
-    text = " ".join(" ".join(lines).split())
-    assert (f"sbpbench: interrupted: stop: {finished} run(s) finished and kept, {interrupted} interrupted, "
-            f"{6 - finished - interrupted} not started ({run_dir})") in text
-    assert lines[-2:] == ["sbpbench: to finish the runs left, run:",
-                          f"{sys.executable} -m sbpbench run {config} --jobs 2 --executor {executor} "
-                          f"--results {tmp_path / 'res'} --no-plot --resume-from {run_dir}"]
+    counts, folder, resume = interruption(lines, "stop")
+    assert counts == (finished, interrupted, 6 - finished - interrupted) and folder == str(run_dir)
+    assert resume == (f"{sys.executable} -m sbpbench run {config} --jobs 2 --executor {executor} "
+                      f"--results {tmp_path / 'res'} --no-plot --resume-from {run_dir}")
     assert not [line for line in lines if "Traceback" in line or "KeyboardInterrupt" in line or " - WARNING - " in line]

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from sbpbench.data.sources.mnist import mnist_split
 from sbpbench.kernels import Kernel, KernelSpec, detect, kernel, storage
 from sbpbench.kernels.detect import integer_scale, small_integers
-from tests.adult_rows import SHARED
+from tests.problems import SHARED
 
 MNIST = SHARED / "mnist"
 

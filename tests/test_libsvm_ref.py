@@ -6,14 +6,13 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from sbpbench import data
 from sbpbench.errors import UserError
 from sbpbench.execution.loop import run_one
+from sbpbench.experiment.assemble import prepare
 from sbpbench.experiment.config import parse
-from sbpbench.kernels import KernelSpec
-from sbpbench.problem import Problem
 from sbpbench.solvers.libsvm_ref import LibSVMParams, LibSVMReference, tolerance_schedule
-from tests._kernel_data import SHARED, biased_optimum, make_problem, real_split
+from tests.exact import biased_optimum
+from tests.problems import SHARED, build_problem, real_problem, real_split
 
 
 def test_tolerance_schedule():
@@ -24,7 +23,7 @@ def test_tolerance_schedule():
 
 @pytest.mark.parametrize("name", ["adult", "w8a"])
 def test_one_fit_per_advance_and_snapshot_is_the_fitted_svc(name):
-    problem = make_problem(name, 400, bias=True, cache_mb=16)
+    problem = real_problem(name, 400, bias=True, cache_mb=16)
     ref = LibSVMReference(problem, np.random.default_rng(0), LibSVMParams(final_tol=1e-8))
     calls = 0
     while not ref.advance(math.inf, math.inf, math.inf):
@@ -68,8 +67,7 @@ def test_config_requires_the_biased_problem():
 
 def test_runner_writes_unknown_kernel_evals_and_one_point_per_tolerance():
     exp = _config(True, [{"name": "libsvm", "final_tol": 0.01}])
-    train, test = data.load(exp.dataset, np.random.default_rng(0))
-    problem = Problem.build(train, test, exp.kernel, 1.0 / train.n, None, True)
+    problem = prepare(exp).problem
     result = run_one(exp, problem, exp.solvers[0], 0)
     assert result.summary["status"] == "done"
     assert [r["tol"] for r in result.rows] == pytest.approx(tolerance_schedule(0.01))
@@ -82,8 +80,7 @@ def test_runner_writes_unknown_kernel_evals_and_one_point_per_tolerance():
 
 
 def test_linear_kernel_option():
-    split = real_split("w8a", 300)
-    problem = Problem.build(split, split, KernelSpec("linear", 1.0, 16), 1.0 / split.n, None, True)
+    problem = build_problem(real_split("w8a", 300), kernel="linear", sigma2=1.0, lam=1 / 300, bias=True, cache_mb=16)
     ref = LibSVMReference(problem, np.random.default_rng(0), LibSVMParams(final_tol=0.1))
     while not ref.advance(math.inf, math.inf, math.inf):
         pass

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +13,9 @@ from sbpbench.experiment.assemble import resolve
 from sbpbench.experiment.config import parse
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS
+from tests.problems import SHARED
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "adult"
+DATA = SHARED / "adult"
 
 
 @pytest.fixture(scope="module")

@@ -6,70 +6,23 @@ Optimum: LIBLINEAR through scikit-learn's LinearSVC at tol 1e-10 (no bias).
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.svm import LinearSVC
 
-from sbpbench.data.libsvm import read_libsvm
-from sbpbench.data.split import Split, subsample
 from sbpbench.errors import UserError
 from sbpbench.experiment.config import parse
-from sbpbench.kernels import KernelSpec
 from sbpbench.problem import Problem
-from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.sgd_revisited import multiplicity_plus
-
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
-FILES = {"adult": ("adult/a9a", 123), "w8a": ("w8a/w8a", 300)}
-#: (dataset, C): C = 1/(lambda n), the SGD paper's penalty.
-CASES = [("adult", 0.05), ("w8a", 1.0)]
-N_TRAIN = 2000
+from tests.exact import liblinear_optimum
+from tests.problems import SVM_CASES, make_solver, run_epochs, svm_problem
 
 
-def _problem(dataset: str, C: float, kernel: str = "linear", n: int = N_TRAIN) -> Problem:
-    path, n_features = FILES[dataset]
-    if not (DATA / path).is_file():
-        pytest.skip(f"{DATA / path} not available")
-    X, labels = read_libsvm(str(DATA / path), path, n_features=n_features)
-    full = Split(X, np.where(labels > 0, 1.0, -1.0))
-    train = subsample(full, n, np.random.default_rng(0))
-    test = subsample(full, 1000, np.random.default_rng(1))
-    return Problem.build(train, test, KernelSpec(kernel, sigma2=10.0), 1.0 / (C * n), None, False)
-
-
-_OPTIMA: dict[tuple[str, float], float] = {}
-
-
-def _optimum(problem: Problem, key) -> float:
-    """Problem 2.2's optimum by LIBLINEAR at tol 1e-10 (cached per case)."""
-    if key not in _OPTIMA:
-        C = 1.0 / (problem.lam * problem.n)
-        model = LinearSVC(loss="hinge", dual=True, C=C, fit_intercept=False, tol=1e-10,
-                          max_iter=10**6, random_state=0).fit(problem.kernel.X, problem.y)
-        w = model.coef_.ravel()
-        _OPTIMA[key] = problem.hinge_objective(problem.y * (problem.kernel.X @ w), w @ w)
-    return _OPTIMA[key]
-
-
-def _solver(problem: Problem, name: str, seed: int = 0, **params):
-    """Solver ``name`` with these parameters, made as the runner makes it."""
-    cls = SOLVERS[name]
-    return cls.create(problem, np.random.default_rng(seed), cls.Params(**params))
-
-
-def _run(problem: Problem, name: str, epochs: float, seed: int = 0, **params):
-    solver = _solver(problem, name, seed, **params)
-    finished = solver.advance(round(epochs * problem.n), np.inf, np.inf)
-    return solver, finished
-
-
-@pytest.mark.parametrize("dataset,C", CASES)
+@pytest.mark.parametrize("dataset,C", SVM_CASES)
 def test_dcd_reaches_liblinear_optimum(dataset, C):
-    problem = _problem(dataset, C)
-    opt = _optimum(problem, (dataset, C))
-    solver, finished = _run(problem, "dcd", 300, tol=1e-8)
+    problem = svm_problem(dataset, C)
+    opt = liblinear_optimum(problem, (dataset, C))
+    solver, finished = run_epochs(problem, "dcd", 300, tol=1e-8)
     snap = solver.snapshot()
     assert finished
     assert abs(snap.primal_objective / opt - 1) < 1e-4
@@ -80,17 +33,17 @@ def test_dcd_reaches_liblinear_optimum(dataset, C):
 
 
 def test_dcd_without_shrinking_agrees():
-    problem = _problem("w8a", 1.0)
-    opt = _optimum(problem, ("w8a", 1.0))
-    solver, finished = _run(problem, "dcd", 300, tol=1e-6, shrinking=False)
+    problem = svm_problem("w8a", 1.0)
+    opt = liblinear_optimum(problem, ("w8a", 1.0))
+    solver, finished = run_epochs(problem, "dcd", 300, tol=1e-6, shrinking=False)
     assert finished and abs(solver.snapshot().primal_objective / opt - 1) < 1e-4
     assert solver.iteration % problem.n == 0  # no shrinking: whole passes
 
 
 def test_liblinear_reference_curve():
-    problem = _problem("adult", 0.05)
-    opt = _optimum(problem, ("adult", 0.05))
-    solver = _solver(problem, "liblinear", tol_end=1e-6)
+    problem = svm_problem("adult", 0.05)
+    opt = liblinear_optimum(problem, ("adult", 0.05))
+    solver = make_solver(problem, "liblinear", tol_end=1e-6)
     assert len(solver.tols) == 13 and solver.tols[-1] == 1e-6
     iterations, finished = [], False
     while not finished:
@@ -103,7 +56,7 @@ def test_liblinear_reference_curve():
     assert np.allclose(scores, problem.test_X @ solver.w)
 
 
-@pytest.mark.parametrize("dataset,C", CASES)
+@pytest.mark.parametrize("dataset,C", SVM_CASES)
 @pytest.mark.parametrize("name,params,epochs", [
     ("pegasos", {}, 100),
     ("pegasos", {"mini_batch": 4}, 30),
@@ -112,9 +65,9 @@ def test_liblinear_reference_curve():
     ("sgd-m", {"target_accuracy": 0.0}, 100),
 ])
 def test_stochastic_primal_within_1e2(dataset, C, name, params, epochs):
-    problem = _problem(dataset, C)
-    opt = _optimum(problem, (dataset, C))
-    solver, _ = _run(problem, name, epochs, **params)
+    problem = svm_problem(dataset, C)
+    opt = liblinear_optimum(problem, (dataset, C))
+    solver, _ = run_epochs(problem, name, epochs, **params)
     snap = solver.snapshot()
     assert 0 <= snap.primal_objective / opt - 1 < 1e-2
     assert solver.counts_kernel_evals is False and problem.kernel.kernel_evals == 0
@@ -147,9 +100,9 @@ def _dense_reference(problem: Problem, rate, schedule: str, k: int, projection: 
     ("sgd", {"eta": 1e-3, "mini_batch": 2}),
 ])
 def test_primal_sgd_matches_dense_reference(name, params):
-    problem = _problem("adult", 0.05, n=500)
+    problem = svm_problem("adult", 0.05, n=500)
     steps = 1500
-    solver, _ = _run(problem, name, steps / problem.n, seed=3, **params)
+    solver, _ = run_epochs(problem, name, steps / problem.n, seed=3, **params)
     rate = params.get("p", params.get("eta"))
     projection = params.get("projection", name == "pegasos")
     expected = _dense_reference(problem, rate, name, params.get("mini_batch", 1), projection, steps)
@@ -158,9 +111,9 @@ def test_primal_sgd_matches_dense_reference(name, params):
 
 @pytest.mark.parametrize("params", [{}, {"mini_batch": 3}, {"projection": False}])
 def test_linear_pegasos_follows_kernel_pegasos(params):
-    problem = _problem("adult", 0.05, n=600)
-    primal = _solver(problem, "pegasos", 7, **params)
-    kernel = _solver(problem, "pegasos", 7, representation="responses", **params)
+    problem = svm_problem("adult", 0.05, n=600)
+    primal = make_solver(problem, "pegasos", 7, **params)
+    kernel = make_solver(problem, "pegasos", 7, representation="responses", **params)
     assert type(primal).__name__ == "PrimalPegasos" and type(kernel).__name__ == "Pegasos"
     assert not primal.counts_kernel_evals and kernel.counts_kernel_evals
     for it in [1, 2, 10, 100, 600, 1500, 3000]:
@@ -174,10 +127,10 @@ def test_linear_pegasos_follows_kernel_pegasos(params):
 
 
 def test_pegasos_primal_needs_linear_kernel():
-    problem = _problem("adult", 0.05, kernel="gaussian", n=200)
-    assert type(_solver(problem, "pegasos")).__name__ == "Pegasos"
+    problem = svm_problem("adult", 0.05, kernel="gaussian", n=200)
+    assert type(make_solver(problem, "pegasos")).__name__ == "Pegasos"
     with pytest.raises(ValueError, match="primal.* needs kernel.name linear"):
-        _solver(problem, "pegasos", representation="primal")
+        make_solver(problem, "pegasos", representation="primal")
 
 
 def _single_presentations(P: Fraction, q: Fraction, lam: Fraction, ell: int) -> int:
@@ -210,9 +163,9 @@ def test_multiple_update_matches_single_presentations():
 
 
 def test_sgd_m_pass_equals_repeated_single_presentations():
-    problem = _problem("adult", 1.0, n=500)
-    multi = _solver(problem, "sgd-m")
-    single = _solver(problem, "sgd-m")
+    problem = svm_problem("adult", 1.0, n=500)
+    multi = make_solver(problem, "sgd-m")
+    single = make_solver(problem, "sgd-m")
     rng = np.random.default_rng(5)
     for _ in range(10):
         order = rng.permutation(problem.n)
@@ -223,8 +176,8 @@ def test_sgd_m_pass_equals_repeated_single_presentations():
 
 
 def test_sgd_m_schedule_and_epochs():
-    problem = _problem("adult", 0.05, n=500)
-    solver, _ = _run(problem, "sgd-m", 18, target_accuracy=0.0)
+    problem = svm_problem("adult", 0.05, n=500)
+    solver, _ = run_epochs(problem, "sgd-m", 18, target_accuracy=0.0)
     assert [solver.presentations(T) for T in range(1, 19)] == [5, 5, 5, 5, 1, 1, 1, 1, 1] * 2
     assert solver.iteration == 18 * problem.n and solver.t == problem.n * (8 * 5 + 10)
     assert solver.snapshot().extra["steps"] == solver.t
@@ -232,9 +185,9 @@ def test_sgd_m_schedule_and_epochs():
 
 @pytest.mark.parametrize("name", ["sgd-s", "sgd-m"])
 def test_dual_bound_never_above_optimum(name):
-    problem = _problem("adult", 0.05)
-    opt = _optimum(problem, ("adult", 0.05))
-    solver = _solver(problem, name, 1, target_accuracy=0.0)
+    problem = svm_problem("adult", 0.05)
+    opt = liblinear_optimum(problem, ("adult", 0.05))
+    solver = make_solver(problem, name, 1, target_accuracy=0.0)
     for epoch in range(1, 61):
         solver.advance(epoch * problem.n, np.inf, np.inf)
         snap = solver.snapshot()
@@ -245,21 +198,21 @@ def test_dual_bound_never_above_optimum(name):
 
 
 def test_sgd_s_stops_at_target_accuracy():
-    problem = _problem("w8a", 1.0)
-    opt = _optimum(problem, ("w8a", 1.0))
-    solver, finished = _run(problem, "sgd-s", 500, target_accuracy=0.01)
+    problem = svm_problem("w8a", 1.0)
+    opt = liblinear_optimum(problem, ("w8a", 1.0))
+    solver, finished = run_epochs(problem, "sgd-s", 500, target_accuracy=0.01)
     snap = solver.snapshot()
     assert finished and solver.iteration % problem.n == 0
     assert snap.extra["relative_accuracy"] <= 0.01
     assert snap.primal_objective / opt - 1 <= snap.extra["relative_accuracy"] + 1e-12
     # one pass fewer would not have stopped: the rule fires at the first good pass
-    again, _ = _run(problem, "sgd-s", solver.iteration / problem.n - 1, target_accuracy=0.0)
+    again, _ = run_epochs(problem, "sgd-s", solver.iteration / problem.n - 1, target_accuracy=0.0)
     assert not again._converged()
 
 
 def test_augmentation_rho_gives_a_bias():
-    problem = _problem("adult", 0.05, n=500)
-    solver, _ = _run(problem, "sgd-s", 20, rho=1.0, target_accuracy=0.0)
+    problem = svm_problem("adult", 0.05, n=500)
+    solver, _ = run_epochs(problem, "sgd-s", 20, rho=1.0, target_accuracy=0.0)
     snap = solver.snapshot()
     w = solver.a / (problem.lam * solver.t)
     assert snap.bias == pytest.approx(w[-1]) and snap.bias != 0.0

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from sbpbench.data.split import Split
-from sbpbench.kernels import KernelSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers.linear import sparse_dot, sparse_dot_from
 from sbpbench.solvers.mpu import repetitions
-from tests.test_linear_solvers import CASES, _optimum, _problem, _run, _solver
+from tests.exact import liblinear_optimum
+from tests.problems import SVM_CASES, build_problem, make_solver, run_epochs, svm_problem
 
 #: A run's epoch limit: far more than any case here needs.
 EPOCHS = 20000
@@ -33,12 +33,12 @@ def _fixed_point_violations(solver) -> int:
     return int(np.sum(learn | unlearn))
 
 
-@pytest.mark.parametrize("dataset,C", CASES)
+@pytest.mark.parametrize("dataset,C", SVM_CASES)
 @pytest.mark.parametrize("epsilon", [0.01, 1e-3])
 def test_mpu_reaches_liblinear_optimum_within_its_accuracy(dataset, C, epsilon):
-    problem = _problem(dataset, C)
-    j_opt = _optimum(problem, (dataset, C)) / problem.lam
-    solver, finished = _run(problem, "mpu", EPOCHS, epsilon=epsilon)
+    problem = svm_problem(dataset, C)
+    j_opt = liblinear_optimum(problem, (dataset, C)) / problem.lam
+    solver, finished = run_epochs(problem, "mpu", EPOCHS, epsilon=epsilon)
     snap = solver.snapshot()
     assert finished and solver.iteration % problem.n == 0
     assert snap.extra["relative_accuracy"] <= epsilon  # the after-run relative accuracy it stopped at
@@ -56,9 +56,9 @@ def test_mpu_reaches_liblinear_optimum_within_its_accuracy(dataset, C, epsilon):
 @pytest.mark.parametrize("dataset,C,epsilon", [("adult", 0.05, 0.05), ("w8a", 1.0, 0.02)])
 def test_finite_updates_and_the_accuracy_they_guarantee(dataset, C, epsilon):
     """Propositions A and B on a case: stopping only after an epoch without updates."""
-    problem = _problem(dataset, C)
-    j_opt = _optimum(problem, (dataset, C)) / problem.lam
-    solver = _solver(problem, "mpu", 1, epsilon=epsilon, check_after_run=False)
+    problem = svm_problem(dataset, C)
+    j_opt = liblinear_optimum(problem, (dataset, C)) / problem.lam
+    solver = make_solver(problem, "mpu", 1, epsilon=epsilon, check_after_run=False)
     duals, updates = [0.0], [0]
     while not solver.finished and solver.iteration < EPOCHS * problem.n:
         solver.advance(solver.iteration + problem.n, np.inf, np.inf)
@@ -78,8 +78,8 @@ def test_finite_updates_and_the_accuracy_they_guarantee(dataset, C, epsilon):
 
 
 def test_doubling_beta_keeps_alpha_and_the_dual():
-    problem = _problem("adult", 1.0, n=500)
-    solver, _ = _run(problem, "mpu", 1, epsilon=0.05)
+    problem = svm_problem("adult", 1.0, n=500)
+    solver, _ = run_epochs(problem, "mpu", 1, epsilon=0.05)
     before = solver.snapshot()
     levels, dual = solver.levels, solver.dual()
     solver._refine()
@@ -129,10 +129,10 @@ def test_single_precision_sums_in_float32():
     assert got != double and got == pytest.approx(double, rel=1e-4)
 
 
-def _scaled(problem: Problem, scale: float = 0.3) -> Problem:
+def _scaled(original: Problem, scale: float = 0.3) -> Problem:
     """The same data with its features times ``scale`` (not exact in float32, unlike 0/1 features)."""
-    return Problem.build(Split(problem.kernel.X * scale, problem.y), Split(problem.test_X * scale, problem.test_y),
-                         KernelSpec("linear"), problem.lam, None, False)
+    train, test = Split(original.kernel.X * scale, original.y), Split(original.test_X * scale, original.test_y)
+    return build_problem((train, test), kernel="linear", lam=original.lam)
 
 
 @pytest.mark.parametrize("name,params,epochs", [("mpu", {"epsilon": 0.005}, EPOCHS),
@@ -143,9 +143,9 @@ def test_single_precision_reaches_the_same_optimum(name, params, epochs):
     On Adult's 0/1 features ``a`` holds small integers, exact in float32; features times 0.3 are
     rounded in float32, so that the single path differs from the double one.
     """
-    problem = _scaled(_problem("adult", 1.0))
-    opt = _optimum(problem, ("adult * 0.3", 1.0))
-    runs = {precision: _run(problem, name, epochs, precision=precision, **params)[0]
+    problem = _scaled(svm_problem("adult", 1.0))
+    opt = liblinear_optimum(problem, ("adult * 0.3", 1.0))
+    runs = {precision: run_epochs(problem, name, epochs, precision=precision, **params)[0]
             for precision in ("double", "single")}
     assert runs["single"].a.dtype == np.float32 and runs["double"].a.dtype == np.float64
     assert runs["single"].values.dtype == np.float32 and runs["single"].values is not runs["double"].values

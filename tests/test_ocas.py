@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from sbpbench.solvers.ocas import line_search
-from tests.test_linear_solvers import CASES, _optimum, _problem, _run, _solver
+from tests.exact import liblinear_optimum
+from tests.problems import SVM_CASES, make_solver, run_epochs, svm_problem
 
 #: Epochs enough for every run here to end by its own rule.
 UNTIL_DONE = 10**9
@@ -24,11 +25,11 @@ def _bound(snap, problem) -> float:
     return snap.extra["dual_objective"] / problem.lam
 
 
-@pytest.mark.parametrize("dataset,C", CASES)
+@pytest.mark.parametrize("dataset,C", SVM_CASES)
 def test_reaches_the_liblinear_optimum(dataset, C):
-    problem = _problem(dataset, C)
-    j_opt = _optimum(problem, (dataset, C)) / problem.lam
-    solver, finished = _run(problem, "ocas", UNTIL_DONE, tol_rel=1e-8)
+    problem = svm_problem(dataset, C)
+    j_opt = liblinear_optimum(problem, (dataset, C)) / problem.lam
+    solver, finished = run_epochs(problem, "ocas", UNTIL_DONE, tol_rel=1e-8)
     snap = solver.snapshot()
     assert finished
     assert abs(snap.objective / j_opt - 1) < 1e-7
@@ -38,19 +39,19 @@ def test_reaches_the_liblinear_optimum(dataset, C):
 
 
 @pytest.mark.parametrize("tol_rel", [0.01, 1e-4])
-@pytest.mark.parametrize("dataset,C", CASES)
+@pytest.mark.parametrize("dataset,C", SVM_CASES)
 def test_relative_tolerance_at_termination(dataset, C, tol_rel):
     """J - F <= r |J| with F <= J_opt, first met at the last iteration."""
-    problem = _problem(dataset, C)
-    j_opt = _optimum(problem, (dataset, C)) / problem.lam
-    solver, finished = _run(problem, "ocas", UNTIL_DONE, tol_rel=tol_rel)
+    problem = svm_problem(dataset, C)
+    j_opt = liblinear_optimum(problem, (dataset, C)) / problem.lam
+    solver, finished = run_epochs(problem, "ocas", UNTIL_DONE, tol_rel=tol_rel)
     snap = solver.snapshot()
     assert finished
     assert snap.objective == pytest.approx(solver.objective, rel=1e-12)  # J(w_b) as the rule saw it
     assert snap.objective - _bound(snap, problem) <= tol_rel * snap.objective * (1 + 1e-9)
     assert _bound(snap, problem) <= j_opt * (1 + 1e-9)
     assert snap.objective / j_opt - 1 <= tol_rel / (1 - tol_rel)
-    before = _solver(problem, "ocas", tol_rel=tol_rel)
+    before = make_solver(problem, "ocas", tol_rel=tol_rel)
     assert not before.advance((solver.cutting_planes - 1) * problem.n, np.inf, np.inf)
     assert before.objective - before.model.value > tol_rel * before.objective
 
@@ -58,18 +59,18 @@ def test_relative_tolerance_at_termination(dataset, C, tol_rel):
 def test_objective_bound_absolute_tolerance_and_cut_buffer():
     """The SGD paper's rule q = 1.01 J_opt, libocas's TolAbs and its cut buffer each end a run
     on their own (the relative tolerance switched off)."""
-    problem = _problem("adult", 0.05)
-    j_opt = _optimum(problem, ("adult", 0.05)) / problem.lam
+    problem = svm_problem("adult", 0.05)
+    j_opt = liblinear_optimum(problem, ("adult", 0.05)) / problem.lam
     q = 1.01 * j_opt
-    solver, finished = _run(problem, "ocas", UNTIL_DONE, tol_rel=0.0, objective_bound=q)
+    solver, finished = run_epochs(problem, "ocas", UNTIL_DONE, tol_rel=0.0, objective_bound=q)
     assert finished and solver.objective <= q and solver.snapshot().objective <= q
-    before = _solver(problem, "ocas", tol_rel=0.0, objective_bound=q)
+    before = make_solver(problem, "ocas", tol_rel=0.0, objective_bound=q)
     before.advance((solver.cutting_planes - 1) * problem.n, np.inf, np.inf)
     assert not before.finished and before.objective > q
-    solver, finished = _run(problem, "ocas", UNTIL_DONE, tol_rel=0.0, tol_abs=1e-3)
+    solver, finished = run_epochs(problem, "ocas", UNTIL_DONE, tol_rel=0.0, tol_abs=1e-3)
     assert finished and solver.objective - solver.model.value <= 1e-3
     assert solver.snapshot().objective / j_opt - 1 < 1e-3 / j_opt * (1 + 1e-6)
-    solver, finished = _run(problem, "ocas", UNTIL_DONE, tol_rel=0.0, max_cuts=7)
+    solver, finished = run_epochs(problem, "ocas", UNTIL_DONE, tol_rel=0.0, max_cuts=7)
     assert finished and solver.cutting_planes == 7 and solver.model.K == 7
 
 
@@ -144,7 +145,7 @@ def _svmocas(tmp_path: Path, problem, C: float, tol_rel: float) -> tuple[int, fl
 
 
 @pytest.mark.skipif(shutil.which("svmocas") is None, reason="svmocas not installed: apt-get install libocas-tools")
-@pytest.mark.parametrize("dataset,C", CASES + [("adult", 1.0)])
+@pytest.mark.parametrize("dataset,C", SVM_CASES + [("adult", 1.0)])
 def test_against_libocas(tmp_path, dataset, C):
     """Our OCAS and libocas's svmocas on the same problem.
 
@@ -155,14 +156,14 @@ def test_against_libocas(tmp_path, dataset, C):
     only to a relative gap of tol_rel/2 (ours to 1e-10), so the iterates drift apart; the
     differences grow with the number of iterations (at 1e-6 they reach 20%, both ways).
     """
-    problem = _problem(dataset, C)
-    j_opt = _optimum(problem, (dataset, C)) / problem.lam
+    problem = svm_problem(dataset, C)
+    j_opt = liblinear_optimum(problem, (dataset, C)) / problem.lam
     theirs_it, theirs_J = _svmocas(tmp_path, problem, C, 1e-6)
-    ours, finished = _run(problem, "ocas", UNTIL_DONE, tol_rel=1e-6)
+    ours, finished = run_epochs(problem, "ocas", UNTIL_DONE, tol_rel=1e-6)
     assert finished
     assert abs(ours.snapshot().objective - theirs_J) <= 1e-6 * theirs_J * (1 + 1e-3)
     assert abs(theirs_J / j_opt - 1) <= 1.01e-6
     theirs_it, theirs_J = _svmocas(tmp_path, problem, C, 0.01)
-    ours, finished = _run(problem, "ocas", UNTIL_DONE, tol_rel=0.01)
+    ours, finished = run_epochs(problem, "ocas", UNTIL_DONE, tol_rel=0.01)
     assert finished and abs(ours.cutting_planes - theirs_it) <= max(2, 0.1 * theirs_it)
     assert abs(ours.snapshot().objective - theirs_J) <= 0.01 * theirs_J

@@ -12,7 +12,8 @@ from sbpbench.errors import UserError
 from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment.config import NuFromLambda, parse
 from sbpbench.experiment.optimum import optimum
-from tests._kernel_data import SHARED, biased_optimum, gram, make_problem, unbiased_optimum
+from tests.exact import biased_optimum, gram, unbiased_optimum
+from tests.problems import SHARED, real_problem
 
 DATASET = {"name": "test-subsample"}
 
@@ -25,7 +26,7 @@ def _nu(problem, alpha, b=0.0):
 
 @pytest.mark.parametrize("bias", [False, True])
 def test_nu_matches_independent_optimum_and_is_cached(tmp_path, bias, caplog, capsys):
-    problem = make_problem("adult", 300, bias=bias)
+    problem = real_problem("adult", 300, bias=bias)
     with caplog.at_level(logging.INFO, logger="sbpbench"):
         first = optimum(problem, DATASET, 0, root=tmp_path)
     # minutes on full data: say so, through logging (the command line shows it), not on stderr
@@ -57,11 +58,11 @@ def test_nu_matches_independent_optimum_and_is_cached(tmp_path, bias, caplog, ca
 
 
 def test_cache_key_separates_problems(tmp_path):
-    problem = make_problem("adult", 200, bias=False)
+    problem = real_problem("adult", 200, bias=False)
     a = optimum(problem, DATASET, 0, root=tmp_path)
     problem.lam *= 2
     b = optimum(problem, DATASET, 0, root=tmp_path)
-    c = optimum(make_problem("adult", 200, bias=False, seed=1), DATASET, 0, root=tmp_path)
+    c = optimum(real_problem("adult", 200, bias=False, seed=1), DATASET, 0, root=tmp_path)
     assert len({a["cache_file"], b["cache_file"], c["cache_file"]}) == 3
     assert a["nu"] != b["nu"]
 

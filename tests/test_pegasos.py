@@ -5,8 +5,8 @@ import pytest
 
 from sbpbench.solvers.pegasos import Pegasos, PegasosParams
 from sbpbench.solvers.sampling import DRAW_CHUNK
-from tests.adult_rows import make_problem
 from tests.exact import kernel_matrix, lambda_optimum
+from tests.problems import build_problem
 
 
 def pegasos_literal(K, y, lam, T, k, projection, rng):
@@ -41,7 +41,7 @@ def small(adult_small):
 @pytest.mark.parametrize("k,projection", [(1, True), (1, False), (4, True)])
 def test_matches_the_literal_algorithm_and_cost_model(small, k, projection):
     lam, T = 0.01, 600
-    problem = make_problem(small, lam=lam)
+    problem = build_problem(small, lam=lam)
     solver = Pegasos(problem, np.random.default_rng(5), PegasosParams(mini_batch=k, projection=projection))
     solver.advance(T, np.inf, np.inf)
     snap = solver.snapshot()
@@ -61,7 +61,7 @@ def test_matches_the_literal_algorithm_and_cost_model(small, k, projection):
 
 def test_approaches_the_exact_optimum(small):
     lam = 0.01
-    problem = make_problem(small, lam=lam)
+    problem = build_problem(small, lam=lam)
     K = kernel_matrix(small[0].X, sigma2=10.0)
     optimum = lambda_optimum(K, small[0].y, lam)
     assert optimum["gap"] < 1e-8

@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.metrics.pairwise import rbf_kernel
 
 from sbpbench.solvers.perceptron import Perceptron
-from tests.adult_rows import adult_problem
+from tests.problems import adult, build_problem
 
 N = 150
 EPOCHS = 3
@@ -24,7 +24,7 @@ def brute_force(K, y, orders):
 
 
 def test_matches_brute_force_and_cost_model():
-    problem = adult_problem(N, seed=5, test=20)
+    problem = build_problem(adult(N, seed=5, test=20))
     solver = Perceptron(problem, np.random.default_rng(7))
     solver.advance(EPOCHS * N, np.inf, np.inf)
     rng = np.random.default_rng(7)
@@ -43,7 +43,7 @@ def test_matches_brute_force_and_cost_model():
 
 def test_budget_in_kernel_evals_stops_as_one_by_one():
     """Stopping at a kernel-evaluation budget presents the same examples as the published loop."""
-    problem = adult_problem(N, seed=5, test=20)
+    problem = build_problem(adult(N, seed=5, test=20))
     solver = Perceptron(problem, np.random.default_rng(7))
     rng = np.random.default_rng(7)
     orders = [rng.permutation(N) for _ in range(EPOCHS)]
@@ -63,7 +63,7 @@ def test_budget_in_kernel_evals_stops_as_one_by_one():
 
 
 def test_first_example_is_free_and_a_mistake():
-    problem = adult_problem(N, seed=5, test=20)
+    problem = build_problem(adult(N, seed=5, test=20))
     solver = Perceptron(problem, np.random.default_rng(0))
     solver.advance(1, np.inf, np.inf)
     assert problem.kernel.kernel_evals == 0

@@ -4,20 +4,18 @@ Also shows that the check can fail: a perturbed SBP (half the step size) must be
 and the real solver must pass again.
 """
 
-import threading
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from sbpbench import kernels
-from sbpbench.execution import executors
 from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment import config
 from sbpbench.outputs import check as regression
 from sbpbench.solvers import sbp as sbp_module
-from tests.adult_rows import SHARED
 from tests.cli_runner import sbpbench
+from tests.problems import SHARED
 
 ROOT = Path(__file__).resolve().parents[1]
 CI_CONFIGS = sorted((ROOT / "configs" / "ci").glob("*.yaml"))
@@ -64,7 +62,6 @@ def divide_by_the_integer_scale_once(monkeypatch):
             self.store.scale2 = float(self.store.scale)
 
     monkeypatch.setattr(kernels.Kernel, "__init__", wrong)
-    monkeypatch.setattr(executors, "_local", threading.local())  # no problem built before the bug
 
 
 @pytest.mark.parametrize("name,perturb", [("ci-adult", halve_the_sbp_step),
@@ -123,10 +120,6 @@ def test_missing_runs_and_nan_values_are_worse():
 
 
 def test_check_cli_exit_codes(tmp_path, monkeypatch, capsys):
-    import sys
-
-    from sbpbench import cli
-
     reference = ROOT / "results" / "reference" / "ci-adult"
     run_dir = tmp_path / "ci-adult" / "run"
     run_dir.mkdir(parents=True)
@@ -134,10 +127,7 @@ def test_check_cli_exit_codes(tmp_path, monkeypatch, capsys):
     curves.loc[curves["solver"] == "sbp", "test_error"] += 0.05
     curves.to_csv(run_dir / "curves.csv", index=False)
     (run_dir / "meta.json").write_text((reference / "meta.json").read_text())
-    monkeypatch.setattr(sys, "argv", ["sbpbench", "check", str(run_dir), "--reference", str(reference)])
-    with pytest.raises(SystemExit) as info:
-        cli.main()
-    assert info.value.code == 1
+    assert sbpbench(monkeypatch, "check", run_dir, "--reference", reference) == 1
     out = capsys.readouterr().out
     assert "WORSE" in out and "test_error" in out
 

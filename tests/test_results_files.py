@@ -12,34 +12,15 @@ import pytest
 from sbpbench.files import umask
 from sbpbench.outputs import plotting
 from sbpbench.results.store import read_curves
-from tests.cli_runner import sbpbench
-
-CONFIG = """
-name: labels
-dataset: {name: adult, n_train: 200, n_test: 200}
-kernel: {name: gaussian, sigma2: 10}
-problem: {lambda: 1/n, nu: 0.011}
-solvers: [{name: sbp, label: NA}, {name: pegasos, label: "null"}, {name: pegasos, label: None, mini_batch: 2}]
-budget: {epochs: 1}
-runs: 1
-seed: 0
-"""
+from tests.cli_runner import one_error_line, sbpbench
+from tests.experiments import adult_config, write_config
 
 LABELS = ["NA", "null", "None"]
+#: Labels that a careless reader of CSV or YAML takes for a missing value.
+CONFIG = adult_config("labels", runs=1, solvers=[{"name": "sbp", "label": "NA"}, {"name": "pegasos", "label": "null"},
+                                                 {"name": "pegasos", "label": "None", "mini_batch": 2}])
 
 pytestmark = pytest.mark.usefixtures("one_numba_thread")
-
-
-def one_line_error(capsys, *needles: str) -> str:
-    """Standard error, checked to be one ``sbpbench: error:`` line holding every needle.
-
-    A note on loading the bundled Adult (``sbpbench: note: ...``) may come before it.
-    """
-    lines = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("sbpbench: note: ")]
-    assert len(lines) == 1 and lines[0].startswith("sbpbench: error: "), lines
-    err = lines[0]
-    assert all(n in err for n in needles), err
-    return err
 
 
 def without_times(directory: Path) -> pd.DataFrame:
@@ -49,8 +30,7 @@ def without_times(directory: Path) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def config_path(tmp_path_factory):
     path = tmp_path_factory.mktemp("config") / "labels.yaml"
-    path.write_text(CONFIG)
-    return path
+    return write_config(path, CONFIG)
 
 
 @pytest.fixture
@@ -105,9 +85,9 @@ def test_a_meta_json_that_is_not_an_object_is_one_line(monkeypatch, capsys, tmp_
     directory, _, _ = finished
     (directory / "meta.json").write_text("[1, 2]\n")
     assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res", "--resume", "-q") == 2
-    one_line_error(capsys, "meta.json", "JSON object")
+    one_error_line(capsys.readouterr().err, "meta.json", "JSON object")
     assert sbpbench(monkeypatch, "check", directory, "--reference", directory) == 2
-    one_line_error(capsys, "meta.json", "JSON object")
+    one_error_line(capsys.readouterr().err, "meta.json", "JSON object")
 
 
 @pytest.mark.parametrize("text, needle", [
@@ -122,13 +102,13 @@ def test_a_csv_of_another_shape_is_one_line(monkeypatch, capsys, tmp_path, confi
         (good / name).write_bytes((directory / name).read_bytes())
     (directory / "curves.csv").write_text(text)
     assert sbpbench(monkeypatch, "plot", directory) == 2
-    one_line_error(capsys, str(directory / "curves.csv"), needle)
+    one_error_line(capsys.readouterr().err, str(directory / "curves.csv"), needle)
     assert sbpbench(monkeypatch, "check", directory, "--reference", good) == 2
-    one_line_error(capsys, needle)
+    one_error_line(capsys.readouterr().err, needle)
     assert sbpbench(monkeypatch, "check", good, "--reference", directory) == 2
-    one_line_error(capsys, needle)
+    one_error_line(capsys.readouterr().err, needle)
     assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res", "--resume", "-q") == 2
-    one_line_error(capsys, needle)
+    one_error_line(capsys.readouterr().err, needle)
 
 
 def test_text_in_a_numeric_column_is_one_line(monkeypatch, capsys, finished):
@@ -137,14 +117,14 @@ def test_text_in_a_numeric_column_is_one_line(monkeypatch, capsys, finished):
     curves.loc[0, "test_error"] = "oops"
     curves.to_csv(directory / "curves.csv", index=False)
     assert sbpbench(monkeypatch, "plot", directory) == 2
-    one_line_error(capsys, "column 'test_error' holds text")
+    one_error_line(capsys.readouterr().err, "column 'test_error' holds text")
 
 
 @pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
 def test_result_files_get_the_mode_the_umask_gives(monkeypatch, tmp_path, mask, mode):
     """Others can read a shared results folder under the usual umask (mkstemp alone gives 0600)."""
     path = tmp_path / "labels.yaml"
-    path.write_text(CONFIG.replace("budget: {epochs: 1}", "budget: {epochs: 0.05}"))
+    write_config(path, {**CONFIG, "budget": {"epochs": 0.05}})
     old = os.umask(mask)
     try:
         assert umask() == mask

@@ -4,56 +4,20 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from sbpbench.errors import UserError
 from sbpbench.execution import loop as runner
-from sbpbench.execution.executors import SequentialExecutor
-from sbpbench.execution.sweep import run_experiments
-from sbpbench.experiment import config
 from sbpbench.results.store import ResultsWriter, first_difference, read_curves
 from scripts.promote_results import promote
+from tests.cli_runner import command, environment
+from tests.experiments import interrupt_run, run_sequentially, write_adult_config
 from tests.run_files import curves, meta
 
-ROOT = Path(__file__).resolve().parents[1]
-
-CONFIG = """
-name: {name}
-dataset: {{name: adult, n_train: {n}, n_test: 200}}
-kernel: {{name: gaussian, sigma2: 10}}
-problem: {{lambda: 1/n, nu: 0.011}}
-solvers: [sbp, pegasos]
-budget: {{epochs: {epochs}}}
-runs: 2
-seed: 0
-"""
-
-
-def write_config(folder: Path, name="tiny", n=200, epochs=1) -> Path:
-    path = folder / f"{name}.yaml"
-    path.write_text(CONFIG.format(name=name, n=n, epochs=epochs))
-    return path
-
-
-def run(path: Path, root: Path, overrides=(), **kwargs) -> Path:
-    exp = config.load(path, list(overrides))
-    return run_experiments([exp], root, SequentialExecutor(), **kwargs)[0]
-
-
-
 pytestmark = pytest.mark.usefixtures("one_numba_thread")
-
-
-@pytest.fixture(scope="module")
-def reference(one_numba_thread, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("reference")
-    path = write_config(folder)
-    return path, run(path, folder / "res")
 
 
 def test_first_difference_names_the_key():
@@ -73,22 +37,22 @@ def test_writer_orders_runs_by_position_and_replaces(tmp_path):
     assert [r["run"] for r in meta(tmp_path)["runs"]] == [0, 1, 2]
 
 
-def test_interrupted_and_failed_runs_are_redone(tmp_path, monkeypatch, reference):
-    ref_path, ref_dir = reference
+def test_interrupted_and_failed_runs_are_redone(tmp_path, monkeypatch, tiny_run):
+    ref_path, ref_dir = tiny_run
     real = runner.run_one
     calls = []
 
-    def flaky(exp, problem, spec, run_index, progress=None):
+    def flaky(exp, problem, spec, run_index, *rest):
         calls.append(1)
         if len(calls) == 2:
             return runner.failed_result(exp, spec, run_index, "RuntimeError: lost")
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real(exp, problem, spec, run_index, progress)
+        return real(exp, problem, spec, run_index, *rest)
 
     monkeypatch.setattr(runner, "run_one", flaky)
     with pytest.raises(KeyboardInterrupt):
-        run(ref_path, tmp_path)
+        run_sequentially(ref_path, tmp_path)
     (directory,) = (tmp_path / "tiny").iterdir()
     first = meta(directory)
     assert first["interrupted"] is True
@@ -96,7 +60,7 @@ def test_interrupted_and_failed_runs_are_redone(tmp_path, monkeypatch, reference
     assert set(pd.read_csv(directory / "curves.csv")["run"]) == {0}
 
     monkeypatch.setattr(runner, "run_one", real)
-    assert run(ref_path, tmp_path, resume=True) == directory  # continues the same folder
+    assert run_sequentially(ref_path, tmp_path, resume=True) == directory  # continues the same folder
     pd.testing.assert_frame_equal(curves(directory), curves(ref_dir))
     final = meta(directory)
     assert "interrupted" not in final and "finished" in final and final["started"] == first["started"]
@@ -107,36 +71,33 @@ def test_interrupted_and_failed_runs_are_redone(tmp_path, monkeypatch, reference
 
     # nothing left to redo: the files stay the same, the resume is recorded
     before = (directory / "curves.csv").read_bytes()
-    run(ref_path, tmp_path, resume=True)
+    run_sequentially(ref_path, tmp_path, resume=True)
     assert (directory / "curves.csv").read_bytes() == before
     assert [(r["kept"], r["redone"]) for r in meta(directory)["resumes"]] == [(1, 3), (4, 0)]
 
 
-def test_resume_refuses_a_changed_config(tmp_path, reference):
-    ref_path, _ = reference
-    directory = run(ref_path, tmp_path)
+def test_resume_refuses_a_changed_config(tmp_path, tiny_run):
+    ref_path, _ = tiny_run
+    directory = run_sequentially(ref_path, tmp_path)
     with pytest.raises(UserError, match=r"resolved\.budget\.epochs.*1\.0 there, 2\.0 now"):
-        run(ref_path, tmp_path, ["budget.epochs=2"], resume=True)
+        run_sequentially(ref_path, tmp_path, ["budget.epochs=2"], resume=True)
     with pytest.raises(UserError, match=r"resolved\.dataset\.n_train"):
-        run(ref_path, tmp_path, ["dataset.n_train=150"], resume_from=directory)
+        run_sequentially(ref_path, tmp_path, ["dataset.n_train=150"], resume_from=directory)
     assert [p.name for p in (tmp_path / "tiny").iterdir()] == [directory.name]
 
 
-def test_resume_without_a_previous_folder_starts_one(tmp_path, reference):
-    ref_path, ref_dir = reference
-    directory = run(ref_path, tmp_path, resume=True)
+def test_resume_without_a_previous_folder_starts_one(tmp_path, tiny_run):
+    ref_path, ref_dir = tiny_run
+    directory = run_sequentially(ref_path, tmp_path, resume=True)
     pd.testing.assert_frame_equal(curves(directory), curves(ref_dir))
     assert "resumes" not in meta(directory)
 
 
 def test_sigkill_during_a_sequential_run_then_resume(tmp_path):
     """SIGKILL after the first finished run: it survives intact and --resume gives the uninterrupted curves."""
-    path = write_config(tmp_path, "slow", n=1000, epochs=4)
-    env = {**os.environ, "NUMBA_NUM_THREADS": "1",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, "-m", "sbpbench", "run", str(path), "--results", str(tmp_path / "res"),
-               "--no-plot", "-q"]
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    path = write_adult_config(tmp_path, "slow", n_train=1000, budget={"epochs": 4})
+    proc = subprocess.Popen(command("run", path, "--results", tmp_path / "res", "--no-plot", "-q"),
+                            env=environment(NUMBA_NUM_THREADS="1"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     folder = tmp_path / "res" / "slow"
     deadline = time.time() + 60
     killed_after = None
@@ -155,8 +116,8 @@ def test_sigkill_during_a_sequential_run_then_resume(tmp_path):
     partial = curves(directory)
     assert not [p for p in directory.iterdir() if p.name.startswith(".")]
 
-    assert run(path, tmp_path / "res", resume=True) == directory
-    reference = run(path, tmp_path / "reference")
+    assert run_sequentially(path, tmp_path / "res", resume=True) == directory
+    reference = run_sequentially(path, tmp_path / "reference")
     pd.testing.assert_frame_equal(curves(directory), curves(reference))
     kept = len(survived["runs"])
     # the runs finished before the kill were kept as they were, not redone
@@ -168,21 +129,12 @@ def test_a_promoted_partial_copy_made_elsewhere_is_completed_in_place(tmp_path, 
     """`--resume-from results/paper/<experiment>` reads the compressed curves, ignores where and
     how fast another machine computed the optimum, and promoting the folder in place compresses
     it again: the documented way to complete a committed experiment that has only some runs."""
-    path = write_config(tmp_path)
+    path = write_adult_config(tmp_path)
     derived = ["problem.nu=from_lambda"]
-    whole = run(path, tmp_path / "whole", derived)
-    real, calls = runner.run_one, []
-
-    def interrupted(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(runner, "run_one", interrupted)
+    whole = run_sequentially(path, tmp_path / "whole", derived)
+    interrupt_run(monkeypatch, 3)
     with pytest.raises(KeyboardInterrupt):
-        run(path, tmp_path / "res", derived)
-    monkeypatch.setattr(runner, "run_one", real)
+        run_sequentially(path, tmp_path / "res", derived)
     (partial,) = (tmp_path / "res" / "tiny").iterdir()
     monkeypatch.setattr("scripts.promote_results.GZIP_ABOVE_BYTES", 10)
     paper = promote(partial, tmp_path / "paper")
@@ -192,7 +144,7 @@ def test_a_promoted_partial_copy_made_elsewhere_is_completed_in_place(tmp_path, 
     assert [r["status"] for r in committed["runs"]] == ["budget", "interrupted", "budget"]
     assert (paper / "curves.csv.gz").is_file()
 
-    assert run(path, tmp_path / "res", derived, resume_from=paper) == paper
+    assert run_sequentially(path, tmp_path / "res", derived, resume_from=paper) == paper
     assert not (paper / "curves.csv.gz").exists()
     pd.testing.assert_frame_equal(curves(paper), curves(whole))
     assert [(r["kept"], r["redone"]) for r in meta(paper)["resumes"]] == [(2, 2)]
@@ -203,30 +155,30 @@ def test_a_promoted_partial_copy_made_elsewhere_is_completed_in_place(tmp_path, 
     pd.testing.assert_frame_equal(read_curves(paper / "curves.csv.gz").drop(columns="train_time_s"), curves(whole))
 
 
-def test_resume_of_a_damaged_meta_is_refused_in_one_line(tmp_path, reference):
-    ref_path, ref_dir = reference
+def test_resume_of_a_damaged_meta_is_refused_in_one_line(tmp_path, tiny_run):
+    ref_path, ref_dir = tiny_run
     folder = tmp_path / "damaged"
     folder.mkdir()
     damaged = {**meta(ref_dir), "resolved": {**meta(ref_dir)["resolved"], "problem": None}}
     (folder / "meta.json").write_text(json.dumps(damaged))
     with pytest.raises(UserError, match=r"key 'resolved\.problem' differs"):
-        run(ref_path, tmp_path, resume_from=folder)
+        run_sequentially(ref_path, tmp_path, resume_from=folder)
     for runs in (-1, 0, True):  # a damaged run count is no smaller count that more runs may extend
         damaged = {**meta(ref_dir), "resolved": {**meta(ref_dir)["resolved"], "runs": runs}}
         (folder / "meta.json").write_text(json.dumps(damaged))
         with pytest.raises(UserError, match=r"key 'resolved\.runs' differs"):
-            run(ref_path, tmp_path, resume_from=folder)
+            run_sequentially(ref_path, tmp_path, resume_from=folder)
 
 
 def test_resuming_with_more_runs_adds_only_the_new_runs(tmp_path):
     """A folder made with 2 runs, resumed from a config asking for 3: one run per solver is added,
     the others kept, and the files say 3 runs; the same curves as 3 runs from the start."""
-    path = write_config(tmp_path)
-    two = run(path, tmp_path / "res")
+    path = write_adult_config(tmp_path)
+    two = run_sequentially(path, tmp_path / "res")
     three = ["runs=3"]
-    assert run(path, tmp_path / "res", three, resume_from=two) == two
+    assert run_sequentially(path, tmp_path / "res", three, resume_from=two) == two
     assert [(r["kept"], r["redone"], r["runs"]) for r in meta(two)["resumes"]] == [(4, 2, [2, 3])]
     assert meta(two)["resolved"]["runs"] == 3 and meta(two)["config"]["runs"] == 3
-    pd.testing.assert_frame_equal(curves(two), curves(run(path, tmp_path / "whole", three)))
+    pd.testing.assert_frame_equal(curves(two), curves(run_sequentially(path, tmp_path / "whole", three)))
     with pytest.raises(UserError, match=r"key 'resolved.runs' differs .* \(3 there, 2 now\)"):
-        run(path, tmp_path / "res", resume_from=two)  # fewer runs than the folder holds
+        run_sequentially(path, tmp_path / "res", resume_from=two)  # fewer runs than the folder holds

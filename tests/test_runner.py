@@ -10,7 +10,7 @@ from sbpbench.execution import loop as runner
 from sbpbench.experiment.config import Budget, Checkpoints, Experiment, SolverSpec
 from sbpbench.kernels import KernelSpec
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
-from tests.adult_rows import make_problem
+from tests.problems import build_problem
 
 
 def experiment(budget=None, per_decade=10, solvers=("sbp",)):
@@ -25,7 +25,7 @@ def experiment(budget=None, per_decade=10, solvers=("sbp",)):
 @pytest.fixture(scope="module")
 def problem(adult_small):
     train, test = adult_small
-    return make_problem((train.take(np.arange(100)), test.take(np.arange(200))), lam=0.01, nu=0.05)
+    return build_problem((train.take(np.arange(100)), test.take(np.arange(200))), lam=0.01, nu=0.05)
 
 
 def run(problem, exp, name="sbp", index=0):

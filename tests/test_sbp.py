@@ -6,8 +6,8 @@ import pytest
 from sbpbench.solvers import sbp as sbp_module
 from sbpbench.solvers.sbp import SBP
 from sbpbench.solvers.waterlevel import water_level, water_level_bias
-from tests.adult_rows import adult_problem, make_problem
 from tests.exact import kernel_matrix, slack_constrained_optimum
+from tests.problems import adult, build_problem
 
 
 def level_by_sorting(c, volume):
@@ -53,7 +53,7 @@ def test_matches_the_literal_algorithm(tiny, monkeypatch, fold_below):
     # fold_below=0.99 rebases the scale into the vectors at almost every projection
     monkeypatch.setattr(sbp_module, "REBASE_BELOW", fold_below)
     nu, T = 0.05, 400
-    problem = make_problem(tiny, nu=nu, lam=1 / 60)
+    problem = build_problem(tiny, nu=nu, lam=1 / 60)
     solver = SBP(problem, np.random.default_rng(3))
     solver.advance(T, np.inf, np.inf)
     snap = solver.snapshot()
@@ -69,7 +69,7 @@ def test_matches_the_literal_algorithm(tiny, monkeypatch, fold_below):
 
 
 def test_cost_model_is_one_row_per_iteration(tiny):
-    problem = make_problem(tiny, nu=0.05, cache_mb=1)
+    problem = build_problem(tiny, nu=0.05, cache_mb=1)
     solver = SBP(problem, np.random.default_rng(0))
     solver.advance(250, np.inf, np.inf)
     assert solver.iteration == 250
@@ -78,7 +78,7 @@ def test_cost_model_is_one_row_per_iteration(tiny):
 
 
 def test_stops_at_the_kernel_evaluation_limit(tiny):
-    problem = make_problem(tiny, nu=0.05)
+    problem = build_problem(tiny, nu=0.05)
     solver = SBP(problem, np.random.default_rng(0))
     solver.advance(10**6, 1000, np.inf)
     assert problem.kernel.kernel_evals == 1020  # the first iteration boundary at or after 1000
@@ -86,7 +86,7 @@ def test_stops_at_the_kernel_evaluation_limit(tiny):
 
 @pytest.mark.parametrize("nu", [0.02, 0.2])
 def test_approaches_the_exact_slack_constrained_optimum(tiny, nu):
-    problem = make_problem(tiny, nu=nu)
+    problem = build_problem(tiny, nu=nu)
     K = kernel_matrix(tiny[0].X, sigma2=10.0)
     optimum = slack_constrained_optimum(K, tiny[0].y, nu)
     solver = SBP(problem, np.random.default_rng(1))
@@ -103,7 +103,7 @@ def test_approaches_the_exact_slack_constrained_optimum(tiny, nu):
 @pytest.fixture(scope="module")
 def adult_2000():
     """2000 Adult rows: four blocks of the fused pass, windows of hundreds of responses."""
-    return adult_problem(2000, seed=11, test=10)
+    return build_problem(adult(2000, seed=11, test=10))
 
 
 def _fresh(problem, bias):

@@ -6,8 +6,8 @@ from scipy.optimize import minimize
 from sklearn.metrics.pairwise import rbf_kernel
 
 from sbpbench.solvers.sbp import SBP
-from tests.adult_rows import adult_problem
 from tests.exact import two_basin_lp
+from tests.problems import adult, build_problem
 
 N = 40
 NU = 0.1
@@ -53,7 +53,7 @@ def exact_optimum(K, y, volume, bias):
 
 @pytest.mark.parametrize("bias", [False, True])
 def test_sbp_approaches_exact_optimum(bias):
-    problem = adult_problem(N, seed=3, test=10, sigma2=SIGMA2, nu=NU, bias=bias)
+    problem = build_problem(adult(N, seed=3, test=10), sigma2=SIGMA2, nu=NU, bias=bias)
     y = problem.y
     X = problem.kernel.X.toarray()
     K = rbf_kernel(X, gamma=1.0 / (2 * SIGMA2))

@@ -5,7 +5,8 @@ import pytest
 
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.sampling import DRAW_CHUNK
-from tests._kernel_data import gram, make_problem, run_to_end, unbiased_optimum
+from tests.exact import gram, unbiased_optimum
+from tests.problems import real_problem, run_to_end
 
 
 def sdca(problem, seed=0):
@@ -14,7 +15,7 @@ def sdca(problem, seed=0):
 
 @pytest.mark.parametrize("name", ["adult", "reuters", "w8a"])
 def test_reaches_the_scipy_optimum(name):
-    problem = make_problem(name, 300, bias=False)
+    problem = real_problem(name, 300, bias=False)
     s = sdca(problem)
     for _ in range(400):  # epochs, until the duality gap is tiny
         run_to_end(s, s.iteration + problem.n)
@@ -28,7 +29,7 @@ def test_reaches_the_scipy_optimum(name):
 
 
 def test_matches_plain_dual_coordinate_ascent():
-    problem = make_problem("adult", 200, bias=False)
+    problem = real_problem("adult", 200, bias=False)
     n = problem.n
     s = sdca(problem, seed=7)
     epochs = 5
@@ -46,7 +47,7 @@ def test_matches_plain_dual_coordinate_ascent():
 
 
 def test_one_kernel_row_per_nonzero_step():
-    problem = make_problem("adult", 200, bias=False)
+    problem = real_problem("adult", 200, bias=False)
     n, k = problem.n, problem.kernel
     s = sdca(problem, seed=3)
     changed = 0
@@ -62,7 +63,7 @@ def test_one_kernel_row_per_nonzero_step():
 
 
 def test_stops_at_kernel_eval_budget_and_snapshot_is_consistent():
-    problem = make_problem("adult", 200, bias=False)
+    problem = real_problem("adult", 200, bias=False)
     s = sdca(problem)
     s.advance(10**9, 50 * problem.n, np.inf)
     assert problem.kernel.kernel_evals == 50 * problem.n

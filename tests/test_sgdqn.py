@@ -20,11 +20,10 @@ import math
 import numpy as np
 import pytest
 
-from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers.sgdqn import CMAX, CMIN, T0_CANDIDATES
-from tests.adult_rows import adult
-from tests.test_linear_solvers import _optimum, _problem, _run, _solver
+from tests.exact import liblinear_optimum
+from tests.problems import adult, build_problem, make_solver, run_epochs, svm_problem
 
 #: (dataset, C, t0, epochs): within 1e-2 of the optimum after that many epochs from that t0.
 OPTIMUM_CASES = [("adult", 0.05, 1e5, 100), ("w8a", 1.0, 5e5, 300)]
@@ -33,9 +32,9 @@ OPTIMUM_CASES = [("adult", 0.05, 1e5, 100), ("w8a", 1.0, 5e5, 300)]
 @pytest.mark.parametrize("precision", ["double", "single"])
 @pytest.mark.parametrize("dataset,C,t0,epochs", OPTIMUM_CASES)
 def test_reaches_liblinear_optimum_within_1e2(dataset, C, t0, epochs, precision):
-    problem = _problem(dataset, C)
-    opt = _optimum(problem, (dataset, C))
-    solver, finished = _run(problem, "sgdqn", epochs, t0=t0, precision=precision)
+    problem = svm_problem(dataset, C)
+    opt = liblinear_optimum(problem, (dataset, C))
+    solver, finished = run_epochs(problem, "sgdqn", epochs, t0=t0, precision=precision)
     snap = solver.snapshot()
     assert not finished and solver.iteration == epochs * problem.n  # no stopping rule: the budget ends it
     assert 0 <= snap.primal_objective / opt - 1 < 1e-2
@@ -50,9 +49,7 @@ def test_reaches_liblinear_optimum_within_1e2(dataset, C, t0, epochs, precision)
 
 
 def _problem_rows(n: int, C: float) -> Problem:
-    X, y, tX, ty = adult(n, seed=7, test=20)
-    k = Kernel(X, KernelSpec("linear", 1.0, 0.0))
-    return Problem(k, y, k.prepare(tX), ty, 1.0 / (C * n), None, False)
+    return build_problem(adult(n, seed=7, test=20), kernel="linear", sigma2=1.0, lam=1.0 / (C * n))
 
 
 class Transcribed:
@@ -126,7 +123,7 @@ def _skip(problem: Problem, rows) -> int:
 def test_steps_and_updates_of_b_match_a_transcription():
     """A tiny skip and t0 make the updates of B frequent enough to be checked."""
     problem = _problem_rows(400, 1.0)
-    solver = _solver(problem, "sgdqn", t0=1000.0, skip=2)
+    solver = make_solver(problem, "sgdqn", t0=1000.0, skip=2)
     ref = Transcribed(problem, 1000.0, 2)
     for limit in (150, 400, 1000, 1200):  # mid-epoch stops: the epoch goes on where it stopped
         solver.advance(limit, np.inf, np.inf)
@@ -142,7 +139,7 @@ def test_steps_and_updates_of_b_match_a_transcription():
 
 def test_default_skip_is_libsgdqn_calibration():
     problem = _problem_rows(400, 1.0)
-    solver = _solver(problem, "sgdqn", t0=100.0)
+    solver = make_solver(problem, "sgdqn", t0=100.0)
     assert solver.qn.skip == _skip(problem, range(problem.n))
     nnz = problem.kernel.X.nnz
     assert solver.qn.skip == math.floor(16 * problem.n * problem.kernel.d / nnz) > 100  # Adult: about 141
@@ -150,7 +147,7 @@ def test_default_skip_is_libsgdqn_calibration():
 
 def test_t0_search_matches_the_transcription_and_is_done_before_the_clock():
     problem = _problem_rows(400, 1.0)
-    solver = _solver(problem, "sgdqn", t0_epochs=3)
+    solver = make_solver(problem, "sgdqn", t0_epochs=3)
     assert solver.iteration == 0 and solver.calibration_products > 0  # done when the solver is made
     sample = solver.order[:40]  # imax / 10 with imax = n - 1: the first 40 of 400
     skip = _skip(problem, sample)

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from sbpbench.solvers.smo import SMO, SMOParams, _pair_step, _select_single
-from tests._kernel_data import biased_optimum, make_problem, run_to_end, unbiased_optimum
+from tests.exact import biased_optimum, unbiased_optimum
+from tests.problems import real_problem, run_to_end
 
 
 def smo(problem, eps=1e-8):
@@ -13,7 +14,7 @@ def smo(problem, eps=1e-8):
 
 @pytest.mark.parametrize("name", ["adult", "reuters", "w8a"])
 def test_unbiased_matches_scipy_dual_qp(name):
-    problem = make_problem(name, 300, bias=False)
+    problem = real_problem(name, 300, bias=False)
     s = smo(problem)
     assert run_to_end(s)
     snap = s.snapshot()
@@ -27,7 +28,7 @@ def test_unbiased_matches_scipy_dual_qp(name):
 
 @pytest.mark.parametrize("name", ["adult", "reuters", "w8a"])
 def test_biased_matches_libsvm(name):
-    problem = make_problem(name, 300, bias=True)
+    problem = real_problem(name, 300, bias=True)
     s = smo(problem)
     assert run_to_end(s)
     snap = s.snapshot()
@@ -40,14 +41,14 @@ def test_biased_matches_libsvm(name):
 
 @pytest.mark.parametrize("bias, rows", [(True, 2), (False, 1)])
 def test_kernel_evals_follow_cost_model(bias, rows):
-    uncached = make_problem("adult", 300, bias=bias, cache_mb=0)
+    uncached = real_problem("adult", 300, bias=bias, cache_mb=0)
     s = smo(uncached, eps=1e-3)
     assert run_to_end(s)
     k = uncached.kernel
     assert s.iteration > 0
     assert k.kernel_evals == k.kernel_evals_computed == s.expected_kernel_evals() == rows * s.iteration * uncached.n
 
-    cached = make_problem("adult", 300, bias=bias, cache_mb=64)  # room for every row
+    cached = real_problem("adult", 300, bias=bias, cache_mb=64)  # room for every row
     c = smo(cached, eps=1e-3)
     assert run_to_end(c)
     kc = cached.kernel
@@ -57,7 +58,7 @@ def test_kernel_evals_follow_cost_model(bias, rows):
 
 
 def test_advance_respects_limits_and_reports_convergence():
-    problem = make_problem("adult", 300, bias=True)
+    problem = real_problem("adult", 300, bias=True)
     s = smo(problem, eps=1e-3)
     assert not s.advance(5, np.inf, np.inf) and s.iteration == 5
     assert not s.advance(np.inf, 20 * problem.n, np.inf) and problem.kernel.kernel_evals == 20 * problem.n

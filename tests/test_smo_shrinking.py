@@ -5,7 +5,8 @@ import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
 from sbpbench.solvers.smo import SMO, SMOParams
-from tests._kernel_data import biased_optimum, gram, make_problem, run_to_end, unbiased_optimum
+from tests.exact import biased_optimum, gram, unbiased_optimum
+from tests.problems import real_problem, run_to_end
 
 EPS = 1e-8
 #: (data set, bias, lambda * n): real subsamples of 300 on which shrinking removes variables
@@ -19,7 +20,7 @@ def smo(problem, shrinking, eps=EPS):
 
 
 def problem_for(name, bias, lam_n, cache_mb=0.0):
-    return make_problem(name, 300, bias=bias, lam=lam_n / 300, cache_mb=cache_mb)
+    return real_problem(name, 300, bias=bias, lam=lam_n / 300, cache_mb=cache_mb)
 
 
 def full_violation(problem, alpha, C):
@@ -48,7 +49,7 @@ def test_shrinking_is_off_by_default():
 
 
 def test_entries_counts_and_reads_the_cache():
-    problem = make_problem("adult", 300, bias=False, cache_mb=64)
+    problem = real_problem("adult", 300, bias=False, cache_mb=64)
     k = problem.kernel
     idx = np.array([3, 0, 299, 17, 17])
     exact = rbf_kernel(k.X[[5]], k.X[idx], gamma=1.0 / (2.0 * k.spec.sigma2))[0]
@@ -121,7 +122,7 @@ def test_kernel_evals_follow_the_shrinking_cost_model(bias, lam_n, rows):
 @pytest.mark.parametrize("n_active, n_free, variant_rows", [(290, 100, True), (100, 20, False)])
 def test_reconstruct_gradient_is_exact_with_libsvm_cost(bias, n_active, n_free, variant_rows):
     # a feasible state with chosen active and free sets; G of the shrunk variables is garbage
-    problem = make_problem("w8a", 300, bias=bias)
+    problem = real_problem("w8a", 300, bias=bias)
     n, y = problem.n, problem.y
     s = smo(problem, shrinking=True)
     C = s.C
@@ -168,7 +169,7 @@ def test_full_set_recheck_resumes_when_shrunk_variables_violate(bias):
     # LIBSVM's rule rarely shrinks a variable that later violates on problems this small, so
     # force it: start with half of the variables shrunk although all of them violate (alpha = 0,
     # G = -1); the run must find them at the full-set check and go on to the optimum.
-    problem = make_problem("reuters", 300, bias=bias)
+    problem = real_problem("reuters", 300, bias=bias)
     n = problem.n
     s = smo(problem, shrinking=True)
     s.active = np.arange(0, n, 2, dtype=np.int64)

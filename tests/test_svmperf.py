@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from sbpbench.solvers.svmperf import INACTIVE_SOLVES
-from tests.test_linear_solvers import CASES, _optimum, _problem, _run, _solver
+from tests.exact import liblinear_optimum
+from tests.problems import SVM_CASES, make_solver, run_epochs, svm_problem
 
 #: Epochs enough for every run here to end by its own rule.
 UNTIL_DONE = 10**9
@@ -25,12 +26,12 @@ def _ceps(solver) -> float:
     return max(0.0, risk - solver.model.slack(solver.w)) * 100.0 / problem.n
 
 
-@pytest.mark.parametrize("dataset,C", CASES)
+@pytest.mark.parametrize("dataset,C", SVM_CASES)
 def test_reaches_the_liblinear_optimum_within_its_epsilon(dataset, C):
-    problem = _problem(dataset, C)
-    j_opt = _optimum(problem, (dataset, C)) / problem.lam
+    problem = svm_problem(dataset, C)
+    j_opt = liblinear_optimum(problem, (dataset, C)) / problem.lam
     epsilon = 1e-4
-    solver, finished = _run(problem, "svmperf", UNTIL_DONE, epsilon=epsilon)
+    solver, finished = run_epochs(problem, "svmperf", UNTIL_DONE, epsilon=epsilon)
     snap = solver.snapshot()
     assert finished
     assert -1e-9 * j_opt <= snap.objective - j_opt <= C * problem.n * epsilon / 100 + 1e-9 * j_opt
@@ -42,20 +43,20 @@ def test_reaches_the_liblinear_optimum_within_its_epsilon(dataset, C):
 
 
 @pytest.mark.parametrize("epsilon", [0.7, 0.1, 0.01])
-@pytest.mark.parametrize("dataset,C", CASES)
+@pytest.mark.parametrize("dataset,C", SVM_CASES)
 def test_guarantee_at_termination(dataset, C, epsilon):
     """Within C_perf epsilon of J_opt, stopped at the first pass whose CEps is at most epsilon,
     and within the paper's bound on the number of iterations."""
-    problem = _problem(dataset, C)
-    j_opt = _optimum(problem, (dataset, C)) / problem.lam
-    solver, finished = _run(problem, "svmperf", UNTIL_DONE, epsilon=epsilon)
+    problem = svm_problem(dataset, C)
+    j_opt = liblinear_optimum(problem, (dataset, C)) / problem.lam
+    solver, finished = run_epochs(problem, "svmperf", UNTIL_DONE, epsilon=epsilon)
     snap = solver.snapshot()
     c_perf = C * problem.n / 100
     assert finished and _ceps(solver) <= epsilon
     assert snap.objective - j_opt <= c_perf * epsilon + 1e-9 * j_opt
     assert snap.extra["dual_objective"] / problem.lam <= j_opt * (1 + 1e-9)
     # the pass before (at the w of the state two passes back) did not meet the rule
-    before = _solver(problem, "svmperf", epsilon=epsilon)
+    before = make_solver(problem, "svmperf", epsilon=epsilon)
     assert solver.passes >= 2 and not before.advance((solver.passes - 2) * problem.n, np.inf, np.inf)
     assert _ceps(before) > epsilon
     # the bound on the iterations, in the units of the paper's OP2: C n and epsilon / 100
@@ -66,8 +67,8 @@ def test_guarantee_at_termination(dataset, C, epsilon):
 
 def test_inactive_cuts_leave_the_working_set():
     """A long run (small epsilon) drops the cuts whose dual variable stayed zero for 50 solutions."""
-    problem = _problem("w8a", 1.0)
-    solver, finished = _run(problem, "svmperf", UNTIL_DONE, epsilon=1e-3)
+    problem = svm_problem("w8a", 1.0)
+    solver, finished = run_epochs(problem, "svmperf", UNTIL_DONE, epsilon=1e-3)
     assert finished and solver.solves == solver.passes - 1
     assert solver.model.K < solver.solves  # some were removed
     assert np.all(solver.solves - solver.last_active < INACTIVE_SOLVES)

@@ -13,19 +13,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sbpbench.kernels import Kernel, KernelSpec
+from sbpbench.data.split import Split
 from sbpbench.problem import Problem
 from sbpbench.solvers.svmsgd import FACTOR, RENORM, SAMPLE
-from tests.adult_rows import adult
-from tests.test_linear_solvers import CASES, _optimum, _problem, _run, _solver
+from tests.exact import liblinear_optimum
+from tests.problems import SVM_CASES, adult, build_problem, make_solver, run_epochs, svm_problem
 
 
 @pytest.mark.parametrize("precision", ["double", "single"])
-@pytest.mark.parametrize("dataset,C", CASES)
+@pytest.mark.parametrize("dataset,C", SVM_CASES)
 def test_reaches_liblinear_optimum_within_1e2(dataset, C, precision):
-    problem = _problem(dataset, C)
-    opt = _optimum(problem, (dataset, C))
-    solver, finished = _run(problem, "svmsgd", 100, precision=precision)
+    problem = svm_problem(dataset, C)
+    opt = liblinear_optimum(problem, (dataset, C))
+    solver, finished = run_epochs(problem, "svmsgd", 100, precision=precision)
     snap = solver.snapshot()
     assert not finished and solver.iteration == 100 * problem.n  # no stopping rule: the budget ends it
     assert 0 <= snap.primal_objective / opt - 1 < 1e-2
@@ -36,8 +36,8 @@ def test_reaches_liblinear_optimum_within_1e2(dataset, C, precision):
 
 
 def test_single_precision_follows_double_closely():
-    problem = _problem("adult", 0.05)
-    runs = [_run(problem, "svmsgd", 20, precision=p)[0] for p in ("double", "single")]
+    problem = svm_problem("adult", 0.05)
+    runs = [run_epochs(problem, "svmsgd", 20, precision=p)[0] for p in ("double", "single")]
     double, single = (s.snapshot().primal_objective for s in runs)
     assert runs[0].eta0 == runs[1].eta0
     assert single != double and abs(single / double - 1) < 1e-4
@@ -48,9 +48,8 @@ def test_single_precision_follows_double_closely():
 
 def _problem_rows(n: int, C: float, scale: float = 1.0) -> Problem:
     """Adult rows (features times ``scale``) with the linear kernel and lambda = 1/(C n)."""
-    X, y, tX, ty = adult(n, seed=5, test=20)
-    k = Kernel(X * scale, KernelSpec("linear", 1.0, 0.0))
-    return Problem(k, y, k.prepare(tX), ty, 1.0 / (C * n), None, False)
+    train, test = adult(n, seed=5, test=20)
+    return build_problem((Split(train.X * scale, train.y), test), kernel="linear", sigma2=1.0, lam=1.0 / (C * n))
 
 
 def _rows(problem: Problem):
@@ -103,7 +102,7 @@ SEARCHES = [(0.05, 1.0), (10.0, 0.01)]
 def test_eta0_search_and_steps_match_a_transcription_of_sgd(C, scale):
     problem = _problem_rows(1500, C, scale)
     rows = _rows(problem)
-    solver = _solver(problem, "svmsgd")
+    solver = make_solver(problem, "svmsgd")
     solver.advance(2 * problem.n + 17, np.inf, np.inf)
     sample = solver.order[:SAMPLE]
     assert sample.size == SAMPLE
@@ -133,7 +132,7 @@ def _steps(problem: Problem, rows, order: np.ndarray, eta0: float, iterations: i
 
 def test_both_directions_of_the_search_occur():
     """The cases above make the search halve and double (so that both rules are checked)."""
-    halving, doubling = (_solver(_problem_rows(1500, C, scale), "svmsgd") for C, scale in SEARCHES)
+    halving, doubling = (make_solver(_problem_rows(1500, C, scale), "svmsgd") for C, scale in SEARCHES)
     for solver in (halving, doubling):
         solver.advance(1, np.inf, np.inf)
     assert halving.eta0 < 1 < doubling.eta0
@@ -143,7 +142,7 @@ def test_both_directions_of_the_search_occur():
 def test_rescaling_of_the_weights_matches_the_transcription():
     """With eta0 lambda just below 1, wDivisor passes 1e5 at the first step: W is rescaled (O(d))."""
     problem = _problem_rows(300, 1.0)
-    solver = _solver(problem, "svmsgd")
+    solver = make_solver(problem, "svmsgd")
     solver.calibrated, solver.eta0 = True, 0.999999 / problem.lam  # skip the search, as if it chose this
     solver.advance(1, np.inf, np.inf)
     assert solver.state[0] == 1.0  # rescaled

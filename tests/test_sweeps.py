@@ -9,16 +9,14 @@ import pandas as pd
 import pytest
 
 from sbpbench.errors import UserError
-from sbpbench.execution import executors
-from sbpbench.execution.executors import SequentialExecutor
-from sbpbench.execution.sweep import run_experiments
+from sbpbench.execution.problems import ProblemCache
 from sbpbench.experiment import assemble, config
 from sbpbench.outputs.summary import summary_table
 from sbpbench.results.store import comparable, read_curves
 from sbpbench.solvers import SOLVERS
-from tests.cli_runner import sbpbench
+from tests.cli_runner import sbpbench, validate_text
+from tests.experiments import run_sequentially, write_adult_config
 from tests.run_files import curves, meta
-from tests.test_config_hostile import validate_text
 
 HEAD = "dataset: adult\nproblem: {lambda: 0.1, nu: 0.1}\n"
 
@@ -193,25 +191,15 @@ def test_cli_validate_counts_the_entries_and_checks_every_lambda_at_the_real_n(m
 
 # ----------------------------------------------------------------------------- running a sweep
 
-RUN = """
-name: sweep
-dataset: {{name: adult, n_train: 200, n_test: 200}}
-kernel: {{name: gaussian, sigma2: {sigma2}}}
-problem: {{lambda: {lam}, nu: {nu}}}
-solvers: {solvers}
-budget: {{epochs: {epochs}}}
-runs: 1
-seed: 0
-"""
-
-
-def run(folder: Path, overrides=(), resume_from=None, sigma2="[1, 10]", lam="[1/n, 1/(10*n)]", nu=0.011,
-        solvers="[sbp, pegasos]", epochs=1) -> Path:
+def run(folder: Path, overrides=(), resume_from=None, sigma2=(1, 10), lam=("1/n", "1/(10*n)"), nu=0.011,
+        solvers=("sbp", "pegasos"), epochs=1) -> Path:
+    """One run of the sweep (lists sweep, scalars do not) on Adult, in ``folder``; its run folder."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "sweep.yaml"
-    path.write_text(RUN.format(sigma2=sigma2, lam=lam, nu=nu, solvers=solvers, epochs=epochs))
-    exp = config.load(path, list(overrides))
-    return run_experiments([exp], folder / "res", SequentialExecutor(), resume_from=resume_from)[0]
+    listed = [list(v) if isinstance(v, tuple) else v for v in (sigma2, lam)]
+    path = write_adult_config(folder, "sweep", kernel={"name": "gaussian", "sigma2": listed[0]},
+                              problem={"lambda": listed[1], "nu": nu}, solvers=list(solvers), budget={"epochs": epochs},
+                              runs=1)
+    return run_sequentially(path, folder / "res", overrides, resume_from=resume_from)
 
 
 
@@ -254,7 +242,7 @@ def test_each_entry_runs_as_its_own_experiment_would(tmp_path, swept):
     """The sweep's entry is the run a config with these values as scalars makes (the label aside)."""
     mine = curves(swept)
     for solver, sigma2, lam in (("pegasos", 10, "1/(10*n)"), ("sbp", 1, "1/n")):
-        alone = run(tmp_path / solver, sigma2=sigma2, lam=lam, solvers=f"[{solver}]")
+        alone = run(tmp_path / solver, sigma2=sigma2, lam=lam, solvers=[solver])
         expected = curves(alone).drop(columns=["solver", "params"])
         label = f"{solver}[lambda={lam};sigma2={sigma2}]"
         got = mine[mine["solver"] == label].reset_index(drop=True)
@@ -277,7 +265,7 @@ def test_resume_of_a_sweep_redoes_only_the_missing_runs(tmp_path, swept):
 
 
 def test_nu_from_lambda_is_derived_for_each_entry(tmp_path):
-    directory = run(tmp_path, nu="from_lambda", sigma2=10, solvers="[sbp]", epochs=0.2)
+    directory = run(tmp_path, nu="from_lambda", sigma2=10, solvers=["sbp"], epochs=0.2)
     entries = meta(directory)["resolved"]["solvers"]
     nus = [e["problem"]["nu"] for e in entries]
     assert [e["label"] for e in entries] == ["sbp[lambda=1/n]", "sbp[lambda=1/(10*n)]"]
@@ -293,12 +281,11 @@ def test_entries_of_a_sweep_share_one_load_of_the_data(tmp_path, monkeypatch):
     loads = []
     real = assemble.load_data
     monkeypatch.setattr(assemble, "load_data", lambda e: loads.append(e) or real(e))
-    executors.forget_prepared()
-    built = [executors.prepared(exp, spec).problem for spec in exp.solvers]
+    problems = ProblemCache()
+    built = [problems.prepared(exp, spec).problem for spec in exp.solvers]
     assert len(loads) == 1
     assert [(p.kernel.spec.sigma2, p.lam) for p in built] == [
         (s, lam) for s in (1.0, 10.0) for lam in (0.1, 0.01)] * 2
-    executors.forget_prepared()
 
 
 def test_machine_facts_of_each_entrys_optimum_are_not_compared():

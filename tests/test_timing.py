@@ -22,19 +22,11 @@ import pytest
 from sbpbench.execution import loop
 from sbpbench.experiment import config
 from sbpbench.problem import Problem
-from tests.adult_rows import make_problem
+from tests.experiments import write_adult_config
+from tests.problems import build_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CONFIG = """
-name: timing
-dataset: {name: adult, n_train: 200, n_test: 100}
-kernel: {name: gaussian, sigma2: 10}
-problem: {lambda: 1/n, nu: 0.05, bias: true}
-solvers: [sbp, {name: smo, shrinking: true}]
-budget: {epochs: 2}
-runs: 2
-"""
 
 
 def watched(tmp_path: Path, args: list[str], timeout: float) -> list[tuple[str, str, str]]:
@@ -64,8 +56,8 @@ def test_no_compilation_inside_the_clock_of_any_solver(tmp_path):
 def test_no_compilation_inside_the_clock_in_workers(tmp_path, executor):
     if executor == "dask":
         pytest.importorskip("dask.distributed")
-    config = tmp_path / "timing.yaml"
-    config.write_text(CONFIG)
+    config = write_adult_config(tmp_path, "timing", n_test=100, problem={"lambda": "1/n", "nu": 0.05, "bias": True},
+                                solvers=["sbp", {"name": "smo", "shrinking": True}], budget={"epochs": 2})
     compiled = watched(tmp_path, ["-m", "sbpbench", "run", str(config), "--executor", executor, "--jobs", "2",
                                   "--results", str(tmp_path / "results"), "--no-plot", "-q"], 300)
     assert [name for when, _, name in compiled if when == "timed"] == []
@@ -74,29 +66,35 @@ def test_no_compilation_inside_the_clock_in_workers(tmp_path, executor):
     assert (run / "curves.csv").stat().st_size > 0
 
 
+class NoWarmUp(loop.WarmUps):
+    """A record that has warmed up everything: the runner as it was without warm-up."""
+
+    def warm_up(self, problem, spec):
+        return None
+
+
 def test_warm_up_changes_nothing_but_the_clock_and_happens_once(monkeypatch, adult_small):
-    monkeypatch.setattr(loop, "_warmed", set())
     subsets = []
     subset = Problem.subset
     monkeypatch.setattr(Problem, "subset", lambda self, *rows: subsets.append(1) or subset(self, *rows))
     exp = config.parse({"name": "t", "dataset": {"name": "adult"}, "problem": {"lambda": "1/n", "bias": True},
                         "solvers": [{"name": "smo", "shrinking": True}, "smo"], "budget": {"epochs": 2}}, "t.yaml")
-    problem = make_problem(adult_small, lam=1 / 300, bias=True, cache_mb=1.0)
+    problem = build_problem(adult_small, lam=1 / 300, bias=True, cache_mb=1.0)
     kernel = problem.kernel
     kernel.row(4)
     state = (kernel.kernel_evals, kernel.kernel_evals_computed, kernel.eval_kernel_evals, list(kernel._cache))
-    loop.warm_up(problem, exp.solvers[0])
+    warm_ups = loop.WarmUps()
+    warm_ups.warm_up(problem, exp.solvers[0])
     assert (kernel.kernel_evals, kernel.kernel_evals_computed, kernel.eval_kernel_evals,
             list(kernel._cache)) == state  # the run's problem is not touched
-    first = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # no second warm-up for the same kind
+    first = loop.run_one(exp, problem, exp.solvers[0], 0, warm_ups=warm_ups).rows  # no second warm-up for the kind
     assert len(subsets) == 1
-    loop.run_one(exp, problem, exp.solvers[1], 0)  # other parameters: a warm-up of their own
+    loop.run_one(exp, problem, exp.solvers[1], 0, warm_ups=warm_ups)  # other parameters: a warm-up of their own
     assert len(subsets) == 2
-    monkeypatch.setattr(loop, "_warmed", set())
-    again = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # warmed up in this call
+    again = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # no record given: warmed up in this call
     assert len(subsets) == 3
-    monkeypatch.setattr(loop, "warm_up", lambda problem, spec: None)
-    unwarmed = loop.run_one(exp, problem, exp.solvers[0], 0).rows  # the curve of a run without warm-up
+    unwarmed = loop.run_one(exp, problem, exp.solvers[0], 0, warm_ups=NoWarmUp()).rows  # a run without warm-up
+    assert len(subsets) == 3
     untimed = [{k: v for k, v in row.items() if k != "train_time_s"} for row in first]
     for rows in (again, unwarmed):
         assert untimed == [{k: v for k, v in row.items() if k != "train_time_s"} for row in rows]

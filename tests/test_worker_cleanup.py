@@ -3,26 +3,16 @@
 import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import command, environment
+from tests.experiments import write_adult_config
+
 psutil = pytest.importorskip("psutil")
 
-ROOT = Path(__file__).resolve().parents[1]
 
-CONFIG = """
-name: long
-dataset: {name: adult, n_train: 3000, n_test: 500}
-kernel: {name: gaussian, sigma2: 10}
-problem: {lambda: 1/n, nu: 0.011}
-solvers: [sbp, pegasos]
-budget: {epochs: 50}
-runs: 4
-seed: 0
-"""
 
 
 def workers_of(client) -> list:
@@ -38,12 +28,9 @@ def workers_of(client) -> list:
 
 
 def test_workers_exit_when_the_client_is_killed(tmp_path):
-    path = tmp_path / "long.yaml"
-    path.write_text(CONFIG)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, "-m", "sbpbench", "run", str(path), "--jobs", "2", "--results", str(tmp_path / "res"),
-               "--no-plot", "-q"]
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    path = write_adult_config(tmp_path, "long", n_train=3000, n_test=500, budget={"epochs": 50}, runs=4)
+    args = command("run", path, "--jobs", "2", "--results", tmp_path / "res", "--no-plot", "-q")
+    proc = subprocess.Popen(args, env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     client = psutil.Process(proc.pid)
     children = []
     try:

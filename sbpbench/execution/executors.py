@@ -1,4 +1,4 @@
-"""Where runs execute: the plan of independent tasks and three executors.
+"""Where runs execute: three executors of independent tasks.
 
 A task is one run, (experiment, solver, run index). Runs are independent of order and
 place (each draws from its own generator, derived from the experiment seed, the run index
@@ -13,10 +13,14 @@ anywhere:
   tcp://HOST:PORT``) or started locally.
 
 A task carries only the experiment and rebuilds its problem where it runs, through the
-same :func:`sbpbench.experiment.assemble.prepare` as the client, cached per worker thread (the
-problem of its solver entry, which a sweep of the kernel or the problem changes). It returns
-its :class:`~sbpbench.execution.loop.RunResult`; only the client writes files
-(:mod:`sbpbench.execution.sweep`).
+same :func:`sbpbench.experiment.assemble.prepare` as the client, kept in a
+:class:`~sbpbench.execution.problems.ProblemCache` that the executor gives each thread that
+runs tasks (the problem of its solver entry, which a sweep of the kernel or the problem
+changes), with a :class:`~sbpbench.execution.loop.WarmUps` record per process: the sequential
+executor owns both, a worker process makes its own when it starts, and a Dask worker gets them
+from a plugin the executor registers (:func:`_run_state`). It returns its
+:class:`~sbpbench.execution.loop.RunResult`; only the client writes files
+(:mod:`sbpbench.execution.sweep`), which makes the plan (:func:`sbpbench.execution.sweep.plan`).
 """
 
 from __future__ import annotations
@@ -29,17 +33,16 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from sbpbench.data import Split
 from sbpbench.errors import UserError
 from sbpbench.execution import loop
 from sbpbench.execution.loop import RunResult
-from sbpbench.experiment import assemble
+from sbpbench.execution.problems import ProblemCache
 from sbpbench.experiment.config import Experiment, SolverSpec
 from sbpbench.solvers.external import load_file
 
@@ -94,82 +97,35 @@ class Task:
         return f"{self.exp.name}/{self.spec.label}/run-{self.run}"
 
 
-def plan(exp: Experiment, skip: Container[int] = ()) -> list[Task]:
-    """The runs of an experiment in the order they are started: run index, then config solver order.
+# ----------------------------------------------------------------------------- the task
 
-    Run 0 of every solver comes before run 1 of any, so a long experiment stopped part way
-    (and continued with ``--resume``) has some runs of every solver rather than all runs of
-    the first. A task's ``position``, its place in the files, is solver order then run index.
+def execute(task: Task, problems: ProblemCache, warm_ups: loop.WarmUps,
+            progress: loop.Progress | None = None) -> RunResult:
+    """Run one task where it is called (in a worker or in the client).
 
     Parameters
     ----------
-    exp : Experiment
-        The experiment.
-    skip : container of int
-        Positions to leave out (runs that already have a complete result).
+    task : Task
+        The run.
+    problems : ProblemCache
+        Where its problem is taken from, or built and kept (the calling thread's own).
+    warm_ups : loop.WarmUps
+        The warm-ups done for earlier runs where it runs (its process's, or its executor's).
+    progress : callable, optional
+        Told about every checkpoint.
+
+    Returns
+    -------
+    RunResult
+        Its rows and summary; ``failed: <reason>`` when its problem cannot be built here.
     """
-    tasks = (Task(exp, spec, run, s * exp.runs + run)
-             for run in range(exp.runs) for s, spec in enumerate(exp.solvers))
-    return [t for t in tasks if t.position not in skip]
-
-
-def position(exp: Experiment, label: str, run: int) -> int | None:
-    """The plan position of the run ``run`` of the solver labelled ``label`` (None if not planned)."""
-    labels = [s.label for s in exp.solvers]
-    if label not in labels or not 0 <= run < exp.runs:
-        return None
-    return labels.index(label) * exp.runs + run
-
-
-# ----------------------------------------------------------------------------- the task
-
-_local = threading.local()
-
-
-def prepared(exp: Experiment, spec: SolverSpec | None = None) -> assemble.Prepared:
-    """The prepared problem of the experiment (of its solver entry ``spec``), built once per
-    worker thread and kept until another is needed.
-
-    Per thread, not per process: a problem's kernel counts the evaluations of the one run
-    using it, so two runs at once (threads of one Dask worker) must not share it. When a
-    sweep gives the entries different problems (``exp.swept``), the thread keeps the
-    experiment's data too, so that the next entry's problem is built without loading them.
-    """
-    variant = exp if spec is None else exp.for_solver(spec)
-    key = assemble.problem_key(variant)
-    cached = getattr(_local, "prepared", None)
-    if not exp.swept:
-        _local.splits = None  # only the entries of a sweep share their data
-    if cached is None or cached[0] != key:
-        _local.prepared = None  # let the old problem go before the new one is built
-        _local.prepared = (key, assemble.prepare(variant, _splits(exp) if exp.swept else None))
-    return _local.prepared[1]
-
-
-def _splits(exp: Experiment) -> tuple[Split, Split]:
-    """The experiment's data, loaded once per worker thread while its entries' problems are built."""
-    key = assemble.data_key(exp)
-    cached = getattr(_local, "splits", None)
-    if cached is None or cached[0] != key:
-        _local.splits = None
-        _local.splits = (key, assemble.load_data(exp))
-    return _local.splits[1]
-
-
-def forget_prepared() -> None:
-    """Drop this thread's prepared problem (when the runs will build theirs elsewhere)."""
-    _local.__dict__.clear()
-
-
-def execute(task: Task, progress: loop.Progress | None = None) -> RunResult:
-    """Run one task where it is called (in a worker or in the client): the function executors ship."""
     try:
         for path in {spec.path for spec in task.exp.solvers if spec.path is not None}:
             load_file(path)  # a worker process imports the solver files itself
-        problem = prepared(task.exp, task.spec).problem
+        problem = problems.prepared(task.exp, task.spec).problem
     except Exception as exc:  # e.g. the dataset is missing on this worker: this run fails, not the sweep
         return loop.failed_result(task.exp, task.spec, task.run, _reason(exc))
-    return loop.run_one(task.exp, problem, task.spec, task.run, progress)
+    return loop.run_one(task.exp, problem, task.spec, task.run, progress, warm_ups)
 
 
 def _reason(exc: BaseException) -> str:
@@ -192,6 +148,10 @@ class Executor:
     name = ""
     #: Runs at once (``--jobs``, with its default resolved); None when the cluster decides.
     jobs: int | None = 1
+    #: Where the runs take their problems from when they run in this process (the sequential
+    #: executor's cache: the sweep builds every problem there to check it first, so that each
+    #: is built once); None when they run elsewhere.
+    problems: ProblemCache | None = None
 
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
         """Run ``tasks``; yield each with its result, in order of completion."""
@@ -212,20 +172,32 @@ class Executor:
 
 
 class SequentialExecutor(Executor):
-    """Every run in this process, one after the other, with per-checkpoint progress."""
+    """Every run in this process, one after the other, with per-checkpoint progress.
+
+    Its :attr:`problems` keep every experiment's problem (they were built to check the
+    experiments before any run) until the runs move on to another experiment.
+    """
 
     name = "sequential"
 
     def __init__(self) -> None:
+        self.problems: ProblemCache = ProblemCache(experiments=None)
+        self._warm_ups = loop.WarmUps()
         self._current: Task | None = None
 
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
+        previous: Experiment | None = None
         for task in tasks:
+            if previous is not None and previous.name != task.exp.name:
+                self.problems.release(previous)  # its runs are done: its problem and row cache go
+            previous = task.exp
             reporter.start(task.spec.label, task.run, task.exp.runs)
             self._current = task
-            result = execute(task, reporter.checkpoint)
+            result = execute(task, self.problems, self._warm_ups, reporter.checkpoint)
             self._current = None
             yield task, result
+        if previous is not None:
+            self.problems.release(previous)
 
     def running(self) -> list[Task]:
         return [self._current] if self._current is not None else []
@@ -255,18 +227,28 @@ def sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-#: In a worker process: where it says which task it starts (set by :func:`_init_process`).
-_started: Any = None
+@dataclass
+class _WorkerProcess:
+    """What a worker process of :class:`ProcessExecutor` keeps between its tasks (one thread runs them)."""
+
+    started: Any  # where it says which task it starts (the client's queue)
+    problems: ProblemCache
+    warm_ups: loop.WarmUps
+
+
+#: The state of this process when it is a worker of :class:`ProcessExecutor` (set by its initializer,
+#: :func:`_init_process`, the only hook a process pool gives; never set in the client).
+_worker_process: _WorkerProcess | None = None
 
 
 def _init_process(threads: int, parent: int, started: Any) -> None:
-    """Set up a worker process: its share of numba's threads, no Ctrl-C, where to say which task
-    it starts, and a watchdog on its parent."""
+    """Set up a worker process: its share of numba's threads, no Ctrl-C, its state (where to say
+    which task it starts, its problems and warm-ups), and a watchdog on its parent."""
     import numba
 
-    global _started
+    global _worker_process
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the client stops the workers (see sigint_ignored)
-    _started = started
+    _worker_process = _WorkerProcess(started, ProblemCache(), loop.WarmUps())
     numba.set_num_threads(threads)
     threading.Thread(target=_exit_when_orphaned, args=(parent,), name="sbpbench-parent-watchdog",
                      daemon=True).start()
@@ -274,8 +256,10 @@ def _init_process(threads: int, parent: int, started: Any) -> None:
 
 def _execute_in_worker(task: Task) -> RunResult:
     """:func:`execute` in a worker process, after telling the client that ``task`` starts."""
-    _started.put((task.exp.name, task.position))
-    return execute(task)
+    state = _worker_process
+    assert state is not None, "called outside a worker process of ProcessExecutor"
+    state.started.put((task.exp.name, task.position))
+    return execute(task, state.problems, state.warm_ups)
 
 
 def _exit_when_orphaned(parent: int) -> None:
@@ -370,13 +354,14 @@ class DaskExecutor(Executor):
         except (OSError, TimeoutError, ValueError) as exc:
             self.close()
             raise UserError(f"--scheduler {scheduler}: cannot connect to a Dask scheduler ({_reason(exc)})") from None
+        self._client.register_plugin(_run_state(distributed), name=RUN_STATE)
         if self._cluster is not None:
             self._client.run(_quiet_when_cancelled)
 
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
         tasks = list(tasks)
         token = uuid.uuid4().hex[:8]
-        futures = [self._client.submit(execute, task, key=f"sbpbench-{task.exp.name}-{task.position}-{token}",
+        futures = [self._client.submit(_execute_on_dask, task, key=f"sbpbench-{task.exp.name}-{task.position}-{token}",
                                        pure=False, retries=self.retries) for task in tasks]
         owner = {future.key: task for future, task in zip(futures, tasks)}
         self._owner = owner
@@ -435,6 +420,39 @@ def _quick_nanny(nanny: type) -> type:
             return await super().close(timeout=timeout, reason=reason)
 
     return QuickNanny
+
+
+#: The name of the worker plugin holding what a Dask worker keeps between its runs (:func:`_run_state`).
+RUN_STATE = "sbpbench-run-state"
+
+
+def _run_state(distributed: Any) -> Any:
+    """A Dask worker plugin keeping, in every worker it is set up on (restarted ones included),
+    a :class:`ProblemCache` per thread that runs tasks and one :class:`~sbpbench.execution.loop.WarmUps`
+    record that they share (one process). Registering it again (another executor) starts afresh.
+
+    Made here rather than at import, since ``dask.distributed`` is imported only when used."""
+
+    class RunState(distributed.WorkerPlugin):
+        def setup(self, worker: Any) -> None:
+            self.warm_ups = loop.WarmUps()
+            self._threads = threading.local()
+
+        def problems(self) -> ProblemCache:
+            """The calling thread's problems."""
+            if not hasattr(self._threads, "problems"):
+                self._threads.problems = ProblemCache()
+            return self._threads.problems
+
+    return RunState()
+
+
+def _execute_on_dask(task: Task) -> RunResult:
+    """:func:`execute` in a thread of a Dask worker, with what the worker keeps for it (:func:`_run_state`)."""
+    from distributed import get_worker
+
+    state: Any = get_worker().plugins[RUN_STATE]  # a RunState
+    return execute(task, state.problems(), state.warm_ups)
 
 
 def _quiet_when_cancelled() -> None:

@@ -21,7 +21,7 @@ compiled function its run will call is compiled or loaded with the argument type
   (:class:`~sbpbench.kernels.Kernel` computes one entry with its serial loop and, when its
   full rows are split over threads, with its parallel one; rows are always read-only
   arrays, so their type does not depend on the cache);
-* the solver's own loops, by :func:`warm_up` before the run's solver is made: the same
+* the solver's own loops, by :meth:`WarmUps.warm_up` before the run's solver is made: the same
   solver with the same parameters runs :data:`WARM_UP_ITERATIONS` iterations on a small
   problem of the same kind (:meth:`~sbpbench.problem.Problem.subset`: the first
   :data:`WARM_UP_ROWS_PER_CLASS` training points of each class and some test points, the
@@ -34,9 +34,10 @@ compiled function its run will call is compiled or loaded with the argument type
   from its second iteration); what only a long run reaches, the warm-up solver's
   :meth:`~sbpbench.solvers.base.Solver.warm_up_rare_paths` reaches (SMO's shrinking).
 
-The warm-up runs once per process for each (solver, parameters, problem kind, kernel
-layout), whatever the executor (they all call :func:`run_one`), under a lock (threads of a
-Dask worker); on a warm numba cache it costs milliseconds. ``tests/test_timing.py`` checks,
+The warm-up runs once for each (solver, parameters, problem kind, kernel layout) per
+:class:`WarmUps` record, which every executor hands to :func:`run_one` (one per worker process,
+shared under a lock by the threads of a Dask worker; the sequential executor's own); on a warm
+numba cache it costs milliseconds. ``tests/test_timing.py`` checks,
 with numba's compile events, that no compilation starts inside a timed ``advance``.
 """
 
@@ -56,7 +57,7 @@ from sbpbench.experiment.config import Experiment, SolverSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS, ProblemKind, Solver
 
-#: Training points of each class in the warm-up problem (:func:`warm_up`); it has at most
+#: Training points of each class in the warm-up problem (:meth:`WarmUps.warm_up`); it has at most
 #: twice as many test points.
 WARM_UP_ROWS_PER_CLASS = 16
 #: Iterations of the warm-up run: a few, since a step of some solvers is a whole fit or pass
@@ -102,52 +103,58 @@ class RunResult:
 #: Called after every checkpoint with (fraction of budget done, row).
 Progress = Callable[[float, dict[str, Any]], None]
 
-#: The (solver, parameters, problem kind, kernel layout) warmed up in this process, and its lock.
-_warmed: set[tuple] = set()
-_warming = threading.Lock()
+class WarmUps:
+    """The warm-ups done for the runs of one process (or one executor): each kind of run warms up once.
 
-
-def warm_up(problem: Problem, spec: SolverSpec) -> None:
-    """Compile (or load) the code a run of ``spec`` on ``problem`` calls, before any clock starts.
-
-    Runs the solver for :data:`WARM_UP_ITERATIONS` iterations on a small problem of the same
-    kind, from a generator of its own, then its
-    :meth:`~sbpbench.solvers.base.Solver.warm_up_rare_paths`, and measures it once (see the
-    module docstring). Done once per process for each (solver, parameters, problem kind,
-    kernel layout); ``problem`` itself is not touched.
-
-    Parameters
-    ----------
-    problem : Problem
-        The problem of the run.
-    spec : SolverSpec
-        The solver and its parameters.
-
-    Raises
-    ------
-    Exception
-        What the solver raises on the small problem (the run then fails with that reason).
+    A kind is (solver, parameters, problem kind, kernel layout). The threads of a Dask worker
+    share one (under its lock); the sequential executor and each worker process own theirs.
     """
-    params = spec.solver_params()
-    key = (spec.name, params, ProblemKind.of(problem), problem.kernel.layout)
-    with _warming:
-        if key in _warmed:
-            return
-        y = problem.y
-        k = WARM_UP_ROWS_PER_CLASS
-        rows = np.sort(np.concatenate([np.flatnonzero(y > 0)[:k], np.flatnonzero(y <= 0)[:k]]))
-        small = problem.subset(rows, np.arange(min(problem.test_y.size, 2 * k)))
-        solver = SOLVERS[spec.name].create(small, np.random.default_rng(0), params)
-        for _ in range(WARM_UP_ITERATIONS if solver.one_step_per_advance else 1):  # those step once per call
-            if solver.advance(WARM_UP_ITERATIONS, math.inf, math.inf):
-                break
-        solver.warm_up_rare_paths()
-        solver.snapshot().test_error(small)
-        _warmed.add(key)
+
+    def __init__(self) -> None:
+        self._done: set[tuple] = set()
+        self._lock = threading.Lock()
+
+    def warm_up(self, problem: Problem, spec: SolverSpec) -> None:
+        """Compile (or load) the code a run of ``spec`` on ``problem`` calls, before any clock starts.
+
+        Runs the solver for :data:`WARM_UP_ITERATIONS` iterations on a small problem of the
+        same kind, from a generator of its own, then its
+        :meth:`~sbpbench.solvers.base.Solver.warm_up_rare_paths`, and measures it once (see
+        the module docstring); nothing when this kind of run was warmed up here before.
+        ``problem`` itself is not touched.
+
+        Parameters
+        ----------
+        problem : Problem
+            The problem of the run.
+        spec : SolverSpec
+            The solver and its parameters.
+
+        Raises
+        ------
+        Exception
+            What the solver raises on the small problem (the run then fails with that reason).
+        """
+        params = spec.solver_params()
+        key = (spec.name, params, ProblemKind.of(problem), problem.kernel.layout)
+        with self._lock:
+            if key in self._done:
+                return
+            y = problem.y
+            k = WARM_UP_ROWS_PER_CLASS
+            rows = np.sort(np.concatenate([np.flatnonzero(y > 0)[:k], np.flatnonzero(y <= 0)[:k]]))
+            small = problem.subset(rows, np.arange(min(problem.test_y.size, 2 * k)))
+            solver = SOLVERS[spec.name].create(small, np.random.default_rng(0), params)
+            for _ in range(WARM_UP_ITERATIONS if solver.one_step_per_advance else 1):  # those step once per call
+                if solver.advance(WARM_UP_ITERATIONS, math.inf, math.inf):
+                    break
+            solver.warm_up_rare_paths()
+            solver.snapshot().test_error(small)
+            self._done.add(key)
 
 
 def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
-            progress: Progress | None = None) -> RunResult:
+            progress: Progress | None = None, warm_ups: WarmUps | None = None) -> RunResult:
     """Run one solver once on a problem, measuring at every checkpoint.
 
     Parameters
@@ -162,6 +169,9 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
         Run index (selects the random stream).
     progress : callable, optional
         Told about every checkpoint.
+    warm_ups : WarmUps, optional
+        The warm-ups done for earlier runs where this one runs (the executor's); when not
+        given, the run warms up first whatever was done before.
 
     Returns
     -------
@@ -183,7 +193,7 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     status = "budget"
     started = time.time()
     try:
-        warm_up(problem, spec)
+        (warm_ups or WarmUps()).warm_up(problem, spec)
         solver = SOLVERS[spec.name].create(problem, run_rng(exp.seed, run, stream_of(spec.name)),
                                            spec.solver_params())
         while True:

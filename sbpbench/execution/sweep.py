@@ -1,31 +1,26 @@
-"""The sweep: every run of a set of experiments, executed anywhere, written by this process.
+"""The sweep: every run of a set of experiments, planned here, executed anywhere, written by this process.
 
 Every experiment's data are loaded and its run folder decided before any folder is created
-or changed. Results are written only here, atomically, after every finished run, in
-position order (solver, then run) whatever the order of completion; ``--resume`` continues
-a run folder by redoing only the runs without a complete result.
+or changed; when the runs execute in this process, its problem is built in the executor's
+:attr:`~sbpbench.execution.executors.Executor.problems`, so that they solve that one. Results
+are written only here, atomically, after every finished run, in position order (solver, then
+run) whatever the order of completion; ``--resume`` continues a run folder by redoing only the
+runs without a complete result.
 """
 
 from __future__ import annotations
 
 import json
 import platform
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sbpbench.errors import UserError
 from sbpbench.execution import loop
-from sbpbench.execution.executors import (
-    Executor,
-    Reporter,
-    SequentialExecutor,
-    Task,
-    forget_prepared,
-    plan,
-    position,
-    prepared,
-)
+from sbpbench.execution.executors import Executor, Reporter, SequentialExecutor, Task
+from sbpbench.execution.problems import ProblemCache
 from sbpbench.experiment import assemble
 from sbpbench.experiment.config import Experiment
 from sbpbench.results.lookup import newest_run
@@ -44,6 +39,33 @@ from sbpbench.solvers import SOLVERS
 
 #: A run's checkpoint rows and its summary, as :func:`~sbpbench.results.store.complete_runs` reads them.
 KeptRun = tuple[list[dict[str, Any]], dict[str, Any]]
+
+
+def plan(exp: Experiment, skip: Container[int] = ()) -> list[Task]:
+    """The runs of an experiment in the order they are started: run index, then config solver order.
+
+    Run 0 of every solver comes before run 1 of any, so a long experiment stopped part way
+    (and continued with ``--resume``) has some runs of every solver rather than all runs of
+    the first. A task's ``position``, its place in the files, is solver order then run index.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment.
+    skip : container of int
+        Positions to leave out (runs that already have a complete result).
+    """
+    tasks = (Task(exp, spec, run, s * exp.runs + run)
+             for run in range(exp.runs) for s, spec in enumerate(exp.solvers))
+    return [t for t in tasks if t.position not in skip]
+
+
+def position(exp: Experiment, label: str, run: int) -> int | None:
+    """The plan position of the run ``run`` of the solver labelled ``label`` (None if not planned)."""
+    labels = [s.label for s in exp.solvers]
+    if label not in labels or not 0 <= run < exp.runs:
+        return None
+    return labels.index(label) * exp.runs + run
 
 
 class _Silent(Reporter):
@@ -152,11 +174,8 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
         raise UserError(f"two configs define the experiment {dup!r}; give one another 'name'")
     if resume_from is not None and len(experiments) != 1:
         raise UserError("--resume-from continues one run folder: give exactly one config")
-    starts = [_start(exp, results_root, executor, reporter, resume or resume_from is not None, resume_from)
-              for exp in experiments]
+    starts = _starts(experiments, results_root, executor, reporter, resume or resume_from is not None, resume_from)
     opened = [_open(start, results_root, executor, reporter) for start in starts]
-    if not isinstance(executor, SequentialExecutor):
-        forget_prepared()  # the runs build their problems elsewhere
     by_name = {exp.name: o for exp, o in zip(experiments, opened)}
     remaining = {exp.name: len(o.tasks) for exp, o in zip(experiments, opened)}
     reporter.planned(sum(remaining.values()))
@@ -193,9 +212,22 @@ def _interrupted(executor: Executor, opened: list[_Opened], remaining: dict[str,
     return Interrupted(stopped)
 
 
+def _starts(experiments: list[Experiment], results_root: Path, executor: Executor, reporter: Reporter,
+            resume: bool, resume_from: Path | None) -> list[_Start]:
+    """:func:`_start` of every experiment, their problems built where the runs will take them from.
+
+    That is the executor's :attr:`~sbpbench.execution.executors.Executor.problems` when the runs
+    execute in this process; else a cache of this call's own, which lets each problem go
+    once checked (the runs build theirs where they execute).
+    """
+    problems = executor.problems if executor.problems is not None else ProblemCache()
+    return [_start(exp, results_root, executor, reporter, resume, resume_from, problems) for exp in experiments]
+
+
 def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Reporter, resume: bool,
-           resume_from: Path | None) -> _Start:
-    """Load an experiment's data and decide where its results go; create or change nothing.
+           resume_from: Path | None, problems: ProblemCache) -> _Start:
+    """Load an experiment's data (its problems built in ``problems``) and decide where its results
+    go; create or change nothing.
 
     Raises
     ------
@@ -203,9 +235,9 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
         The folder to resume holds another experiment, another resolved configuration,
         or unreadable files.
     """
-    prep = prepared(exp)
+    prep = problems.prepared(exp)
     reporter.loaded(exp, prep.dataset["n_train"], prep.dataset["n_test"], prep.seconds, prep.dataset_copy)
-    resolved = assemble.resolved_config(exp, prep, _entry_problems(exp) if exp.swept else ())
+    resolved = assemble.resolved_config(exp, prep, _entry_problems(exp, problems) if exp.swept else ())
     meta = {"experiment": exp.name, "config_file": exp.source, "config": exp.raw, "resolved": resolved,
             "executor": executor.name, "jobs": executor.jobs,
             "solver_traits": {s.name: SOLVERS[s.name].traits() for s in exp.solvers}, **environment()}
@@ -244,18 +276,18 @@ def _more_runs_allowed(old: Any, runs: int) -> Any:
     return old
 
 
-def _entry_problems(exp: Experiment) -> list[dict[str, Any]]:
+def _entry_problems(exp: Experiment, problems: ProblemCache) -> list[dict[str, Any]]:
     """The resolved problem of each solver entry of a sweep, each different problem prepared once.
 
     So lambda at the real n is checked, and nu derived from lambda, for every entry before
     any run starts (a derived nu's exact optimum is then in the disk cache for the workers).
     """
-    problems: dict[tuple, dict[str, Any]] = {}
+    resolved: dict[tuple, dict[str, Any]] = {}
     for spec in exp.solvers:
         key = assemble.problem_key(exp.for_solver(spec))
-        if key not in problems:
-            problems[key] = prepared(exp, spec).params
-    return [problems[assemble.problem_key(exp.for_solver(spec))] for spec in exp.solvers]
+        if key not in resolved:
+            resolved[key] = problems.prepared(exp, spec).params
+    return [resolved[assemble.problem_key(exp.for_solver(spec))] for spec in exp.solvers]
 
 
 def _open(start: _Start, results_root: Path, executor: Executor, reporter: Reporter) -> _Opened:

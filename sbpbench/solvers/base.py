@@ -410,7 +410,7 @@ class Solver(Generic[P]):
         """Call the compiled code that only a long run reaches (nothing by default).
 
         The runner compiles a run's code before its clock starts by running the solver a few
-        iterations on a small problem of the run's kind (:func:`sbpbench.execution.loop.warm_up`)
+        iterations on a small problem of the run's kind (:meth:`sbpbench.execution.loop.WarmUps.warm_up`)
         and then calling this on that solver. A solver with a compiled function that only some
         later state calls (SMO's shrinking, after ``min(n, 1000)`` iterations) brings its warm-up
         solver into that state here, or calls the function with the argument types of the
