@@ -3,7 +3,9 @@
 Nothing here counts: :class:`sbpbench.kernels.kernel.Kernel` counts and
 :mod:`sbpbench.kernels.storage` calls these loops with its arrays. Every value goes through
 :func:`transform` (an inner product and two squared norms to a kernel value), so that all
-storages do the same arithmetic.
+storages do the same arithmetic; the small-integer row takes its two steps apart
+(:func:`exponent`, then :mod:`sbpbench.kernels.exp`'s inlined ``exp``, glibc's to the bit) and its
+inner products by AVX-512 VNNI where the CPU has it (:data:`VNNI`).
 
 Row loops (``*_row``) compute ``out[r] = K(x_i, x_idx[r])`` on one thread; each has a
 ``*_row_parallel`` wrapper that hands ``chunks`` pieces of ``idx`` to numba's threads (the
@@ -168,9 +170,9 @@ def vnni_dot(typingctx, q, b):
     """``sum_k b[k] (q[k] - 128)`` in int32 over the first ``16 * (len(q) // 16)`` entries of
     two contiguous uint8 vectors, by AVX-512 VNNI's ``vpdpbusd`` (unsigned times signed bytes,
     four products summed into each int32 lane, no saturation): 64 bytes per instruction, two
-    accumulators, then 16 bytes at a time. Exact below 2^31, as every uint8 dot product of at
-    most SMALL_INT_MAX_FEATURES terms is; :func:`int_dots_vnni` adds ``128 sum_k b[k]`` and the
-    tail. Typed for C-contiguous uint8 vectors only (it reads their data pointers)."""
+    accumulators, then 16 bytes at a time. Exact: every partial sum is at most ``128 * 255 * d``
+    in magnitude, below 2^31 for ``d <= SMALL_INT_MAX_FEATURES``; :func:`int_dots_vnni` adds
+    ``128 sum_k b[k]`` and the tail. Typed for C-contiguous uint8 vectors only (it reads their data pointers)."""
     if not all(isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" and a.dtype == types.uint8
                for a in (q, b)):
         return None
