@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from sbpbench.data.sources.mnist import mnist_split
-from sbpbench.kernels import Kernel, KernelSpec, detect, kernel, storage
+from sbpbench.kernels import Kernel, KernelSpec, detect, kernel, loops, storage
 from sbpbench.kernels.detect import integer_scale, small_integers
 from tests.problems import SHARED
 
@@ -134,3 +134,23 @@ def test_storage_choice():
     assert Kernel(wide, KernelSpec()).storage == "float64 dense"  # int32 dot products could overflow
     with pytest.raises(ValueError):
         Kernel(Q, KernelSpec(), storage="uint8")
+
+
+@pytest.mark.skipif(not loops.VNNI, reason="this CPU has no AVX-512 VNNI")
+@pytest.mark.parametrize("d", [0, 1, 15, 16, 17, 63, 64, 100, 127, 128, 129, 784])
+def test_vnni_dots_equal_the_portable_dots(d):
+    rng = np.random.default_rng(d)
+    Q = rng.integers(0, 256, size=(40, d), dtype=np.uint8)
+    Q[0], Q[1] = 255, 0  # the extremes of both operands: 255 * (255 - 128) and 255 * (0 - 128)
+    idx = np.array([0, 1, 5, 39, 2, 0])
+    for qi in (Q[0], Q[1], Q[7]):
+        portable, vnni = np.empty(idx.size), np.empty(idx.size)
+        loops.int_dots(Q, qi, idx, portable)
+        loops.int_dots_vnni(Q, qi, idx, vnni)
+        np.testing.assert_array_equal(portable, Q[idx].astype(np.int64) @ qi.astype(np.int64))
+        np.testing.assert_array_equal(vnni, portable)
+
+
+def test_no_vnni_when_numba_compiles_for_another_cpu(monkeypatch):
+    monkeypatch.setattr(loops.numba.config, "CPU_NAME", "generic", raising=False)
+    assert not loops.has_vnni()
