@@ -76,12 +76,13 @@ the active-set size at that iteration:
 
 Rows come through the kernel's LRU row cache (``cache_mb`` of the kernel spec, LIBSVM's ``-m``);
 ``kernel_evals_computed`` counts what the cache did not hold. A row restricted to the active set
-(:meth:`~sbpbench.kernels.Kernel.entries`) is read from the cached full row when there is one,
-else only its ``a`` entries are computed, and not cached: LIBSVM caches such partial rows (the
-first ``a`` entries of its permuted order) and extends them later, which needs the active set to
-be a prefix of a permuted order. So ``kernel_evals`` (rows as the algorithm requests them) is
-unaffected by this choice, while ``kernel_evals_computed`` can exceed what LIBSVM's cache
-computes. A snapshot taken while variables are shrunk rebuilds their ``Q alpha`` from
+(:meth:`~sbpbench.kernels.Kernel.entries`) is read from the cached full row when there is one, or
+from a cached row on an earlier (larger) active set, else only its ``a`` entries are computed;
+either way it is cached on the active set, as LIBSVM caches the first ``a`` entries of a row in
+its permuted order (``get_Q(i, a)``). So ``kernel_evals`` (rows as the algorithm requests them)
+does not depend on the cache, while ``kernel_evals_computed`` is close to what LIBSVM's cache
+computes (float64 rows here, so a cache of the same size holds half LIBSVM's float32 rows).
+A snapshot taken while variables are shrunk rebuilds their ``Q alpha`` from
 ``G_bar`` and the free variables for measurement only (``eval_kernel_evals``); it does not
 change the iterate.
 
