@@ -142,8 +142,10 @@ class Kernel:
         #: full row, else the index array a partial row was asked for (:meth:`entries`).
         self._cache: OrderedDict[int, tuple[np.ndarray | None, np.ndarray]] = OrderedDict()
         self._cached_entries = 0
-        #: ``(id(columns), id(idx))`` -> ``(columns, idx, positions of idx in columns or None)``.
-        self._positions: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
+        #: For the index array ``_positions_of`` last asked for: ``id(columns)`` -> ``(columns,
+        #: positions of that array in columns or None)``.
+        self._positions: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
+        self._positions_of: np.ndarray | None = None
 
     @property
     def layout(self) -> tuple[str, ...]:
@@ -207,17 +209,17 @@ class Kernel:
 
     def _within(self, columns: np.ndarray, idx: np.ndarray) -> np.ndarray | None:
         """Positions of ``idx`` in ``columns`` when ``columns`` is increasing and holds every index of
-        ``idx``, else None; remembered per pair of arrays (a solver asks with few distinct ones)."""
-        key = (id(columns), id(idx))
-        known = self._positions.get(key)
-        if known is not None and known[0] is columns and known[1] is idx:
-            return known[2]
+        ``idx``, else None; remembered for each ``columns`` while the same ``idx`` array is asked
+        for (a solver asks with one active set at a time, and its cached rows are on few arrays)."""
+        if self._positions_of is not idx or len(self._positions) >= 256:
+            self._positions, self._positions_of = {}, idx
+        known = self._positions.get(id(columns))
+        if known is not None and known[0] is columns:
+            return known[1]
         pos = np.searchsorted(columns, idx)
         found = (columns.size > 0 and bool(np.all(columns[1:] > columns[:-1])) and bool(np.all(pos < columns.size))
                  and bool(np.array_equal(columns[np.minimum(pos, columns.size - 1)], idx)))
-        if len(self._positions) >= 64:
-            self._positions.clear()
-        self._positions[key] = (columns, idx, pos if found else None)
+        self._positions[id(columns)] = (columns, pos if found else None)
         return pos if found else None
 
     def entries(self, i: int, idx: np.ndarray) -> np.ndarray:
@@ -245,7 +247,8 @@ class Kernel:
         numpy.ndarray, shape (len(idx),)
             A read-only array, as :meth:`row` returns.
         """
-        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        if not (isinstance(idx, np.ndarray) and idx.dtype == np.int64 and idx.flags.c_contiguous):
+            idx = np.ascontiguousarray(idx, dtype=np.int64)  # (a new array even when it need not be)
         self.kernel_evals += idx.size
         cached = self._cache.get(i)
         if cached is not None:
