@@ -55,10 +55,25 @@ def test_entries_counts_and_reads_the_cache():
     exact = rbf_kernel(k.X[[5]], k.X[idx], gamma=1.0 / (2.0 * k.spec.sigma2))[0]
     part = k.entries(5, idx)
     assert np.allclose(part, exact, atol=1e-12)
-    assert (k.kernel_evals, k.kernel_evals_computed, len(k._cache)) == (5, 5, 0)  # computed, not cached
+    assert (k.kernel_evals, k.kernel_evals_computed, k.cached_bytes) == (5, 5, 8 * 5)  # computed, cached
+    assert k.entries(5, idx) is part and k.kernel_evals_computed == 5  # the same columns: the cached part
     k.row(5)
     assert np.array_equal(k.entries(5, idx), k.row(5)[idx])
-    assert (k.kernel_evals, k.kernel_evals_computed) == (5 + 300 + 5 + 300, 5 + 300)  # served by the cache
+    assert (k.kernel_evals, k.kernel_evals_computed) == (5 + 5 + 300 + 5 + 300, 5 + 300)  # served by the cache
+
+
+def test_partial_rows_are_cached_and_narrowed_like_libsvms():
+    problem = make_problem("adult", 300, bias=False, cache_mb=64)
+    k = problem.kernel
+    wide, narrow, other = np.arange(0, 300, 2), np.arange(0, 300, 6), np.arange(1, 300, 6)
+    exact = k.entries(7, wide)
+    assert np.array_equal(k.entries(7, narrow), exact[::3])  # read from the wider cached part
+    assert (k.kernel_evals_computed, k.cached_bytes) == (150, 8 * 50)  # computed once; kept narrowed
+    assert np.array_equal(k.entries(7, other), k._compute(7, other))
+    assert k.kernel_evals_computed == 150 + 50  # not within the cached columns: computed
+    assert k.kernel_evals == 150 + 50 + 50
+    k.row(7)  # a partial row does not serve a full one
+    assert k.kernel_evals_computed == 150 + 50 + 300 and k.cached_bytes == 8 * 300
 
 
 @pytest.mark.parametrize("name, bias, lam_n", CASES)

@@ -20,7 +20,7 @@ Counting rules (the contract every solver is held to):
   not in the cache;
 * :meth:`Kernel.count` adds to ``kernel_evals`` only;
 * :meth:`Kernel.entries` adds ``len(idx)`` to ``kernel_evals``, and to
-  ``kernel_evals_computed`` unless row ``i`` is in the cache;
+  ``kernel_evals_computed`` unless the cache holds row ``i`` on these columns or more;
 * :meth:`Kernel.decision` adds ``m * len(support)`` to ``eval_kernel_evals`` only;
 * :meth:`Kernel.diag` is free: ``K(x_i, x_i)`` is exactly 1 for the Gaussian kernel, and for
   the linear kernel the squared norm, which is precomputed once for every kernel row anyway.
@@ -97,7 +97,7 @@ class Kernel:
         self.sq = store.general.sq
         self._row_parallel = store.work >= PARALLEL_MIN_WORK
         self._all = np.arange(self.n, dtype=np.int64)
-        self._cache_rows = int(spec.cache_mb * 2**20 // (8 * max(1, self.n)))  # rows of n float64
+        self._cache_budget = int(spec.cache_mb * 2**20 // 8)  # float64 entries the row cache may hold
         self.reset()
         self._load_loops()
 
@@ -138,7 +138,14 @@ class Kernel:
         self.kernel_evals = 0
         self.kernel_evals_computed = 0
         self.eval_kernel_evals = 0
-        self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+        #: Row ``i`` -> ``(columns, values)``, least recently used first; ``columns`` is None for a
+        #: full row, else the index array a partial row was asked for (:meth:`entries`).
+        self._cache: OrderedDict[int, tuple[np.ndarray | None, np.ndarray]] = OrderedDict()
+        self._cached_entries = 0
+        #: For the index array ``_positions_of`` last asked for: ``id(columns)`` -> ``(columns,
+        #: positions of that array in columns or None)``.
+        self._positions: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
+        self._positions_of: np.ndarray | None = None
 
     @property
     def layout(self) -> tuple[str, ...]:
@@ -151,7 +158,7 @@ class Kernel:
     @property
     def cached_bytes(self) -> int:
         """Bytes held by the row cache now (at most ``spec.cache_mb`` MiB)."""
-        return len(self._cache) * 8 * self.n
+        return 8 * self._cached_entries
 
     # -- training-time access ---------------------------------------------------------------
     def diag(self) -> np.ndarray:
@@ -180,24 +187,53 @@ class Kernel:
         if counted:
             self.kernel_evals += self.n
         cached = self._cache.get(i)
-        if cached is not None:
+        if cached is not None and cached[0] is None:
             self._cache.move_to_end(i)
-            return cached
+            return cached[1]
         self.kernel_evals_computed += self.n
-        out = self._compute(i, self._all)
-        if self._cache_rows > 0:
-            self._cache[i] = out
-            if len(self._cache) > self._cache_rows:
-                self._cache.popitem(last=False)
-        return out
+        return self._store(i, None, self._compute(i, self._all))
+
+    def _store(self, i: int, columns: np.ndarray | None, values: np.ndarray) -> np.ndarray:
+        """Cache ``values`` as row ``i`` on ``columns`` (replacing what row ``i`` had), most recently
+        used, evicting the least recently used rows beyond the budget; returns ``values``."""
+        if values.size > self._cache_budget:
+            return values
+        old = self._cache.pop(i, None)
+        if old is not None:
+            self._cached_entries -= old[1].size
+        self._cache[i] = (columns, values)
+        self._cached_entries += values.size
+        while self._cached_entries > self._cache_budget:
+            self._cached_entries -= self._cache.popitem(last=False)[1][1].size
+        return values
+
+    def _within(self, columns: np.ndarray, idx: np.ndarray) -> np.ndarray | None:
+        """Positions of ``idx`` in ``columns`` when ``columns`` is increasing and holds every index of
+        ``idx``, else None; remembered for each ``columns`` while the same ``idx`` array is asked
+        for (a solver asks with one active set at a time, and its cached rows are on few arrays)."""
+        if self._positions_of is not idx or len(self._positions) >= 256:
+            self._positions, self._positions_of = {}, idx
+        known = self._positions.get(id(columns))
+        if known is not None and known[0] is columns:
+            return known[1]
+        pos = np.searchsorted(columns, idx)
+        found = (columns.size > 0 and bool(np.all(columns[1:] > columns[:-1])) and bool(np.all(pos < columns.size))
+                 and bool(np.array_equal(columns[np.minimum(pos, columns.size - 1)], idx)))
+        self._positions[id(columns)] = (columns, pos if found else None)
+        return pos if found else None
 
     def entries(self, i: int, idx: np.ndarray) -> np.ndarray:
         """``K(x_i, x_j)`` for the ``j`` in ``idx``: part of row ``i``, served by the row cache.
 
-        Counts ``len(idx)`` in ``kernel_evals``. When the full row ``i`` is cached the entries
-        are read from it (nothing computed, the row becomes most recently used); otherwise only
-        these entries are computed (``len(idx)`` in ``kernel_evals_computed``) and not cached.
-        For solvers that need a part of a row only (SMO with shrinking).
+        Counts ``len(idx)`` in ``kernel_evals``. When the cache holds row ``i`` in full, or on
+        columns (an increasing index array) that include every index of ``idx``, the entries are
+        read from it (nothing computed, the row becomes most recently used); otherwise only these
+        entries are computed (``len(idx)`` in ``kernel_evals_computed``). Either way a partial
+        row is then cached on ``idx`` itself (replacing what row ``i`` had; a full row stays):
+        LIBSVM's cache of rows restricted to the active set (``get_Q(i, len)``) for a solver
+        whose active set only shrinks between full rows (SMO with shrinking). The same ``idx``
+        array object is recognized at once; other arrays cost a search the first time a pair
+        of index arrays is met.
 
         Parameters
         ----------
@@ -211,16 +247,25 @@ class Kernel:
         numpy.ndarray, shape (len(idx),)
             A read-only array, as :meth:`row` returns.
         """
-        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        if not (isinstance(idx, np.ndarray) and idx.dtype == np.int64 and idx.flags.c_contiguous):
+            idx = np.ascontiguousarray(idx, dtype=np.int64)  # (a new array even when it need not be)
         self.kernel_evals += idx.size
         cached = self._cache.get(i)
         if cached is not None:
-            self._cache.move_to_end(i)
-            part = cached[idx]
-            part.flags.writeable = False
-            return part
+            columns, values = cached
+            if columns is idx:
+                self._cache.move_to_end(i)
+                return values
+            pos = idx if columns is None else self._within(columns, idx)
+            if pos is not None:
+                part = values[pos]
+                part.flags.writeable = False
+                if columns is None:
+                    self._cache.move_to_end(i)
+                    return part
+                return self._store(i, idx, part)
         self.kernel_evals_computed += idx.size
-        return self._compute(i, idx)
+        return self._store(i, idx, self._compute(i, idx))
 
     def count(self, evals: int) -> None:
         """Add ``evals`` to ``kernel_evals``: entries the published algorithm computes one by

@@ -76,12 +76,13 @@ the active-set size at that iteration:
 
 Rows come through the kernel's LRU row cache (``cache_mb`` of the kernel spec, LIBSVM's ``-m``);
 ``kernel_evals_computed`` counts what the cache did not hold. A row restricted to the active set
-(:meth:`~sbpbench.kernels.Kernel.entries`) is read from the cached full row when there is one,
-else only its ``a`` entries are computed, and not cached: LIBSVM caches such partial rows (the
-first ``a`` entries of its permuted order) and extends them later, which needs the active set to
-be a prefix of a permuted order. So ``kernel_evals`` (rows as the algorithm requests them) is
-unaffected by this choice, while ``kernel_evals_computed`` can exceed what LIBSVM's cache
-computes. A snapshot taken while variables are shrunk rebuilds their ``Q alpha`` from
+(:meth:`~sbpbench.kernels.Kernel.entries`) is read from the cached full row when there is one, or
+from a cached row on an earlier (larger) active set, else only its ``a`` entries are computed;
+either way it is cached on the active set, as LIBSVM caches the first ``a`` entries of a row in
+its permuted order (``get_Q(i, a)``). So ``kernel_evals`` (rows as the algorithm requests them)
+does not depend on the cache, while ``kernel_evals_computed`` is close to what LIBSVM's cache
+computes (float64 rows here, so a cache of the same size holds half LIBSVM's float32 rows).
+A snapshot taken while variables are shrunk rebuilds their ``Q alpha`` from
 ``G_bar`` and the free variables for measurement only (``eval_kernel_evals``); it does not
 change the iterate.
 
@@ -111,53 +112,57 @@ SHRINK_INTERVAL = 1000
 
 
 @numba.njit(cache=True)
+def _candidate(t, yt, g, at, C, imax, gmax, gmax2):
+    """WSS2's first-index rule for one variable ``t`` (``y_t = +-1``, ``G_t``, ``alpha_t``): the
+    running ``(i, m, -M)`` after it (last index wins ties).
+
+    Written without data-dependent branches but the rare improvement of ``m`` (labels and
+    bounds in random order would mispredict about every other variable): ``t`` is in ``I_up``
+    when ``alpha_t < C`` (``y_t > 0``) or ``alpha_t > 0`` (``y_t < 0``), in ``I_low`` in the
+    mirror case, and ``-y_t G_t`` is exactly ``-G_t`` or ``G_t``.
+    """
+    yp = yt > 0
+    below = at < C
+    above = at > 0
+    v = -yt * g
+    in_up = below if yp else above
+    in_low = above if yp else below
+    if in_up & (v >= gmax):
+        gmax = v
+        imax = t
+    gmax2 = max(gmax2, -v if in_low else -np.inf)
+    return imax, gmax, gmax2
+
+
+@numba.njit(cache=True)
 def _select_i(y, G, alpha, C, act):
     """WSS2 first index over the active set ``act``: ``i = argmax_{I_up} -y G`` and ``m``; also
     ``-M = max_{I_low} y G``."""
-    gmax = -np.inf
-    gmax2 = -np.inf
-    imax = -1
+    imax, gmax, gmax2 = -1, -np.inf, -np.inf
     for r in range(act.shape[0]):
         t = act[r]
-        if y[t] > 0:
-            if alpha[t] < C and -G[t] >= gmax:
-                gmax = -G[t]
-                imax = t
-            if alpha[t] > 0 and G[t] >= gmax2:
-                gmax2 = G[t]
-        else:
-            if alpha[t] > 0 and G[t] >= gmax:
-                gmax = G[t]
-                imax = t
-            if alpha[t] < C and -G[t] >= gmax2:
-                gmax2 = -G[t]
+        imax, gmax, gmax2 = _candidate(t, y[t], G[t], alpha[t], C, imax, gmax, gmax2)
     return imax, gmax, gmax2
 
 
 @numba.njit(cache=True)
 def _select_j(y, G, alpha, C, diag, i, K_i, gmax, act):
     """WSS2 second index: the position ``r`` in ``act`` of the ``t = act[r]`` in ``I_low`` with the
-    largest second-order decrease (``K_i[r] = K(x_i, x_act[r])``)."""
+    largest second-order decrease (``K_i[r] = K(x_i, x_act[r])``); branch-free as :func:`_candidate`
+    (``m + y_t G_t`` is exactly ``m + G_t`` or ``m - G_t``)."""
     jmin = -1
     best = np.inf
     for r in range(act.shape[0]):
         t = act[r]
-        if y[t] > 0:
-            if not alpha[t] > 0:
-                continue
-            grad_diff = gmax + G[t]
-        else:
-            if not alpha[t] < C:
-                continue
-            grad_diff = gmax - G[t]
-        if grad_diff > 0:
-            quad = diag[i] + diag[t] - 2.0 * K_i[r]
-            if quad <= 0:
-                quad = TAU
-            obj_diff = -(grad_diff * grad_diff) / quad
-            if obj_diff <= best:
-                best = obj_diff
-                jmin = r
+        at = alpha[t]
+        in_low = (at > 0) if y[t] > 0 else (at < C)
+        grad_diff = gmax + y[t] * G[t]
+        quad = diag[i] + diag[t] - 2.0 * K_i[r]
+        quad = TAU if quad <= 0 else quad
+        obj_diff = -(grad_diff * grad_diff) / quad
+        if in_low & (grad_diff > 0) & (obj_diff <= best):
+            best = obj_diff
+            jmin = r
     return jmin
 
 
@@ -209,12 +214,18 @@ def _pair_step(yi, yj, ai, aj, Gi, Gj, Kii, Kjj, Kij, C):
 
 
 @numba.njit(cache=True)
-def _add_pair(G, y, K_i, ci, K_j, cj, act):
+def _add_pair_select_i(G, y, alpha, C, K_i, ci, K_j, cj, act):
     """``G_t += y_t (ci K_it + cj K_jt)`` for ``t = act[r]`` (rows indexed by ``r``), i.e.
-    ``G += Q_i d_i + Q_j d_j`` on the active set with ``c = y d``."""
+    ``G += Q_i d_i + Q_j d_j`` on the active set with ``c = y d``, fused with the next
+    iteration's :func:`_select_i` (``alpha`` already updated): one pass over the active set
+    instead of two, with the same ``G`` and ``(i, m, -M)`` bit for bit."""
+    imax, gmax, gmax2 = -1, -np.inf, -np.inf
     for r in range(act.shape[0]):
         t = act[r]
-        G[t] += y[t] * (ci * K_i[r] + cj * K_j[r])
+        g = G[t] + y[t] * (ci * K_i[r] + cj * K_j[r])
+        G[t] = g
+        imax, gmax, gmax2 = _candidate(t, y[t], g, alpha[t], C, imax, gmax, gmax2)
+    return imax, gmax, gmax2
 
 
 @numba.njit(cache=True)
@@ -342,6 +353,8 @@ class SMO(Solver[SMOParams]):
         self.alpha = np.zeros(self.n)
         self.G = -np.ones(self.n)
         self.violation = np.inf  # m - M at the last selection (over the active set)
+        #: With bias: ``(i, m, -M)`` on the current active set, found by the last update's pass.
+        self._next_i: tuple[int, float, float] | None = None
         self._all = np.arange(self.n, dtype=np.int64)
         #: Indices of the active (not shrunk) variables, increasing; all of them without shrinking.
         self.active = self._all
@@ -381,9 +394,14 @@ class SMO(Solver[SMOParams]):
 
     # -- one iteration --------------------------------------------------------------------------
     def _select(self) -> tuple[int, float]:
-        """Choose the working set on the active set and set ``violation``; returns what ``_update`` takes."""
+        """Choose the working set on the active set and set ``violation``; returns what ``_update`` takes.
+
+        With bias the first index comes from the previous update's fused pass when there is one
+        (``_next_i``, dropped whenever the active set changes), else from a pass of its own.
+        """
         if self.bias:
-            i, gmax, gmax2 = _select_i(self.y, self.G, self.alpha, self.C, self.active)
+            found, self._next_i = self._next_i, None
+            i, gmax, gmax2 = found or _select_i(self.y, self.G, self.alpha, self.C, self.active)
             self.violation = gmax + gmax2
             return i, gmax
         i, new, up, down = _select_single(self.G, self.alpha, self.C, self.diag, self.active)
@@ -402,7 +420,8 @@ class SMO(Solver[SMOParams]):
             old_i, old_j = alpha[i], alpha[j]
             alpha[i], alpha[j] = _pair_step(y[i], y[j], old_i, old_j, G[i], G[j],
                                             self.diag[i], self.diag[j], K_i[r], C)
-            _add_pair(G, y, K_i, y[i] * (alpha[i] - old_i), K_j, y[j] * (alpha[j] - old_j), act)
+            self._next_i = _add_pair_select_i(G, y, alpha, C, K_i, y[i] * (alpha[i] - old_i),
+                                              K_j, y[j] * (alpha[j] - old_j), act)
             if self.params.shrinking:
                 self._update_G_bar(i, old_i, K_i)
                 self._update_G_bar(j, old_j, K_j)
@@ -452,6 +471,7 @@ class SMO(Solver[SMOParams]):
             self._reconstruct_gradient()
             self.active = self._all
         self.active = _shrink(self._sign, self.G, self.alpha, self.C, self.active, gmax1, gmax2)
+        self._next_i = None  # found on the old active set
 
     def _inactive(self) -> np.ndarray:
         """Indices of the shrunk variables, increasing."""
