@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -133,10 +134,12 @@ def _nu_reason(ratio: float, n: int, paper_n: int, gap: float | None, data: Data
     return f"cause not established ({about_data}, which alone should not change nu this much; {certified})"
 
 
-def _hypotheses(res: ExperimentResult, analysis: str) -> str:
-    """The hypotheses for a difference in nu, as ``scripts/nu_hypotheses.py`` computed them into
-    ``analysis`` (a JSON file, relative to the results root), quoted; empty when it is not there.
-    A hypothesis the script did not finish within its time limit is quoted as such.
+T = TypeVar("T")
+
+
+def _analysis(res: ExperimentResult, analysis: str, script: str, read: Callable[[Any], T]) -> T | None:
+    """What ``read`` takes from the JSON file ``analysis`` (relative to the results root) that
+    ``scripts/<script>`` wrote; None when there is no such file.
 
     Raises
     ------
@@ -145,20 +148,29 @@ def _hypotheses(res: ExperimentResult, analysis: str) -> str:
     """
     path = res.directory.parent / analysis
     if not analysis or not path.is_file():
-        return ""
+        return None
     try:
-        found = json.loads(path.read_text())["hypotheses"]
+        return read(json.loads(path.read_text()))
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path}: not the output of scripts/{script} ({type(exc).__name__}: {exc}); "
+                        "run the script again or delete the file") from None
+
+
+def _hypotheses(res: ExperimentResult, analysis: str) -> str:
+    """The hypotheses for a difference in nu, as ``scripts/nu_hypotheses.py`` computed them into
+    ``analysis`` (:func:`_analysis`), quoted; empty when it is not there. A hypothesis the
+    script did not finish within its time limit is quoted as such."""
+    def read(found: Any) -> str:
+        found = found["hypotheses"]
         tried = "; ".join(f"{h['what']}: " + (f"{h['nu']:.3g} ({h['ratio_to_paper']:.2f}x)" if h["nu"] is not None
                                                else f"not finished within {h['not_finished_within_s']:.0f} s")
                           for h in found)
         finished = [h for h in found if h["nu"] is not None]
         nearest = min(finished, key=lambda h: abs(math.log(h["ratio_to_paper"]))) if finished else None
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
-        raise UserError(f"{path}: not the output of scripts/nu_hypotheses.py ({type(exc).__name__}: {exc}); "
-                        "run the script again or delete the file") from None
-    return (f"; hypotheses computed by scripts/nu_hypotheses.py ({analysis}), nu and its ratio to the printed "
-            f"value: {tried}" + (f"; the nearest, {nearest['what']}, gives {nearest['ratio_to_paper']:.2f}x"
-                                 if nearest else ""))
+        return (f"; hypotheses computed by scripts/nu_hypotheses.py ({analysis}), nu and its ratio to the printed "
+                f"value: {tried}" + (f"; the nearest, {nearest['what']}, gives {nearest['ratio_to_paper']:.2f}x"
+                                     if nearest else ""))
+    return _analysis(res, analysis, "nu_hypotheses.py", read) or ""
 
 
 def _digits_off(nu: float, printed: float) -> str:
@@ -225,19 +237,9 @@ TABLE2 = Numbers((
 
 
 def _repeated_rows(res: ExperimentResult, analysis: str, split: Literal["n_train", "n_test"], printed: int) -> str:
-    """What ``scripts/duplicate_rows.py`` counted in our copy (``analysis``, a JSON file relative to
-    the results root), and whether removing repeated rows gives the printed size; empty without it.
-
-    Raises
-    ------
-    UserError
-        The file is there but is not the script's output.
-    """
-    path = res.directory.parent / analysis
-    if not analysis or not path.is_file():
-        return ""
-    try:
-        found = json.loads(path.read_text())
+    """What ``scripts/duplicate_rows.py`` counted in our copy (``analysis``, :func:`_analysis`), and
+    whether removing repeated rows gives the printed size; empty without it."""
+    def read(found: Any) -> str:
         if split == "n_test":
             repeated = int(found["test_rows_repeating_a_test_row"])
             distinct, where = int(found["n_test"]) - repeated, "another test row"
@@ -245,12 +247,10 @@ def _repeated_rows(res: ExperimentResult, analysis: str, split: Literal["n_train
         else:
             repeated = int(found["training_rows_repeating_a_training_row"])
             distinct, where, also = int(found["n_train"]) - repeated, "another training row", ""
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
-        raise UserError(f"{path}: not the output of scripts/duplicate_rows.py ({type(exc).__name__}: {exc}); "
-                        "run the script again or delete the file") from None
-    gives = "the paper's size" if distinct == printed else f"{distinct}, not the paper's {printed}"
-    return (f"; counted by scripts/duplicate_rows.py ({analysis}): {repeated} rows repeat {where}{also}; "
-            f"without the repeats: {gives}")
+        gives = "the paper's size" if distinct == printed else f"{distinct}, not the paper's {printed}"
+        return (f"; counted by scripts/duplicate_rows.py ({analysis}): {repeated} rows repeat {where}{also}; "
+                f"without the repeats: {gives}")
+    return _analysis(res, analysis, "duplicate_rows.py", read) or ""
 
 
 def _size(res: ExperimentResult, printed: int, split: Literal["n_train", "n_test"], copy: str,
