@@ -63,7 +63,7 @@ def test_entries_counts_and_reads_the_cache():
 
 
 def test_partial_rows_are_cached_and_narrowed_like_libsvms():
-    problem = make_problem("adult", 300, bias=False, cache_mb=64)
+    problem = real_problem("adult", 300, bias=False, cache_mb=64)
     k = problem.kernel
     wide, narrow, other = np.arange(0, 300, 2), np.arange(0, 300, 6), np.arange(1, 300, 6)
     exact = k.entries(7, wide)
