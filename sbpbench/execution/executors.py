@@ -236,6 +236,9 @@ class _WorkerProcess:
     warm_ups: loop.WarmUps
 
 
+#: Seconds an interrupted worker is given to end after SIGTERM before it is killed.
+TERMINATE_WAIT_S = 0.5
+
 #: The state of this process when it is a worker of :class:`ProcessExecutor` (set by its initializer,
 #: :func:`_init_process`, the only hook a process pool gives; never set in the client).
 _worker_process: _WorkerProcess | None = None
@@ -313,8 +316,14 @@ class ProcessExecutor(Executor):
         if any(not future.done() for future in self._futures):  # interrupted: do not wait for the runs
             for future in self._futures:
                 future.cancel()
-            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+            processes = list((getattr(self._pool, "_processes", None) or {}).values())
+            for process in processes:
                 process.terminate()
+            for process in processes:  # a worker deep in numba's compiler may take long to go: kill it
+                process.join(TERMINATE_WAIT_S)
+                if process.is_alive():
+                    process.kill()
+                    process.join()
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._started.close()
 
