@@ -34,7 +34,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -236,8 +236,22 @@ class _WorkerProcess:
     warm_ups: loop.WarmUps
 
 
-#: Seconds an interrupted worker is given to end after SIGTERM before it is killed.
-TERMINATE_WAIT_S = 0.5
+#: Seconds between the client's wake-ups while it waits for runs (see :func:`_as_completed`).
+WAKE_S = 0.2
+
+
+def _as_completed(futures: Iterable[Future]) -> Iterator[Future]:
+    """The futures as they complete, waking every :data:`WAKE_S` seconds.
+
+    The OS may hand Ctrl-C to any thread of the client (the pool's, the progress line's); Python
+    then raises KeyboardInterrupt in the main thread only when it next runs, which a wait without
+    a timeout (``concurrent.futures.as_completed``) postpones until a run ends.
+    """
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=WAKE_S, return_when=FIRST_COMPLETED)
+        yield from done
+
 
 #: The state of this process when it is a worker of :class:`ProcessExecutor` (set by its initializer,
 #: :func:`_init_process`, the only hook a process pool gives; never set in the client).
@@ -298,7 +312,7 @@ class ProcessExecutor(Executor):
         with sigint_ignored():  # the pool starts its workers as tasks are submitted
             futures = {self._pool.submit(_execute_in_worker, task): task for task in tasks}
         self._futures.update(futures)
-        for future in as_completed(futures):
+        for future in _as_completed(futures):
             self._take_started()  # a pipe: read as it goes, so that a worker never waits to write
             yield futures[future], _outcome(futures[future], future)
 
@@ -314,16 +328,11 @@ class ProcessExecutor(Executor):
 
     def close(self) -> None:
         if any(not future.done() for future in self._futures):  # interrupted: do not wait for the runs
-            for future in self._futures:
-                future.cancel()
-            processes = list((getattr(self._pool, "_processes", None) or {}).values())
-            for process in processes:
+            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
                 process.terminate()
-            for process in processes:  # a worker deep in numba's compiler may take long to go: kill it
-                process.join(TERMINATE_WAIT_S)
-                if process.is_alive():
-                    process.kill()
-                    process.join()
+        # The pool's own thread cancels the runs not started. Not here: a future cancelled by this
+        # thread while that one marks the runs of terminated workers failed stops it with a
+        # traceback (InvalidStateError, CPython 3.11's concurrent.futures).
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._started.close()
 
