@@ -9,6 +9,7 @@ comparison), with the runner's seeds and the nu recorded in their meta.json.
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -95,3 +96,11 @@ def test_redo_replaces_one_solver_keeps_the_others_and_the_old_rows(tmp_path):
     assert len(list((work / "ci-adult").iterdir())) == 1 and read_meta(folder) == meta
     with pytest.raises(UserError, match="--solvers: smo not among its solvers"):
         redo_runs.redo("ci-adult", paper, work, ["smo"], jobs=1, again=False)
+
+
+def test_redo_of_an_experiment_not_committed_is_one_error_line(tmp_path):
+    done = subprocess.run([sys.executable, str(PAPER.parent.parent / "scripts" / "redo_runs.py"), "no-such",
+                           "--paper", str(tmp_path / "paper"), "--work", str(tmp_path / "redo")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and not (tmp_path / "redo").exists()
+    assert done.stderr.count("\n") == 1 and "no-such" in done.stderr

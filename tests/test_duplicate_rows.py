@@ -1,6 +1,7 @@
 """scripts/duplicate_rows.py counts repeated rows; the report quotes the counts in a data-size row."""
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -54,3 +55,11 @@ def test_the_test_size_row_quotes_the_counts(tmp_path):
     analysis.write_text("{}")
     with pytest.raises(UserError, match="not the output of scripts/duplicate_rows.py"):
         sbp._size(res, 3229, "n_test", "a copy", "analyses/rows-reuters.json")
+
+
+def test_an_unknown_dataset_is_one_error_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "rows.json"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "duplicate_rows.py"), "no-such-data", "--out",
+                           str(out)], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 2 and not out.exists()
+    assert done.stderr.count("\n") == 1 and "no-such-data" in done.stderr
