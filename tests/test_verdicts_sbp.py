@@ -55,6 +55,15 @@ def _fourier(pairs: list[float]) -> Synthetic:
     return synthetic(curve("fourier", {"pairs": pairs, "test_error": [0.3] * len(pairs)}))
 
 
+def _fourier_solves(iterations: list[float], cap: int = 1000) -> Synthetic:
+    """One Fourier run whose linear solves (k = 1, 2, 4, ...) took ``iterations``, capped at ``cap``."""
+    meta = _meta(1000)
+    meta["resolved"]["solvers"] = [{"name": "fourier", "params": {"max_iter": cap}}]
+    pairs = [2.0 ** i for i in range(len(iterations))]
+    return synthetic(curve("fourier", {"pairs": pairs, "svm_iterations": iterations,
+                                       "test_error": [0.3] * len(iterations)}), meta=meta)
+
+
 def _smo(epochs: float, violation: float, eps: float = 1e-3, runs: int = 2) -> Synthetic:
     """SBP and ``runs`` SMO runs ending at ``epochs`` with KKT violation ``violation``, SMO's eps ``eps``."""
     meta = _meta(1000)
@@ -101,6 +110,8 @@ CASES: dict[Callable[..., Any], Case] = {
         Contradiction("one run fewer", lambda p: _solvers(p["printed"] - 1, 10)),)),
     sbp._epochs_of: Case(lambda p: _solvers(2, p["printed"]), (
         Contradiction("half the printed epochs", lambda p: _solvers(2, p["printed"] / 2)),)),
+    sbp._fourier_solves_optimal: Case(lambda p: _fourier_solves([900, 999, 50]), (
+        Contradiction("the solve of k = 2 stopped at the cap", lambda p: _fourier_solves([900, 1000, 50])),)),
     sbp._fourier_pairs: Case(lambda p: _fourier([1, 2, 4, 8]), (
         Contradiction("k = 1, 2, 3, 4 (not doubling)", lambda p: _fourier([1, 2, 3, 4])),
         Contradiction("k doubling from 2", lambda p: _fourier([2, 4, 8, 16])))),
