@@ -96,22 +96,34 @@ def committed_curves(folder: Path) -> pd.DataFrame:
 
 
 def merge(committed: Path, run_dir: Path, solvers: set[str]) -> tuple[pd.DataFrame, dict[str, Any], pd.DataFrame]:
-    """The committed curves and meta with the redone solvers' runs replaced, and the replaced rows."""
+    """The committed curves and meta with the runs of the redone solvers (by name, whatever their
+    parameters) replaced, and the replaced rows."""
     old = committed_curves(committed)
     new = committed_curves(run_dir)
     order = {name: k for k, name in enumerate(old["solver"].drop_duplicates())}
-    redone = old["solver"].isin(solvers)
+    redone = old["solver_name"].isin(solvers)
     curves = pd.concat([old[~redone], new], ignore_index=True)
     curves = curves.sort_values(["solver", "run", "checkpoint"], key=lambda c: c.map(order) if c.name == "solver"
                                 else c, kind="stable")[old.columns.union(new.columns, sort=False)]
     meta = read_meta(committed)
     new_meta = read_meta(run_dir)
-    meta["runs"] = [r for r in meta["runs"] if r["solver"] not in solvers] + new_meta["runs"]
+    meta["runs"] = [r for r in meta["runs"] if r["solver_name"] not in solvers] + new_meta["runs"]
     meta["runs"].sort(key=lambda r: (order.get(r["solver"], len(order)), r["run"]))
     meta.setdefault("redos", []).append({"solvers": sorted(solvers), "run_id": run_dir.name} | {
         key: new_meta.get(key) for key in ("git_commit", "git_dirty", "executor", "jobs", "started", "finished",
                                            "versions", "host")})
     return curves, meta, old[redone]
+
+
+def kept_before(committed: Path, replaced: pd.DataFrame) -> pd.DataFrame:
+    """The rows to keep as :data:`BEFORE`: those just ``replaced``, and those an earlier redo
+    replaced of the solvers not redone now (so that every redone solver's old runs stay)."""
+    earlier = committed / BEFORE
+    if not earlier.exists():
+        return replaced
+    kept = read_curves(earlier)
+    kept = kept[~kept["solver_name"].isin(replaced["solver_name"].unique())]
+    return pd.concat([kept, replaced], ignore_index=True)
 
 
 def redo(experiment: str, paper: Path, work: Path, solvers: list[str] | None, jobs: int, again: bool) -> Path:
@@ -128,8 +140,8 @@ def redo(experiment: str, paper: Path, work: Path, solvers: list[str] | None, jo
     failed = [r for r in new_meta.get("runs", []) if r.get("status") in ("failed", "diverged")]
     if failed or not new_meta.get("finished"):
         raise UserError(f"{run_dir}: not every run finished well; not promoted")
-    curves, merged_meta, before = merge(committed, run_dir, names)
-    deviations = compare(curves[curves["solver"].isin(names)], before)
+    curves, merged_meta, replaced = merge(committed, run_dir, names)
+    deviations = compare(curves[curves["solver_name"].isin(names)], replaced)
     print(f"{experiment}: {len(deviations)} checkpoint(s) outside the old runs' band")
     if deviations:
         print(HEADER)
@@ -139,7 +151,7 @@ def redo(experiment: str, paper: Path, work: Path, solvers: list[str] | None, jo
         folder.mkdir()
         curves.to_csv(folder / "curves.csv", index=False)
         (folder / "meta.json").write_text(json.dumps(merged_meta, indent=1) + "\n")
-        buffer = gzip.compress(before.to_csv(index=False).encode(), mtime=0)
+        buffer = gzip.compress(kept_before(committed, replaced).to_csv(index=False).encode(), mtime=0)
         return promote(folder, paper, extra={BEFORE: buffer})
 
 

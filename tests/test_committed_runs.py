@@ -96,6 +96,11 @@ def test_redo_replaces_one_solver_keeps_the_others_and_the_old_rows(tmp_path):
     assert len(list((work / "ci-adult").iterdir())) == 1 and read_meta(folder) == meta
     with pytest.raises(UserError, match="--solvers: smo not among its solvers"):
         redo_runs.redo("ci-adult", paper, work, ["smo"], jobs=1, again=False)
+    # a later redo of another solver keeps the first redo's old rows beside its own
+    folder = redo_runs.redo("ci-adult", paper, work, ["pegasos"], jobs=1, again=True)
+    before = read_curves(folder / redo_runs.BEFORE)
+    assert sorted(before["solver_name"].unique()) == ["pegasos", "sbp"]
+    assert len(redo_runs.committed_curves(folder)) == len(committed)
 
 
 def test_redo_of_an_experiment_not_committed_is_one_error_line(tmp_path):
