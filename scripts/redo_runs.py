@@ -12,7 +12,8 @@ committed runs of the redone solvers, and the replaced rows are kept beside them
 ``before-redo.csv.gz``: ``tests/test_committed_runs.py`` checks that each redone curve lies
 within the old runs' spread (:func:`sbpbench.outputs.check.compare`, the band of
 ``sbpbench check``), and prints the comparison here too. ``meta.json`` keeps its first run's
-facts and gains a ``redos`` entry (solvers, commit, run folder, dates).
+facts, except the redone solvers' resolved entries (their parameters as run now, new defaults
+included), and gains a ``redos`` entry (solvers, commit, run folder, dates).
 
 Interrupted, it continues: run the same command again (an unfinished run folder under
 ``results/redo/<experiment>/`` is resumed, ``sbpbench run --resume``). ``--again`` starts
@@ -109,10 +110,18 @@ def merge(committed: Path, run_dir: Path, solvers: set[str]) -> tuple[pd.DataFra
     new_meta = read_meta(run_dir)
     meta["runs"] = [r for r in meta["runs"] if r["solver_name"] not in solvers] + new_meta["runs"]
     meta["runs"].sort(key=lambda r: (order.get(r["solver"], len(order)), r["run"]))
+    meta["resolved"]["solvers"] = redone_entries(meta["resolved"]["solvers"], new_meta["resolved"]["solvers"], solvers)
     meta.setdefault("redos", []).append({"solvers": sorted(solvers), "run_id": run_dir.name} | {
         key: new_meta.get(key) for key in ("git_commit", "git_dirty", "executor", "jobs", "started", "finished",
                                            "versions", "host")})
     return curves, meta, old[redone]
+
+
+def redone_entries(old: list[dict[str, Any]], new: list[dict[str, Any]], solvers: set[str]) -> list[dict[str, Any]]:
+    """The resolved solver entries of ``old`` with those of the redone ``solvers`` taken from
+    ``new`` (their parameters as run now, defaults included), in ``old``'s order."""
+    fresh = {entry["label"]: entry for entry in new}
+    return [fresh.get(entry["label"], entry) if entry["name"] in solvers else entry for entry in old]
 
 
 def kept_before(committed: Path, replaced: pd.DataFrame) -> pd.DataFrame:

@@ -103,6 +103,15 @@ def test_redo_replaces_one_solver_keeps_the_others_and_the_old_rows(tmp_path):
     assert len(redo_runs.committed_curves(folder)) == len(committed)
 
 
+def test_a_redo_records_the_redone_solvers_parameters_as_run_now():
+    """A default that changed (the Fourier solves' cap) shows in meta.json, which the report reads."""
+    old = [{"name": "sbp", "label": "sbp", "params": {"average": True}},
+           {"name": "fourier", "label": "fourier[max_pairs=8]", "params": {"max_iter": 100000}}]
+    new = [{"name": "fourier", "label": "fourier[max_pairs=8]", "params": {"max_iter": 10**7}}]
+    assert redo_runs.redone_entries(old, new, {"fourier"}) == [old[0], new[0]]
+    assert redo_runs.redone_entries(old, new, {"sbp"}) == old
+
+
 def test_redo_of_an_experiment_not_committed_is_one_error_line(tmp_path):
     done = subprocess.run([sys.executable, str(PAPER.parent.parent / "scripts" / "redo_runs.py"), "no-such",
                            "--paper", str(tmp_path / "paper"), "--work", str(tmp_path / "redo")],
