@@ -91,10 +91,15 @@ def test_invalid_kernel_spec_rejected(adult_X):
         Kernel(adult_X, KernelSpec("gaussian", 0.0))
 
 
+@pytest.mark.parametrize("words", [2, 4])
 @pytest.mark.parametrize("kind", ["gaussian", "linear"])
-def test_binary_bit_set_rows_equal_the_general_path_bitwise(adult_X, kind):
-    fast = Kernel(adult_X, KernelSpec(kind, 10.0, cache_mb=0))
-    general = Kernel(adult_X, KernelSpec(kind, 10.0, cache_mb=0), storage="float64")
+def test_binary_bit_set_rows_equal_the_general_path_bitwise(adult_X, kind, words):
+    """Full rows (read in order) and entries (through idx), on Adult's 123 features (two words a
+    row, the unrolled path) and with 80 more (four words, the loop over words)."""
+    X = adult_X if words == 2 else sp.hstack([adult_X, adult_X[:, :80]]).tocsr()
+    fast = Kernel(X, KernelSpec(kind, 10.0, cache_mb=0))
+    assert fast.store.stored.shape[1] == words
+    general = Kernel(X, KernelSpec(kind, 10.0, cache_mb=0), storage="float64")
     assert (fast.storage, general.storage) == ("binary bit sets", "float64 CSR")
     for i in (0, 7, 299):
         assert np.array_equal(fast.row(i).view(np.int64), general.row(i).view(np.int64))

@@ -96,7 +96,7 @@ class Kernel:
         self.n, self.d = self.X.shape
         self.sq = store.general.sq
         self._row_parallel = store.work >= PARALLEL_MIN_WORK
-        self._all = np.arange(self.n, dtype=np.int64)
+        self._all = store.all_rows  # the storage recognizes this array (Storage.all_rows)
         self._cache_budget = int(spec.cache_mb * 2**20 // 8)  # float64 entries the row cache may hold
         self.reset()
         self._load_loops()

@@ -69,25 +69,41 @@ def popcount(typingctx, x):
     return types.uint64(types.uint64), codegen
 
 
-@numba.njit(cache=True)
-def binary_row(bits, counts, bits_i, count_i, idx, gaussian, table, out):
-    """out[r] = K(x_i, x_idx[r]) for binary rows stored as bit sets ``bits[j]`` (uint64 words).
+@numba.njit(cache=True, inline="always")
+def binary_entry(bits, counts, bits_i, count_i, j, gaussian, table):
+    """K(x_i, x_j) for binary rows stored as bit sets ``bits[j]`` (uint64 words).
 
     The inner product is the number of shared features, ``popcount(bits_i & bits[j])``;
     ``counts`` are the rows' numbers of features (their squared norms), so the squared
     distance ``count_i + counts[j] - 2 dot`` indexes ``table`` (Gaussian); the linear kernel
-    returns the inner product itself.
+    returns the inner product itself. Rows of two words (up to 128 features: Adult's 123) are
+    read without a loop over words, which lets the row loops below run in vector registers.
     """
-    words = bits.shape[1]
+    if bits.shape[1] == 2:
+        dot = np.int64(popcount(bits[j, 0] & bits_i[0]) + popcount(bits[j, 1] & bits_i[1]))
+    else:
+        dot = np.int64(0)
+        for w in range(bits.shape[1]):
+            dot += np.int64(popcount(bits[j, w] & bits_i[w]))
+    if gaussian:
+        return table[count_i + counts[j] - 2 * dot]
+    return float(dot)
+
+
+@numba.njit(cache=True)
+def binary_row(bits, counts, bits_i, count_i, idx, gaussian, table, out):
+    """out[r] = K(x_i, x_idx[r]) for binary rows stored as bit sets (:func:`binary_entry`)."""
     for r in range(idx.shape[0]):
-        j = idx[r]
-        dot = 0
-        for w in range(words):
-            dot += popcount(bits[j, w] & bits_i[w])
-        if gaussian:
-            out[r] = table[count_i + counts[j] - 2 * dot]
-        else:
-            out[r] = dot
+        out[r] = binary_entry(bits, counts, bits_i, count_i, idx[r], gaussian, table)
+
+
+@numba.njit(cache=True)
+def binary_full_row(bits, counts, bits_i, count_i, gaussian, table, out):
+    """out[j] = K(x_i, x_j) for every row ``j`` in order: :func:`binary_row` on ``idx = 0, ..., n - 1``
+    without reading ``idx``, so that consecutive rows are loaded together (2.4 times faster on
+    Adult's full rows than through ``idx``)."""
+    for j in range(out.shape[0]):
+        out[j] = binary_entry(bits, counts, bits_i, count_i, j, gaussian, table)
 
 
 @numba.njit(cache=True)

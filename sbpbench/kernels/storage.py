@@ -49,6 +49,7 @@ A new storage is one subclass of :class:`Storage` here and one line in :func:`ch
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from functools import cached_property
 from typing import Any, ClassVar
 
 import numba
@@ -96,6 +97,12 @@ class Storage(ABC):
     #: Bytes of the rows in every form held and of scratch space (:func:`memory_needs`'s
     #: ``training rows`` and ``feature scratch vector``; squared norms and tables aside).
     nbytes: int
+
+    @cached_property
+    def all_rows(self) -> np.ndarray:
+        """``0, 1, ..., n - 1``: the ``idx`` of a full row, which the kernel passes as this very
+        array, so that a storage may recognize it and read its rows in order."""
+        return np.arange(self.general.X.shape[0], dtype=np.int64)
 
     @property
     @abstractmethod
@@ -287,6 +294,10 @@ class BitSets(ExactRows):
         self.table = loops.distance_table(2 * int(self.norms.max()) + 1, self.gamma)
 
     def rows(self, i: int, idx: np.ndarray, out: np.ndarray, parallel: bool) -> None:
+        if idx is self.all_rows and not parallel:
+            loops.binary_full_row(self.stored, self.norms, self.stored[i], self.norms[i], self.gaussian, self.table,
+                                  out)
+            return
         loops.run_rows(loops.binary_row, loops.binary_row_parallel, parallel, self.stored, self.norms,
                        self.stored[i], self.norms[i], idx, self.gaussian, self.table, out)
 
