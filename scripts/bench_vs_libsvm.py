@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -43,6 +44,7 @@ from bench_common import load_average, machine_facts, update_section, update_tar
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 
+from sbpbench.errors import UserError
 from sbpbench.execution.loop import run_one
 from sbpbench.experiment import config
 from sbpbench.experiment.assemble import prepare
@@ -170,11 +172,25 @@ def hinge_J(X, y, w, C: float) -> float:
     return 0.5 * float(w @ w) + C * float(np.maximum(0.0, 1.0 - y * (X @ w)).sum())
 
 
-def linear_part(lines: list[str]) -> None:
+def w8a_file() -> Path:
+    """``$SBPBENCH_MIRROR/w8a`` (the LIBSVM training file), checked before anything runs.
+
+    Raises
+    ------
+    UserError
+        It is not a regular file.
+    """
+    path = Path(os.environ.get("SBPBENCH_MIRROR", ".")) / "w8a"
+    if not path.is_file():
+        raise UserError(f"{path}: not a file; set SBPBENCH_MIRROR to the folder holding w8a "
+                        "(or pass --skip-linear)")
+    return path
+
+
+def linear_part(lines: list[str], w8a: Path) -> None:
     """LIBLINEAR, SGD-s and SGD-m on Adult and w8a, C = 1: time to 1% relative accuracy."""
-    mirror = Path(os.environ.get("SBPBENCH_MIRROR", "."))
     datasets = {"adult": {"name": "adult"},
-                "w8a": {"path": str(mirror / "w8a"), "test_path": str(mirror / "w8a"), "n_features": 300}}
+                "w8a": {"path": str(w8a), "test_path": str(w8a), "n_features": 300}}
     lines += ["", "Linear SVM, C = 1, no bias: time to 1% relative accuracy of J.", "",
               "| dataset | J* | LIBLINEAR (s) | SGD-s (s) | SGD-s J/J*-1 | SGD-s epochs | SGD-m (s) | SGD-m J/J*-1 "
               "| SGD-m epochs | SGD-m / LIBLINEAR | target |",
@@ -217,11 +233,16 @@ def main() -> None:
     parser.add_argument("--skip-linear", action="store_true", help="skip the linear (LIBLINEAR) part")
     parser.add_argument("--out", default="BENCHMARKS.md", help="report to update")
     args = parser.parse_args()
+    try:
+        w8a = None if args.skip_linear else w8a_file()
+    except UserError as exc:
+        print(f"bench_vs_libsvm.py: error: {exc}", file=sys.stderr)
+        sys.exit(2)
     lines = [f"Load average (1 min) at the start: {load_average():.2f} on {os.cpu_count()} cores.", ""]
     if not args.skip_kernel:
         kernel_part(lines, args.out)
-    if not args.skip_linear:
-        linear_part(lines)
+    if w8a is not None:
+        linear_part(lines, w8a)
     lines += ["", f"Load average at the end: {load_average():.2f}. {machine_facts()}"]
     text = "\n".join(lines)
     print(text)
