@@ -100,8 +100,8 @@ def binary_row(bits, counts, bits_i, count_i, idx, gaussian, table, out):
 @numba.njit(cache=True)
 def binary_full_row(bits, counts, bits_i, count_i, gaussian, table, out):
     """out[j] = K(x_i, x_j) for every row ``j`` in order: :func:`binary_row` on ``idx = 0, ..., n - 1``
-    without reading ``idx``, so that consecutive rows are loaded together (2.4 times faster on
-    Adult's full rows than through ``idx``)."""
+    without reading ``idx``, so that consecutive rows are loaded together, several to a vector
+    register (the kernel row of BENCHMARKS.md's SBP iteration)."""
     for j in range(out.shape[0]):
         out[j] = binary_entry(bits, counts, bits_i, count_i, j, gaussian, table)
 
