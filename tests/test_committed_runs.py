@@ -5,6 +5,12 @@ the water level early in a run, when many responses are tied, and so change ever
 iterate: a check on one seed late in a run misses it. This test repeats the start of the
 committed runs on full Adult (bundled), without a bias (Figure 2) and with one (the LIBSVM
 comparison), with the runner's seeds and the nu recorded in their meta.json.
+
+The trajectory (iterations, kernel evaluations, test error, support size) must match bit for
+bit; the objective (the water level of the averaged responses, measured at each checkpoint)
+to 1e-12 relative: its vectorized sums are added in an order that depends on the CPU's vector
+width, so its last bits differ between machines (up to 1.3e-13 between an AMD EPYC and an
+Intel Xeon) while the iterates are the same. A flipped decision moves it far more.
 """
 
 import json
@@ -40,8 +46,10 @@ def test_committed_sbp_run_starts_bit_for_bit(experiment):
     committed = committed[(committed["solver"] == "sbp") & (committed["run"] == 0)].reset_index(drop=True)
     checkpoints = len(rows) - 1  # the last row is this short budget's end
     assert checkpoints >= 20
-    for column in ("iteration", "kernel_evals", "test_error", "objective", "n_support"):
+    for column in ("iteration", "kernel_evals", "test_error", "n_support"):
         assert np.array_equal(rows[column][:checkpoints].to_numpy(), committed[column][:checkpoints].to_numpy()), column
+    np.testing.assert_allclose(rows["objective"][:checkpoints], committed["objective"][:checkpoints], rtol=1e-12,
+                               atol=0)
 
 
 # ------------------------------------------------------------------- redone with today's code
