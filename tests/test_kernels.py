@@ -105,6 +105,13 @@ def test_binary_bit_set_rows_equal_the_general_path_bitwise(adult_X, kind, words
         assert np.array_equal(fast.row(i).view(np.int64), general.row(i).view(np.int64))
     idx = np.array([3, 1, 250, 3])
     assert np.array_equal(fast.entries(5, idx), general.entries(5, idx))
+    # more than a block of entries, not a multiple of the gather's lanes; on one thread and on numba's
+    idx = np.random.default_rng(0).integers(0, X.shape[0], 1037)
+    expected = general.entries(5, idx)
+    assert np.array_equal(fast.entries(5, idx), expected)
+    out = np.empty(idx.size)
+    fast.store.rows(5, idx, out, parallel=True)
+    assert np.array_equal(out, expected)
 
 
 def test_real_valued_or_wide_data_stays_on_the_general_path(adult_X):

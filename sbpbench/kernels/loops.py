@@ -69,41 +69,103 @@ def popcount(typingctx, x):
     return types.uint64(types.uint64), codegen
 
 
+#: Entries of a bit-set row per block: their squared distances wait in an L1-sized scratch
+#: vector between the two steps of :func:`binary_row`.
+BIT_BLOCK = 512
+#: Table entries read by one vector gather (:func:`gather_lanes`).
+GATHER_LANES = 8
+
+
+@intrinsic
+def gather_lanes(typingctx, table, index, k, out, o):
+    """``out[o:o + 8] = table[index[k:k + 8]]`` by one vector gather (LLVM's ``masked.gather``:
+    one AVX-512 or two AVX2 gather instructions, separate loads on a CPU without them; the values
+    are the table's either way). Typed for C-contiguous float64 ``table`` and ``out`` and uint32
+    ``index`` only (it reads their data pointers)."""
+    if not (all(isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" for a in (table, index, out))
+            and table.dtype == out.dtype == types.float64 and index.dtype == types.uint32):
+        return None
+    sig = types.void(table, index, k, out, o)
+
+    def codegen(context, builder, signature, args):
+        table_v, index_v, k_v, out_v, o_v = args
+        table_t, index_t, _, out_t, _ = signature.args
+        i32, i64, f64 = ir.IntType(32), ir.IntType(64), ir.DoubleType()
+        values_t, wide_t = ir.VectorType(f64, GATHER_LANES), ir.VectorType(i64, GATHER_LANES)
+        index_data = context.make_array(index_t)(context, builder, index_v).data
+        lanes = builder.load(builder.bitcast(builder.gep(index_data, [k_v]),
+                                             ir.VectorType(i32, GATHER_LANES).as_pointer()), align=4)
+        base = builder.ptrtoint(context.make_array(table_t)(context, builder, table_v).data, i64)
+        splat = builder.shuffle_vector(builder.insert_element(ir.Constant(wide_t, ir.Undefined), base, i32(0)),
+                                       ir.Constant(wide_t, ir.Undefined),
+                                       ir.Constant(ir.VectorType(i32, GATHER_LANES), [0] * GATHER_LANES))
+        offsets = builder.mul(builder.zext(lanes, wide_t), ir.Constant(wide_t, [8] * GATHER_LANES))
+        pointers = builder.inttoptr(builder.add(splat, offsets), ir.VectorType(f64.as_pointer(), GATHER_LANES))
+        mask_t = ir.VectorType(ir.IntType(1), GATHER_LANES)
+        gather = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(values_t, [pointers.type, i32, mask_t, values_t]),
+            f"llvm.masked.gather.v{GATHER_LANES}f64.v{GATHER_LANES}p0")
+        values = builder.call(gather, [pointers, i32(8), ir.Constant(mask_t, [1] * GATHER_LANES),
+                                       ir.Constant(values_t, ir.Undefined)])
+        out_data = context.make_array(out_t)(context, builder, out_v).data
+        builder.store(values, builder.bitcast(builder.gep(out_data, [o_v]), values_t.as_pointer()), align=8)
+        return context.get_dummy_value()
+    return sig, codegen
+
+
 @numba.njit(cache=True, inline="always")
-def binary_entry(bits, counts, bits_i, count_i, j, gaussian, table):
-    """K(x_i, x_j) for binary rows stored as bit sets ``bits[j]`` (uint64 words).
+def _at(values, rows, lo, k):
+    """``values[lo + k]`` (``rows`` None: the rows in order) or ``values[rows[k]]``."""
+    if rows is None:
+        return values[np.uint64(lo + k)]  # unsigned: no wraparound test, so the loop vectorizes
+    return values[rows[k]]
 
-    The inner product is the number of shared features, ``popcount(bits_i & bits[j])``;
-    ``counts`` are the rows' numbers of features (their squared norms), so the squared
-    distance ``count_i + counts[j] - 2 dot`` indexes ``table`` (Gaussian); the linear kernel
-    returns the inner product itself. Rows of two words (up to 128 features: Adult's 123) are
-    read without a loop over words, which lets the row loops below run in vector registers.
+
+@numba.njit(cache=True, inline="always")
+def _bit_block(columns, counts, bits_i, first, rows, lo, size, gaussian, scratch):
+    """``scratch[k]`` = :func:`binary_row`'s integer for the ``k``-th row of a block: the rows
+    ``lo + k`` (``rows`` None) or ``rows[k]``, ``k < size``; a pass per word, each vectorized."""
+    for k in range(size):
+        scratch[k] = first + np.uint32(_at(counts, rows, lo, k)) if gaussian else first
+    for w in range(columns.shape[0]):
+        word, bits = columns[w], bits_i[w]
+        for k in range(size):
+            shared = np.uint32(popcount(_at(word, rows, lo, k) & bits))
+            scratch[k] = scratch[k] - np.uint32(2) * shared if gaussian else scratch[k] + shared
+
+
+@numba.njit(cache=True)
+def binary_row(columns, counts, bits_i, count_i, idx, gaussian, table, out):
+    """out[r] = K(x_i, x_idx[r]) for binary rows stored as bit sets (``idx`` None: every row, in order).
+
+    ``columns[w, j]`` is word ``w`` of row ``j``'s bit set (word by word, so that a word of
+    consecutive rows is one vector load); ``counts`` are the rows' numbers of features (their
+    squared norms, in the smallest unsigned type that holds them). The inner product is the
+    number of shared features, ``popcount`` of the AND of two bit sets, so the squared distance
+    ``m = count_i + counts[j] - 2 dot`` is an exact integer and the Gaussian value is ``table[m]``
+    (the linear kernel's is ``dot``). A block of :data:`BIT_BLOCK` entries at a time: first the
+    integers ``m`` (vectorized: AVX-512 ``vpopcntq`` where the CPU has it), then the table
+    lookups, :data:`GATHER_LANES` at a time (:func:`gather_lanes`).
     """
-    if bits.shape[1] == 2:
-        dot = np.int64(popcount(bits[j, 0] & bits_i[0]) + popcount(bits[j, 1] & bits_i[1]))
-    else:
-        dot = np.int64(0)
-        for w in range(bits.shape[1]):
-            dot += np.int64(popcount(bits[j, w] & bits_i[w]))
-    if gaussian:
-        return table[count_i + counts[j] - 2 * dot]
-    return float(dot)
-
-
-@numba.njit(cache=True)
-def binary_row(bits, counts, bits_i, count_i, idx, gaussian, table, out):
-    """out[r] = K(x_i, x_idx[r]) for binary rows stored as bit sets (:func:`binary_entry`)."""
-    for r in range(idx.shape[0]):
-        out[r] = binary_entry(bits, counts, bits_i, count_i, idx[r], gaussian, table)
-
-
-@numba.njit(cache=True)
-def binary_full_row(bits, counts, bits_i, count_i, gaussian, table, out):
-    """out[j] = K(x_i, x_j) for every row ``j`` in order: :func:`binary_row` on ``idx = 0, ..., n - 1``
-    without reading ``idx``, so that consecutive rows are loaded together, several to a vector
-    register (the kernel row of BENCHMARKS.md's SBP iteration)."""
-    for j in range(out.shape[0]):
-        out[j] = binary_entry(bits, counts, bits_i, count_i, j, gaussian, table)
+    m = out.shape[0]
+    scratch = np.empty(BIT_BLOCK, np.uint32)
+    first = np.uint32(count_i) if gaussian else np.uint32(0)
+    for lo in range(0, m, BIT_BLOCK):
+        size = min(m, lo + BIT_BLOCK) - lo
+        if idx is None:
+            _bit_block(columns, counts, bits_i, first, None, lo, size, gaussian, scratch)
+        else:
+            _bit_block(columns, counts, bits_i, first, idx[lo:lo + size], lo, size, gaussian, scratch)
+        if gaussian:
+            k = 0
+            while k + GATHER_LANES <= size:
+                gather_lanes(table, scratch, k, out, lo + k)
+                k += GATHER_LANES
+            for r in range(k, size):
+                out[lo + r] = table[scratch[r]]
+        else:
+            for k in range(size):
+                out[lo + k] = float(scratch[k])
 
 
 @numba.njit(cache=True)
@@ -303,10 +365,10 @@ def sparse_row_parallel(indptr, indices, data, sq, dense_xi, sq_i, idx, gaussian
 
 
 @numba.njit(cache=True, parallel=True)
-def binary_row_parallel(bits, counts, bits_i, count_i, idx, gaussian, table, out, chunks):
+def binary_row_parallel(columns, counts, bits_i, count_i, idx, gaussian, table, out, chunks):
     for r in numba.prange(chunks):
         lo, hi = chunk(r, chunks, idx.shape[0])
-        binary_row(bits, counts, bits_i, count_i, idx[lo:hi], gaussian, table, out[lo:hi])
+        binary_row(columns, counts, bits_i, count_i, idx[lo:hi], gaussian, table, out[lo:hi])
 
 
 @numba.njit(cache=True, parallel=True)

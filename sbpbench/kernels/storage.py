@@ -283,23 +283,30 @@ class ExactRows(Storage):
 
 
 class BitSets(ExactRows):
-    """Binary rows (of a CSR :attr:`general`) as bit sets of uint64 words, ``stored``; ``norms``
-    are their numbers of features; ``table`` holds ``exp(-gamma m)`` for the squared distances
-    ``m`` (see the module docstring)."""
+    """Binary rows (of a CSR :attr:`general`) as bit sets of uint64 words, ``stored`` (row ``j``
+    is ``stored[j]``, a view of :attr:`columns`); ``norms`` are their numbers of features,
+    ``counts`` the same in the smallest unsigned type that holds them (what a row reads);
+    ``table`` holds ``exp(-gamma m)`` for the squared distances ``m`` (see the module docstring).
+    """
 
     name = "binary bit sets"
 
     def __init__(self, general: Float64Rows) -> None:
-        super().__init__(general, bit_sets(general.X), np.diff(general.X.indptr).astype(np.int64))
-        self.table = loops.distance_table(2 * int(self.norms.max()) + 1, self.gamma)
+        #: Word ``w`` of every row, ``columns[w]``, contiguous (:func:`~sbpbench.kernels.loops.binary_row`).
+        self.columns = np.ascontiguousarray(bit_sets(general.X).T)
+        norms = np.diff(general.X.indptr).astype(np.int64)
+        super().__init__(general, self.columns.T, norms)
+        self.counts = norms.astype(np.min_scalar_type(int(norms.max(initial=0))))
+        self.row_arrays = (self.columns, self.counts)
+        self.table = loops.distance_table(2 * int(self.norms.max(initial=0)) + 1, self.gamma)
 
     def rows(self, i: int, idx: np.ndarray, out: np.ndarray, parallel: bool) -> None:
+        bits_i = np.ascontiguousarray(self.columns[:, i])
         if idx is self.all_rows and not parallel:
-            loops.binary_full_row(self.stored, self.norms, self.stored[i], self.norms[i], self.gaussian, self.table,
-                                  out)
+            loops.binary_row(self.columns, self.counts, bits_i, self.norms[i], None, self.gaussian, self.table, out)
             return
-        loops.run_rows(loops.binary_row, loops.binary_row_parallel, parallel, self.stored, self.norms,
-                       self.stored[i], self.norms[i], idx, self.gaussian, self.table, out)
+        loops.run_rows(loops.binary_row, loops.binary_row_parallel, parallel, self.columns, self.counts, bits_i,
+                       self.norms[i], idx, self.gaussian, self.table, out)
 
     def scores(self, Z: Any) -> bool:
         return bool(sp.issparse(Z))
@@ -318,8 +325,8 @@ class BitSets(ExactRows):
     def exact_decision_values(self, points: Any, support: np.ndarray, coef: np.ndarray) -> np.ndarray:
         z_bits, z_counts, table = points
         out = np.empty(z_bits.shape[0])
-        loops.binary_decision(z_bits, z_counts, self.stored[support], self.norms[support], coef, self.gaussian,
-                              table, out)
+        support_bits = np.ascontiguousarray(self.stored[support])
+        loops.binary_decision(z_bits, z_counts, support_bits, self.norms[support], coef, self.gaussian, table, out)
         return out
 
     def subset(self, rows: np.ndarray) -> BitSets:
