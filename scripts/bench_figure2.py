@@ -4,7 +4,8 @@ Figure 2 on Adult is ``configs/sbp-figure2-adult.yaml``: SBP, Pegasos, SDCA and 
 ten epochs each, the Perceptron ten runs of 100 epochs, on full Adult (32561 training rows),
 with the test error measured at every checkpoint (target: under one hour on 2 cores). Figure 2
 on MNIST is ``configs/sbp-figure2-mnist.yaml``: the five solvers, ten runs of ten epochs, on the
-60000 training images.
+60000 training images (target, issue #28: under one hour on 2 cores; a finished, never resumed
+invocation is judged by its wall time, another by its runs laid on two one-core workers).
 
 ``--run`` runs it now (``sbpbench run CONFIG --jobs 2``; Adult about 20 minutes, MNIST hours)
 into a temporary folder; by default the script reads the committed run in
@@ -37,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Per data set: the experiment, its BENCHMARKS.md section and the wall-time target (None: none).
 EXPERIMENTS = {
     "adult": ("sbp-figure2-adult", "SBP Figure 2 on Adult, whole (scripts/bench_figure2.py)", 3600),
-    "mnist": ("sbp-figure2-mnist", "SBP Figure 2 on full MNIST, core-hours (scripts/bench_figure2.py)", None),
+    "mnist": ("sbp-figure2-mnist", "SBP Figure 2 on full MNIST, core-hours (scripts/bench_figure2.py)", 3600),
 }
 #: Cluster sizes of the Dask projection.
 WORKERS = (2, 8, 16, 32, 64)
@@ -58,6 +59,13 @@ def makespan(durations: list[float], workers: int) -> float:
     for d in sorted(durations, reverse=True):
         loads[loads.index(min(loads))] += d
     return max(loads)
+
+
+def whole_wall_s(meta: dict) -> float | None:
+    """Wall seconds of the whole invocation that wrote ``meta`` (None if it did not finish or was resumed)."""
+    if "finished" not in meta or meta.get("resumes"):
+        return None
+    return (dt.datetime.fromisoformat(meta["finished"]) - dt.datetime.fromisoformat(meta["started"])).total_seconds()
 
 
 def report(run_dir: Path, target_s: float | None) -> str:
@@ -85,9 +93,8 @@ def report(run_dir: Path, target_s: float | None) -> str:
     ]
     for solver, (runs, run_wall, train) in per_solver.items():
         lines.append(f"| {solver} | {runs} | {run_wall:.0f} | {train:.0f} | {run_wall / runs:.0f} |")
-    if target_s is not None and "finished" in meta and not meta.get("resumes"):
-        wall = (dt.datetime.fromisoformat(meta["finished"])
-                - dt.datetime.fromisoformat(meta["started"])).total_seconds()
+    wall = whole_wall_s(meta)
+    if target_s is not None and wall is not None:
         verdict = "met" if wall < target_s else f"missed by {wall - target_s:.0f} s"
         lines += ["", f"Whole invocation: {wall / 60:.1f} minutes wall "
                       f"(target: under {target_s / 60:.0f} minutes: {verdict})."]
@@ -127,12 +134,18 @@ def main() -> None:
         per_run: dict[str, list[float]] = defaultdict(list)
         for run in meta["runs"]:
             per_run[run["solver"]].append(run["wall_time_s"])
-        durations = [sum(walls) / len(walls) for walls in per_run.values() for _ in range(planned)]
-        hours = makespan(durations, 2) / 3600
         commit = (meta.get("git_commit") or "not recorded")[:7]
-        update_target(args.out, "mnist-figure2", f"{hours:.2f} h on 2 cores: the runs of {experiment} (commit "
-                      f"{commit}, {str(meta['started'])[:10]}) laid on two one-core workers; not redone since",
-                      hours < 1.0)
+        wall = whole_wall_s(meta)
+        if wall is not None:
+            hours = wall / 3600
+            measured = (f"{hours:.2f} h wall: the whole `sbpbench run` of {experiment} with {meta.get('jobs', '?')} "
+                        f"job(s) (commit {commit}, {str(meta['started'])[:10]})")
+        else:  # a resumed or unfinished run: its runs laid on two one-core workers
+            durations = [sum(walls) / len(walls) for walls in per_run.values() for _ in range(planned)]
+            hours = makespan(durations, 2) / 3600
+            measured = (f"{hours:.2f} h on 2 cores: the runs of {experiment} (commit {commit}, "
+                        f"{str(meta['started'])[:10]}) laid on two one-core workers")
+        update_target(args.out, "mnist-figure2", measured, hours < 1.0)
     print(body)
 
 

@@ -25,3 +25,10 @@ def test_core_hours_of_the_committed_mnist_run():
     hours = sum(r["wall_time_s"] for r in meta["runs"]) / 3600  # ten runs of each solver were made
     assert f"{hours:.2f} core-hours" in body
     assert "| sbp | 10 |" in body and "Whole invocation" not in body
+
+
+def test_only_a_finished_never_resumed_invocation_has_a_whole_wall_time():
+    meta = {"started": "2026-11-26T10:00:00+00:00", "finished": "2026-11-26T10:50:30+00:00"}
+    assert bench_figure2.whole_wall_s(meta) == 3030.0
+    assert bench_figure2.whole_wall_s({**meta, "resumes": ["2026-11-26T10:20:00+00:00"]}) is None
+    assert bench_figure2.whole_wall_s({"started": meta["started"]}) is None
