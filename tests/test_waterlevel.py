@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from sbpbench.solvers.sampling import UniformIndex
 from sbpbench.solvers.waterlevel import (
     SAMPLE_BLOCK,
     bracket_level,
@@ -72,8 +73,8 @@ def test_input_is_not_modified():
 def test_sampling_is_uniform_below_the_level():
     c = np.array([0.0, 5.0, 0.1, 9.0, 0.2])
     gamma, below = level(c, 0.4)  # level 0.7 / 3: the three small values are submerged
-    rng = np.random.default_rng(0)
-    draws = np.array([sample_below(c, gamma, below, rng) for _ in range(3000)])
+    draw = UniformIndex(np.random.default_rng(0))
+    draws = np.array([sample_below(c, gamma, below, draw) for _ in range(3000)])
     assert set(np.unique(draws)) == {0, 2, 4}
     counts = np.bincount(draws, minlength=5)[[0, 2, 4]]
     assert counts.min() > 900
@@ -82,8 +83,8 @@ def test_sampling_is_uniform_below_the_level():
 def test_sampling_with_zero_volume_takes_the_minimizers():
     c = np.array([1.0, 0.0, 0.0])
     gamma, below = level(c, 0.0)
-    rng = np.random.default_rng(1)
-    assert {sample_below(c, gamma, below, rng) for _ in range(50)} == {1, 2}
+    draw = UniformIndex(np.random.default_rng(1))
+    assert {sample_below(c, gamma, below, draw) for _ in range(50)} == {1, 2}
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -71,6 +71,7 @@ from sbpbench.params import non_negative, param
 from sbpbench.problem import Problem
 from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register, required
 from sbpbench.solvers.responses import BLOCK, add_row_and_sum, update_and_class_windows, update_and_window
+from sbpbench.solvers.sampling import UniformIndex
 from sbpbench.solvers.waterlevel import (
     bracket_level,
     class_window_centers,
@@ -150,6 +151,7 @@ class SBP(Solver[SBPParams]):
         if self.bias and np.unique(self.y).size < 2:
             raise UserError("sbp with bias: the training set needs examples of both classes")
         self._sample = self._sample_bias if self.bias else self._sample_plain
+        self._draw = UniformIndex(self.rng)  # rng.integers(m)'s numbers, without its 4 microseconds a call
 
     def _step(self, iterations: float, kernel_evals: float) -> bool:
         """One iteration of Algorithm 1: sample below the water level, add a row, project."""
@@ -235,7 +237,7 @@ class SBP(Solver[SBPParams]):
             if self._width == 0.0:
                 self._width = abs(gamma) * WINDOW_START
         self._level = gamma
-        return sample_below(self.ct, gamma, below, self.rng)
+        return sample_below(self.ct, gamma, below, self._draw)
 
     def _sample_bias(self) -> int:
         """Draw ``i ~ p*`` of the two-basin water filling: ``1/(2k)`` on the ``k`` lowest of each class.
@@ -267,7 +269,7 @@ class SBP(Solver[SBPParams]):
                 self._width = max(abs(top_pos), abs(top_neg)) * WINDOW_START
         _, _, k, top_pos, top_neg, _, below_pos, below_neg, self._gathered[0], self._gathered[1] = found
         self._tops[0], self._tops[1] = top_pos, top_neg
-        u = int(self.rng.integers(2 * k))
+        u = self._draw(2 * k)
         if u < k:
             return int(nth_lowest_in_class(self.ct, self.y, 1.0, top_pos, u, below_pos))
         return int(nth_lowest_in_class(self.ct, self.y, -1.0, top_neg, u - k, below_neg))

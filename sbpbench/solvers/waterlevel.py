@@ -27,6 +27,8 @@ the sampled one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numba
 import numpy as np
 
@@ -281,18 +283,19 @@ def nth_below(c, gamma, u):
     return _nth(c, c, 0.0, gamma, False, u)
 
 
-def sample_below(c: np.ndarray, gamma: float, below: int, rng: np.random.Generator) -> int:
+def sample_below(c: np.ndarray, gamma: float, below: int, draw: Callable[[int], int]) -> int:
     """Sample an index uniformly from ``{i : c_i < gamma}`` (``below`` of them).
 
     Falls back to ``{i : c_i <= gamma}`` when rounding leaves fewer than ``below`` entries
-    strictly under the level, or when no volume was poured (``nu = 0``).
+    strictly under the level, or when no volume was poured (``nu = 0``). ``draw(m)`` is uniform
+    in ``0, ..., m - 1`` (:class:`~sbpbench.solvers.sampling.UniformIndex`, ``rng.integers``'s numbers).
     """
     if below > 0:
-        i = nth_below(c, gamma, int(rng.integers(below)))  # a Python int: a numpy scalar slows the call
+        i = nth_below(c, gamma, draw(below))  # a Python int: a numpy scalar slows the call
         if i >= 0:
             return int(i)
     candidates = np.flatnonzero(c <= gamma)
-    return int(candidates[rng.integers(candidates.size)])
+    return int(candidates[draw(candidates.size)])
 
 
 # ----------------------------------------------------------------------------- with a bias
