@@ -122,40 +122,40 @@ def _at(values, rows, lo, k):
 
 
 @numba.njit(cache=True, inline="always")
-def _bit_block(columns, counts, bits_i, first, rows, lo, size, gaussian, scratch):
+def _bit_block(columns, counts, i, first, rows, lo, size, gaussian, scratch):
     """``scratch[k]`` = :func:`binary_row`'s integer for the ``k``-th row of a block: the rows
     ``lo + k`` (``rows`` None) or ``rows[k]``, ``k < size``; a pass per word, each vectorized."""
     for k in range(size):
         scratch[k] = first + np.uint32(_at(counts, rows, lo, k)) if gaussian else first
     for w in range(columns.shape[0]):
-        word, bits = columns[w], bits_i[w]
+        word, bits = columns[w], columns[w, i]
         for k in range(size):
             shared = np.uint32(popcount(_at(word, rows, lo, k) & bits))
             scratch[k] = scratch[k] - np.uint32(2) * shared if gaussian else scratch[k] + shared
 
 
 @numba.njit(cache=True)
-def binary_row(columns, counts, bits_i, count_i, idx, gaussian, table, out):
+def binary_row(columns, counts, i, idx, gaussian, table, out):
     """out[r] = K(x_i, x_idx[r]) for binary rows stored as bit sets (``idx`` None: every row, in order).
 
     ``columns[w, j]`` is word ``w`` of row ``j``'s bit set (word by word, so that a word of
     consecutive rows is one vector load); ``counts`` are the rows' numbers of features (their
     squared norms, in the smallest unsigned type that holds them). The inner product is the
     number of shared features, ``popcount`` of the AND of two bit sets, so the squared distance
-    ``m = count_i + counts[j] - 2 dot`` is an exact integer and the Gaussian value is ``table[m]``
+    ``m = counts[i] + counts[j] - 2 dot`` is an exact integer and the Gaussian value is ``table[m]``
     (the linear kernel's is ``dot``). A block of :data:`BIT_BLOCK` entries at a time: first the
     integers ``m`` (vectorized: AVX-512 ``vpopcntq`` where the CPU has it), then the table
     lookups, :data:`GATHER_LANES` at a time (:func:`gather_lanes`).
     """
     m = out.shape[0]
     scratch = np.empty(BIT_BLOCK, np.uint32)
-    first = np.uint32(count_i) if gaussian else np.uint32(0)
+    first = np.uint32(counts[i]) if gaussian else np.uint32(0)
     for lo in range(0, m, BIT_BLOCK):
         size = min(m, lo + BIT_BLOCK) - lo
         if idx is None:
-            _bit_block(columns, counts, bits_i, first, None, lo, size, gaussian, scratch)
+            _bit_block(columns, counts, i, first, None, lo, size, gaussian, scratch)
         else:
-            _bit_block(columns, counts, bits_i, first, idx[lo:lo + size], lo, size, gaussian, scratch)
+            _bit_block(columns, counts, i, first, idx[lo:lo + size], lo, size, gaussian, scratch)
         if gaussian:
             k = 0
             while k + GATHER_LANES <= size:
@@ -365,10 +365,10 @@ def sparse_row_parallel(indptr, indices, data, sq, dense_xi, sq_i, idx, gaussian
 
 
 @numba.njit(cache=True, parallel=True)
-def binary_row_parallel(columns, counts, bits_i, count_i, idx, gaussian, table, out, chunks):
+def binary_row_parallel(columns, counts, i, idx, gaussian, table, out, chunks):
     for r in numba.prange(chunks):
         lo, hi = chunk(r, chunks, idx.shape[0])
-        binary_row(columns, counts, bits_i, count_i, idx[lo:hi], gaussian, table, out[lo:hi])
+        binary_row(columns, counts, i, idx[lo:hi], gaussian, table, out[lo:hi])
 
 
 @numba.njit(cache=True, parallel=True)

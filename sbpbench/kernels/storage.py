@@ -301,12 +301,11 @@ class BitSets(ExactRows):
         self.table = loops.distance_table(2 * int(self.norms.max(initial=0)) + 1, self.gamma)
 
     def rows(self, i: int, idx: np.ndarray, out: np.ndarray, parallel: bool) -> None:
-        bits_i = np.ascontiguousarray(self.columns[:, i])
         if idx is self.all_rows and not parallel:
-            loops.binary_row(self.columns, self.counts, bits_i, self.norms[i], None, self.gaussian, self.table, out)
+            loops.binary_row(self.columns, self.counts, i, None, self.gaussian, self.table, out)
             return
-        loops.run_rows(loops.binary_row, loops.binary_row_parallel, parallel, self.columns, self.counts, bits_i,
-                       self.norms[i], idx, self.gaussian, self.table, out)
+        loops.run_rows(loops.binary_row, loops.binary_row_parallel, parallel, self.columns, self.counts, i, idx,
+                       self.gaussian, self.table, out)
 
     def scores(self, Z: Any) -> bool:
         return bool(sp.issparse(Z))
