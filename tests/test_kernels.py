@@ -158,3 +158,18 @@ def test_rows_are_read_only_whatever_the_cache(adult_X):
         k = Kernel(adult_X, KernelSpec("gaussian", 10.0, cache_mb))
         k.row(2)
         assert not any(a.flags.writeable for a in (k.row(1), k.row(2), k.entries(2, [0, 5]), k.entries(3, [1])))
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "linear"])
+def test_binary_rows_with_more_than_255_features_a_row(kind):
+    """Counts above 255 take a wider unsigned type, and the table a longer range of distances."""
+    rng = np.random.default_rng(4)
+    X = sp.csr_matrix((rng.random((70, 4000)) < 0.08).astype(np.float64))
+    fast = Kernel(X, KernelSpec(kind, 500.0, cache_mb=0))
+    general = Kernel(X, KernelSpec(kind, 500.0, cache_mb=0), storage="float64")
+    assert fast.storage == "binary bit sets" and fast.store.counts.dtype == np.uint16
+    assert int(fast.store.norms.max()) > 255
+    for i in (0, 33, 69):
+        assert np.array_equal(fast.row(i), general.row(i))
+    idx = rng.integers(0, 70, 45)
+    assert np.array_equal(fast.entries(3, idx), general.entries(3, idx))
