@@ -130,10 +130,6 @@ def main() -> None:
     update_section(args.out, section, body)
     if args.experiment == "mnist":
         meta = json.loads((run_dir / "meta.json").read_text())
-        planned = int(meta["resolved"]["runs"])
-        per_run: dict[str, list[float]] = defaultdict(list)
-        for run in meta["runs"]:
-            per_run[run["solver"]].append(run["wall_time_s"])
         commit = (meta.get("git_commit") or "not recorded")[:7]
         wall = whole_wall_s(meta)
         if wall is not None:
@@ -141,6 +137,10 @@ def main() -> None:
             measured = (f"{hours:.2f} h wall: the whole `sbpbench run` of {experiment} with {meta.get('jobs', '?')} "
                         f"job(s) (commit {commit}, {str(meta['started'])[:10]})")
         else:  # a resumed or unfinished run: its runs laid on two one-core workers
+            planned = int(meta["resolved"]["runs"])
+            per_run: dict[str, list[float]] = defaultdict(list)
+            for run in meta["runs"]:
+                per_run[run["solver"]].append(run["wall_time_s"])
             durations = [sum(walls) / len(walls) for walls in per_run.values() for _ in range(planned)]
             hours = makespan(durations, 2) / 3600
             measured = (f"{hours:.2f} h on 2 cores: the runs of {experiment} (commit {commit}, "

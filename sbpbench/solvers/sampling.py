@@ -66,18 +66,18 @@ _MASK64 = 0xFFFFFFFFFFFFFFFF
 class UniformIndex:
     """``int(rng.integers(high))``, one ``high`` at a time, the same numbers numpy's Generator gives.
 
-    A call of ``Generator.integers`` with one Python int costs about 4.4 microseconds, as much as
-    the rest of SBP's sampling from ``p*``, whose bound changes every iteration (so no chunk of
-    draws can be taken ahead, as :class:`BatchDraws` does). For a PCG64 generator (every run's,
-    :func:`sbpbench.execution.loop.run_rng`) this class computes the same numbers as numpy
-    does, from the bit generator's raw 64-bit outputs fetched :data:`RAW_CHUNK` at a time
-    (``random_raw``): numpy draws ``integers(high)`` (``high - 1 = r``) as ``0`` without a draw
-    when ``r = 0``; by Lemire's method on the 32-bit stream when ``r < 2^32 - 1`` (a 32-bit word
-    ``u`` gives ``(u high) >> 32`` unless the low half of ``u high`` is below
-    ``2^32 mod high``, then it draws again); the word itself when ``r = 2^32 - 1``; by Lemire's
-    method on 64-bit outputs beyond. The 32-bit stream is the low half of a 64-bit output, then
-    its high half (PCG64 keeps the half it has not given out), starting from the state the
-    generator had. The tests compare with ``Generator.integers`` over many bounds.
+    A call of ``Generator.integers`` with one Python int costs microseconds, as much as the rest of
+    SBP's sampling from ``p*`` (BENCHMARKS.md, SBP iteration, times both), and the bound changes
+    every iteration (so no chunk of draws can be taken ahead, as :class:`BatchDraws` does). For a
+    PCG64 generator (every run's, :func:`sbpbench.execution.loop.run_rng`) this class computes the
+    same numbers as numpy does, from the bit generator's raw 64-bit outputs fetched
+    :data:`RAW_CHUNK` at a time (``random_raw``): numpy draws ``integers(high)``
+    (``high - 1 = r``) as ``0`` without a draw when ``r = 0``; by Lemire's method on the 32-bit
+    stream when ``r < 2^32 - 1`` (a 32-bit word ``u`` gives ``(u high) >> 32`` unless the low half
+    of ``u high`` is below ``2^32 mod high``, then it draws again); the word itself when
+    ``r = 2^32 - 1``; by Lemire's method on 64-bit outputs beyond. The 32-bit stream is the low
+    half of a 64-bit output, then its high half (PCG64 keeps the half it has not given out),
+    starting from the state the generator had. The tests compare with ``Generator.integers`` over many bounds.
 
     The generator's own state runs ahead by the outputs fetched and not used: nothing else may
     draw from it afterwards (the solver that owns it is its only user). Other bit generators
