@@ -2,6 +2,7 @@
 read from the committed run."""
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -32,3 +33,12 @@ def test_only_a_finished_never_resumed_invocation_has_a_whole_wall_time():
     assert bench_figure2.whole_wall_s(meta) == 3030.0
     assert bench_figure2.whole_wall_s({**meta, "resumes": ["2026-11-26T10:20:00+00:00"]}) is None
     assert bench_figure2.whole_wall_s({"started": meta["started"]}) is None
+
+
+def test_a_folder_without_a_run_is_refused_and_nothing_written(tmp_path):
+    out = tmp_path / "BENCHMARKS.md"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_figure2.py"), "--experiment", "mnist",
+                           "--from", str(tmp_path), "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].endswith("no meta.json (expected a run folder written by sbpbench run)")
+    assert not out.exists()
