@@ -1,10 +1,12 @@
 """The counting kernel: values against scikit-learn, counters against the contract."""
 
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sbpbench.kernels import Kernel, KernelSpec, storage
+from sbpbench.kernels import Kernel, KernelSpec, loops, storage
+from sbpbench.kernels.loops import row_block
 from tests.exact import kernel_matrix
 
 
@@ -95,7 +97,7 @@ def test_invalid_kernel_spec_rejected(adult_X):
 @pytest.mark.parametrize("kind", ["gaussian", "linear"])
 def test_binary_bit_set_rows_equal_the_general_path_bitwise(adult_X, kind, words):
     """Full rows (read in order) and entries (through idx), on Adult's 123 features (two words a
-    row, the unrolled path) and with 80 more (four words, the loop over words)."""
+    row) and with 80 more (four words)."""
     X = adult_X if words == 2 else sp.hstack([adult_X, adult_X[:, :80]]).tocsr()
     fast = Kernel(X, KernelSpec(kind, 10.0, cache_mb=0))
     assert fast.store.stored.shape[1] == words
@@ -112,6 +114,38 @@ def test_binary_bit_set_rows_equal_the_general_path_bitwise(adult_X, kind, words
     out = np.empty(idx.size)
     fast.store.rows(5, idx, out, parallel=True)
     assert np.array_equal(out, expected)
+
+
+@numba.njit
+def _rows_by_blocks(source, n, size):
+    """A row read through ``row_block`` in blocks of ``size``, as a compiled pass reads it."""
+    out, values = np.empty(n), np.empty(size)
+    for lo in range(0, n, size):
+        block = row_block(source, lo, min(size, n - lo), values)
+        out[lo:lo + block.shape[0]] = block
+    return out
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "linear"])
+def test_row_blocks_compute_the_row_where_it_is_read_and_count_it(adult_X, kind):
+    """Without a cache, bit-set rows are handed out as their block source: read block by block
+    (compiled, a last block short of a whole) they are the row bitwise, and counted as one."""
+    n = adult_X.shape[0]
+    k = Kernel(adult_X, KernelSpec(kind, 10.0, cache_mb=0))
+    source = k.row_blocks(7)
+    assert isinstance(source, tuple) and (k.kernel_evals, k.kernel_evals_computed) == (n, n)
+    expected = Kernel(adult_X, KernelSpec(kind, 10.0, 0), storage="float64").row(7)
+    for size in (loops.BIT_BLOCK, 37):
+        assert np.array_equal(_rows_by_blocks(source, n, size), expected)
+    assert np.array_equal(np.concatenate([row_block(source, lo, min(37, n - lo), np.empty(37))
+                                          for lo in range(0, n, 37)]), expected)  # the Python reference
+    # a row the cache keeps is computed whole (and a cached one is not computed again), as row() does
+    cached = Kernel(adult_X, KernelSpec(kind, 10.0, cache_mb=1))
+    assert np.array_equal(_rows_by_blocks(cached.row_blocks(7), n, 64), expected)
+    cached.row_blocks(7)
+    assert (cached.kernel_evals, cached.kernel_evals_computed) == (2 * n, n)
+    # storages without a block source give the row
+    assert isinstance(Kernel(adult_X * 2.0, KernelSpec(kind, 10.0, 0)).row_blocks(7), np.ndarray)
 
 
 def test_real_valued_or_wide_data_stays_on_the_general_path(adult_X):

@@ -9,6 +9,7 @@ from sbpbench.solvers.responses import (
     BLOCK,
     LANES,
     add_row_and_sum,
+    block_counts,
     compact,
     compact_lanes,
     compact_lanes_scalar,
@@ -84,16 +85,21 @@ def test_update_and_window_is_the_update_and_the_window(n):
     add_row_and_sum(c0, acc0, y, row, 0.3, 7.0)
     buf = np.empty(n)
     low, high = -0.2, 0.4
+    blocks = block_counts(n)
     below, covered, inside, inside_sum = update_and_window(c, acc, y, row, 0.3, 7.0, low, high, buf,
-                                                           np.empty(BLOCK, np.uint8))
+                                                           np.empty(BLOCK, np.uint8), blocks)
     assert np.array_equal(c, c0) and np.array_equal(acc, acc0)  # the arithmetic of add_row_and_sum
     is_low, is_inside = c < low, (c >= low) & (c < high)
     assert (below, inside) == (is_low.sum(), is_inside.sum())
     assert covered == pytest.approx(c[is_low].sum(), rel=1e-12, abs=1e-12)
     assert inside_sum == pytest.approx(c[is_inside].sum(), rel=1e-12, abs=1e-12)
     assert np.array_equal(buf[:inside], c[is_inside])
+    starts = np.arange(0, n, BLOCK)  # per block: the count below, and where its gathered ones start
+    assert np.array_equal(blocks[0], np.append(np.add.reduceat(is_low, starts), 0))
+    assert np.array_equal(blocks[1], np.append(np.cumsum(is_inside)[starts] - is_inside[starts], inside))
     # without a row the responses are only read
-    again = update_and_window(c, None, None, None, 0.0, 0.0, low, high, buf, np.empty(BLOCK, np.uint8))
+    again = update_and_window(c, None, None, None, 0.0, 0.0, low, high, buf, np.empty(BLOCK, np.uint8),
+                              block_counts(n))
     assert np.array_equal(c, c0) and again[0] == below and again[2] == inside
 
 

@@ -152,6 +152,24 @@ def test_windowed_water_level_keeps_the_trajectory_bitwise(adult_2000, monkeypat
     assert (windowed.s, windowed.P) == (full.s, full.P)
 
 
+def test_rows_computed_in_the_update_pass_keep_the_trajectory_bitwise(adult_2000):
+    """Without a row cache, each block of a bit-set row is computed in the unbiased update pass
+    (``Kernel.row_blocks``); with one, the pass reads the cached rows: the same iterates bit for
+    bit, and the same count."""
+    problem = _fresh(adult_2000, False)
+    problem.nu = 0.02
+    assert isinstance(problem.kernel.row_blocks(0), tuple)
+    problem.kernel.reset()
+    cached = build_problem(adult(2000, seed=11, test=10), nu=0.02, cache_mb=100)
+    runs = [SBP(p, np.random.default_rng(4)) for p in (problem, cached)]
+    for run in runs:
+        run.advance(800, np.inf, np.inf)
+    for state in ("a", "ct", "acc_a", "acc_c"):
+        assert np.array_equal(getattr(runs[0], state), getattr(runs[1], state)), state
+    assert problem.kernel.kernel_evals == cached.kernel.kernel_evals == 800 * 2000
+    assert cached.kernel.kernel_evals_computed < problem.kernel.kernel_evals_computed == 800 * 2000
+
+
 @pytest.mark.parametrize("bias", [False, True])
 def test_windowed_level_equals_the_full_selection_at_every_iteration(adult_2000, monkeypatch, bias):
     """Along a real trajectory, every windowed level has the full selection's set below it.

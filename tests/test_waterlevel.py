@@ -3,11 +3,13 @@
 import numpy as np
 import pytest
 
+from sbpbench.solvers.responses import BLOCK, block_counts
 from sbpbench.solvers.sampling import UniformIndex
 from sbpbench.solvers.waterlevel import (
     SAMPLE_BLOCK,
     bracket_level,
     nth_below,
+    nth_below_gathered,
     sample_below,
     water_level,
     water_level_near,
@@ -96,7 +98,8 @@ def test_windowed_level_equals_the_full_selection_or_says_it_missed(seed):
     gamma, below = level(c, volume)
     hits = 0
     for guess, width in ((gamma, 1e-3), (gamma + 0.05, 0.1), (gamma - 0.5, 0.2), (gamma + 3.0, 0.5), (0.0, 100.0)):
-        g, b, inside = water_level_near(c, volume, guess, width, np.empty(n))
+        buf, blocks = np.empty(n), block_counts(n)
+        g, b, inside = water_level_near(c, volume, guess, width, buf, blocks)
         bracketed = guess - width < gamma <= guess + width
         if inside < 0:
             # missed only when the level is outside the window (up to rounding at an edge)
@@ -106,6 +109,9 @@ def test_windowed_level_equals_the_full_selection_or_says_it_missed(seed):
         assert g == pytest.approx(gamma, rel=1e-12, abs=1e-12)
         assert b == below == np.sum(c < g)
         assert inside == np.sum((c >= guess - width) & (c < guess + width))
+        below_g = np.flatnonzero(c < g)
+        for u in {0, b // 2, max(b - 1, 0), b}:  # the gathered responses stay in index order for sampling
+            assert nth_below_gathered(c, g, u, buf, blocks) == (below_g[u] if u < b else -1)
     assert hits >= 2  # the exact window and the wide one
 
 
@@ -120,6 +126,23 @@ def test_nth_below_is_the_uth_index_below_in_index_order(n):
             assert nth_below(c, gamma, u) == (below[u] if u < below.size else -1)
 
 
+@pytest.mark.parametrize("n", [7, BLOCK, 3 * BLOCK + 17])
+def test_sampling_from_a_gathered_window_is_the_full_scans_index(n):
+    """Across blocks, with ties at the level and past the last one: the index of :func:`nth_below`."""
+    rng = np.random.default_rng(n)
+    c = np.round(rng.normal(size=n), 1)
+    gamma, below = level(c, 0.05 * n)
+    buf, blocks = np.empty(n), block_counts(n)
+    for guess, width in ((gamma, 0.15), (gamma + 0.2, 0.35), (0.0, 10.0)):
+        g, b, inside = water_level_near(c, 0.05 * n, guess, width, buf, blocks)
+        assert inside >= 0 and b == below
+        for u in range(b + 2):
+            assert nth_below_gathered(c, g, u, buf, blocks) == nth_below(c, g, u)
+        draw_a, draw_b = UniformIndex(np.random.default_rng(3)), UniformIndex(np.random.default_rng(3))
+        for _ in range(20):
+            assert sample_below(c, g, b, draw_a, (buf, blocks)) == sample_below(c, g, b, draw_b)
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_bracket_after_a_missed_window_holds_the_level(seed):
     """Above the window the bracket is exact; below it, it reaches from the Newton step down as far again."""
@@ -131,13 +154,13 @@ def test_bracket_after_a_missed_window_holds_the_level(seed):
     hits = 0
     for shift in (-0.3, -0.05, 0.05, 0.3):  # windows above (shift > 0) and below the level
         guess, width = gamma + shift, 0.02
-        missed = water_level_near(c, volume, guess, width, np.empty(n))
+        missed = water_level_near(c, volume, guess, width, np.empty(n), block_counts(n))
         assert missed[2] == -1
         low, high = guess - width, guess + width
         window = (np.sum(c < low), c[c < low].sum(), np.sum((c >= low) & (c < high)),
                   c[(c >= low) & (c < high)].sum())
         guess, width = bracket_level(volume, low, high, window)
-        got = water_level_near(c, volume, guess, width, np.empty(n))
+        got = water_level_near(c, volume, guess, width, np.empty(n), block_counts(n))
         if shift < 0:
             assert got[2] >= 0  # the level above the window: always inside the bracket
         if got[2] >= 0:

@@ -17,7 +17,7 @@ Counting rules (the contract every solver is held to):
 
 * :meth:`Kernel.row` adds ``n`` to ``kernel_evals`` (unless told the solver counts its
   entries with :meth:`Kernel.count`), and to ``kernel_evals_computed`` only when the row was
-  not in the cache;
+  not in the cache; :meth:`Kernel.row_blocks` counts as :meth:`Kernel.row` does;
 * :meth:`Kernel.count` adds to ``kernel_evals`` only;
 * :meth:`Kernel.entries` adds ``len(idx)`` to ``kernel_evals``, and to
   ``kernel_evals_computed`` unless the cache holds row ``i`` on these columns or more;
@@ -192,6 +192,36 @@ class Kernel:
             return cached[1]
         self.kernel_evals_computed += self.n
         return self._store(i, None, self._compute(i, self._all))
+
+    def row_blocks(self, i: int) -> Any:
+        """Row ``i`` for compiled code that reads it a block at a time, counted as :meth:`row` counts it.
+
+        Compiled code passes what this returns to :func:`~sbpbench.kernels.loops.row_block` for
+        each block of the row, in a loop that does its own work with the block (SBP's update
+        pass). Where the storage computes a block at a time (bit sets) and the row cache
+        would not keep this row (a row larger than the cache; its rows not split over
+        threads), this is the storage's block source and nothing is computed here: every
+        value is computed in :func:`~sbpbench.kernels.loops.row_block` by the kernel's own
+        loop, and the row is never written to memory and read back. The caller must read
+        every block once (the row is counted as computed here). Otherwise it is :meth:`row`'s
+        array.
+
+        Parameters
+        ----------
+        i : int
+            Index of a training point.
+
+        Returns
+        -------
+        numpy.ndarray or tuple
+            The row, or a block source (:meth:`~sbpbench.kernels.storage.Storage.block_source`).
+        """
+        source = None if self.n <= self._cache_budget or self._row_parallel else self.store.block_source(i)
+        if source is None:
+            return self.row(i)
+        self.kernel_evals += self.n
+        self.kernel_evals_computed += self.n
+        return source
 
     def _store(self, i: int, columns: np.ndarray | None, values: np.ndarray) -> np.ndarray:
         """Cache ``values`` as row ``i`` on ``columns`` (replacing what row ``i`` had), most recently

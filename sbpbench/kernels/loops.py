@@ -22,7 +22,7 @@ import numba
 import numpy as np
 from llvmlite import binding, ir
 from numba.core import cgutils, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from sbpbench.kernels.exp import exp_values
 
@@ -134,6 +134,22 @@ def _bit_block(columns, counts, i, first, rows, lo, size, gaussian, scratch):
             scratch[k] = scratch[k] - np.uint32(2) * shared if gaussian else scratch[k] + shared
 
 
+@numba.njit(cache=True, inline="always")
+def _table_values(scratch, size, gaussian, table, out, o):
+    """``out[o + k]`` = the kernel value of the integer ``scratch[k]``, ``k < size`` (see
+    :func:`binary_row`): the table read :data:`GATHER_LANES` at a time, or the integer itself."""
+    if gaussian:
+        k = 0
+        while k + GATHER_LANES <= size:
+            gather_lanes(table, scratch, k, out, o + k)
+            k += GATHER_LANES
+        for r in range(k, size):
+            out[o + r] = table[scratch[r]]
+    else:
+        for k in range(size):
+            out[o + k] = float(scratch[k])
+
+
 @numba.njit(cache=True)
 def binary_row(columns, counts, i, idx, gaussian, table, out):
     """out[r] = K(x_i, x_idx[r]) for binary rows stored as bit sets (``idx`` None: every row, in order).
@@ -156,16 +172,39 @@ def binary_row(columns, counts, i, idx, gaussian, table, out):
             _bit_block(columns, counts, i, first, None, lo, size, gaussian, scratch)
         else:
             _bit_block(columns, counts, i, first, idx[lo:lo + size], lo, size, gaussian, scratch)
-        if gaussian:
-            k = 0
-            while k + GATHER_LANES <= size:
-                gather_lanes(table, scratch, k, out, lo + k)
-                k += GATHER_LANES
-            for r in range(k, size):
-                out[lo + r] = table[scratch[r]]
-        else:
-            for k in range(size):
-                out[lo + k] = float(scratch[k])
+        _table_values(scratch, size, gaussian, table, out, lo)
+
+
+def row_block(source: Any, lo: int, size: int, out: np.ndarray) -> np.ndarray:
+    """``K(x_i, x_j)`` for ``j`` in ``[lo, lo + size)``, in compiled code, from what
+    :meth:`Kernel.row_blocks <sbpbench.kernels.kernel.Kernel.row_blocks>` handed out.
+
+    For a row (an array) its slice ``source[lo:lo + size]``; for a bit-set block source
+    (:meth:`BitSets.block_source <sbpbench.kernels.storage.BitSets.block_source>`: ``(columns,
+    counts, i, gaussian, table, scratch)``) the values of :func:`binary_row`, computed into
+    ``out[:size]`` and returned as that slice; ``size`` is at most :data:`BIT_BLOCK`. Compiled
+    code calls it (numba's ``overload`` picks the form by the source's type); this Python
+    body is the reference.
+    """
+    if isinstance(source, np.ndarray):
+        return source[lo:lo + size]
+    columns, counts, i, gaussian, table, scratch = source
+    binary_row(columns, counts, i, np.arange(lo, lo + size), gaussian, table, out[:size])
+    return out[:size]
+
+
+@overload(row_block)
+def _row_block(source, lo, size, out):
+    if isinstance(source, types.Array):
+        return lambda source, lo, size, out: source[lo:lo + size]
+
+    def from_bits(source, lo, size, out):
+        columns, counts, i, gaussian, table, scratch = source
+        _bit_block(columns, counts, i, np.uint32(counts[i]) if gaussian else np.uint32(0), None, lo, size, gaussian,
+                   scratch)
+        _table_values(scratch, size, gaussian, table, out, 0)
+        return out[:size]
+    return from_bits
 
 
 @numba.njit(cache=True)

@@ -126,6 +126,11 @@ class Storage(ABC):
             Run the ``*_row_parallel`` loop (:func:`~sbpbench.kernels.loops.run_rows`).
         """
 
+    def block_source(self, i: int) -> tuple[Any, ...] | None:
+        """What computes row ``i`` a block at a time inside another compiled loop
+        (:func:`~sbpbench.kernels.loops.row_block`), or None where this storage has none."""
+        return None
+
     @abstractmethod
     def decision_values(self, Z: Any, support: np.ndarray, coef: np.ndarray) -> np.ndarray:
         """``sum_j coef[j] K(z, x_support[j])`` for every row ``z`` of ``Z`` (no bias).
@@ -306,6 +311,11 @@ class BitSets(ExactRows):
             return
         loops.run_rows(loops.binary_row, loops.binary_row_parallel, parallel, self.columns, self.counts, i, idx,
                        self.gaussian, self.table, out)
+
+    def block_source(self, i: int) -> tuple[Any, ...]:
+        """``(columns, counts, i, gaussian, table, scratch)``: the arrays of :func:`~sbpbench.kernels.loops.binary_row`
+        and its scratch for the integers of a block."""
+        return self.columns, self.counts, i, self.gaussian, self.table, np.empty(loops.BIT_BLOCK, np.uint32)
 
     def scores(self, Z: Any) -> bool:
         return bool(sp.issparse(Z))

@@ -27,12 +27,20 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.extending import intrinsic
 
-#: Responses per block of the fused passes (their arrays' blocks stay in L1 between the update and compaction).
-BLOCK = 512
+from sbpbench.kernels.loops import BIT_BLOCK, row_block
+
+#: Responses per block of the fused passes (their arrays' blocks stay in L1 between the update and
+#: compaction): the kernel's bit-set block, so that a block of a row can be computed in the pass.
+BLOCK = BIT_BLOCK
 #: Lanes moved at once by :func:`compact`.
 LANES = 8
 #: Whether LLVM has ``llvm.experimental.vector.compress`` (LLVM 19).
 VECTOR_COMPRESS = llvm.llvm_version_info >= (19,)
+
+
+def block_counts(n: int) -> np.ndarray:
+    """The ``blocks`` array that :func:`update_and_window` fills for ``n`` responses (zeros)."""
+    return np.zeros((2, -(-n // BLOCK) + 1), np.int64)
 
 
 @numba.njit(cache=True)
@@ -148,20 +156,27 @@ def compact(src, base, flags, dst, k, limit):
 
 
 @numba.njit(cache=True, fastmath={"reassoc"})
-def update_and_window(c, acc, y, row, step, weight, low, high, buf, flags):
+def update_and_window(c, acc, y, row, step, weight, low, high, buf, flags, blocks):
     """SBP's response update, and the responses in ``[low, high)`` gathered, in one pass.
 
     ``c += step * y * row`` and ``acc += weight * step * y * row`` (the arithmetic of
-    :func:`add_row_and_sum`); with ``row`` None, ``c`` is only read. Meanwhile the updated
-    responses are counted and summed below ``low`` and inside ``[low, high)``, and those
-    inside are appended to ``buf`` in index order. The sums are vectorized (their order of
-    summation depends on the vector width).
+    :func:`add_row_and_sum`); with ``row`` None, ``c`` is only read. ``row`` is read a block
+    at a time by :func:`~sbpbench.kernels.loops.row_block`, so it may also be a kernel's block
+    source (:meth:`Kernel.row_blocks <sbpbench.kernels.kernel.Kernel.row_blocks>`): then each
+    block of the row is computed here, just before its update. In the same loop the
+    updated responses are counted and summed below ``low`` and inside ``[low, high)``, and
+    those inside are appended to ``buf`` in index order. The sums are vectorized (their
+    order of summation depends on the vector width). Per block of :data:`BLOCK` responses
+    it also records how many lay below ``low`` and where its responses start in ``buf``,
+    which is what sampling below a level inside the window needs
+    (:func:`~sbpbench.solvers.waterlevel.nth_below_gathered`).
 
     Parameters
     ----------
-    c, acc, y, row : numpy.ndarray, shape (n,)
-        Responses, their running sum, labels, kernel row (``acc``, ``y``, ``row`` unused when
-        ``row`` is None).
+    c, acc, y : numpy.ndarray, shape (n,)
+        Responses, their running sum, labels (``acc`` and ``y`` unused when ``row`` is None).
+    row : numpy.ndarray, shape (n,), or tuple or None
+        The kernel row, or its block source.
     step, weight : float
         As for :func:`add_row_and_sum`.
     low, high : float
@@ -170,6 +185,10 @@ def update_and_window(c, acc, y, row, step, weight, low, high, buf, flags):
         Receives the responses inside the window, ``buf[:inside]``.
     flags : numpy.ndarray of uint8, shape (BLOCK,)
         Scratch.
+    blocks : numpy.ndarray of int64, shape (2, ceil(n / BLOCK) + 1)
+        Receives, for block ``b``, the count below ``low`` (``blocks[0, b]``) and the
+        position in ``buf`` of its first gathered response (``blocks[1, b]``); the last
+        column holds 0 and ``inside``.
 
     Returns
     -------
@@ -181,25 +200,32 @@ def update_and_window(c, acc, y, row, step, weight, low, high, buf, flags):
     covered = 0.0
     inside_sum = 0.0
     inside = 0
+    values = np.empty(BLOCK)  # a block of the row, when it is computed here
     for b0 in range(0, n, BLOCK):
         b1 = min(n, b0 + BLOCK)
         cb = c[b0:b1]
         block_flags = flags[:b1 - b0]
-        if row is not None:
-            ab, yb, rb = acc[b0:b1], y[b0:b1], row[b0:b1]
-            for j in range(cb.shape[0]):
-                v = step * yb[j] * rb[j]
-                cb[j] += v
-                ab[j] += weight * v
+        block_below = 0
+        if row is not None:  # (numba drops the branch that the type of row rules out)
+            ab, yb, rb = acc[b0:b1], y[b0:b1], row_block(row, b0, b1 - b0, values)
         for j in range(cb.shape[0]):
             x = cb[j]
-            is_low = x < low
+            if row is not None:
+                v = step * yb[j] * rb[j]
+                x += v
+                cb[j] = x
+                ab[j] += weight * v
+            block_below += x < low
+            covered += x if x < low else 0.0
             is_inside = (x >= low) & (x < high)
-            below += is_low
-            covered += x if is_low else 0.0
             inside_sum += x if is_inside else 0.0
             block_flags[j] = is_inside
+        below += block_below
+        blocks[0, b0 // BLOCK] = block_below
+        blocks[1, b0 // BLOCK] = inside
         inside = compact(cb, b0, block_flags, buf, inside, n)
+    blocks[0, -1] = 0
+    blocks[1, -1] = inside
     return below, covered, inside, inside_sum
 
 
@@ -252,16 +278,17 @@ def update_and_class_windows(c, acc, y, row, step, weight, centers, width, npos,
         b1 = min(n, b0 + BLOCK)
         cb, yb = c[b0:b1], y[b0:b1]
         block_flags = flags[:b1 - b0]
-        if row is not None:
+        if row is not None:  # (numba drops the branch that the type of row rules out)
             ab, rb = acc[b0:b1], row[b0:b1]
-            for j in range(cb.shape[0]):
-                v = step * yb[j] * rb[j]
-                cb[j] += v
-                ab[j] += weight * v
         count_pos = count_neg = 0
         sum_pos = sum_neg = 0.0
         for j in range(cb.shape[0]):
             x = cb[j]
+            if row is not None:
+                v = step * yb[j] * rb[j]
+                x += v
+                cb[j] = x
+                ab[j] += weight * v
             positive = yb[j] > 0
             is_low = x < (low_pos if positive else low_neg)
             is_high = x >= (high_pos if positive else high_neg)

@@ -34,22 +34,27 @@ Implementation (same arithmetic as Algorithm 1, fewer passes over ``n``): ``alph
 so the projection is O(1); the averages are kept as running sums
 ``sum_t s_t a^(t) = P_T a^(T) - sum_u P_(u-1) delta_u`` with ``P_t = sum_(tau<=t) s_tau``,
 so a checkpoint costs no kernel evaluations. The response update and both running sums are
-one fused compiled pass. Since ``s`` only shrinks, ``P_T a^(T)`` and the running sum grow
+one fused compiled pass; without a bias and a row cache, bit-set rows are computed in it a
+block at a time (:meth:`Kernel.row_blocks <sbpbench.kernels.kernel.Kernel.row_blocks>`),
+never written out and read back. Since ``s`` only shrinks, ``P_T a^(T)`` and the running sum grow
 like ``1/s`` while their difference stays of order ``T``; to keep that difference exact to
 rounding, the state is rebased (``s := 1``, the sum so far moved into the running sum)
 whenever ``s`` falls below :data:`REBASE_BELOW`, an O(n) step without kernel evaluations.
 The same pass gathers the responses in a window around the last water level (with a bias:
 around each class's last ``k``-th response moved by the mean update of the class's responses
-that the last window gathered), so the next level is a selection among those few
-(:mod:`sbpbench.solvers.waterlevel`); only when the level left the window does one more pass
+that the last window gathered), so the next level is found among those few
+(:mod:`sbpbench.solvers.waterlevel`: Newton's method without a bias, a selection with
+one); only when the level left the window does one more pass
 (a bracket from the window's counts, or wider windows) or, failing that, the full selection
-run. Sampling counts a block at a time and scans one block. The sampled set is the full
+run. Sampling counts a block at a time (without a bias, from the gathering pass's counts
+when the level is in its window) and scans one block. The sampled set is the full
 selection's and the sampled index the ``u``-th of it in index order for the same draw ``u``;
 the windowed sums are added in another (vectorized) order than the full selection's, so the
 level may differ in its last bits, which changes the sample only if a response lies within
 those bits of the level (the tests compare the level and its set at every iteration of a
 real trajectory, and the whole trajectory bitwise; on full Adult the iterates equal those
-of the earlier selection bit for bit over 20000 iterations, without and with a bias).
+of the full selection bit for bit over 20000 iterations, without and with a bias, and
+those of the selection in the window that Newton's method replaced).
 
 Cost model: exactly ``n`` kernel evaluations per iteration (one kernel row), with or
 without a bias.
@@ -70,7 +75,13 @@ from sbpbench.errors import UserError
 from sbpbench.params import non_negative, param
 from sbpbench.problem import Problem
 from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register, required
-from sbpbench.solvers.responses import BLOCK, add_row_and_sum, update_and_class_windows, update_and_window
+from sbpbench.solvers.responses import (
+    BLOCK,
+    add_row_and_sum,
+    block_counts,
+    update_and_class_windows,
+    update_and_window,
+)
 from sbpbench.solvers.sampling import UniformIndex
 from sbpbench.solvers.waterlevel import (
     bracket_level,
@@ -138,6 +149,7 @@ class SBP(Solver[SBPParams]):
         self._snapshot_buf = np.empty(n)  # scratch of snapshot(), which must not touch _buf
         self._where = np.empty(n, dtype=np.int64)  # with a bias: the indices of the gathered responses
         self._flags = np.empty(BLOCK, dtype=np.uint8)  # scratch of the update's pass
+        self._blocks = block_counts(n)  # without a bias: its per-block counts, for sampling
         self._positions = np.empty(BLOCK, dtype=np.int64)  # the same, with a bias
         self._level = 0.0  # the last water level, in units of ct
         self._tops = np.zeros(2)  # with a bias: each class's last k-th response
@@ -159,7 +171,7 @@ class SBP(Solver[SBPParams]):
         eta = self.eta0 / math.sqrt(self.iteration)  # Python floats: numpy's scalars cost microseconds
         i = self._sample()
         c_i = self.s * float(self.ct[i])
-        row = self.kernel.row(i)
+        row = self.kernel.row(i) if self.bias else self.kernel.row_blocks(i)
         self.norm2 += 2.0 * eta * c_i + eta * eta * float(self.k_diag[i])
         step = eta / self.s
         self.a[i] += step
@@ -173,27 +185,33 @@ class SBP(Solver[SBPParams]):
             self._rebase()
         return False
 
-    def _update(self, row: np.ndarray, step: float) -> None:
+    def _update(self, row: Any, step: float) -> None:
         """``c~ += step * y * row`` and its running sum, in one pass over ``n``.
 
         Once there is a search window, the same pass gathers the responses near the level
         for the next iteration's (:func:`update_and_window`: around the last level; with a
         bias, :func:`update_and_class_windows`: around where each class's ``k``-th moves,
-        :func:`class_window_centers`), so an iteration reads its responses once.
+        :func:`class_window_centers`), so an iteration reads its responses once. Without a
+        bias the row may be the kernel's block source (:meth:`Kernel.row_blocks
+        <sbpbench.kernels.kernel.Kernel.row_blocks>`): each block of the row is then computed
+        in the pass, just before it is added (with a bias, the windows' centres need the row
+        first).
         """
         y, ct, width = self._labels, self.ct, self._width
-        if width == 0.0:
+        if not self.bias:
+            # before the first window: an empty one, below every response
+            low, high = (self._level - width, self._level + width) if width > 0.0 else (-np.inf, -np.inf)
+            window = update_and_window(ct, self.acc_c, y, row, step, self.P, low, high, self._buf, self._flags,
+                                       self._blocks)
+            self._windows = (low, high, window) if width > 0.0 else None
+        elif width == 0.0:
             add_row_and_sum(ct, self.acc_c, y, row, step, self.P)
             self._windows = None
-        elif self.bias:
+        else:
             self._centers = class_window_centers(row, step, y, self._tops, self._where, self._npos, self._gathered)
             self._windows = update_and_class_windows(ct, self.acc_c, y, row, step, self.P, self._centers, width,
                                                      self._npos, self._buf, self._where, self._flags,
                                                      self._positions)
-        else:
-            low, high = self._level - width, self._level + width
-            self._windows = (low, high, update_and_window(ct, self.acc_c, y, row, step, self.P, low, high,
-                                                          self._buf, self._flags))
 
     def _rebase(self) -> None:
         """Fold the scale into the state: ``s := 1``, the sums so far kept in ``acc``.
@@ -229,15 +247,16 @@ class SBP(Solver[SBPParams]):
                 self._width *= WINDOW_GROWTH
                 guess, width = bracket_level(volume, low, high, window)
                 if width > 0:
-                    gamma, below, inside = water_level_near(self.ct, volume, guess, width, self._buf)
+                    gamma, below, inside = water_level_near(self.ct, volume, guess, width, self._buf, self._blocks)
             elif inside > self.n * WINDOW_MAX_FRACTION:
                 self._width *= WINDOW_SHRINK
+        gathered = (self._buf, self._blocks) if inside >= 0 else None
         if inside < 0:
             gamma, below = water_level(self.ct, volume, self._buf)
             if self._width == 0.0:
                 self._width = abs(gamma) * WINDOW_START
         self._level = gamma
-        return sample_below(self.ct, gamma, below, self._draw)
+        return sample_below(self.ct, gamma, below, self._draw, gathered)
 
     def _sample_bias(self) -> int:
         """Draw ``i ~ p*`` of the two-basin water filling: ``1/(2k)`` on the ``k`` lowest of each class.
@@ -275,13 +294,18 @@ class SBP(Solver[SBPParams]):
         return int(nth_lowest_in_class(self.ct, self.y, -1.0, top_neg, u - k, below_neg))
 
     def warm_up_rare_paths(self) -> None:
-        """Call the second try after a missed window (its gathering pass reads without updating)."""
+        """Call the second try after a missed window (its gathering pass reads without updating),
+        and the update pass with a kernel's block source (a small problem's rows may be cached)."""
         volume = self.volume / self.s
+        source = self.kernel.store.block_source(0)
+        if source is not None and not self.bias:
+            update_and_window(self.ct, self.acc_c, self._labels, source, 0.0, 0.0, 0.0, 0.0, self._buf, self._flags,
+                              self._blocks)
         if self.bias:
             water_level_bias_near(self.y, self.ct, volume, 0.0, 0.0, 1.0, self._npos, self._buf, self._where)
         else:
             bracket_level(volume, 0.0, 1.0, (0, 0.0, 0, 0.0))
-            water_level_near(self.ct, volume, 0.0, 1.0, self._buf)
+            water_level_near(self.ct, volume, 0.0, 1.0, self._buf, self._blocks)
 
     def _iterate(self) -> tuple[np.ndarray, np.ndarray]:
         """``(alpha, c)`` of the output iterate: the average, or the last one."""
