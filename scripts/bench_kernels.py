@@ -79,16 +79,16 @@ def _parallel_stream(words, out, chunks):
     return parts.sum()
 
 
-def parallel_stream_seconds(kernel: Kernel) -> float:
+def parallel_stream_seconds(kernel: Kernel, write_row: bool = True) -> float:
     """The bound of :func:`stream_seconds` with the read split over all numba threads (no
     slower than the one-thread read, which all threads could do too: on a loaded machine a
     parallel region can wait for a descheduled thread)."""
     arrays = [as_words(a) for a in kernel.store.row_arrays]
-    out = np.empty(kernel.n)
+    out = np.empty(kernel.n if write_row else 0)
     chunks = 4 * numba.get_num_threads()
     parallel = best_of(lambda: [_parallel_stream(a, out if k == 0 else out[:0], chunks) for k, a in enumerate(arrays)],
                        repeats=7)
-    return min(parallel, stream_seconds(kernel))
+    return min(parallel, stream_seconds(kernel, write_row))
 
 
 def drop_rows(kernel: Kernel, idx: np.ndarray) -> None:

@@ -119,9 +119,9 @@ def test_binary_bit_set_rows_equal_the_general_path_bitwise(adult_X, kind, words
 @numba.njit
 def _rows_by_blocks(source, n, size):
     """A row read through ``row_block`` in blocks of ``size``, as a compiled pass reads it."""
-    out, values = np.empty(n), np.empty(size)
+    out, values, scratch = np.empty(n), np.empty(size), np.empty(loops.BIT_BLOCK, np.uint32)
     for lo in range(0, n, size):
-        block = row_block(source, lo, min(size, n - lo), values)
+        block = row_block(source, lo, min(size, n - lo), values, scratch)
         out[lo:lo + block.shape[0]] = block
     return out
 
@@ -137,7 +137,7 @@ def test_row_blocks_compute_the_row_where_it_is_read_and_count_it(adult_X, kind)
     expected = Kernel(adult_X, KernelSpec(kind, 10.0, 0), storage="float64").row(7)
     for size in (loops.BIT_BLOCK, 37):
         assert np.array_equal(_rows_by_blocks(source, n, size), expected)
-    assert np.array_equal(np.concatenate([row_block(source, lo, min(37, n - lo), np.empty(37))
+    assert np.array_equal(np.concatenate([row_block(source, lo, min(37, n - lo), np.empty(37), None)
                                           for lo in range(0, n, 37)]), expected)  # the Python reference
     # a row the cache keeps is computed whole (and a cached one is not computed again), as row() does
     cached = Kernel(adult_X, KernelSpec(kind, 10.0, cache_mb=1))

@@ -9,12 +9,13 @@ from sbpbench.solvers.responses import (
     BLOCK,
     LANES,
     add_row_and_sum,
-    block_counts,
     compact,
     compact_lanes,
     compact_lanes_scalar,
     update_and_class_windows,
     update_and_window,
+    update_and_window_parallel,
+    window_blocks,
 )
 
 
@@ -85,9 +86,8 @@ def test_update_and_window_is_the_update_and_the_window(n):
     add_row_and_sum(c0, acc0, y, row, 0.3, 7.0)
     buf = np.empty(n)
     low, high = -0.2, 0.4
-    blocks = block_counts(n)
-    below, covered, inside, inside_sum = update_and_window(c, acc, y, row, 0.3, 7.0, low, high, buf,
-                                                           np.empty(BLOCK, np.uint8), blocks)
+    blocks, sums = window_blocks(n)
+    below, covered, inside, inside_sum = update_and_window(c, acc, y, row, 0.3, 7.0, low, high, buf, blocks, sums)
     assert np.array_equal(c, c0) and np.array_equal(acc, acc0)  # the arithmetic of add_row_and_sum
     is_low, is_inside = c < low, (c >= low) & (c < high)
     assert (below, inside) == (is_low.sum(), is_inside.sum())
@@ -98,9 +98,26 @@ def test_update_and_window_is_the_update_and_the_window(n):
     assert np.array_equal(blocks[0], np.append(np.add.reduceat(is_low, starts), 0))
     assert np.array_equal(blocks[1], np.append(np.cumsum(is_inside)[starts] - is_inside[starts], inside))
     # without a row the responses are only read
-    again = update_and_window(c, None, None, None, 0.0, 0.0, low, high, buf, np.empty(BLOCK, np.uint8),
-                              block_counts(n))
+    again = update_and_window(c, None, None, None, 0.0, 0.0, low, high, buf, *window_blocks(n))
     assert np.array_equal(c, c0) and again[0] == below and again[2] == inside
+
+
+@pytest.mark.parametrize("n", [5, BLOCK + 3, 7 * BLOCK + 100])
+@pytest.mark.parametrize("threads", [2, 3, 8])
+def test_update_and_window_split_over_threads_is_the_same_bit_for_bit(n, threads):
+    """Any number of stretches (more than blocks, too), windows that gather almost all (the 8-lane
+    stores stop at each stretch's end) or a few: the responses, sums and gathered ones of one thread."""
+    for low, high in ((-0.2, 0.4), (-5.0, 5.0), (1.5, 1.6)):
+        c, acc, y, row = _responses(n, n)
+        one = [c.copy(), acc.copy(), np.full(n, np.nan), *window_blocks(n)]
+        split = [c.copy(), acc.copy(), np.full(n, np.nan), *window_blocks(n)]
+        got = [f(s[0], s[1], y, row, 0.3, 7.0, low, high, s[2], s[3], s[4], *extra)
+               for f, s, extra in ((update_and_window, one, ()), (update_and_window_parallel, split, (threads,)))]
+        assert got[0] == got[1]
+        inside = got[0][2]
+        one[2], split[2] = one[2][:inside], split[2][:inside]  # past the gathered ones: junk
+        for mine, theirs in zip(one, split):  # responses, running sums, gathered, per-block counts and sums
+            assert np.array_equal(mine, theirs)
 
 
 @pytest.mark.parametrize("n", [6, BLOCK + 5, 3 * BLOCK])

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sbpbench.solvers.responses import BLOCK, block_counts
+from sbpbench.solvers.responses import BLOCK, window_blocks
 from sbpbench.solvers.sampling import UniformIndex
 from sbpbench.solvers.waterlevel import (
     SAMPLE_BLOCK,
@@ -98,8 +98,8 @@ def test_windowed_level_equals_the_full_selection_or_says_it_missed(seed):
     gamma, below = level(c, volume)
     hits = 0
     for guess, width in ((gamma, 1e-3), (gamma + 0.05, 0.1), (gamma - 0.5, 0.2), (gamma + 3.0, 0.5), (0.0, 100.0)):
-        buf, blocks = np.empty(n), block_counts(n)
-        g, b, inside = water_level_near(c, volume, guess, width, buf, blocks)
+        buf, (blocks, sums) = np.empty(n), window_blocks(n)
+        g, b, inside = water_level_near(c, volume, guess, width, buf, blocks, sums)
         bracketed = guess - width < gamma <= guess + width
         if inside < 0:
             # missed only when the level is outside the window (up to rounding at an edge)
@@ -132,9 +132,9 @@ def test_sampling_from_a_gathered_window_is_the_full_scans_index(n):
     rng = np.random.default_rng(n)
     c = np.round(rng.normal(size=n), 1)
     gamma, below = level(c, 0.05 * n)
-    buf, blocks = np.empty(n), block_counts(n)
+    buf, (blocks, sums) = np.empty(n), window_blocks(n)
     for guess, width in ((gamma, 0.15), (gamma + 0.2, 0.35), (0.0, 10.0)):
-        g, b, inside = water_level_near(c, 0.05 * n, guess, width, buf, blocks)
+        g, b, inside = water_level_near(c, 0.05 * n, guess, width, buf, blocks, sums)
         assert inside >= 0 and b == below
         for u in range(b + 2):
             assert nth_below_gathered(c, g, u, buf, blocks) == nth_below(c, g, u)
@@ -154,13 +154,13 @@ def test_bracket_after_a_missed_window_holds_the_level(seed):
     hits = 0
     for shift in (-0.3, -0.05, 0.05, 0.3):  # windows above (shift > 0) and below the level
         guess, width = gamma + shift, 0.02
-        missed = water_level_near(c, volume, guess, width, np.empty(n), block_counts(n))
+        missed = water_level_near(c, volume, guess, width, np.empty(n), *window_blocks(n))
         assert missed[2] == -1
         low, high = guess - width, guess + width
         window = (np.sum(c < low), c[c < low].sum(), np.sum((c >= low) & (c < high)),
                   c[(c >= low) & (c < high)].sum())
         guess, width = bracket_level(volume, low, high, window)
-        got = water_level_near(c, volume, guess, width, np.empty(n), block_counts(n))
+        got = water_level_near(c, volume, guess, width, np.empty(n), *window_blocks(n))
         if shift < 0:
             assert got[2] >= 0  # the level above the window: always inside the bracket
         if got[2] >= 0:

@@ -175,31 +175,31 @@ def binary_row(columns, counts, i, idx, gaussian, table, out):
         _table_values(scratch, size, gaussian, table, out, lo)
 
 
-def row_block(source: Any, lo: int, size: int, out: np.ndarray) -> np.ndarray:
+def row_block(source: Any, lo: int, size: int, out: np.ndarray, scratch: np.ndarray) -> np.ndarray:
     """``K(x_i, x_j)`` for ``j`` in ``[lo, lo + size)``, in compiled code, from what
     :meth:`Kernel.row_blocks <sbpbench.kernels.kernel.Kernel.row_blocks>` handed out.
 
     For a row (an array) its slice ``source[lo:lo + size]``; for a bit-set block source
     (:meth:`BitSets.block_source <sbpbench.kernels.storage.BitSets.block_source>`: ``(columns,
-    counts, i, gaussian, table, scratch)``) the values of :func:`binary_row`, computed into
-    ``out[:size]`` and returned as that slice; ``size`` is at most :data:`BIT_BLOCK`. Compiled
-    code calls it (numba's ``overload`` picks the form by the source's type); this Python
-    body is the reference.
+    counts, i, gaussian, table)``) the values of :func:`binary_row`, computed into ``out[:size]``
+    with ``scratch`` (uint32, :data:`BIT_BLOCK`) and returned as that slice; ``size`` is at most
+    :data:`BIT_BLOCK`. Compiled code calls it (numba's ``overload`` picks the form by the
+    source's type); this Python body is the reference.
     """
     if isinstance(source, np.ndarray):
         return source[lo:lo + size]
-    columns, counts, i, gaussian, table, scratch = source
+    columns, counts, i, gaussian, table = source
     binary_row(columns, counts, i, np.arange(lo, lo + size), gaussian, table, out[:size])
     return out[:size]
 
 
 @overload(row_block)
-def _row_block(source, lo, size, out):
+def _row_block(source, lo, size, out, scratch):
     if isinstance(source, types.Array):
-        return lambda source, lo, size, out: source[lo:lo + size]
+        return lambda source, lo, size, out, scratch: source[lo:lo + size]
 
-    def from_bits(source, lo, size, out):
-        columns, counts, i, gaussian, table, scratch = source
+    def from_bits(source, lo, size, out, scratch):
+        columns, counts, i, gaussian, table = source
         _bit_block(columns, counts, i, np.uint32(counts[i]) if gaussian else np.uint32(0), None, lo, size, gaussian,
                    scratch)
         _table_values(scratch, size, gaussian, table, out, 0)

@@ -313,9 +313,8 @@ class BitSets(ExactRows):
                        self.gaussian, self.table, out)
 
     def block_source(self, i: int) -> tuple[Any, ...]:
-        """``(columns, counts, i, gaussian, table, scratch)``: the arrays of :func:`~sbpbench.kernels.loops.binary_row`
-        and its scratch for the integers of a block."""
-        return self.columns, self.counts, i, self.gaussian, self.table, np.empty(loops.BIT_BLOCK, np.uint32)
+        """``(columns, counts, i, gaussian, table)``: what :func:`~sbpbench.kernels.loops.binary_row` reads."""
+        return self.columns, self.counts, i, self.gaussian, self.table
 
     def scores(self, Z: Any) -> bool:
         return bool(sp.issparse(Z))

@@ -38,9 +38,11 @@ LANES = 8
 VECTOR_COMPRESS = llvm.llvm_version_info >= (19,)
 
 
-def block_counts(n: int) -> np.ndarray:
-    """The ``blocks`` array that :func:`update_and_window` fills for ``n`` responses (zeros)."""
-    return np.zeros((2, -(-n // BLOCK) + 1), np.int64)
+def window_blocks(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The per-block arrays that :func:`update_and_window` fills for ``n`` responses: ``blocks``
+    (int64, ``(2, ceil(n / BLOCK) + 1)``) and ``sums`` (float64, ``(2, ceil(n / BLOCK))``), zeros."""
+    blocks = -(-n // BLOCK)
+    return np.zeros((2, blocks + 1), np.int64), np.zeros((2, blocks))
 
 
 @numba.njit(cache=True)
@@ -156,7 +158,85 @@ def compact(src, base, flags, dst, k, limit):
 
 
 @numba.njit(cache=True, fastmath={"reassoc"})
-def update_and_window(c, acc, y, row, step, weight, low, high, buf, flags, blocks):
+def _window_block(c, acc, y, row, step, weight, low, high, buf, start, limit, b0, b1, flags, values, scratch):
+    """Block ``[b0, b1)`` of :func:`update_and_window`, its gathered responses appended from
+    ``buf[start]``, writing nothing from ``buf[limit]`` on: returns its count and sum below
+    ``low``, where its gathered ones end, and their sum (the sums vectorized, in an order fixed
+    by the block alone)."""
+    cb = c[b0:b1]
+    block_flags = flags[:b1 - b0]
+    if row is not None:  # (numba drops the branch that the type of row rules out)
+        ab, yb, rb = acc[b0:b1], y[b0:b1], row_block(row, b0, b1 - b0, values, scratch)
+    below = 0
+    covered = 0.0
+    inside_sum = 0.0
+    for j in range(cb.shape[0]):
+        x = cb[j]
+        if row is not None:
+            v = step * yb[j] * rb[j]
+            x += v
+            cb[j] = x
+            ab[j] += weight * v
+        below += x < low
+        covered += x if x < low else 0.0
+        is_inside = (x >= low) & (x < high)
+        inside_sum += x if is_inside else 0.0
+        block_flags[j] = is_inside
+    return below, covered, compact(cb, b0, block_flags, buf, start, limit), inside_sum
+
+
+@numba.njit(cache=True)
+def _window_blocks(c, acc, y, row, step, weight, low, high, buf, blocks, sums, first, last):
+    """Blocks ``first`` to ``last - 1`` of :func:`update_and_window`, one after another, gathering
+    from ``buf[first * BLOCK]`` on (a stretch of ``buf`` no other stretch of blocks writes);
+    returns where the gathered responses end."""
+    flags, values, scratch = np.empty(BLOCK, np.uint8), np.empty(BLOCK), np.empty(BIT_BLOCK, np.uint32)
+    n = c.shape[0]
+    start, limit = first * BLOCK, min(n, last * BLOCK)
+    for b in range(first, last):
+        b0 = b * BLOCK
+        below, covered, end, inside_sum = _window_block(c, acc, y, row, step, weight, low, high, buf, start, limit,
+                                                        b0, min(n, b0 + BLOCK), flags, values, scratch)
+        blocks[0, b] = below
+        blocks[1, b] = start
+        sums[0, b] = covered
+        sums[1, b] = inside_sum
+        start = end
+    return start
+
+
+@numba.njit(cache=True)
+def _join(buf, blocks, sums, bounds, ends):
+    """Close the gaps between the stretches of gathered responses (stretch ``t``: blocks
+    ``bounds[t]`` to ``bounds[t + 1] - 1``, ending at ``ends[t]``) and total the blocks' counts
+    and sums in block order, whatever the stretches (so the totals do not depend on them)."""
+    inside = 0
+    for t in range(ends.shape[0]):
+        first, last = bounds[t], bounds[t + 1]
+        if first == last:
+            continue
+        start = blocks[1, first]
+        shift = start - inside
+        for k in range(start, ends[t]):
+            buf[k - shift] = buf[k]
+        for b in range(first, last):
+            blocks[1, b] -= shift
+        inside += ends[t] - start
+    nblocks = blocks.shape[1] - 1
+    blocks[0, nblocks] = 0
+    blocks[1, nblocks] = inside
+    below = 0
+    covered = 0.0
+    inside_sum = 0.0
+    for b in range(nblocks):
+        below += blocks[0, b]
+        covered += sums[0, b]
+        inside_sum += sums[1, b]
+    return below, covered, inside, inside_sum
+
+
+@numba.njit(cache=True)
+def update_and_window(c, acc, y, row, step, weight, low, high, buf, blocks, sums):
     """SBP's response update, and the responses in ``[low, high)`` gathered, in one pass.
 
     ``c += step * y * row`` and ``acc += weight * step * y * row`` (the arithmetic of
@@ -165,10 +245,12 @@ def update_and_window(c, acc, y, row, step, weight, low, high, buf, flags, block
     source (:meth:`Kernel.row_blocks <sbpbench.kernels.kernel.Kernel.row_blocks>`): then each
     block of the row is computed here, just before its update. In the same loop the
     updated responses are counted and summed below ``low`` and inside ``[low, high)``, and
-    those inside are appended to ``buf`` in index order. The sums are vectorized (their
-    order of summation depends on the vector width). Per block of :data:`BLOCK` responses
-    it also records how many lay below ``low`` and where its responses start in ``buf``,
-    which is what sampling below a level inside the window needs
+    those inside are appended to ``buf`` in index order. A block of :data:`BLOCK` responses
+    at a time: each block's sums are vectorized, and the blocks' sums are added in block
+    order, so that :func:`update_and_window_parallel`, which hands stretches of blocks to
+    numba's threads, returns the same numbers bit for bit. Per block it also records how
+    many responses lay below ``low`` and where its gathered ones start in ``buf``, which is
+    what sampling below a level inside the window needs
     (:func:`~sbpbench.solvers.waterlevel.nth_below_gathered`).
 
     Parameters
@@ -183,50 +265,35 @@ def update_and_window(c, acc, y, row, step, weight, low, high, buf, flags, block
         The window.
     buf : numpy.ndarray, shape (n,)
         Receives the responses inside the window, ``buf[:inside]``.
-    flags : numpy.ndarray of uint8, shape (BLOCK,)
-        Scratch.
-    blocks : numpy.ndarray of int64, shape (2, ceil(n / BLOCK) + 1)
-        Receives, for block ``b``, the count below ``low`` (``blocks[0, b]``) and the
-        position in ``buf`` of its first gathered response (``blocks[1, b]``); the last
-        column holds 0 and ``inside``.
+    blocks, sums : numpy.ndarray
+        From :func:`window_blocks`. ``blocks`` receives, for block ``b``, the count below
+        ``low`` (``blocks[0, b]``) and the position in ``buf`` of its first gathered response
+        (``blocks[1, b]``); its last column holds 0 and ``inside``. ``sums`` receives each
+        block's sums below ``low`` and inside.
 
     Returns
     -------
     tuple
         ``(below, covered, inside, inside_sum)``: count and sum below ``low``, and inside.
     """
-    n = c.shape[0]
-    below = 0
-    covered = 0.0
-    inside_sum = 0.0
-    inside = 0
-    values = np.empty(BLOCK)  # a block of the row, when it is computed here
-    for b0 in range(0, n, BLOCK):
-        b1 = min(n, b0 + BLOCK)
-        cb = c[b0:b1]
-        block_flags = flags[:b1 - b0]
-        block_below = 0
-        if row is not None:  # (numba drops the branch that the type of row rules out)
-            ab, yb, rb = acc[b0:b1], y[b0:b1], row_block(row, b0, b1 - b0, values)
-        for j in range(cb.shape[0]):
-            x = cb[j]
-            if row is not None:
-                v = step * yb[j] * rb[j]
-                x += v
-                cb[j] = x
-                ab[j] += weight * v
-            block_below += x < low
-            covered += x if x < low else 0.0
-            is_inside = (x >= low) & (x < high)
-            inside_sum += x if is_inside else 0.0
-            block_flags[j] = is_inside
-        below += block_below
-        blocks[0, b0 // BLOCK] = block_below
-        blocks[1, b0 // BLOCK] = inside
-        inside = compact(cb, b0, block_flags, buf, inside, n)
-    blocks[0, -1] = 0
-    blocks[1, -1] = inside
-    return below, covered, inside, inside_sum
+    nblocks = blocks.shape[1] - 1
+    end = _window_blocks(c, acc, y, row, step, weight, low, high, buf, blocks, sums, 0, nblocks)
+    return _join(buf, blocks, sums, np.array([0, nblocks]), np.array([end]))
+
+
+@numba.njit(cache=True, parallel=True)
+def update_and_window_parallel(c, acc, y, row, step, weight, low, high, buf, blocks, sums, threads):
+    """:func:`update_and_window` with its blocks split into ``threads`` stretches over numba's
+    threads: the same numbers, bit for bit (its docstring says why)."""
+    nblocks = blocks.shape[1] - 1
+    bounds = np.empty(threads + 1, np.int64)
+    for t in range(threads + 1):
+        bounds[t] = t * nblocks // threads
+    ends = np.empty(threads, np.int64)
+    for t in numba.prange(threads):
+        ends[t] = _window_blocks(c, acc, y, row, step, weight, low, high, buf, blocks, sums, bounds[t],
+                                 bounds[t + 1])
+    return _join(buf, blocks, sums, bounds, ends)
 
 
 @numba.njit(cache=True, fastmath={"reassoc"})

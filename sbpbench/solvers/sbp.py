@@ -69,18 +69,21 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 
 from sbpbench.errors import UserError
 from sbpbench.params import non_negative, param
 from sbpbench.problem import Problem
+from sbpbench.solvers.adaptive import FasterOfTwo
 from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register, required
 from sbpbench.solvers.responses import (
     BLOCK,
     add_row_and_sum,
-    block_counts,
     update_and_class_windows,
     update_and_window,
+    update_and_window_parallel,
+    window_blocks,
 )
 from sbpbench.solvers.sampling import UniformIndex
 from sbpbench.solvers.waterlevel import (
@@ -108,6 +111,8 @@ WINDOW_SHRINK = 0.8
 WINDOW_MAX_FRACTION = 1 / 16
 #: With a bias, the half-width of the second try, relative to the window that missed.
 WINDOW_RETRY = 4.0
+#: Responses from which the unbiased update pass may be split over numba's threads (32 blocks).
+PARALLEL_PASS_MIN = 32 * BLOCK
 
 
 @dataclass(frozen=True)
@@ -148,8 +153,9 @@ class SBP(Solver[SBPParams]):
         self._buf = np.empty(n)  # the responses gathered by the update for the next iteration's level
         self._snapshot_buf = np.empty(n)  # scratch of snapshot(), which must not touch _buf
         self._where = np.empty(n, dtype=np.int64)  # with a bias: the indices of the gathered responses
-        self._flags = np.empty(BLOCK, dtype=np.uint8)  # scratch of the update's pass
-        self._blocks = block_counts(n)  # without a bias: its per-block counts, for sampling
+        self._flags = np.empty(BLOCK, dtype=np.uint8)  # scratch of the biased update's pass
+        self._blocks, self._sums = window_blocks(n)  # without a bias: its per-block counts and sums
+        self._pass = self._update_pass(n)
         self._positions = np.empty(BLOCK, dtype=np.int64)  # the same, with a bias
         self._level = 0.0  # the last water level, in units of ct
         self._tops = np.zeros(2)  # with a bias: each class's last k-th response
@@ -164,6 +170,17 @@ class SBP(Solver[SBPParams]):
             raise UserError("sbp with bias: the training set needs examples of both classes")
         self._sample = self._sample_bias if self.bias else self._sample_plain
         self._draw = UniformIndex(self.rng)  # rng.integers(m)'s numbers, without its 4 microseconds a call
+
+    @staticmethod
+    def _update_pass(n: int) -> Any:
+        """The unbiased update pass: split over numba's threads when there are several and
+        :data:`PARALLEL_PASS_MIN` responses or more, whenever that is faster now
+        (:class:`~sbpbench.solvers.adaptive.FasterOfTwo`; the same numbers either way)."""
+        threads = numba.get_num_threads()
+        if threads < 2 or n < PARALLEL_PASS_MIN:
+            return update_and_window
+        return FasterOfTwo(lambda *args: update_and_window_parallel(*args, threads),  # type: ignore[call-arg]
+                           update_and_window)
 
     def _step(self, iterations: float, kernel_evals: float) -> bool:
         """One iteration of Algorithm 1: sample below the water level, add a row, project."""
@@ -201,8 +218,7 @@ class SBP(Solver[SBPParams]):
         if not self.bias:
             # before the first window: an empty one, below every response
             low, high = (self._level - width, self._level + width) if width > 0.0 else (-np.inf, -np.inf)
-            window = update_and_window(ct, self.acc_c, y, row, step, self.P, low, high, self._buf, self._flags,
-                                       self._blocks)
+            window = self._pass(ct, self.acc_c, y, row, step, self.P, low, high, self._buf, self._blocks, self._sums)
             self._windows = (low, high, window) if width > 0.0 else None
         elif width == 0.0:
             add_row_and_sum(ct, self.acc_c, y, row, step, self.P)
@@ -247,7 +263,8 @@ class SBP(Solver[SBPParams]):
                 self._width *= WINDOW_GROWTH
                 guess, width = bracket_level(volume, low, high, window)
                 if width > 0:
-                    gamma, below, inside = water_level_near(self.ct, volume, guess, width, self._buf, self._blocks)
+                    gamma, below, inside = water_level_near(self.ct, volume, guess, width, self._buf, self._blocks,
+                                                            self._sums)
             elif inside > self.n * WINDOW_MAX_FRACTION:
                 self._width *= WINDOW_SHRINK
         gathered = (self._buf, self._blocks) if inside >= 0 else None
@@ -295,17 +312,22 @@ class SBP(Solver[SBPParams]):
 
     def warm_up_rare_paths(self) -> None:
         """Call the second try after a missed window (its gathering pass reads without updating),
-        and the update pass with a kernel's block source (a small problem's rows may be cached)."""
+        and the update passes that a small problem does not reach: with a kernel's block source
+        (its rows may be cached) or a cached row, on one thread and split over threads."""
         volume = self.volume / self.s
         source = self.kernel.store.block_source(0)
-        if source is not None and not self.bias:
-            update_and_window(self.ct, self.acc_c, self._labels, source, 0.0, 0.0, 0.0, 0.0, self._buf, self._flags,
-                              self._blocks)
+        if not self.bias:
+            cached = self.k_diag.copy()  # a row as the kernel hands it out: read-only
+            cached.flags.writeable = False
+            for row in (source, cached) if source is not None else (cached,):
+                args = (self.ct, self.acc_c, self._labels, row, 0.0, 0.0, 0.0, 0.0, self._buf, self._blocks, self._sums)
+                update_and_window(*args)
+                update_and_window_parallel(*args, 2)
         if self.bias:
             water_level_bias_near(self.y, self.ct, volume, 0.0, 0.0, 1.0, self._npos, self._buf, self._where)
         else:
             bracket_level(volume, 0.0, 1.0, (0, 0.0, 0, 0.0))
-            water_level_near(self.ct, volume, 0.0, 1.0, self._buf, self._blocks)
+            water_level_near(self.ct, volume, 0.0, 1.0, self._buf, self._blocks, self._sums)
 
     def _iterate(self) -> tuple[np.ndarray, np.ndarray]:
         """``(alpha, c)`` of the output iterate: the average, or the last one."""

@@ -264,16 +264,16 @@ def bracket_level(volume, low, high, window):
 
 
 @numba.njit(cache=True)
-def water_level_near(c, volume, guess, width, buf, blocks):
+def water_level_near(c, volume, guess, width, buf, blocks, sums):
     """:func:`water_level` when the level is known to lie near ``guess``.
 
     One pass gathers the window ``[guess - width, guess + width)``
     (:func:`~sbpbench.solvers.responses.update_and_window` without a row, which fills
-    ``buf`` and ``blocks``), and returns what :func:`level_from_window` returns for it.
+    ``buf``, ``blocks`` and ``sums``), and returns what :func:`level_from_window` returns for it.
     """
     low = guess - width
     high = guess + width
-    window = update_and_window(c, c, c, None, 0.0, 0.0, low, high, buf, np.empty(BLOCK, np.uint8), blocks)
+    window = update_and_window(c, c, c, None, 0.0, 0.0, low, high, buf, blocks, sums)
     return level_from_window(volume, low, high, window, buf)
 
 

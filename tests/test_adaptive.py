@@ -1,0 +1,72 @@
+"""FasterOfTwo: which of two equivalent functions it calls, on a clock the test controls."""
+
+from sbpbench.solvers.adaptive import FIRST_WAIT, LONGEST_WAIT, STRAGGLER, WINDOW, FasterOfTwo
+
+
+class Machine:
+    """Two functions whose calls take the times the test sets, on a clock of their own."""
+
+    def __init__(self, threaded: float, serial: float):
+        self.now = 0.0
+        self.times = {"threaded": threaded, "serial": serial}
+        self.log: list[str] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def function(self, name):
+        def run(x):
+            self.now += self.times[name]
+            self.log.append(name)
+            return (name, x)
+        return run
+
+    def chooser(self) -> FasterOfTwo:
+        return FasterOfTwo(self.function("threaded"), self.function("serial"), clock=self.clock)
+
+
+def test_measures_one_thread_first_then_keeps_the_faster_threads():
+    machine = Machine(threaded=1.0, serial=2.0)
+    pick = machine.chooser()
+    results = [pick(k) for k in range(WINDOW + 5000)]
+    assert results[7] == ("serial", 7) and results[-1] == ("threaded", WINDOW + 4999)
+    assert machine.log[:WINDOW] == ["serial"] * WINDOW
+    assert pick.calls == [5000, WINDOW]
+
+
+def test_threads_slower_on_average_are_left_after_a_window_and_tried_again_later():
+    machine = Machine(threaded=3.0, serial=2.0)
+    pick = machine.chooser()
+    for _ in range(WINDOW + WINDOW + FIRST_WAIT + WINDOW + 2 * FIRST_WAIT):
+        pick(0)
+    # a window on one thread, a lost window of threads, the wait, another lost window, twice the wait
+    assert pick.calls == [2 * WINDOW, WINDOW + 3 * FIRST_WAIT]
+
+
+def test_a_straggler_sends_it_back_to_one_thread_and_the_wait_doubles_up_to_its_longest():
+    machine = Machine(threaded=1.0, serial=2.0)
+    pick = machine.chooser()
+    for _ in range(WINDOW + 10):
+        pick(0)
+    machine.times["threaded"] = STRAGGLER * 1.0 + 0.5  # the machine gets busy: every threaded call straggles
+    pick(0)
+    assert machine.log[-1] == "threaded"
+    waits = []
+    while len(waits) < 8:
+        before = pick.calls[1]
+        pick(0)
+        while machine.log[-1] == "serial":
+            pick(0)
+        waits.append(pick.calls[1] - before)  # calls on one thread before the next try (which straggled)
+    assert waits == [min(FIRST_WAIT << k, LONGEST_WAIT) for k in range(8)]
+    machine.times["threaded"] = 1.0  # idle again: the next try holds a whole window and wins it
+    for _ in range(LONGEST_WAIT + 2 * WINDOW):
+        pick(0)
+    assert machine.log[-WINDOW:] == ["threaded"] * WINDOW
+    machine.times["threaded"] = STRAGGLER + 0.5  # and the wait starts over
+    pick(0)
+    before = pick.calls[1]
+    pick(0)
+    while machine.log[-1] == "serial":
+        pick(0)
+    assert pick.calls[1] - before == FIRST_WAIT
