@@ -4,8 +4,9 @@ For Adult (sparse binary), Reuters (sparse real), MNIST's test images (given den
 MNIST (60000 rows, given as CSR; once in the storage the kernel chooses, small integers, and
 once forced onto today's general float64 CSR path), all measured in this process run:
 
-* ``ours``: :meth:`sbpbench.kernels.Kernel.row` with the cache off, on random rows, on one
-  numba thread and on all of them;
+* ``ours``: the kernel's storage computing full rows (what :meth:`sbpbench.kernels.Kernel.row`
+  runs with the cache off, without its counting), on random rows, on one numba thread and
+  on all of them (``Kernel.row`` picks whichever is faster at the moment);
 * ``bound``: the time one pass over the bytes a row must read allows: a streaming read
   (``numpy`` sum of the bytes as 64-bit words, one thread) of the arrays the row computation
   reads in the kernel's own storage (CSR data, indices and row pointers, or the dense
@@ -91,11 +92,14 @@ def parallel_stream_seconds(kernel: Kernel, write_row: bool = True) -> float:
     return min(parallel, stream_seconds(kernel, write_row))
 
 
-def drop_rows(kernel: Kernel, idx: np.ndarray) -> None:
-    """Kernel rows ``idx``, each dropped before the next, as a solver without a row cache drops
-    them (kept, every row would be new memory: page faults, not the row, would be timed)."""
+def drop_rows(kernel: Kernel, idx: np.ndarray, parallel: bool) -> None:
+    """Kernel rows ``idx`` from the kernel's storage, forced on one thread or split over numba's
+    (the kernel itself picks whichever is faster at the moment), each dropped before the next,
+    as a solver without a row cache drops them (kept, every row would be new memory: page
+    faults, not the row, would be timed)."""
+    store = kernel.store
     for i in idx:
-        kernel.row(int(i))
+        store.rows(int(i), store.all_rows, np.empty(kernel.n), parallel)
 
 
 def bench(name: str, sigma2: float, given: str, storage: str, rows: int) -> dict:
@@ -104,22 +108,15 @@ def bench(name: str, sigma2: float, given: str, storage: str, rows: int) -> dict
     X = train.X.toarray() if given == "dense" else train.X
     kernel = Kernel(X, KernelSpec("gaussian", sigma2, cache_mb=0), storage=storage)
     idx = np.random.default_rng(1).choice(kernel.n, size=rows, replace=False)
-    kernel.row(int(idx[0]))  # compile outside the timing
-    parallel = kernel._row_parallel
+    drop_rows(kernel, idx[:1], True)  # compile outside the timing
+    drop_rows(kernel, idx[:1], False)
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
-    kernel._row_parallel = False
     try:
-        one = best_of(lambda: drop_rows(kernel, idx)) / rows
+        one = best_of(lambda: drop_rows(kernel, idx, False)) / rows
     finally:
         numba.set_num_threads(threads)
-        kernel._row_parallel = parallel
-    kernel._row_parallel = True
-    kernel.row(int(idx[0]))
-    try:
-        every = best_of(lambda: drop_rows(kernel, idx)) / rows
-    finally:
-        kernel._row_parallel = parallel
+    every = best_of(lambda: drop_rows(kernel, idx, True)) / rows
     gamma = 1.0 / (2.0 * sigma2)
     sk = best_of(lambda: [rbf_kernel(X[i : i + 1], X, gamma=gamma) for i in idx[: max(20, rows // 10)]], 2)
     sk /= max(20, rows // 10)

@@ -68,8 +68,9 @@ BIASED_NU = 1.367e-3
 #: The compiled calls an SBP iteration makes (looked up in sbpbench.solvers.sbp), by part.
 PARTS = {
     "water level (in the gathered window: Newton's method, with a bias a selection; a second pass, rarely the full "
-    "selection, when the level leaves it)": ("level_from_window", "bracket_level", "water_level_near", "water_level", "level_from_windows",
-                   "water_level_bias_near", "water_level_bias", "count_below"),
+    "selection, when the level leaves it)":
+        ("level_from_window", "bracket_level", "water_level_near", "water_level", "level_from_windows",
+         "water_level_bias_near", "water_level_bias", "count_below"),
     "sampling from p*": ("sample_below", "nth_lowest_in_class"),
     "response + running-sum update (no bias: the kernel row computed in it), gathering the next window(s)":
         ("add_row_and_sum", "update_and_window", "class_window_centers", "update_and_class_windows"),

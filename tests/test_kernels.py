@@ -103,8 +103,11 @@ def test_binary_bit_set_rows_equal_the_general_path_bitwise(adult_X, kind, words
     assert fast.store.stored.shape[1] == words
     general = Kernel(X, KernelSpec(kind, 10.0, cache_mb=0), storage="float64")
     assert (fast.storage, general.storage) == ("binary bit sets", "float64 CSR")
+    full = np.empty(X.shape[0])
     for i in (0, 7, 299):
         assert np.array_equal(fast.row(i).view(np.int64), general.row(i).view(np.int64))
+        fast.store.rows(i, fast.store.all_rows, full, True)  # in order, in pieces over numba's threads
+        assert np.array_equal(full, general.row(i))
     idx = np.array([3, 1, 250, 3])
     assert np.array_equal(fast.entries(5, idx), general.entries(5, idx))
     # more than a block of entries, not a multiple of the gather's lanes; on one thread and on numba's

@@ -61,13 +61,17 @@ def test_rows_equal_the_float64_csr_path(t10k, kind):
 
 
 def test_parallel_rows_equal_serial_rows(t10k, monkeypatch):
+    """Rows split over threads are the one-thread rows, and so is whichever the kernel picks."""
     monkeypatch.setattr(kernel, "PARALLEL_MIN_WORK", 10**12)
     serial = Kernel(t10k[0], KernelSpec("gaussian", 25.0, 0))
     monkeypatch.setattr(kernel, "PARALLEL_MIN_WORK", 0)
     parallel = Kernel(t10k[0], KernelSpec("gaussian", 25.0, 0))
     assert parallel._row_parallel and not serial._row_parallel
+    threaded = np.empty(parallel.n)
     for i in (0, 11, 1999):
-        assert np.array_equal(parallel.row(i), serial.row(i))
+        parallel.store.rows(i, parallel.store.all_rows, threaded, True)
+        assert np.array_equal(threaded, serial.row(i))
+        assert np.array_equal(parallel.row(i), threaded)
 
 
 def test_counting_is_unchanged(t10k):

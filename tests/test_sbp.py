@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from sbpbench.solvers import sbp as sbp_module
-from sbpbench.solvers.adaptive import FasterOfTwo
 from sbpbench.solvers.responses import update_and_window, update_and_window_parallel
 from sbpbench.solvers.sbp import SBP
 from sbpbench.solvers.waterlevel import water_level, water_level_bias
+from sbpbench.threads import FasterOfTwo
 from tests.exact import kernel_matrix, slack_constrained_optimum
 from tests.problems import adult, build_problem
 

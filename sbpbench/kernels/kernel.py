@@ -30,7 +30,9 @@ This module counts and caches; the values come from one storage object
 or dense, chosen per data set by :mod:`sbpbench.kernels.detect`), whose compiled loops
 (:mod:`sbpbench.kernels.loops`) give the same values, or values within 1e-12, whatever the
 storage. A full row with at least :data:`PARALLEL_MIN_WORK` multiply-adds (bit-set words) is
-split over numba's threads (the executors set their count per worker); smaller rows run on one.
+split over numba's threads (the executors set their count per worker) whenever that is faster
+at the moment (:class:`~sbpbench.threads.FasterOfTwo`: threads wait for each other, which
+costs a time slice when another process holds a core); smaller rows run on one.
 
 A kernel compiles (or loads from numba's cache) the row loops it will use when it is made,
 by computing one entry with each, so that no compilation lands in a solver's timed work; the
@@ -48,11 +50,12 @@ import scipy.sparse as sp
 
 from sbpbench.kernels.spec import KernelSpec
 from sbpbench.kernels.storage import Storage, choose
+from sbpbench.threads import FasterOfTwo
 
 #: Rows needing fewer multiply-adds (or bit-set words) than this are computed on one thread (a
-#: parallel region's start-up and barrier cost more than they save on small rows, and much
-#: more on a busy machine); larger rows use numba's current thread count.
-PARALLEL_MIN_WORK = 200_000
+#: parallel region's start-up and barrier, about 2 microseconds, cost more than they save on
+#: small rows); larger rows use numba's current thread count whenever that is faster.
+PARALLEL_MIN_WORK = 32_000
 
 
 class Kernel:
@@ -97,19 +100,21 @@ class Kernel:
         self.sq = store.general.sq
         self._row_parallel = store.work >= PARALLEL_MIN_WORK
         self._all = store.all_rows  # the storage recognizes this array (Storage.all_rows)
+        #: Full rows, split over threads or not, whichever is faster now (None: always on one thread).
+        self._full_rows = FasterOfTwo(self._threaded_row, self._serial_row) if self._row_parallel else None
         self._cache_budget = int(spec.cache_mb * 2**20 // 8)  # float64 entries the row cache may hold
         self.reset()
         self._load_loops()
 
     def _load_loops(self) -> None:
-        """Compile (or load) the row loops (module docstring): one entry by the serial loop and,
-        if full rows are split over threads, by the parallel one; nothing counted or cached."""
+        """Compile (or load) the row loops (module docstring): one entry and a full row (which a
+        storage may read in order) by the serial loop and, if full rows are split over threads,
+        by the parallel one; nothing counted or cached."""
         if self.n == 0:
             return
-        first = self._all[:1]
-        self._compute(0, first, parallel=False)
-        if self._row_parallel:
-            self._compute(0, first, parallel=True)
+        for parallel in (False, True) if self._row_parallel else (False,):
+            self._compute(0, self._all[:1], parallel)
+            self._compute(0, self._all, parallel)
 
     def subset(self, rows: np.ndarray) -> Kernel:
         """The kernel over the training points ``rows``, stored as this one is.
@@ -199,8 +204,8 @@ class Kernel:
         Compiled code passes what this returns to :func:`~sbpbench.kernels.loops.row_block` for
         each block of the row, in a loop that does its own work with the block (SBP's update
         pass). Where the storage computes a block at a time (bit sets) and the row cache
-        would not keep this row (a row larger than the cache; its rows not split over
-        threads), this is the storage's block source and nothing is computed here: every
+        would not keep this row (a row larger than the cache), this is the storage's block
+        source and nothing is computed here: every
         value is computed in :func:`~sbpbench.kernels.loops.row_block` by the kernel's own
         loop, and the row is never written to memory and read back. The caller must read
         every block once (the row is counted as computed here). Otherwise it is :meth:`row`'s
@@ -216,7 +221,7 @@ class Kernel:
         numpy.ndarray or tuple
             The row, or a block source (:meth:`~sbpbench.kernels.storage.Storage.block_source`).
         """
-        source = None if self.n <= self._cache_budget or self._row_parallel else self.store.block_source(i)
+        source = None if self.n <= self._cache_budget else self.store.block_source(i)
         if source is None:
             return self.row(i)
         self.kernel_evals += self.n
@@ -314,13 +319,21 @@ class Kernel:
 
     def _compute(self, i: int, idx: np.ndarray, parallel: bool | None = None) -> np.ndarray:
         """``K(x_i, x_j)`` for ``j`` in ``idx``, read-only, not counted; by default a full row is
-        split over numba's threads when the kernel's rows are large (:data:`PARALLEL_MIN_WORK`)."""
+        split over numba's threads when the kernel's rows are large (:data:`PARALLEL_MIN_WORK`)
+        and that is faster now (the same values either way)."""
         out = np.empty(idx.size)
-        if parallel is None:
-            parallel = self._row_parallel and idx.size == self.n
-        self.store.rows(i, idx, out, parallel)
+        if parallel is None and self._full_rows is not None and idx is self._all:
+            self._full_rows(i, out)
+        else:
+            self.store.rows(i, idx, out, self._row_parallel and idx.size == self.n if parallel is None else parallel)
         out.flags.writeable = False
         return out
+
+    def _threaded_row(self, i: int, out: np.ndarray) -> None:
+        self.store.rows(i, self._all, out, True)
+
+    def _serial_row(self, i: int, out: np.ndarray) -> None:
+        self.store.rows(i, self._all, out, False)
 
     # -- measurement ----------------------------------------------------------------------
     def prepare(self, Z):

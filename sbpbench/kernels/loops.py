@@ -151,8 +151,9 @@ def _table_values(scratch, size, gaussian, table, out, o):
 
 
 @numba.njit(cache=True)
-def binary_row(columns, counts, i, idx, gaussian, table, out):
-    """out[r] = K(x_i, x_idx[r]) for binary rows stored as bit sets (``idx`` None: every row, in order).
+def binary_row(columns, counts, i, idx, gaussian, table, out, first_row=0):
+    """out[r] = K(x_i, x_idx[r]) for binary rows stored as bit sets (``idx`` None: the rows from
+    ``first_row`` on, in order).
 
     ``columns[w, j]`` is word ``w`` of row ``j``'s bit set (word by word, so that a word of
     consecutive rows is one vector load); ``counts`` are the rows' numbers of features (their
@@ -169,7 +170,7 @@ def binary_row(columns, counts, i, idx, gaussian, table, out):
     for lo in range(0, m, BIT_BLOCK):
         size = min(m, lo + BIT_BLOCK) - lo
         if idx is None:
-            _bit_block(columns, counts, i, first, None, lo, size, gaussian, scratch)
+            _bit_block(columns, counts, i, first, None, first_row + lo, size, gaussian, scratch)
         else:
             _bit_block(columns, counts, i, first, idx[lo:lo + size], lo, size, gaussian, scratch)
         _table_values(scratch, size, gaussian, table, out, lo)
@@ -406,8 +407,11 @@ def sparse_row_parallel(indptr, indices, data, sq, dense_xi, sq_i, idx, gaussian
 @numba.njit(cache=True, parallel=True)
 def binary_row_parallel(columns, counts, i, idx, gaussian, table, out, chunks):
     for r in numba.prange(chunks):
-        lo, hi = chunk(r, chunks, idx.shape[0])
-        binary_row(columns, counts, i, idx[lo:hi], gaussian, table, out[lo:hi])
+        lo, hi = chunk(r, chunks, out.shape[0])
+        if idx is None:  # the rows in order: each piece reads its own stretch of them
+            binary_row(columns, counts, i, None, gaussian, table, out[lo:hi], lo)
+        else:
+            binary_row(columns, counts, i, idx[lo:hi], gaussian, table, out[lo:hi])
 
 
 @numba.njit(cache=True, parallel=True)

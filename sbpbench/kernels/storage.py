@@ -306,10 +306,8 @@ class BitSets(ExactRows):
         self.table = loops.distance_table(2 * int(self.norms.max(initial=0)) + 1, self.gamma)
 
     def rows(self, i: int, idx: np.ndarray, out: np.ndarray, parallel: bool) -> None:
-        if idx is self.all_rows and not parallel:
-            loops.binary_row(self.columns, self.counts, i, None, self.gaussian, self.table, out)
-            return
-        loops.run_rows(loops.binary_row, loops.binary_row_parallel, parallel, self.columns, self.counts, i, idx,
+        in_order = None if idx is self.all_rows else idx  # a full row reads the bit sets in order
+        loops.run_rows(loops.binary_row, loops.binary_row_parallel, parallel, self.columns, self.counts, i, in_order,
                        self.gaussian, self.table, out)
 
     def block_source(self, i: int) -> tuple[Any, ...]:

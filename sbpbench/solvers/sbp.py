@@ -75,7 +75,6 @@ import numpy as np
 from sbpbench.errors import UserError
 from sbpbench.params import non_negative, param
 from sbpbench.problem import Problem
-from sbpbench.solvers.adaptive import FasterOfTwo
 from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register, required
 from sbpbench.solvers.responses import (
     BLOCK,
@@ -99,6 +98,7 @@ from sbpbench.solvers.waterlevel import (
     water_level_bias_near,
     water_level_near,
 )
+from sbpbench.threads import FasterOfTwo
 
 #: Rebase the lazy scale once it falls below this (bounds the cancellation to ~4 digits).
 REBASE_BELOW = 1e-4
@@ -175,7 +175,7 @@ class SBP(Solver[SBPParams]):
     def _update_pass(n: int) -> Any:
         """The unbiased update pass: split over numba's threads when there are several and
         :data:`PARALLEL_PASS_MIN` responses or more, whenever that is faster now
-        (:class:`~sbpbench.solvers.adaptive.FasterOfTwo`; the same numbers either way)."""
+        (:class:`~sbpbench.threads.FasterOfTwo`; the same numbers either way)."""
         threads = numba.get_num_threads()
         if threads < 2 or n < PARALLEL_PASS_MIN:
             return update_and_window

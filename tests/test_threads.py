@@ -1,6 +1,6 @@
 """FasterOfTwo: which of two equivalent functions it calls, on a clock the test controls."""
 
-from sbpbench.solvers.adaptive import FIRST_WAIT, LONGEST_WAIT, STRAGGLER, WINDOW, FasterOfTwo
+from sbpbench.threads import FIRST_WAIT, LONGEST_WAIT, STRAGGLER, WINDOW, FasterOfTwo
 
 
 class Machine:
