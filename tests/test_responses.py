@@ -12,9 +12,7 @@ from sbpbench.solvers.responses import (
     compact,
     compact_lanes,
     compact_lanes_scalar,
-    positives_before_blocks,
     update_and_class_windows,
-    update_and_class_windows_parallel,
     update_and_window,
     update_and_window_parallel,
     window_blocks,
@@ -132,7 +130,7 @@ def test_update_and_class_windows_is_the_update_and_each_class_window(n):
     centers, width = np.array([-0.1, 0.5]), 0.3
     low, high = centers - width, centers + width
     below, inside, total = update_and_class_windows(c, acc, y, row, -0.2, 3.0, centers, width, npos, buf, where,
-                                                    *_class_scratch(n))
+                                                    np.empty(BLOCK, np.uint8), np.empty(BLOCK, np.int64))
     assert np.array_equal(c, c0) and np.array_equal(acc, acc0)
     for s, (label, start) in enumerate(((1.0, 0), (-1.0, npos))):
         mine = y == label
@@ -141,34 +139,6 @@ def test_update_and_class_windows_is_the_update_and_each_class_window(n):
         assert total[s] == pytest.approx(c[is_low].sum(), rel=1e-12, abs=1e-12)
         assert np.array_equal(where[start:start + inside[s]], np.flatnonzero(is_inside))
         assert np.array_equal(buf[start:start + inside[s]], c[is_inside])
-
-
-def _class_scratch(n):
-    blocks, sums = window_blocks(n)
-    return np.empty((2, sums.shape[1]), np.int64), sums
-
-
-@pytest.mark.parametrize("n", [6, BLOCK + 5, 7 * BLOCK + 100])
-@pytest.mark.parametrize("threads", [2, 3, 8])
-def test_update_and_class_windows_split_over_threads_is_the_same_bit_for_bit(n, threads):
-    """Each stretch deals its classes from the counts before it, and the gaps are closed: the
-    responses, counts, sums and gathered ones (values and indices) of one thread."""
-    for centers, width in ((np.array([-0.1, 0.5]), 0.3), (np.array([0.0, 0.0]), 9.0), (np.array([2.0, 2.5]), 0.2)):
-        c, acc, y, row = _responses(n, n + 1)
-        npos = int((y > 0).sum())
-        one = [c.copy(), acc.copy(), np.full(n, np.nan), np.full(n, -1), *_class_scratch(n)]
-        split = [c.copy(), acc.copy(), np.full(n, np.nan), np.full(n, -1), *_class_scratch(n)]
-        got = [f(s[0], s[1], y, row, -0.2, 3.0, centers, width, npos, s[2], s[3], s[4], s[5], *extra)
-               for f, s, extra in ((update_and_class_windows, one, ()),
-                                   (update_and_class_windows_parallel, split, (positives_before_blocks(y), threads)))]
-        for mine, theirs in zip(got[0], got[1]):
-            assert np.array_equal(mine, theirs)
-        inside = got[0][1]
-        for gathered in (2, 3):  # past each class's gathered ones: junk
-            for s in (one, split):
-                s[gathered] = np.concatenate([s[gathered][:inside[0]], s[gathered][npos:npos + inside[1]]])
-        for mine, theirs in zip(one, split):
-            assert np.array_equal(mine, theirs)
 
 
 def test_vector_compress_is_used_where_llvm_has_it():

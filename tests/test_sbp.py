@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from sbpbench.solvers import sbp as sbp_module
+from sbpbench.solvers.responses import update_and_window, update_and_window_parallel
 from sbpbench.solvers.sbp import SBP
 from sbpbench.solvers.waterlevel import water_level, water_level_bias
 from sbpbench.threads import FasterOfTwo
@@ -172,23 +173,21 @@ def test_rows_computed_in_the_update_pass_keep_the_trajectory_bitwise(adult_2000
     assert cached.kernel.kernel_evals_computed < problem.kernel.kernel_evals_computed == 800 * 2000
 
 
-@pytest.mark.parametrize("bias", [False, True])
-def test_update_pass_split_over_threads_keeps_the_trajectory_bitwise(adult_2000, monkeypatch, bias):
-    """The update pass over numba's threads (stretches of blocks; 3, more than this machine may
+def test_update_pass_split_over_threads_keeps_the_trajectory_bitwise(adult_2000, monkeypatch):
+    """The unbiased pass over numba's threads (stretches of blocks; 3, more than this machine may
     have) gives the iterates of the one-thread pass; SBP picks between them by their speed
     where numba has threads."""
-    problem = _fresh(adult_2000, bias)
+    problem = _fresh(adult_2000, False)
     problem.nu = 0.02
     monkeypatch.setattr(sbp_module, "PARALLEL_PASS_MIN", 0)
     threaded = SBP(problem, np.random.default_rng(6))
     if numba.get_num_threads() > 1:
         assert isinstance(threaded._pass, FasterOfTwo)
-    serial_pass, threaded_pass, extra = threaded._passes()
-    threaded._pass = lambda *args: threaded_pass(*args, *extra, 3)
+    threaded._pass = lambda *args: update_and_window_parallel(*args, 3)
     threaded.advance(800, np.inf, np.inf)
     monkeypatch.setattr(sbp_module, "PARALLEL_PASS_MIN", np.inf)
-    serial = SBP(_fresh(problem, bias), np.random.default_rng(6))
-    assert serial._pass is serial_pass
+    serial = SBP(_fresh(problem, False), np.random.default_rng(6))
+    assert serial._pass is update_and_window
     serial.advance(800, np.inf, np.inf)
     for state in ("a", "ct", "acc_a", "acc_c"):
         assert np.array_equal(getattr(threaded, state), getattr(serial, state)), state

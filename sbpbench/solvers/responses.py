@@ -297,75 +297,7 @@ def update_and_window_parallel(c, acc, y, row, step, weight, low, high, buf, blo
 
 
 @numba.njit(cache=True, fastmath={"reassoc"})
-def _class_window_block(c, acc, y, row, step, weight, centers, width, buf, where, b0, b1, flags, positions, slots):
-    """Block ``[b0, b1)`` of :func:`update_and_class_windows`, dealing its gathered responses to
-    the next free ``slots`` of their class (advanced here): returns each class's count and sum
-    below its window (the sums vectorized, in an order fixed by the block alone)."""
-    cb, yb = c[b0:b1], y[b0:b1]
-    block_flags = flags[:b1 - b0]
-    if row is not None:  # (numba drops the branch that the type of row rules out)
-        ab, rb = acc[b0:b1], row[b0:b1]
-    low_pos, low_neg = centers[0] - width, centers[1] - width
-    high_pos, high_neg = centers[0] + width, centers[1] + width
-    count_pos = count_neg = 0
-    sum_pos = sum_neg = 0.0
-    for j in range(cb.shape[0]):
-        x = cb[j]
-        if row is not None:
-            v = step * yb[j] * rb[j]
-            x += v
-            cb[j] = x
-            ab[j] += weight * v
-        positive = yb[j] > 0
-        is_low = x < (low_pos if positive else low_neg)
-        is_high = x >= (high_pos if positive else high_neg)
-        low_p = is_low & positive
-        low_n = is_low & (not positive)
-        count_pos += low_p
-        count_neg += low_n
-        sum_pos += x if low_p else 0.0
-        sum_neg += x if low_n else 0.0
-        block_flags[j] = not (is_low | is_high)
-    k_pos, k_neg = slots[0], slots[1]
-    for t in range(compact(None, b0, block_flags, positions, 0, positions.shape[0])):
-        i = positions[t]
-        positive = y[i] > 0
-        slot = k_pos if positive else k_neg  # branch-free: the class follows no pattern
-        buf[slot] = c[i]
-        where[slot] = i
-        k_pos += positive
-        k_neg += not positive
-    slots[0], slots[1] = k_pos, k_neg
-    return count_pos, count_neg, sum_pos, sum_neg
-
-
-@numba.njit(cache=True)
-def _class_window_blocks(c, acc, y, row, step, weight, centers, width, buf, where, counts, sums, first, last,
-                         slots):
-    """Blocks ``first`` to ``last - 1`` of :func:`update_and_class_windows`, one after another,
-    dealing from ``slots`` on (advanced here); each block's counts and sums go to its column."""
-    flags, positions = np.empty(BLOCK, np.uint8), np.empty(BLOCK, np.int64)
-    n = c.shape[0]
-    for b in range(first, last):
-        b0 = b * BLOCK
-        counts[0, b], counts[1, b], sums[0, b], sums[1, b] = _class_window_block(
-            c, acc, y, row, step, weight, centers, width, buf, where, b0, min(n, b0 + BLOCK), flags, positions, slots)
-
-
-@numba.njit(cache=True)
-def _class_totals(counts, sums):
-    """Each class's count and sum below its window, the blocks' added in block order."""
-    below = np.zeros(2, np.int64)
-    total = np.zeros(2)
-    for b in range(counts.shape[1]):
-        for s in range(2):
-            below[s] += counts[s, b]
-            total[s] += sums[s, b]
-    return below, total
-
-
-@numba.njit(cache=True)
-def update_and_class_windows(c, acc, y, row, step, weight, centers, width, npos, buf, where, counts, sums):
+def update_and_class_windows(c, acc, y, row, step, weight, centers, width, npos, buf, where, flags, positions):
     """:func:`update_and_window` with a window per class (SBP with a bias), in one pass.
 
     Per class ``s`` (0: positives, ``y > 0``; 1: the others), with the window
@@ -373,9 +305,8 @@ def update_and_class_windows(c, acc, y, row, step, weight, centers, width, npos,
     below the window, and those inside, appended in index
     order with their indices to ``buf``/``where``: the positives' from position 0, the
     negatives' from ``npos`` (the number of positives), so that neither runs into the other.
-    Each block's indices inside a window are compacted and then dealt to their class; each
-    block's counts and sums are added in block order, so that
-    :func:`update_and_class_windows_parallel` returns the same numbers bit for bit.
+    Each block's indices inside a window are compacted into ``positions`` and then dealt to
+    their class.
 
     The largest response below and the smallest above each window are not tracked (as
     min/max reductions they kept the loop from vectorizing, 0.17 ms instead of 0.07 ms on
@@ -385,7 +316,7 @@ def update_and_class_windows(c, acc, y, row, step, weight, centers, width, npos,
     Parameters
     ----------
     c, acc, y, row, step, weight
-        As for :func:`update_and_window` (``y`` also gives the classes; ``row`` an array).
+        As for :func:`update_and_window` (``y`` also gives the classes).
     centers : numpy.ndarray, shape (2,)
         The windows' centres, positives' first.
     width : float
@@ -394,56 +325,57 @@ def update_and_class_windows(c, acc, y, row, step, weight, centers, width, npos,
         ``#{i : y_i > 0}``.
     buf, where : numpy.ndarray, shape (n,)
         Receive the gathered responses (float) and their indices (int64).
-    counts, sums : numpy.ndarray, shape (2, ceil(n / BLOCK))
-        Scratch (int64, float64): each block's counts and sums below the windows.
+    flags : numpy.ndarray of uint8, shape (BLOCK,)
+        Scratch.
+    positions : numpy.ndarray of int64, shape (BLOCK,)
+        Scratch.
 
     Returns
     -------
     tuple of numpy.ndarray, each of shape (2,)
         ``(below, inside, total)``: counts below and inside the windows, sum below.
     """
-    slots = np.array([0, npos])
-    _class_window_blocks(c, acc, y, row, step, weight, centers, width, buf, where, counts, sums, 0,
-                         counts.shape[1], slots)
-    below, total = _class_totals(counts, sums)
-    return below, np.array([slots[0], slots[1] - npos]), total
-
-
-@numba.njit(cache=True, parallel=True)
-def update_and_class_windows_parallel(c, acc, y, row, step, weight, centers, width, npos, buf, where, counts, sums,
-                                      positives, threads):
-    """:func:`update_and_class_windows` with its blocks split into ``threads`` stretches over
-    numba's threads: the same numbers, bit for bit. Stretch ``t`` deals its positives from the
-    number of positives before it and its negatives from ``npos`` plus the negatives before it
-    (``positives[b]``: the positives before block ``b``), so no stretch runs into another; then
-    the gaps are closed."""
-    nblocks = counts.shape[1]
-    bounds = np.empty(threads + 1, np.int64)
-    for t in range(threads + 1):
-        bounds[t] = t * nblocks // threads
-    starts = np.empty((threads, 2), np.int64)
-    slots = np.empty((threads, 2), np.int64)
-    for t in range(threads):
-        before = positives[bounds[t]]
-        starts[t, 0], starts[t, 1] = before, npos + min(c.shape[0], bounds[t] * BLOCK) - before
-        slots[t, 0], slots[t, 1] = starts[t, 0], starts[t, 1]
-    for t in numba.prange(threads):
-        _class_window_blocks(c, acc, y, row, step, weight, centers, width, buf, where, counts, sums, bounds[t],
-                             bounds[t + 1], slots[t])
-    inside = np.array([0, npos])
-    for t in range(threads):
-        for s in range(2):
-            shift = starts[t, s] - inside[s]
-            for k in range(starts[t, s], slots[t, s]):
-                buf[k - shift] = buf[k]
-                where[k - shift] = where[k]
-            inside[s] += slots[t, s] - starts[t, s]
-    below, total = _class_totals(counts, sums)
-    return below, np.array([inside[0], inside[1] - npos]), total
-
-
-def positives_before_blocks(y: np.ndarray) -> np.ndarray:
-    """``positives[b]``: the number of ``y > 0`` before block ``b`` (what
-    :func:`update_and_class_windows_parallel` needs), ``ceil(n / BLOCK) + 1`` of them."""
-    n = y.shape[0]
-    return np.concatenate([[0], np.cumsum(y > 0)])[np.minimum(np.arange(0, n + BLOCK, BLOCK), n)].astype(np.int64)
+    n = c.shape[0]
+    below = np.zeros(2, np.int64)
+    total = np.zeros(2)
+    k_pos, k_neg = 0, npos
+    low_pos, low_neg = centers[0] - width, centers[1] - width
+    high_pos, high_neg = centers[0] + width, centers[1] + width
+    for b0 in range(0, n, BLOCK):
+        b1 = min(n, b0 + BLOCK)
+        cb, yb = c[b0:b1], y[b0:b1]
+        block_flags = flags[:b1 - b0]
+        if row is not None:  # (numba drops the branch that the type of row rules out)
+            ab, rb = acc[b0:b1], row[b0:b1]
+        count_pos = count_neg = 0
+        sum_pos = sum_neg = 0.0
+        for j in range(cb.shape[0]):
+            x = cb[j]
+            if row is not None:
+                v = step * yb[j] * rb[j]
+                x += v
+                cb[j] = x
+                ab[j] += weight * v
+            positive = yb[j] > 0
+            is_low = x < (low_pos if positive else low_neg)
+            is_high = x >= (high_pos if positive else high_neg)
+            low_p = is_low & positive
+            low_n = is_low & (not positive)
+            count_pos += low_p
+            count_neg += low_n
+            sum_pos += x if low_p else 0.0
+            sum_neg += x if low_n else 0.0
+            block_flags[j] = not (is_low | is_high)
+        below[0] += count_pos
+        below[1] += count_neg
+        total[0] += sum_pos
+        total[1] += sum_neg
+        for t in range(compact(None, b0, block_flags, positions, 0, positions.shape[0])):
+            i = positions[t]
+            positive = y[i] > 0
+            slot = k_pos if positive else k_neg  # branch-free: the class follows no pattern
+            buf[slot] = c[i]
+            where[slot] = i
+            k_pos += positive
+            k_neg += not positive
+    return below, np.array([k_pos, k_neg - npos]), total

@@ -79,9 +79,7 @@ from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register, requ
 from sbpbench.solvers.responses import (
     BLOCK,
     add_row_and_sum,
-    positives_before_blocks,
     update_and_class_windows,
-    update_and_class_windows_parallel,
     update_and_window,
     update_and_window_parallel,
     window_blocks,
@@ -155,8 +153,10 @@ class SBP(Solver[SBPParams]):
         self._buf = np.empty(n)  # the responses gathered by the update for the next iteration's level
         self._snapshot_buf = np.empty(n)  # scratch of snapshot(), which must not touch _buf
         self._where = np.empty(n, dtype=np.int64)  # with a bias: the indices of the gathered responses
-        self._blocks, self._sums = window_blocks(n)  # the update pass's per-block counts and sums
-        self._class_counts = np.empty((2, self._sums.shape[1]), dtype=np.int64)  # with a bias: per class
+        self._flags = np.empty(BLOCK, dtype=np.uint8)  # scratch of the biased update's pass
+        self._blocks, self._sums = window_blocks(n)  # without a bias: its per-block counts and sums
+        self._pass = self._update_pass(n)
+        self._positions = np.empty(BLOCK, dtype=np.int64)  # the same, with a bias
         self._level = 0.0  # the last water level, in units of ct
         self._tops = np.zeros(2)  # with a bias: each class's last k-th response
         self._gathered = np.zeros(2, dtype=np.int64)  # and how many of its responses the last window gathered
@@ -169,25 +169,18 @@ class SBP(Solver[SBPParams]):
         if self.bias and np.unique(self.y).size < 2:
             raise UserError("sbp with bias: the training set needs examples of both classes")
         self._sample = self._sample_bias if self.bias else self._sample_plain
-        self._pass = self._update_pass()
         self._draw = UniformIndex(self.rng)  # rng.integers(m)'s numbers, without its 4 microseconds a call
 
-    def _passes(self) -> tuple[Any, Any, tuple[Any, ...]]:
-        """The update pass (:func:`update_and_window`, with a bias :func:`update_and_class_windows`),
-        the same split over numba's threads, and what the latter takes besides the thread count."""
-        if self.bias:
-            return update_and_class_windows, update_and_class_windows_parallel, (positives_before_blocks(self.y),)
-        return update_and_window, update_and_window_parallel, ()
-
-    def _update_pass(self) -> Any:
-        """The update pass, split over numba's threads when there are several and
+    @staticmethod
+    def _update_pass(n: int) -> Any:
+        """The unbiased update pass: split over numba's threads when there are several and
         :data:`PARALLEL_PASS_MIN` responses or more, whenever that is faster now
         (:class:`~sbpbench.threads.FasterOfTwo`; the same numbers either way)."""
-        serial, threaded, extra = self._passes()
         threads = numba.get_num_threads()
-        if threads < 2 or self.n < PARALLEL_PASS_MIN:
-            return serial
-        return FasterOfTwo(lambda *args: threaded(*args, *extra, threads), serial)
+        if threads < 2 or n < PARALLEL_PASS_MIN:
+            return update_and_window
+        return FasterOfTwo(lambda *args: update_and_window_parallel(*args, threads),  # type: ignore[call-arg]
+                           update_and_window)
 
     def _step(self, iterations: float, kernel_evals: float) -> bool:
         """One iteration of Algorithm 1: sample below the water level, add a row, project."""
@@ -232,8 +225,9 @@ class SBP(Solver[SBPParams]):
             self._windows = None
         else:
             self._centers = class_window_centers(row, step, y, self._tops, self._where, self._npos, self._gathered)
-            self._windows = self._pass(ct, self.acc_c, y, row, step, self.P, self._centers, width, self._npos,
-                                       self._buf, self._where, self._class_counts, self._sums)
+            self._windows = update_and_class_windows(ct, self.acc_c, y, row, step, self.P, self._centers, width,
+                                                     self._npos, self._buf, self._where, self._flags,
+                                                     self._positions)
 
     def _rebase(self) -> None:
         """Fold the scale into the state: ``s := 1``, the sums so far kept in ``acc``.
@@ -322,15 +316,13 @@ class SBP(Solver[SBPParams]):
         (its rows may be cached) or a cached row, on one thread and split over threads."""
         volume = self.volume / self.s
         source = self.kernel.store.block_source(0)
-        cached = self.k_diag.copy()  # a row as the kernel hands it out: read-only
-        cached.flags.writeable = False
-        serial, threaded, extra = self._passes()
-        for row in (cached,) if self.bias or source is None else (source, cached):
-            args: tuple[Any, ...] = (self.ct, self.acc_c, self._labels, row, 0.0, 0.0)
-            args += ((self._centers, 0.0, self._npos, self._buf, self._where, self._class_counts, self._sums)
-                     if self.bias else (0.0, 0.0, self._buf, self._blocks, self._sums))
-            serial(*args)
-            threaded(*args, *extra, 2)
+        if not self.bias:
+            cached = self.k_diag.copy()  # a row as the kernel hands it out: read-only
+            cached.flags.writeable = False
+            for row in (source, cached) if source is not None else (cached,):
+                args = (self.ct, self.acc_c, self._labels, row, 0.0, 0.0, 0.0, 0.0, self._buf, self._blocks, self._sums)
+                update_and_window(*args)
+                update_and_window_parallel(*args, 2)
         if self.bias:
             water_level_bias_near(self.y, self.ct, volume, 0.0, 0.0, 1.0, self._npos, self._buf, self._where)
         else:

@@ -565,9 +565,8 @@ def water_level_bias_near(y, c, volume, guess_pos, guess_neg, width, npos, buf, 
     tuple
         What :func:`level_from_windows` returns.
     """
-    nblocks = (c.shape[0] + BLOCK - 1) // BLOCK
     windows = update_and_class_windows(c, c, y, None, 0.0, 0.0, np.array([guess_pos, guess_neg]), width, npos, buf,
-                                       where, np.empty((2, nblocks), np.int64), np.empty((2, nblocks)))
+                                       where, np.empty(BLOCK, np.uint8), np.empty(BLOCK, np.int64))
     return level_from_windows(c, volume, windows, npos, buf, where)
 
 
