@@ -6,9 +6,13 @@ slowest thread, and a thread that the OS has descheduled comes back a time slice
 (on a 2-core machine with one busy process beside it, a 0.03 ms pass of SBP's took 8 ms in
 one call of a hundred and averaged 0.4 ms, against 0.09 ms on one thread). Which one pays
 is a property of the moment, so :class:`FasterOfTwo` measures it as it goes: it times
-every call (one clock read before and after), keeps to the faster of the two, leaves the
-threaded one at the first call that takes :data:`STRAGGLER` times its best, and tries it
-again after a wait that doubles each time it fails again.
+every call (one clock read before and after), keeps to the one whose calls took less on
+average over the last window of each, leaves the threaded one at once at a call that takes
+:data:`STRAGGLER` times the one-thread mean (a thread that waited for a core, not the
+jitter of a shared machine, which slows both), and tries it again after a wait that
+doubles each time it fails again. The first threaded call after a stretch on one thread
+is not judged: it wakes numba's threads, which have gone to sleep, and the first of all
+starts them.
 
 Only the speed depends on the choice: the two must return the same numbers bit for bit
 (each caller's tests check that), so a run's results do not depend on the machine's load.
@@ -20,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-#: A threaded call this many times slower than its best is a straggler: back to one thread.
+#: A threaded call this many times slower than the one-thread mean is a straggler: back to one thread.
 STRAGGLER = 8.0
 #: Calls in a window over which the mean times of the two are compared.
 WINDOW = 256
@@ -51,12 +55,12 @@ class FasterOfTwo:
         self._functions = (threaded, serial)
         self._clock = clock
         self.calls = [0, 0]  # 0: threaded, 1: serial
-        self._best = float("inf")  # the fastest threaded call
         self._means = [float("inf"), float("inf")]  # of each one's last full window
         self._window = [0.0, 0]  # seconds and calls of the current window
         self._wait = FIRST_WAIT
         self._using = 1  # a first window on one thread, to know what threads must beat
         self._left = WINDOW  # calls on one thread before the next try
+        self._waking = True  # the next threaded call wakes the threads: not judged
 
     def __call__(self, *args: Any) -> Any:
         using = self._using
@@ -72,10 +76,12 @@ class FasterOfTwo:
 
     def _threaded(self, seconds: float) -> None:
         """Book a threaded call; leave threads at a straggler or a worse window mean."""
-        if seconds > STRAGGLER * self._best:
+        if self._waking:
+            self._waking = False
+            return
+        if seconds > STRAGGLER * self._means[1]:
             self._give_up()
             return
-        self._best = min(self._best, seconds)
         mean = self._add(seconds)
         if mean is not None:
             self._means[0] = mean
@@ -112,3 +118,4 @@ class FasterOfTwo:
     def _switch(self, using: int) -> None:
         self._using = using
         self._window = [0.0, 0]
+        self._waking = using == 0
