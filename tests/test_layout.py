@@ -19,7 +19,7 @@ PACKAGE = ROOT / "sbpbench"
 #: import each other.
 LAYERS = (
     ("errors",),
-    ("files", "memory", "params"),
+    ("files", "memory", "params", "threads"),
     ("data",),
     ("kernels",),
     ("problem",),
