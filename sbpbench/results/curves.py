@@ -98,10 +98,10 @@ def covering_mean(frame: pd.DataFrame, x: str = "kernel_evals", y: str = "test_e
     values = np.array([np.where((grid >= cx[0]) & (grid <= cx[-1]), np.interp(grid, cx, cy), np.nan)
                        for cx, cy in curves])
     count = np.isfinite(values).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):  # points covered by no curve, or by one
         mean = np.nansum(values, axis=0) / count
         spread = np.sqrt(np.nansum((values - mean) ** 2, axis=0) / (count - 1))
-    se = np.where(count >= 2, spread / np.sqrt(count), np.nan)
+        se = np.where(count >= 2, spread / np.sqrt(count), np.nan)
     return Covering(10.0**grid, mean, se, count)
 
 

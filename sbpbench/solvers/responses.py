@@ -61,6 +61,16 @@ def add_row_and_sum(c, acc, y, row, step, weight):
         acc[j] += weight * v
 
 
+@numba.njit(cache=True, inline="always")
+def _update(c, acc, y, row, j, step, weight):
+    """Entry ``j`` of :func:`add_row_and_sum` (its arithmetic), returning the new response."""
+    v = step * y[j] * row[j]
+    x = c[j] + v
+    c[j] = x
+    acc[j] += weight * v
+    return x
+
+
 @numba.njit(cache=True)
 def compact_lanes_scalar(src, base, flags, start, dst, k):
     """:func:`compact_lanes` one lane at a time (without LLVM's vector compress, and as its reference).
@@ -171,12 +181,7 @@ def _window_block(c, acc, y, row, step, weight, low, high, buf, start, limit, b0
     covered = 0.0
     inside_sum = 0.0
     for j in range(cb.shape[0]):
-        x = cb[j]
-        if row is not None:
-            v = step * yb[j] * rb[j]
-            x += v
-            cb[j] = x
-            ab[j] += weight * v
+        x = cb[j] if row is None else _update(cb, ab, yb, rb, j, step, weight)
         below += x < low
         covered += x if x < low else 0.0
         is_inside = (x >= low) & (x < high)
@@ -350,12 +355,7 @@ def update_and_class_windows(c, acc, y, row, step, weight, centers, width, npos,
         count_pos = count_neg = 0
         sum_pos = sum_neg = 0.0
         for j in range(cb.shape[0]):
-            x = cb[j]
-            if row is not None:
-                v = step * yb[j] * rb[j]
-                x += v
-                cb[j] = x
-                ab[j] += weight * v
+            x = cb[j] if row is None else _update(cb, ab, yb, rb, j, step, weight)
             positive = yb[j] > 0
             is_low = x < (low_pos if positive else low_neg)
             is_high = x >= (high_pos if positive else high_neg)
