@@ -2,9 +2,9 @@
 
 A pass split over numba's threads is faster than the same pass on one thread while the
 other cores are idle, and far slower while they are busy: a parallel region waits for its
-slowest thread, and a thread that the OS has descheduled comes back a time slice later
-(on a 2-core machine with one busy process beside it, a 0.03 ms pass of SBP's took 8 ms in
-one call of a hundred and averaged 0.4 ms, against 0.09 ms on one thread). Which one pays
+slowest thread, and a thread that the OS has descheduled comes back a time slice later,
+milliseconds for a pass of tens of microseconds (``scripts/bench_sbp_iteration.py`` times
+SBP's iteration with a core kept busy). Which one pays
 is a property of the moment, so :class:`FasterOfTwo` measures it as it goes: it times
 every call (one clock read before and after), keeps to the one whose calls took less on
 average over the last window of each, leaves the threaded one at once at a call that takes

@@ -18,7 +18,10 @@ run; then
   handing out of its block source. The rest (Python and numba dispatch, step size,
   projection by the global scale) is the difference;
 * the memory bound (:func:`iteration_bound`), and a tighter one without the row written
-  and read back, which the fused pass does not do (:func:`fused_bound`).
+  and read back, which the fused pass does not do (:func:`fused_bound`);
+* the unbiased iteration again while another process keeps a core busy, as SBP picks its
+  threads and on one thread (:func:`mean_with_a_busy_core`): means over all rounds, since a
+  parallel region that waits for a descheduled thread is what a loaded machine costs.
 
 Then the share of a run's wall time spent measuring: one epoch of SBP on full Adult through
 the runner (checkpoints ten per decade and at the epoch's end, test error on all 16281
@@ -36,6 +39,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+import sys
 import time
 import timeit
 
@@ -149,9 +154,34 @@ def measure(bias: bool, iterations: int, warmup: int, repeats: int) -> dict:
         total = time.perf_counter() - t0
     parts = {name: seconds / iterations * 1e3 for name, seconds in timer.seconds.items()}
     parts["rest (Python, numba dispatch, step size, scale)"] = (total - sum(timer.seconds.values())) / iterations * 1e3
-    return {"iteration": min(rounds), "parts": parts, "instrumented": total / iterations * 1e3, "n": problem.n,
+    return {"iteration": min(rounds), "mean": float(np.mean([wall for wall, _ in rounds])), "parts": parts,
+            "instrumented": total / iterations * 1e3, "n": problem.n,
             "bound": 1e3 * iteration_bound(problem.kernel), "fused bound": 1e3 * fused_bound(problem.kernel),
             "threaded bound": 1e3 * fused_bound(problem.kernel, threaded=True)}
+
+
+def mean_with_a_busy_core(iterations: int, warmup: int, repeats: int) -> dict[int, float]:
+    """Mean milliseconds of the unbiased iteration over all ``repeats`` rounds (waits for a core
+    count) while another process keeps a core busy (a pure-Python loop), with numba's threads as
+    SBP picks them and on one thread; keyed by numba's thread count."""
+    train, test = load(DatasetSpec(name="adult"), np.random.default_rng(0))
+    problem = Problem.build(train, test, KernelSpec("gaussian", 10.0, cache_mb=0), 1.0 / train.n, 1.1e-2, False)
+    threads = numba.get_num_threads()
+    means = {}
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        for count in (threads, 1):
+            numba.set_num_threads(count)
+            solver = SBP(problem, np.random.default_rng(0))  # picks its update pass by numba's threads
+            solver.advance(warmup, np.inf, np.inf)
+            t0 = time.perf_counter()
+            solver.advance(warmup + repeats * iterations, np.inf, np.inf)
+            means[count] = (time.perf_counter() - t0) / (repeats * iterations) * 1e3
+    finally:
+        numba.set_num_threads(threads)
+        busy.kill()
+        busy.wait()
+    return means
 
 
 @numba.njit(cache=True)
@@ -250,6 +280,7 @@ def main() -> None:
     args = parser.parse_args()
     load_before = load_average()
     results = {bias: measure(bias, args.iterations, args.warmup, args.repeats) for bias in (False, True)}
+    busy = mean_with_a_busy_core(args.iterations, args.warmup, args.repeats)
     share = measuring_share(args.epochs)
     load_after = load_average()
     plain, biased = results[False], results[True]
@@ -283,6 +314,11 @@ def main() -> None:
     bias_wall = biased["iteration"][0]
     update_target(args.out, "sbp-iteration-bias", f"{bias_wall:.4f} ms ({bias_wall / biased['bound']:.2f}x its "
                   f"memory bound); load {load:.2f}", bias_wall <= TARGET_BIAS_MS)
+    threads = numba.get_num_threads()
+    lines += ["", f"Unbiased, the mean of all {args.repeats} rounds (a thread that waits for a core counts): "
+              f"{plain['mean']:.4f} ms as above; with another process keeping a core busy (a pure-Python loop), "
+              f"{busy[threads]:.4f} ms with numba's {threads} threads as SBP picks them (it keeps to one thread "
+              f"while threads are slower, `sbpbench/threads.py`) and {busy[1]:.4f} ms on one thread."]
     numpy_us, ours_us = draw_microseconds()
     lines += ["", f"One draw of an index below the level (358 candidates): numpy's `rng.integers` "
               f"{numpy_us:.2f} us, `UniformIndex` (the same numbers) {ours_us:.2f} us."]

@@ -53,8 +53,8 @@ from sbpbench.kernels.storage import Storage, choose
 from sbpbench.threads import FasterOfTwo
 
 #: Rows needing fewer multiply-adds (or bit-set words) than this are computed on one thread (a
-#: parallel region's start-up and barrier, about 2 microseconds, cost more than they save on
-#: small rows); larger rows use numba's current thread count whenever that is faster.
+#: parallel region's start-up and barrier cost more than they save on small rows); larger rows
+#: use numba's current thread count whenever that is faster.
 PARALLEL_MIN_WORK = 32_000
 
 
