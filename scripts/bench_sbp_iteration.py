@@ -131,16 +131,16 @@ class PartTimer:
         self._saved.clear()
 
 
-def measure(bias: bool, iterations: int, warmup: int, repeats: int) -> dict:
-    """Time SBP on full Adult (unbiased: Figure 2's setting; biased: the LIBSVM comparison's).
-
-    Returns the iteration's wall and CPU milliseconds (best of ``repeats`` rounds, no
-    instrumentation) and, from one more instrumented round, the milliseconds per iteration
-    of each part and of the rest (Python, numba dispatch, step size, scale).
-    """
+def adult_problem(bias: bool) -> Problem:
+    """Full Adult, row cache off: unbiased in Figure 2's setting, biased in the LIBSVM comparison's."""
     train, test = load(DatasetSpec(name="adult"), np.random.default_rng(0))
     sigma2, lam, nu = (100.0, 1.0 / (100 * train.n), BIASED_NU) if bias else (10.0, 1.0 / train.n, 1.1e-2)
-    problem = Problem.build(train, test, KernelSpec("gaussian", sigma2, cache_mb=0), lam, nu, bias)
+    return Problem.build(train, test, KernelSpec("gaussian", sigma2, cache_mb=0), lam, nu, bias)
+
+
+def timed_rounds(problem: Problem, iterations: int, warmup: int, repeats: int) -> tuple[SBP, list[tuple[float, float]]]:
+    """A new SBP on ``problem`` (its update pass picked for numba's threads now) after ``warmup``
+    iterations, and the wall and CPU milliseconds per iteration of each of ``repeats`` rounds."""
     solver = SBP(problem, np.random.default_rng(0))
     solver.advance(warmup, np.inf, np.inf)
     rounds = []
@@ -148,14 +148,38 @@ def measure(bias: bool, iterations: int, warmup: int, repeats: int) -> dict:
         w, c = time.perf_counter(), time.process_time()
         solver.advance(solver.iteration + iterations, np.inf, np.inf)
         rounds.append(((time.perf_counter() - w) / iterations * 1e3, (time.process_time() - c) / iterations * 1e3))
+    return solver, rounds
+
+
+def on_threads(count: int, fn):
+    """``fn()`` with numba's thread count set to ``count`` (restored after)."""
+    threads = numba.get_num_threads()
+    numba.set_num_threads(count)
+    try:
+        return fn()
+    finally:
+        numba.set_num_threads(threads)
+
+
+def measure(bias: bool, iterations: int, warmup: int, repeats: int) -> dict:
+    """Time SBP on full Adult (unbiased: Figure 2's setting; biased: the LIBSVM comparison's).
+
+    Returns the iteration's wall and CPU milliseconds (best of ``repeats`` rounds, no
+    instrumentation), the same on one thread, and, from one more instrumented round, the
+    milliseconds per iteration of each part and of the rest (Python, numba dispatch, step
+    size, scale).
+    """
+    problem = adult_problem(bias)
+    solver, rounds = timed_rounds(problem, iterations, warmup, repeats)
+    _, alone = on_threads(1, lambda: timed_rounds(problem, iterations, warmup, repeats))
     with PartTimer(problem.kernel, solver) as timer:
         t0 = time.perf_counter()
         solver.advance(solver.iteration + iterations, np.inf, np.inf)
         total = time.perf_counter() - t0
     parts = {name: seconds / iterations * 1e3 for name, seconds in timer.seconds.items()}
     parts["rest (Python, numba dispatch, step size, scale)"] = (total - sum(timer.seconds.values())) / iterations * 1e3
-    return {"iteration": min(rounds), "mean": float(np.mean([wall for wall, _ in rounds])), "parts": parts,
-            "instrumented": total / iterations * 1e3, "n": problem.n,
+    return {"iteration": min(rounds), "mean": float(np.mean([wall for wall, _ in rounds])), "one thread": min(alone),
+            "parts": parts, "instrumented": total / iterations * 1e3, "n": problem.n,
             "bound": 1e3 * iteration_bound(problem.kernel), "fused bound": 1e3 * fused_bound(problem.kernel),
             "threaded bound": 1e3 * fused_bound(problem.kernel, threaded=True)}
 
@@ -164,21 +188,14 @@ def mean_with_a_busy_core(iterations: int, warmup: int, repeats: int) -> dict[in
     """Mean milliseconds of the unbiased iteration over all ``repeats`` rounds (waits for a core
     count) while another process keeps a core busy (a pure-Python loop), with numba's threads as
     SBP picks them and on one thread; keyed by numba's thread count."""
-    train, test = load(DatasetSpec(name="adult"), np.random.default_rng(0))
-    problem = Problem.build(train, test, KernelSpec("gaussian", 10.0, cache_mb=0), 1.0 / train.n, 1.1e-2, False)
-    threads = numba.get_num_threads()
+    problem = adult_problem(False)
     means = {}
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        for count in (threads, 1):
-            numba.set_num_threads(count)
-            solver = SBP(problem, np.random.default_rng(0))  # picks its update pass by numba's threads
-            solver.advance(warmup, np.inf, np.inf)
-            t0 = time.perf_counter()
-            solver.advance(warmup + repeats * iterations, np.inf, np.inf)
-            means[count] = (time.perf_counter() - t0) / (repeats * iterations) * 1e3
+        for count in (numba.get_num_threads(), 1):
+            _, rounds = on_threads(count, lambda: timed_rounds(problem, iterations, warmup, repeats))
+            means[count] = float(np.mean([wall for wall, _ in rounds]))
     finally:
-        numba.set_num_threads(threads)
         busy.kill()
         busy.wait()
     return means
@@ -296,6 +313,8 @@ def main() -> None:
         "|---|---|---|",
         f"| iteration, wall | {plain['iteration'][0]:.4f} | {biased['iteration'][0]:.4f} |",
         f"| iteration, CPU | {plain['iteration'][1]:.4f} | {biased['iteration'][1]:.4f} |",
+        f"| iteration, wall, numba's threads set to one | {plain['one thread'][0]:.4f} "
+        f"| {biased['one thread'][0]:.4f} |",
         f"| iteration, instrumented round | {plain['instrumented']:.4f} | {biased['instrumented']:.4f} |",
     ]
     for name in plain["parts"]:
