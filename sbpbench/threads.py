@@ -4,15 +4,14 @@ A pass split over numba's threads is faster than the same pass on one thread whi
 other cores are idle, and far slower while they are busy: a parallel region waits for its
 slowest thread, and a thread that the OS has descheduled comes back a time slice later,
 milliseconds for a pass of tens of microseconds (``scripts/bench_sbp_iteration.py`` times
-SBP's iteration with a core kept busy). Which one pays
-is a property of the moment, so :class:`FasterOfTwo` measures it as it goes: it times
-every call (one clock read before and after), keeps to the one whose calls took less on
-average over the last window of each, leaves the threaded one at once at a call that takes
-:data:`STRAGGLER` times the one-thread mean (a thread that waited for a core, not the
-jitter of a shared machine, which slows both), and tries it again after a wait that
-doubles each time it fails again. The first threaded call after a stretch on one thread
-is not judged: it wakes numba's threads, which have gone to sleep, and the first of all
-starts them.
+SBP's iteration with a core kept busy). Which one pays is a property of the moment, so
+:class:`FasterOfTwo` measures it as it goes: it times every call (one clock read before and
+after), keeps to the one whose calls took less on average over the last window of each,
+leaves the threaded one at once at a call that takes :data:`STRAGGLER` times the one-thread
+mean (a thread that waited for a core, not the jitter of a shared machine, which slows
+both), and tries it again after a wait that doubles each time it fails again. The first
+threaded call after a stretch on one thread is not judged: it wakes numba's threads, which
+have gone to sleep, and the first of all starts them.
 
 Only the speed depends on the choice: the two must return the same numbers bit for bit
 (each caller's tests check that), so a run's results do not depend on the machine's load.
