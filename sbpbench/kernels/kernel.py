@@ -205,9 +205,9 @@ class Kernel:
         each block of the row, in a loop that does its own work with the block (SBP's update
         pass). Where the storage computes a block at a time (bit sets) and the row cache
         would not keep this row (a row larger than the cache), this is the storage's block
-        source and nothing is computed here: every
-        value is computed in :func:`~sbpbench.kernels.loops.row_block` by the kernel's own
-        loop, and the row is never written to memory and read back. The caller must read
+        source and nothing is computed here: every value is computed in
+        :func:`~sbpbench.kernels.loops.row_block` by the kernel's own loop, and the row is
+        never written to memory and read back. The caller must read
         every block once (the row is counted as computed here). Otherwise it is :meth:`row`'s
         array.
 

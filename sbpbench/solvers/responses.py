@@ -7,12 +7,14 @@ already multiplied by ``y_i``.
 
 SBP's water level moves little between iterations, so its update pass also gathers the
 responses near the last level (:func:`update_and_window`, with a bias one window per class,
-:func:`update_and_class_windows`); the level is then selected among those few
+:func:`update_and_class_windows`); the level is then found among those few
 (:mod:`sbpbench.solvers.waterlevel`). The pass runs block by block: a vectorized loop updates
-a block, counts and sums it and tags the responses inside a window, and :func:`compact`
-appends the tagged ones to a buffer. Whether a response lies in a window follows no pattern,
-so a branch on it is mispredicted at almost every response inside (on full Adult that made a
-separate gathering pass 0.16 ms instead of 0.024 ms); :func:`compact` has no such branch. With
+a block (computing it first when the row is a kernel's block source), counts and sums it and
+tags the responses inside a window, and :func:`compact` appends the tagged ones to a buffer;
+:func:`update_and_window_parallel` hands stretches of blocks to numba's threads. Whether a
+response lies in a window follows no pattern, so a branch on it is mispredicted at almost
+every response inside (on full Adult that made a separate gathering pass 0.16 ms instead of
+0.024 ms); :func:`compact` has no such branch. With
 LLVM 19 or later (llvmlite >= 0.44) it moves 8 responses at a time with
 ``llvm.experimental.vector.compress`` (one AVX-512 ``vcompresspd`` in a register, then a full
 8-lane store), else one at a time.

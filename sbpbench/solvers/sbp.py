@@ -155,7 +155,7 @@ class SBP(Solver[SBPParams]):
         self._where = np.empty(n, dtype=np.int64)  # with a bias: the indices of the gathered responses
         self._flags = np.empty(BLOCK, dtype=np.uint8)  # scratch of the biased update's pass
         self._blocks, self._sums = window_blocks(n)  # without a bias: its per-block counts and sums
-        self._pass = self._update_pass(n)
+        self._pass: Any = None if problem.bias else self._update_pass(n)  # the unbiased update pass
         self._positions = np.empty(BLOCK, dtype=np.int64)  # the same, with a bias
         self._level = 0.0  # the last water level, in units of ct
         self._tops = np.zeros(2)  # with a bias: each class's last k-th response

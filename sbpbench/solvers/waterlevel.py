@@ -15,8 +15,8 @@ SBP's level moves little between iterations. Its update pass
 (:func:`~sbpbench.solvers.responses.update_and_window`) counts and sums the responses
 below a window around the last level and gathers those inside; :func:`level_from_window`
 then finds the level among the gathered ones only, by Newton's method on the convex
-piecewise-linear water (exact: it stops on the level's own piece). When the level left the window,
-:func:`bracket_level` gives a bracket from the window's counts (Newton's step on the
+piecewise-linear water (exact: it stops on the level's own piece). When the level left the
+window, :func:`bracket_level` gives a bracket from the window's counts (Newton's step on the
 convex water) and :func:`water_level_near` gathers and searches it in one more pass.
 :func:`level_from_windows` and :func:`water_level_bias_near` do the same for the two-basin
 water filling with a bias, with one window per class.
@@ -123,30 +123,19 @@ def water_level(c, volume, buf):
         for i in range(n):
             lowest = min(lowest, buf[i])
         return lowest, 0
-    return _select_level(buf, 0, n, 0, 0.0, volume)
-
-
-@numba.njit(cache=True)
-def _select_level(buf, lo, hi, below, covered, volume):
-    """The selection of :func:`water_level` on ``buf[lo:hi]``, ``below`` values lower with sum ``covered``.
-
-    The level must lie at or above every value outside ``buf[lo:hi]`` that is counted in
-    ``below`` and at or below every other one.
-    """
-    start = lo
+    lo, hi, covered = 0, n, 0.0  # buf[:lo] lies below the level (sum covered), buf[hi:] above it
     while lo < hi:
         lt, gt, pivot, sum_lt = _partition3(buf, lo, hi)
-        # water needed to raise everything below the pivot up to the pivot
-        if pivot * (below + lt - start) - (covered + sum_lt) >= volume:
+        # water needed to raise everything below the pivot (buf[:lt]) up to the pivot
+        if pivot * lt - (covered + sum_lt) >= volume:
             hi = lt  # the level is at most the pivot: the pivot and above stay dry
         else:
             covered += sum_lt + pivot * (gt - lt)  # the level is above the pivot
             lo = gt
-    count = below + lo - start
-    return (volume + covered) / count, count
+    return (volume + covered) / lo, lo
 
 
-#: Newton steps :func:`level_from_window` takes at most (on full Adult it needs 2 or 3, rarely 5).
+#: Newton steps :func:`level_from_window` takes at most (a few settle; more means rounding cycles).
 NEWTON_STEPS = 64
 
 
@@ -173,8 +162,9 @@ def level_from_window(volume, low, high, window, buf):
     ``W`` is convex and piecewise linear with slope ``#{c_i < x}``, so each step
     ``x := (volume + sum_{c_i < x} c_i) / #{c_i < x}`` stays at or above the level and the
     set below shrinks, until a step keeps the set: then ``W(x) = volume`` exactly on that
-    set, which is the level (on full Adult, 2 or 3 vectorized passes over the ~1600 gathered
-    responses, against about 5 times as long for the selection of :func:`water_level`).
+    set, which is the level. Each step is one vectorized pass over the gathered responses, and
+    a few steps settle (BENCHMARKS.md, SBP iteration, times the level against the selection
+    of :func:`water_level` it replaced).
     The level and the set below it are those of :func:`water_level` (the sums are added in
     another order, so ``gamma`` may differ in its last bits); ``buf`` is left in index
     order, which :func:`nth_below_gathered` relies on.
