@@ -3,12 +3,26 @@ its table of targets (one row per target, each written by the script that measur
 
 from __future__ import annotations
 
+import argparse
 import datetime as _dt
 import os
 import platform
 import re
 from importlib import metadata
 from pathlib import Path
+
+
+def positive(kind: type):
+    """An argparse ``type``: ``kind`` of the text, refused (one line, exit 2) unless above zero."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got {text!r}")
+        return value
+    return parse
 
 
 def machine_facts() -> str:

@@ -32,7 +32,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from bench_common import update_section, update_target
+from bench_common import positive, update_section, update_target
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Per data set: the experiment, its BENCHMARKS.md section and the wall-time target (None: none).
@@ -116,7 +116,7 @@ def main() -> None:
     source.add_argument("--run", action="store_true", help="run it now")
     source.add_argument("--from", dest="run_dir", type=Path,
                         help="a run folder to report on (default: the committed results/paper/<experiment>)")
-    parser.add_argument("--jobs", type=int, default=2, help="processes for --run")
+    parser.add_argument("--jobs", type=positive(int), default=2, help="processes for --run")
     parser.add_argument("--out", default="BENCHMARKS.md")
     args = parser.parse_args()
     experiment, section, target_s = EXPERIMENTS[args.experiment]

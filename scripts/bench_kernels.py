@@ -30,7 +30,7 @@ import time
 
 import numba
 import numpy as np
-from bench_common import load_average, machine_facts, update_section, update_target
+from bench_common import load_average, machine_facts, positive, update_section, update_target
 from sklearn.metrics.pairwise import rbf_kernel
 
 from sbpbench.data import DatasetSpec, load
@@ -183,7 +183,7 @@ def mnist_row_target(results: list[dict], load: float) -> tuple[str, bool]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=300, help="kernel rows timed per dataset")
+    parser.add_argument("--rows", type=positive(int), default=300, help="kernel rows timed per dataset")
     parser.add_argument("--out", default="BENCHMARKS.md", help="report to update")
     args = parser.parse_args()
     load_before = load_average()

@@ -46,7 +46,7 @@ import timeit
 
 import numba
 import numpy as np
-from bench_common import load_average, machine_facts, update_section, update_target
+from bench_common import load_average, machine_facts, positive, update_section, update_target
 from bench_kernels import best_of, parallel_stream_seconds, stream_seconds
 
 from sbpbench.data import DatasetSpec, load
@@ -290,10 +290,10 @@ def measuring_share(epochs: float) -> dict[str, tuple[float, float, int]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=1000, help="iterations timed per round")
-    parser.add_argument("--warmup", type=int, default=3000, help="iterations run before timing")
-    parser.add_argument("--repeats", type=int, default=15, help="rounds; the best is reported")
-    parser.add_argument("--epochs", type=float, default=1.0, help="epochs of the measuring-share run")
+    parser.add_argument("--iterations", type=positive(int), default=1000, help="iterations timed per round")
+    parser.add_argument("--warmup", type=positive(int), default=3000, help="iterations run before timing")
+    parser.add_argument("--repeats", type=positive(int), default=15, help="rounds; the best is reported")
+    parser.add_argument("--epochs", type=positive(float), default=1.0, help="epochs of the measuring-share run")
     parser.add_argument("--out", default="BENCHMARKS.md", help="report to update")
     args = parser.parse_args()
     load_before = load_average()
