@@ -87,7 +87,7 @@ def test_readme_table_of_config_keys_gives_the_declared_defaults():
         documented.update({key if "." in key else f"{prefix}.{key}": readme_value(default)
                            for key, default in zip(keys, defaults)})
     declared = {key: p.default for key, p in declared_keys().items()}
-    assert len(declared) == 13
+    assert len(declared) == 14
     assert {key: documented.get(key, "(no row)") for key in declared} == declared
 
 

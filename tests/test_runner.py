@@ -145,3 +145,15 @@ def test_next_log_target():
     assert runner.next_log_target(1, 10) == pytest.approx(10**0.1)
     assert runner.next_log_target(100, 10) == pytest.approx(10**2.1)
     assert runner.next_log_target(99.99, 1) == pytest.approx(100)
+
+
+def test_target_primal_objective_ends_with_done_at_the_first_checkpoint_below_it(problem):
+    """A speed run's target: the run stops at the first checkpoint whose primal objective is at or
+    below the bound, and not before."""
+    free = run(problem, experiment(Budget(epochs=2)), name="pegasos").rows
+    bound = free[len(free) // 2]["primal_objective"]
+    first = next(i for i, row in enumerate(free) if row["primal_objective"] <= bound)
+    result = run(problem, experiment(Budget(epochs=2, primal_objective=bound)), name="pegasos")
+    assert result.summary["status"] == "done"
+    assert len(result.rows) == first + 1
+    assert result.rows[-1]["primal_objective"] <= bound < min(r["primal_objective"] for r in result.rows[:-1])

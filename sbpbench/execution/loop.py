@@ -56,6 +56,7 @@ import numpy as np
 from sbpbench.experiment.config import Experiment, SolverSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS, ProblemKind, Solver
+from sbpbench.solvers.base import Budget
 
 #: Training points of each class in the warm-up problem (:meth:`WarmUps.warm_up`); it has at most
 #: twice as many test points.
@@ -219,7 +220,7 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
             if progress is not None:
                 progress(max(solver.iteration / max_it, kernel.kernel_evals / max_kev, train_time / max_sec,
                              solver.own_progress()), row)
-            if finished or (budget.test_error is not None and row["test_error"] <= budget.test_error):
+            if finished or _target_reached(budget, row):
                 status = "done"
                 break
             if solver.iteration >= max_it or row["kernel_evals"] >= max_kev or train_time >= max_sec:
@@ -227,6 +228,12 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     except Exception as exc:  # a failing run must not take the others down
         status = f"failed: {type(exc).__name__}: {exc}"
     return RunResult(rows, _summary(exp, spec, run, status, rows, time.time() - started))
+
+
+def _target_reached(budget: Budget, row: dict[str, Any]) -> bool:
+    """Whether a checkpoint's measures reach the budget's targets (test error, primal objective)."""
+    return ((budget.test_error is not None and row["test_error"] <= budget.test_error)
+            or (budget.primal_objective is not None and row["primal_objective"] <= budget.primal_objective))
 
 
 def failed_result(exp: Experiment, spec: SolverSpec, run: int, reason: str) -> RunResult:

@@ -72,6 +72,9 @@ class Budget(Params):
     seconds: float | None = param(None, "stop after this many seconds of training time", check=positive)
     test_error: float | None = param(None, "also stop (status done) once the test error is at or below this",
                                      check=fraction)
+    primal_objective: float | None = param(
+        None, "also stop (status done) once the primal objective J(w) is at or below this (e.g. 1.01 J_opt: "
+              "the first checkpoint at 1% relative accuracy)", check=positive)
 
     #: The limits of the work itself (:meth:`Solver.advance`); ``test_error`` is measured.
     LIMITS: ClassVar[tuple[str, ...]] = ("epochs", "kernel_evals", "seconds")
