@@ -174,7 +174,7 @@ def test_the_summary_on_the_page_is_the_printed_one(run_dir):
     curves = read_curves(run_dir)
     text = (run_dir / "index.html").read_text()
     for row, line in zip(summary_rows(curves), summary_table(curves).splitlines()[1:]):
-        assert f"{row.error_mean:.2f} ± {row.error_std:.2f}" in text and f"{row.error_mean:.2f} ±" in line
+        assert f"{row.error_mean:.2f} ± {row.error_se:.2f}" in text and f"{row.error_mean:.2f} ±" in line
         assert line.rstrip().endswith(row.statuses)
 
 

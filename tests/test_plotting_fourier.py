@@ -5,6 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from sbpbench.outputs import plotting
 from sbpbench.outputs.plotting import _draw_curve, error_curves
@@ -78,7 +79,17 @@ def test_a_band_is_drawn_only_where_at_least_two_runs_cover():
 def test_a_figure_says_under_its_panels_what_the_bands_are():
     frame = pd.DataFrame(_curve_rows("sbp", {0: [(10, 0.3), (100, 0.2)], 1: [(10, 0.31), (100, 0.22)]}))
     fig = plotting.curves_figure(frame, plotting.X_AXES["kernel_evals"], plotting.Y_AXES["test_error"])
-    assert [t.get_text() for t in fig.texts] == [plotting.BAND_NOTE]
+    assert [t.get_text().replace("\n", " ") for t in fig.texts] == [plotting.BAND_NOTE]
+
+
+def test_the_note_under_a_one_panel_figure_stays_inside_the_image():
+    """The note is wrapped to the figure's width: no line runs off either edge of a narrow figure."""
+    frame = pd.DataFrame(_curve_rows("sbp", {0: [(10, 0.3), (100, 0.2)], 1: [(10, 0.31), (100, 0.22)]}))
+    fig = plotting.curves_figure(frame, plotting.X_AXES["kernel_evals"], plotting.Y_AXES["test_error"])
+    FigureCanvasAgg(fig)
+    renderer = fig.canvas.get_renderer()
+    box, page = fig.texts[0].get_window_extent(renderer), fig.bbox
+    assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0
 
 
 def test_a_swinging_solver_is_drawn_as_points_until_it_stays_below_the_constant_classifier():
@@ -143,3 +154,27 @@ def test_the_constant_classifiers_error_comes_from_the_resolved_data_set():
     assert plotting.baseline_error({}) is None
     frame = pd.DataFrame(_curve_rows("sbp", {0: [(10, 0.3)]}))
     assert plotting.baselines([(frame, meta), (frame.assign(experiment="f"), {})]) == {"e": 0.25}
+
+
+def test_the_zoom_row_zooms_past_a_solver_that_ends_far_above_the_others():
+    """Adult's Figure 2: four solvers end near 15%, the Perceptron near 20%, the constant classifier
+    is at 23.6%. The zoomed row must span less than the full row (it once ran from 12% to 32%)."""
+    ends = {"sbp": 0.148, "pegasos": 0.150, "sdca": 0.151, "smo": 0.149, "perceptron": 0.20}
+    frame = pd.DataFrame([row for solver, end in ends.items()
+                          for row in _curve_rows(solver, {r: [(10, 0.236), (1000, 0.2), (10**5, end + r * 1e-3)]
+                                                          for r in (0, 1)})])
+    marks = plotting.Marks(baselines={"e": 0.236}, titles={"e": "Adult"}, names={"sbp": "SBP"})
+    fig = plotting.curves_figure(frame, plotting.X_AXES["kernel_evals"], plotting.Y_AXES["test_error"],
+                                 zoom=True, marks=marks)
+    full, zoomed = fig.axes[0].get_ylim(), fig.axes[1].get_ylim()
+    assert zoomed[1] - zoomed[0] < 0.5 * (full[1] - full[0])
+    assert zoomed[0] <= 14.8 and zoomed[1] >= 15.2          # the four that converge stay in view
+    assert fig.axes[0].get_title() == "Adult"
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert labels[0] == "SBP (2 runs)" and labels[1] == "pegasos (2 runs)"
+
+
+def test_a_legend_counts_one_run_in_the_singular():
+    frame = pd.DataFrame(_curve_rows("sbp", {0: [(10, 0.3), (100, 0.2)]}))
+    fig = plotting.curves_figure(frame, plotting.X_AXES["kernel_evals"], plotting.Y_AXES["test_error"])
+    assert fig.axes[0].get_legend_handles_labels()[1] == ["sbp (1 run)"]

@@ -187,7 +187,7 @@ def _summary(curves: pd.DataFrame) -> str:
     rows = summary_rows(curves)
     if not rows:
         return "<p>No checkpoints were recorded.</p>"
-    return _table(HEADER, [[r.solver, r.runs, Shown(f"{r.error_mean:.2f} ± {r.error_std:.2f}"), r.kernel_evals,
+    return _table(HEADER, [[r.solver, r.runs, Shown(f"{r.error_mean:.2f} ± {r.error_se:.2f}"), r.kernel_evals,
                             r.train_time_s, r.statuses] for r in rows])
 
 

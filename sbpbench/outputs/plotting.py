@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,9 +59,10 @@ from sbpbench.results.lookup import newest_runs  # noqa: E402
 from sbpbench.results.store import curves_file, read_curves, read_meta, solver_trait  # noqa: E402
 
 #: With ``zoom``, a panel's test-error axis runs from the first of these multiples of its
-#: smallest final mean error to the second of its largest: the range where the solvers converge
-#: and differ, as the papers' panels show it.
-ZOOM_RANGE = (0.8, 1.6)
+#: smallest final mean error to the second of the median of its final means: the range where
+#: most solvers converge and differ (a solver that ends far above the others, such as the
+#: Perceptron on Adult, leaves the zoom rather than widening it past the full panel's range).
+ZOOM_RANGE = (0.9, 1.25)
 
 #: With a log axis, a band's lower edge is cut here (above zero).
 LOG_FLOOR = 1e-12
@@ -151,12 +153,21 @@ def _panels(curves: pd.DataFrame, column: str, size: tuple[float, float]
     return fig, ((ax, value, curves[curves[column] == value]) for ax, value in zip(axes[0], values))
 
 
+#: Font size (points) of the note under a figure's panels, and the characters of it that fit in
+#: one inch of the figure's width (a conservative average for matplotlib's default sans-serif).
+NOTE_SIZE, NOTE_CHARS_PER_INCH = 8, 14
+
+
 def _lay_out(fig: Figure, title: str | None, note: str) -> None:
-    """Title the figure, write ``note`` under its panels and lay them out."""
+    """Title the figure, write ``note`` under its panels, wrapped to the figure's width so that
+    no line runs off its edges, and lay them out."""
     if title:
         fig.suptitle(title)
-    fig.text(0.5, 0.005, note, ha="center", va="bottom", fontsize=8, color="0.3")
-    fig.tight_layout(rect=(0, 0.035, 1, 1))
+    width, height = fig.get_size_inches()
+    lines = textwrap.wrap(note, max(20, int(width * NOTE_CHARS_PER_INCH)))
+    fig.text(0.5, 0.005, "\n".join(lines), ha="center", va="bottom", fontsize=NOTE_SIZE, color="0.3")
+    reserved = (len(lines) * 1.25 * NOTE_SIZE / 72 + 0.05) / height
+    fig.tight_layout(rect=(0, reserved, 1, 1))
 
 
 @dataclass
@@ -273,12 +284,20 @@ class Marks:
         labelled with the value of that column, e.g. ``("pairs", "k = {:g}")``.
     epochs_axis : bool
         With iterations on the x axis, a second x axis on top in epochs of the panel's data.
+    titles : Mapping
+        Per experiment, its panel's title (a paper's figure names its panels by data set);
+        by default ``<experiment> (<dataset>)``.
+    names : Mapping
+        Per solver label, the name its legend entry shows (a paper's method name, in place of a
+        label such as ``fourier[max_pairs=1024]``); by default the label.
     """
 
     baselines: Mapping[str, float] = field(default_factory=dict)
     extras: tuple[str, ...] = ()
     fit_label: tuple[str, str] | None = None
     epochs_axis: bool = False
+    titles: Mapping[str, str] = field(default_factory=dict)
+    names: Mapping[str, str] = field(default_factory=dict)
 
 
 #: Colours of extra variants (:class:`Marks`), in turn.
@@ -306,7 +325,7 @@ class _Drawn:
 
 
 def _label(label: str, curve: MeanLine, extra: bool) -> str:
-    notes = [f"{curve.runs} runs"]
+    notes = [f"{curve.runs} run{'' if curve.runs == 1 else 's'}"]
     if curve.line_from is not None:
         notes.append("dots until it settles")
     if curve.fits:
@@ -434,7 +453,7 @@ def _panel(ax: Axes, sub: pd.DataFrame, x: Axis, y: Axis, dashed: Axis | None, m
     drawn = []
     for label, frame in sub.groupby("solver", sort=False):
         colour = next(extra_colours) if str(label) in marks.extras else None
-        d = _draw_curve(ax, str(label), frame, x.column, y, dashed, baseline, colour)
+        d = _draw_curve(ax, marks.names.get(str(label), str(label)), frame, x.column, y, dashed, baseline, colour)
         if d is not None:
             drawn.append(d)
     if x.log:
@@ -486,7 +505,7 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
         Two rows of panels: the full curves (the error axis from 0 to :data:`BASELINE_HEADROOM`
         times the constant classifier's error, where ``marks`` gives it), and under them the same
         curves with the y axis over :data:`ZOOM_RANGE` of the solvers' final means (from the
-        smallest times the first factor to the largest times the second, at most ``y.limit``),
+        smallest times the first factor to their median times the second, at most ``y.limit``),
         where the solvers converge and differ.
     size : tuple of float
         Inches of one panel.
@@ -531,7 +550,7 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
             if row == rows - 1:
                 ax.set_xlabel(x.label)
             if row == 0:
-                ax.set_title(f"{name} ({sub['dataset'].iloc[0]})")
+                ax.set_title(marks.titles.get(name, f"{name} ({sub['dataset'].iloc[0]})"))
                 ax.legend(fontsize=legend_size)
                 if marks.epochs_axis:
                     _epochs_axis(ax, sub, x)
@@ -539,7 +558,7 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
                 ax.set_ylim(0, y.factor * BASELINE_HEADROOM * baseline)
             if zoom and row == 1:
                 finals = y.factor * final_rows(sub).groupby("solver")[y.column].mean()
-                top = ZOOM_RANGE[1] * finals.max()
+                top = ZOOM_RANGE[1] * finals.median()
                 ax.set_ylim(ZOOM_RANGE[0] * finals.min(), top if y.limit is None else min(y.limit, top))
                 ax.set_ylabel(f"{y.label}, zoom on the final values")
             _mark_outside(ax, drawn, y.factor, marks.fit_label)

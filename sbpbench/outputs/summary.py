@@ -16,20 +16,21 @@ from sbpbench.results.curves import final_rows
 
 @dataclass(frozen=True)
 class SummaryRow:
-    """One solver's last checkpoints: test error mean and standard deviation over runs (in
-    percent), mean kernel evaluations and training seconds, and the statuses its runs ended with."""
+    """One solver's last checkpoints: test error mean and its standard error over runs (in
+    percent; 0 for one run), mean kernel evaluations and training seconds, and the statuses its
+    runs ended with. The standard error is the spread the figures' bands show too."""
 
     solver: str
     runs: int
     error_mean: float
-    error_std: float
+    error_se: float
     kernel_evals: float
     train_time_s: float
     statuses: str
 
 
 #: The columns of the summary, as headed in the text table and on the page.
-HEADER = ("solver", "runs", "test error (%)", "kernel evals", "train s", "status")
+HEADER = ("solver", "runs", "test error (%) ± s.e.", "kernel evals", "train s", "status")
 
 
 def summary_rows(curves: pd.DataFrame) -> list[SummaryRow]:
@@ -50,7 +51,7 @@ def summary_rows(curves: pd.DataFrame) -> list[SummaryRow]:
     rows = []
     for label, g in final_rows(curves).groupby("solver", sort=False):
         err = 100 * g["test_error"]
-        rows.append(SummaryRow(str(label), len(g), err.mean(), err.std(ddof=0) if len(g) > 1 else 0.0,
+        rows.append(SummaryRow(str(label), len(g), err.mean(), err.std(ddof=1) / len(g) ** 0.5 if len(g) > 1 else 0.0,
                                g["kernel_evals"].mean(), g["train_time_s"].mean(),
                                ",".join(sorted(set(g["status"].astype(str))))))
     return rows
@@ -79,9 +80,9 @@ def summary_table(curves: pd.DataFrame, columns: int | None = None) -> str:
         return "(no checkpoints were recorded)"
     solver, runs, error, evals, seconds, status = HEADER
     labels = [printable(r.solver) for r in rows]
-    numbers = [f"{r.runs:>4} {r.error_mean:>9.2f} ± {r.error_std:<4.2f} {r.kernel_evals:>13.3g} "
+    numbers = [f"{r.runs:>4} {r.error_mean:>14.2f} ± {r.error_se:<4.2f} {r.kernel_evals:>13.3g} "
                f"{r.train_time_s:>9.2f}  {r.statuses}" for r in rows]
-    head = f"{runs:>4} {error:>16} {evals:>13} {seconds:>9}  {status}"
+    head = f"{runs:>4} {error:>21} {evals:>13} {seconds:>9}  {status}"
     width = max(24, *map(len, labels))  # a sweep's labels can be long
     if columns is None or width + 1 + max(map(len, numbers + [head])) <= columns - 1:
         return "\n".join([f"{solver:<{width}} {head}"] + [f"{a:<{width}} {b}" for a, b in zip(labels, numbers)])
