@@ -170,3 +170,11 @@ def test_pegasos_primal_on_a_gaussian_kernel_fails_validation(monkeypatch, capsy
     assert not (tmp_path / "res").exists()
     write_config(cfg, {**primal, "kernel": {"name": "linear"}})
     assert sbpbench(monkeypatch, "validate", cfg) == 0
+
+
+def test_quiet_prints_only_the_run_folders(monkeypatch, capsys, tmp_path, config_file):
+    """-q: no progress, no table, no figure lines; one line per experiment, its run folder."""
+    assert sbpbench(monkeypatch, "run", config_file, "--results", tmp_path / "res", "-q") == 0
+    (run_dir,) = (tmp_path / "res" / "tiny").iterdir()
+    assert capsys.readouterr().out.splitlines() == [str(run_dir)]
+    assert (run_dir / "index.html").is_file() and (run_dir / "figure2.png").is_file()

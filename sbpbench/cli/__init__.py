@@ -78,7 +78,8 @@ def show_notes() -> None:
 @click.option("--resume-from", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Continue this run folder (one config; implies --resume).")
 @click.option("--no-plot", is_flag=True, help="Do not draw the figure nor write the run's page (index.html).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress and no tables: only each run folder's path (and errors) is printed.")
 def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...], jobs: int | None,
         executor: str | None, scheduler: str | None, resume: bool, resume_from: Path | None, no_plot: bool,
         quiet: bool) -> None:
@@ -110,14 +111,19 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
             click.echo(wrap(line) if line.startswith("sbpbench: ") else line, err=True)
         sys.exit(130)
     for exp, directory in zip(experiments, directories):
-        click.echo("\n" + wrap(f"{printable(exp.name)}: final checkpoint of each run"))
-        click.echo(summary_table(read_curves(directory), width()))
-        click.echo(wrap(f"results: {printable(str(directory))} (curves.csv, meta.json)"))
+        if quiet:
+            click.echo(printable(str(directory)))
+        else:
+            click.echo("\n" + wrap(f"{printable(exp.name)}: final checkpoint of each run"))
+            click.echo(summary_table(read_curves(directory), width()))
+            click.echo(wrap(f"results: {printable(str(directory))} (curves.csv, meta.json)"))
         if not no_plot:
             written = plot_results(directory).files
-            if written:
-                click.echo(wrap("figure:  " + ", ".join(printable(p.name) for p in written)))
-            click.echo(wrap(f"page:    {printable(str(write_page(directory)))}"))
+            page = write_page(directory)
+            if not quiet:
+                if written:
+                    click.echo(wrap("figure:  " + ", ".join(printable(p.name) for p in written)))
+                click.echo(wrap(f"page:    {printable(str(page))}"))
     runs = {d: read_meta(d).get("runs", []) for d in directories}
     bad = {d: sum(map(ended_badly, summaries)) for d, summaries in runs.items()}
     if any(bad.values()):
