@@ -8,7 +8,7 @@ import time
 import pytest
 
 from sbpbench.cli import progress
-from sbpbench.cli.progress import CliReporter, duration, eta, fit, flow, progress_line
+from sbpbench.cli.progress import WARMING_UP, CliReporter, duration, eta, fit, flow, progress_line
 from sbpbench.errors import printable
 from sbpbench.outputs.summary import summary_table
 from sbpbench.results.store import read_curves
@@ -204,3 +204,10 @@ def test_the_summary_table_fits_or_stacks(tmp_path, monkeypatch):
     assert len(narrow) == 8 and all(len(line) <= 79 for line in narrow)
     assert [narrow[i] for i in (2, 4, 6)] == LABELS
     assert [narrow[i].split() for i in (3, 5, 7)] == [line.split()[1:] for line in wide[1:]]
+
+
+def test_a_run_without_a_checkpoint_says_it_is_warming_up():
+    """The first run after install sits for ~20 s while numba compiles: the line says so, not 0.0%."""
+    assert WARMING_UP not in progress_line("sbp run 1/3", 0.0, None, 1.0, 200)
+    assert WARMING_UP in progress_line("sbp run 1/3", 0.0, None, 5.0, 200)
+    assert WARMING_UP not in progress_line("sbp run 1/3", 0.1, ROW, 5.0, 200)

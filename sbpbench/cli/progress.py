@@ -139,6 +139,13 @@ def flow(head: str, fields: Sequence[str], columns: int) -> list[str]:
     return lines
 
 
+#: Seconds without a first checkpoint after which the status line says why (:data:`WARMING_UP`).
+WARMING_UP_AFTER_S = 2.0
+#: What a run without a checkpoint is doing: on the first run after install (or after a change
+#: of the code), numba compiles the solver's loops (15-20 s for SBP), then caches them on disk.
+WARMING_UP = "warming up: numba compiles on first use (cached for later runs)"
+
+
 def progress_line(label: str, fraction: float, row: dict[str, Any] | None, elapsed: float, columns: int) -> str:
     """The status line of the run in this process, at most ``columns - 1`` characters.
 
@@ -159,13 +166,16 @@ def progress_line(label: str, fraction: float, row: dict[str, Any] | None, elaps
     Returns
     -------
     str
-        ``label [bar] pct  ETA t  err e  kevals k  t``: the fields after the percentage are
+        ``label [bar] pct  ETA t  err e  kevals k  t`` (before the first checkpoint, after
+        :data:`WARMING_UP_AFTER_S` s, :data:`WARMING_UP` in place of the ETA): the fields after the percentage are
         dropped from the right until the line fits with the narrowest bar; the bar then takes
         what room is left (up to :data:`MAX_BAR`); a label still too long is shortened.
     """
     room = max(columns - 1, 1)
     done = min(1.0, max(fraction, 0.0))
     fields = [f"ETA {duration(eta(done, elapsed) if done >= MIN_SHARE_FOR_ETA else math.inf)}"]
+    if row is None and elapsed >= WARMING_UP_AFTER_S:
+        fields = [WARMING_UP]
     if row is not None:
         fields += [f"err {_percent(row['test_error'])}", f"kevals {_count(row['kernel_evals'])}"]
     fields.append(duration(elapsed))
