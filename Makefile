@@ -7,9 +7,12 @@ PYTHON ?= $(VENV)/bin/python
 $(PYTHON):
 	python3 -m venv $(VENV)
 
+# pip's own lines show its progress (a first install downloads numba, scipy, dask: a minute or
+# two); setuptools' note on editable installs ("Editable installation", a warning that warns of
+# nothing here) is silenced by its message.
 install: $(PYTHON)
 	$(PYTHON) -m pip install -q --upgrade pip
-	$(PYTHON) -m pip install -q -e ".[test,dask,lint]"
+	PYTHONWARNINGS="ignore:Editable installation" $(PYTHON) -m pip install -e ".[test,dask,lint]"
 
 run:
 	$(PYTHON) -m sbpbench run configs/quickstart.yaml
