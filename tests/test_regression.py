@@ -4,6 +4,7 @@ Also shows that the check can fail: a perturbed SBP (half the step size) must be
 and the real solver must pass again.
 """
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +14,7 @@ from sbpbench import kernels
 from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment import config
 from sbpbench.outputs import check as regression
+from sbpbench.solvers import SOLVERS
 from sbpbench.solvers import sbp as sbp_module
 from tests.cli_runner import sbpbench
 from tests.problems import SHARED
@@ -40,6 +42,18 @@ def test_ci_config_matches_its_reference(path, tmp_path, monkeypatch):
     exp, run_dir = run_ci(path, tmp_path)
     ok, report = regression.check(run_dir, ROOT / "results" / "reference" / exp.name)
     assert ok, report
+
+
+def test_the_references_cover_every_solver_c_both_kernels_and_sizes():
+    """Every registered solver runs in a CI reference; so do C != 1, SBP on both kernels, SMO with a
+    bias and with shrinking, and a training size that is no power of ten."""
+    experiments = [config.load(path) for path in CI_CONFIGS]
+    runs = [(exp, spec) for exp in experiments for spec in exp.solvers]
+    assert {spec.name for _, spec in runs} == set(SOLVERS)
+    assert {0.05, 10} <= {spec.overrides.get("C") for _, spec in runs if spec.name == "sgd-s"}  # a sweep of C
+    assert {exp.kernel.name for exp, spec in runs if spec.name == "sbp"} == {"gaussian", "linear"}
+    assert any(exp.bias and spec.params.get("shrinking") for exp, spec in runs if spec.name == "smo")
+    assert any(math.log10(exp.dataset.n_train) % 1 for exp in experiments)
 
 
 def halve_the_sbp_step(monkeypatch):
