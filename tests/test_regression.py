@@ -13,6 +13,7 @@ import pytest
 from sbpbench import kernels
 from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment import config
+from sbpbench.experiment.assemble import prepare
 from sbpbench.outputs import check as regression
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers import sbp as sbp_module
@@ -85,6 +86,7 @@ def test_a_perturbed_solver_or_kernel_is_caught(name, perturb, tmp_path, monkeyp
     passes in :func:`test_ci_config_matches_its_reference`)."""
     path = ROOT / "configs" / "ci" / f"{name}.yaml"
     serve_mnist(path, monkeypatch)
+    prepare(config.load(path))  # nu from the exact optimum of the real kernel (cached), as the reference's
     perturb(monkeypatch)
     exp, run_dir = run_ci(path, tmp_path)
     ok, report = regression.check(run_dir, ROOT / "results" / "reference" / exp.name)
