@@ -118,6 +118,26 @@ def run_epochs(problem: Problem, name: str, epochs: float, seed: int = 0, **para
     return solver, run_to_end(solver, round(epochs * problem.n))
 
 
+#: The most iterations a test runs a solver that should stop by itself: far more than any test's
+#: solver needs (SMO at eps 1e-8 on a few hundred examples takes thousands), so that a solver that
+#: never stops (a broken stopping rule, a gradient rebuilt with the wrong sign) fails its test in
+#: seconds instead of stalling the suite until its per-test timeout (pyproject.toml).
+MAX_ITERATIONS = 10**6
+
+
+def within_cap(solver: Solver[Any]) -> None:
+    """Fail the test when ``solver`` has run :data:`MAX_ITERATIONS` iterations without stopping."""
+    if solver.iteration >= MAX_ITERATIONS and not solver.finished:
+        pytest.fail(f"{type(solver).__name__} did not stop within {MAX_ITERATIONS} iterations")
+
+
 def run_to_end(solver: Solver[Any], max_iterations: float = math.inf) -> bool:
-    """Advance a solver with no budget but ``max_iterations``; True if it finished by itself."""
-    return solver.advance(max_iterations, math.inf, math.inf)
+    """Advance a solver with no budget but ``max_iterations``; True if it finished by itself.
+
+    Without ``max_iterations`` the solver must stop by itself within :data:`MAX_ITERATIONS`
+    (:func:`within_cap`: the test fails otherwise).
+    """
+    finished = solver.advance(min(max_iterations, MAX_ITERATIONS), math.inf, math.inf)
+    if max_iterations > MAX_ITERATIONS:
+        within_cap(solver)
+    return finished

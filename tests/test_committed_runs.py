@@ -77,7 +77,7 @@ def test_the_spread_check_catches_a_shifted_curve():
     old = old[old["solver"] == "sbp"]
     assert compare(old, old) == []
     worse = compare(old.assign(test_error=old["test_error"] + 0.01), old)
-    assert worse and all(d.worse and d.column == "test_error" for d in worse)
+    assert worse and all(d.verdict == "worse" and d.column == "test_error" for d in worse)
 
 
 def test_redo_replaces_one_solver_keeps_the_others_and_the_old_rows(tmp_path):

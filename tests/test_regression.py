@@ -4,6 +4,7 @@ Also shows that the check can fail: a perturbed SBP (half the step size) must be
 and the real solver must pass again.
 """
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +13,9 @@ import pytest
 from sbpbench import kernels
 from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment import config
+from sbpbench.experiment.assemble import prepare
 from sbpbench.outputs import check as regression
+from sbpbench.solvers import SOLVERS
 from sbpbench.solvers import sbp as sbp_module
 from tests.cli_runner import sbpbench
 from tests.problems import SHARED
@@ -40,6 +43,19 @@ def test_ci_config_matches_its_reference(path, tmp_path, monkeypatch):
     exp, run_dir = run_ci(path, tmp_path)
     ok, report = regression.check(run_dir, ROOT / "results" / "reference" / exp.name)
     assert ok, report
+
+
+def test_the_references_cover_every_solver_c_both_kernels_and_sizes():
+    """Every registered solver runs in a CI reference; so do C != 1, SBP on both kernels, SMO with a
+    bias and with shrinking, and a training size that is no power of ten."""
+    experiments = [config.load(path) for path in CI_CONFIGS]
+    runs = [(exp, spec) for exp in experiments for spec in exp.solvers]
+    built_in = {name for name, cls in SOLVERS.items() if cls.__module__.startswith("sbpbench.solvers.")}
+    assert {spec.name for _, spec in runs} == built_in  # not those other tests load from files
+    assert {0.05, 10} <= {spec.overrides.get("C") for _, spec in runs if spec.name == "sgd-s"}  # a sweep of C
+    assert {exp.kernel.name for exp, spec in runs if spec.name == "sbp"} == {"gaussian", "linear"}
+    assert any(exp.bias and spec.params.get("shrinking") for exp, spec in runs if spec.name == "smo")
+    assert any(math.log10(exp.dataset.n_train) % 1 for exp in experiments)
 
 
 def halve_the_sbp_step(monkeypatch):
@@ -71,6 +87,7 @@ def test_a_perturbed_solver_or_kernel_is_caught(name, perturb, tmp_path, monkeyp
     passes in :func:`test_ci_config_matches_its_reference`)."""
     path = ROOT / "configs" / "ci" / f"{name}.yaml"
     serve_mnist(path, monkeypatch)
+    prepare(config.load(path))  # nu from the exact optimum of the real kernel (cached), as the reference's
     perturb(monkeypatch)
     exp, run_dir = run_ci(path, tmp_path)
     ok, report = regression.check(run_dir, ROOT / "results" / "reference" / exp.name)
@@ -78,12 +95,16 @@ def test_a_perturbed_solver_or_kernel_is_caught(name, perturb, tmp_path, monkeyp
     assert "sbp" in report and "WORSE" in report
 
 
-def synthetic(errors_by_run, kevals=(10, 100)):
+def synthetic(errors_by_run, kevals=(10, 100), **columns):
+    """Curves of one solver: a run per list of test errors, a checkpoint per error; ``columns``
+    replace the other columns' values (one per checkpoint, the same in every run)."""
     rows = []
     for run, errors in enumerate(errors_by_run):
         for cp, (err, kev) in enumerate(zip(errors, kevals)):
-            rows.append({"solver": "s", "solver_name": "pegasos", "run": run, "checkpoint": cp,
-                         "kernel_evals": kev, "iteration": cp, "test_error": err, "objective": 1.0})
+            row = {"solver": "s", "solver_name": "pegasos", "run": run, "checkpoint": cp, "kernel_evals": kev,
+                   "kernel_evals_computed": kev, "iteration": cp + 1, "test_error": err, "objective": 1.0,
+                   "primal_objective": 2.0}
+            rows.append(row | {key: values[cp] for key, values in columns.items()})
     return pd.DataFrame(rows)
 
 
@@ -92,30 +113,61 @@ def twice(errors):
     return [errors, errors]
 
 
-def test_bands_come_from_the_spread_over_seeds():
+def found(deviations):
+    return [(d.checkpoint, d.column, d.verdict) for d in deviations]
+
+
+def test_bands_come_from_the_spread_over_seeds_and_both_ways_fail():
     reference = synthetic([[0.30, 0.20], [0.34, 0.24]])  # std 0.02 at each checkpoint
     assert regression.compare(synthetic(twice([0.35, 0.27])), reference) == []  # within 3 std
-    worse = regression.compare(synthetic(twice([0.40, 0.22])), reference)
-    assert [(d.checkpoint, d.column, d.worse) for d in worse] == [(0, "test_error", True)]
-    better = regression.compare(synthetic(twice([0.20, 0.22])), reference)
-    assert [(d.column, d.worse) for d in better] == [("test_error", False)]
-    assert regression.compare(synthetic(twice([0.32, 0.22]), kevals=(10, 101)), reference)[0].column == "kernel_evals"
+    assert found(regression.compare(synthetic(twice([0.40, 0.22])), reference)) == [(0, "test_error", "worse")]
+    assert found(regression.compare(synthetic(twice([0.20, 0.22])), reference)) == [(0, "test_error", "better")]
+    assert found(regression.compare(synthetic(twice([0.32, 0.22]), kevals=(10, 101)), reference)) == [
+        (1, "kernel_evals", "differs"), (1, "kernel_evals_computed", "differs")]
+
+
+def test_a_column_without_spread_keeps_its_floor():
+    """Deterministic runs (no spread over seeds): the test error within 0.5 point, an objective within
+    0.1% of its magnitude, the counted work exactly."""
+    reference = synthetic(twice([0.30, 0.20]))
+    assert regression.compare(synthetic(twice([0.304, 0.196]), objective=[1.0009, 0.9991]), reference) == []
+    assert found(regression.compare(synthetic(twice([0.30, 0.20]), objective=[1.0011, 1.0]), reference)) == [
+        (0, "objective", "worse")]  # pegasos minimizes its objective
+    assert found(regression.compare(synthetic(twice([0.30, 0.20]), primal_objective=[2.0, 1.99]), reference)) == [
+        (1, "primal_objective", "better")]
+
+
+@pytest.mark.parametrize("column, values", [("kernel_evals_computed", [10, 99]), ("iteration", [1, 3])])
+def test_any_other_count_differs(column, values):
+    """Computed kernel evaluations (a cache hit counted as computed) and the iteration at a checkpoint
+    (a checkpoint moved by one iteration) must match exactly; the iteration is also the stopping point."""
+    reference = synthetic(twice([0.30, 0.20]))
+    got = found(regression.compare(synthetic(twice([0.30, 0.20]), **{column: values}), reference))
+    assert (1, column, "differs") in got
+    assert {(1, "stop (run 0)", "differs"), (1, "stop (run 1)", "differs")} <= set(got) or column != "iteration"
+
+
+def test_a_run_that_stops_elsewhere_differs():
+    reference = synthetic(twice([0.30, 0.20]))
+    longer = synthetic([[0.30, 0.20], [0.30, 0.20, 0.20]], kevals=(10, 100, 1000))
+    assert found(regression.compare(longer, reference)) == [(-1, "checkpoints", "differs"),
+                                                            (1, "stop (run 1)", "differs")]
 
 
 def test_missing_runs_and_nan_values_are_worse():
     reference = synthetic([[0.30, 0.20], [0.34, 0.24]])
     fewer = regression.compare(synthetic([[0.32, 0.22]]), reference)  # a whole run missing
-    assert [(d.checkpoint, d.column, d.reference, d.value, d.worse) for d in fewer] == [(0, "runs", 2, 1, True)]
+    assert [(d.checkpoint, d.column, d.reference, d.value, d.verdict) for d in fewer] == [(0, "runs", 2, 1, "differs")]
     cut = synthetic(twice([0.32, 0.22]))
     cut = cut[(cut["run"] == 0) | (cut["checkpoint"] == 0)]  # run 1 stopped after its first checkpoint
-    assert [(d.checkpoint, d.column) for d in regression.compare(cut, reference)] == [(1, "runs")]
+    assert found(regression.compare(cut, reference)) == [(1, "runs", "differs"), (1, "stop (run 1)", "differs")]
     nan = float("nan")
     every = regression.compare(synthetic(twice([nan, nan])), reference)
-    assert [(d.checkpoint, d.column, d.worse) for d in every] == [(0, "test_error", True), (1, "test_error", True)]
+    assert found(every) == [(0, "test_error", "worse"), (1, "test_error", "worse")]
     one = regression.compare(synthetic([[0.32, 0.22], [0.32, nan]]), reference)  # the other run's mean is fine
-    assert [(d.checkpoint, d.column, d.worse) for d in one] == [(1, "test_error", True)]
+    assert found(one) == [(1, "test_error", "worse")]
     objective = synthetic(twice([0.32, 0.22])).assign(objective=nan)
-    assert {(d.column, d.worse) for d in regression.compare(objective, reference)} == {("objective", True)}
+    assert {(d.column, d.verdict) for d in regression.compare(objective, reference)} == {("objective", "worse")}
     assert regression.compare(reference, reference.assign(objective=nan)) == []  # nothing to compare with
 
 
@@ -132,6 +184,15 @@ def test_check_cli_exit_codes(tmp_path, monkeypatch, capsys):
     assert "WORSE" in out and "test_error" in out
 
 
+def test_check_cli_fails_on_a_better_curve(tmp_path, monkeypatch, capsys):
+    """A better test error is a changed solver too: exit 1, the row says BETTER."""
+    reference = ROOT / "results" / "reference" / "ci-adult"
+    run_dir = copy_of_reference(tmp_path, lambda c: c.assign(test_error=c["test_error"] - 0.05))
+    assert sbpbench(monkeypatch, "check", run_dir, "--reference", reference) == 1
+    out = capsys.readouterr().out
+    assert "0 worse" in out and "BETTER" in out and "WORSE" not in out
+
+
 def copy_of_reference(tmp_path, change) -> Path:
     """A run folder holding the ci-adult reference's curves changed by ``change(frame) -> frame``."""
     reference = ROOT / "results" / "reference" / "ci-adult"
@@ -142,16 +203,17 @@ def copy_of_reference(tmp_path, change) -> Path:
     return run_dir
 
 
-@pytest.mark.parametrize("change, column", [
-    (lambda c: c[~((c["solver"] == "sbp") & (c["run"] == c["run"].max()))], "runs"),  # a whole run missing
-    (lambda c: c.assign(test_error=float("nan")), "test_error"),
+@pytest.mark.parametrize("change, column, verdict", [
+    (lambda c: c[~((c["solver"] == "sbp") & (c["run"] == c["run"].max()))], "runs", "DIFFERS"),  # a run missing
+    (lambda c: c.assign(test_error=float("nan")), "test_error", "WORSE"),
 ])
-def test_check_cli_fails_on_a_missing_run_and_nan_values(tmp_path, monkeypatch, capsys, change, column):
+def test_check_cli_fails_on_a_missing_run_and_nan_values(tmp_path, monkeypatch, capsys, change, column, verdict):
     reference = ROOT / "results" / "reference" / "ci-adult"
     run_dir = copy_of_reference(tmp_path, change)
     assert sbpbench(monkeypatch, "check", run_dir, "--reference", reference) == 1
     out = capsys.readouterr().out
-    assert " 0 worse" not in out and any(line.split()[2:3] == [column] and "WORSE" in line for line in out.splitlines())
+    assert ": 0 outside" not in out
+    assert any(line.split()[2:3] == [column] and line.endswith(verdict) for line in out.splitlines())
 
 
 @pytest.mark.parametrize("z", ["nan", "inf", "-inf", "-1"])

@@ -49,6 +49,27 @@ def test_checkpoints_are_log_spaced_plus_epoch_ends(problem):
     assert [r["checkpoint"] for r in rows] == list(range(len(rows)))
 
 
+def test_epoch_ends_are_checkpoints_on_a_size_no_power_of_ten(adult_small):
+    """With n = 123 no log target falls on an epoch's end: the checkpoints there are the epoch's own."""
+    train, test = adult_small
+    odd = build_problem((train.take(np.arange(123)), test.take(np.arange(50))), lam=0.01, nu=0.05)
+    rows = run(odd, experiment(Budget(epochs=3))).rows
+    ends = [(r["iteration"], r["epoch"]) for r in rows if r["iteration"] % 123 == 0]
+    assert ends == [(123, 1.0), (246, 2.0), (369, 3.0)]
+    assert [r["kernel_evals"] for r in rows] == [123 * r["iteration"] for r in rows]
+
+
+def test_a_zero_decision_value_is_an_error(problem):
+    """The test error counts y f(x) <= 0 (README, results): a point on the decision boundary is
+    misclassified whichever its label, through the kernel expansion and through ``predict``."""
+    nothing = Snapshot(support=np.zeros(0, dtype=np.int64), coef=np.zeros(0))  # f = 0 everywhere
+    assert nothing.test_measures(problem) == {"test_error": 1.0, "test_hinge_loss": 1.0}
+    y = problem.test_y
+    half = np.where(np.arange(y.size) % 2 == 0, 0.0, 2.0 * y)  # every other point exactly on the boundary
+    measured = Snapshot(support=np.zeros(0, dtype=np.int64), coef=np.zeros(0), predict=lambda X: half)
+    assert measured.test_measures(problem) == {"test_error": 0.5, "test_hinge_loss": 0.5}
+
+
 def test_measurement_is_kept_out_of_training_counters(problem):
     rows = run(problem, experiment()).rows
     assert rows[-1]["eval_kernel_evals"] > 0

@@ -51,16 +51,19 @@ def tiny(adult_small):
     return (train.take(np.arange(60)), test)
 
 
-@pytest.mark.parametrize("fold_below", [1e-4, 0.99])
-def test_matches_the_literal_algorithm(tiny, monkeypatch, fold_below):
+@pytest.mark.parametrize("kernel, fold_below", [("gaussian", 1e-4), ("gaussian", 0.99), ("linear", 1e-4)])
+def test_matches_the_literal_algorithm(tiny, monkeypatch, kernel, fold_below):
+    """Gaussian: K(x, x) = 1; linear: K(x, x) = ||x||^2 (up to 14 on Adult), so the initial step
+    1/sqrt(max K(x, x)) differs from 1/max K(x, x) and from 1."""
     # fold_below=0.99 rebases the scale into the vectors at almost every projection
     monkeypatch.setattr(sbp_module, "REBASE_BELOW", fold_below)
     nu, T = 0.05, 400
-    problem = build_problem(tiny, nu=nu, lam=1 / 60)
+    problem = build_problem(tiny, kernel=kernel, nu=nu, lam=1 / 60)
     solver = SBP(problem, np.random.default_rng(3))
     solver.advance(T, np.inf, np.inf)
     snap = solver.snapshot()
-    K = kernel_matrix(tiny[0].X, sigma2=10.0)
+    K = kernel_matrix(tiny[0].X, sigma2=10.0, kind=kernel)
+    assert kernel == "gaussian" or K.diagonal().max() > 4  # the step's scale is tested
     abar, cbar, gbar = sbp_literal(K, tiny[0].y, nu, T, np.random.default_rng(3))
     assert snap.objective == pytest.approx(gbar, rel=1e-9)
     coef = np.zeros(60)

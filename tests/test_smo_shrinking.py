@@ -6,7 +6,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 
 from sbpbench.solvers.smo import SMO, SMOParams
 from tests.exact import biased_optimum, gram, unbiased_optimum
-from tests.problems import real_problem, run_to_end
+from tests.problems import real_problem, run_to_end, within_cap
 
 EPS = 1e-8
 #: (data set, bias, lambda * n): real subsamples of 300 on which shrinking removes variables
@@ -37,6 +37,7 @@ def full_violation(problem, alpha, C):
 def step_through(solver):
     """Run one iteration per ``advance``; yield the state before each call."""
     while True:
+        within_cap(solver)
         before = (solver.alpha.copy(), solver.kernel.kernel_evals, len(solver.reconstructions))
         done = solver.advance(solver.iteration + 1, np.inf, np.inf)
         yield before
@@ -82,6 +83,7 @@ def test_shrinking_reaches_the_exact_optimum_and_saves_kernel_evals(name, bias, 
     s = smo(problem, shrinking=True)
     smallest = problem.n
     while not s.advance(s.iteration + 25, np.inf, np.inf):
+        within_cap(s)
         smallest = min(smallest, s.active.size)
     assert smallest < problem.n  # it really shrinks
     assert s.active.size == problem.n and s.finished

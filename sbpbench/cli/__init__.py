@@ -289,11 +289,12 @@ def page(results_dir: Path, out: Path | None) -> None:
 @click.option("--update", is_flag=True, help="Replace the reference with RESULTS instead of checking.")
 @click.option("--z", default=3.0, show_default=True, help="Band width in reference standard deviations over seeds.")
 def check(results: Path, reference: Path, update: bool, z: float) -> None:
-    """Check the curves in RESULTS against reference curves; exit 1 when a solver got worse.
+    """Check the curves in RESULTS against reference curves; exit 1 on any departure, better or worse.
 
-    Kernel evaluations (or iterations) must match at every checkpoint; test error and
-    objective must stay within z standard deviations over seeds of the reference mean (with
-    small floors). RESULTS is a run folder or an experiment folder (its newest run).
+    Iterations, kernel evaluations and computed kernel evaluations must match at every
+    checkpoint, and every run must stop where the reference's did; test error and objectives
+    must stay within z standard deviations over seeds of the reference mean (with small
+    floors) at every checkpoint. RESULTS is a run folder or an experiment folder (its newest run).
     """
     import math
 
