@@ -10,7 +10,9 @@ anywhere:
 * :class:`ProcessExecutor`: ``--jobs N`` local processes (``spawn`` start method: numba's
   thread pool and ``fork`` do not mix);
 * :class:`DaskExecutor`: a ``dask.distributed`` cluster, existing (``--scheduler
-  tcp://HOST:PORT``) or started locally.
+  tcp://HOST:PORT``, checked by :func:`scheduler_address` and :func:`_check_scheduler` before a
+  client connects) or started locally; every connection and every wait for workers is bounded
+  by Dask's connect timeout (:func:`dask_timeout`).
 
 A task carries only the experiment and rebuilds its problem where it runs, through the
 same :func:`sbpbench.experiment.assemble.prepare` as the client, kept in a
@@ -341,6 +343,11 @@ class DaskExecutor(Executor):
     times). A task whose worker dies is rescheduled on another worker by Dask itself, until
     the scheduler's ``distributed.scheduler.allowed-failures`` is exceeded; then (or when
     the retries are used up) the run ends ``failed: KilledWorker ...`` (or the exception).
+
+    An existing scheduler's address is checked and the scheduler asked who it is within
+    :attr:`timeout` seconds (:func:`dask_timeout`), and one worker at least must join it within
+    as long, else :class:`~sbpbench.errors.UserError`; when the cluster has no worker for as long
+    while runs wait, those runs end ``failed: no Dask worker ...``.
     """
 
     name = "dask"

@@ -39,8 +39,9 @@ Solver code is kept in its place (:mod:`sbpbench.execution.guard`): whatever it 
 ``failed: <reason>``; a snapshot whose ``extra`` names a column the runner measures
 (:data:`~sbpbench.solvers.base.MEASURED_COLUMNS`) fails the run at that snapshot; and under a
 seconds budget, the warm-up and every ``advance`` run under a :func:`~sbpbench.execution.guard.watchdog`
-of :func:`step_limit` seconds, so that a step that never returns (or never advances the
-iteration count) ends its run instead of hanging it.
+of :func:`step_limit` seconds, so that a step that never returns ends its run instead of hanging
+it; an ``advance`` that does no iteration before its limits (a step must do one, or finish the
+solver) fails its run too.
 
 The warm-up runs once for each (solver, parameters, problem kind, kernel layout) per
 :class:`WarmUps` record, which every executor hands to :func:`run_one` (one per worker process,

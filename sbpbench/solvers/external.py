@@ -45,7 +45,8 @@ def load_file(path: str | Path) -> list[str]:
     Raises
     ------
     UserError
-        The file does not exist, does not import, defines no solver, or defines one whose
+        The file does not exist, does not import (whatever it raises, ``sys.exit`` included;
+        Ctrl-C propagates), defines no solver, or defines one whose
         name another solver already has. The message names the file.
     """
     path = Path(path).resolve()
