@@ -547,9 +547,10 @@ def _check_scheduler(given: str, address: str, timeout: float) -> None:
     import asyncio
 
     from distributed.comm import connect
+    from distributed.security import Security
 
-    async def identity() -> Any:
-        comm = await connect(address, timeout=timeout)
+    async def identity() -> Any:  # with the TLS settings a client takes from Dask's configuration
+        comm = await connect(address, timeout=timeout, **Security().get_connection_args("client"))
         try:
             await comm.write({"op": "identity"})
             return await comm.read()
