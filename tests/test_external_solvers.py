@@ -99,7 +99,7 @@ def test_traits_come_from_meta_then_from_the_built_in_solver_by_name_then_the_de
 def test_check_solver_passes_the_example_and_fails_a_wrong_cost_model(tmp_path):
     done = _cli("check-solver", EXAMPLE)
     lines = done.stdout.splitlines()
-    assert done.returncode == 0 and len(lines) == 9 and all(line.endswith(": ok") for line in lines), done.stdout
+    assert done.returncode == 0 and len(lines) == 10 and all(line.endswith(": ok") for line in lines), done.stdout
     broken = tmp_path / "broken.py"
     broken.write_text(EXAMPLE.read_text().replace("return float(self.n * self.iteration)",
                                                   "return float(self.n * self.iteration + 1)"))
@@ -148,7 +148,7 @@ def test_entry_point_solvers_are_listed_and_checked(tmp_path):
     assert "; from entry point mine (myplugin:MarginPerceptron)" in done.stdout
     assert "\nmargin-perceptron: Kernel margin Perceptron" in done.stdout
     done = _cli("check-solver", "margin-perceptron", env=env)
-    assert done.returncode == 0 and done.stdout.count(": ok") == 9, done.stdout
+    assert done.returncode == 0 and done.stdout.count(": ok") == 10, done.stdout
 
 
 def test_a_broken_entry_point_is_left_out_with_a_warning(tmp_path):

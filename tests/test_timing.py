@@ -69,7 +69,7 @@ def test_no_compilation_inside_the_clock_in_workers(tmp_path, executor):
 class NoWarmUp(loop.WarmUps):
     """A record that has warmed up everything: the runner as it was without warm-up."""
 
-    def warm_up(self, problem, spec):
+    def warm_up(self, problem, spec, seconds=float("inf")):
         return None
 
 

@@ -10,7 +10,9 @@ anywhere:
 * :class:`ProcessExecutor`: ``--jobs N`` local processes (``spawn`` start method: numba's
   thread pool and ``fork`` do not mix);
 * :class:`DaskExecutor`: a ``dask.distributed`` cluster, existing (``--scheduler
-  tcp://HOST:PORT``) or started locally.
+  tcp://HOST:PORT``, checked by :func:`scheduler_address` and :func:`_check_scheduler` before a
+  client connects) or started locally; every connection and every wait for workers is bounded
+  by Dask's connect timeout (:func:`dask_timeout`).
 
 A task carries only the experiment and rebuilds its problem where it runs, through the
 same :func:`sbpbench.experiment.assemble.prepare` as the client, kept in a
@@ -29,6 +31,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import re
 import signal
 import threading
 import time
@@ -39,8 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from sbpbench.errors import UserError
-from sbpbench.execution import loop
+from sbpbench.errors import UserError, shown
+from sbpbench.execution import guard, loop
 from sbpbench.execution.loop import RunResult
 from sbpbench.execution.problems import ProblemCache
 from sbpbench.experiment.config import Experiment, SolverSpec
@@ -124,12 +127,8 @@ def execute(task: Task, problems: ProblemCache, warm_ups: loop.WarmUps,
             load_file(path)  # a worker process imports the solver files itself
         problem = problems.prepared(task.exp, task.spec).problem
     except Exception as exc:  # e.g. the dataset is missing on this worker: this run fails, not the sweep
-        return loop.failed_result(task.exp, task.spec, task.run, _reason(exc))
+        return loop.failed_result(task.exp, task.spec, task.run, guard.reason(exc))
     return loop.run_one(task.exp, problem, task.spec, task.run, progress, warm_ups)
-
-
-def _reason(exc: BaseException) -> str:
-    return " ".join(f"{type(exc).__name__}: {exc}".split())
 
 
 # ----------------------------------------------------------------------------- executors
@@ -344,6 +343,11 @@ class DaskExecutor(Executor):
     times). A task whose worker dies is rescheduled on another worker by Dask itself, until
     the scheduler's ``distributed.scheduler.allowed-failures`` is exceeded; then (or when
     the retries are used up) the run ends ``failed: KilledWorker ...`` (or the exception).
+
+    An existing scheduler's address is checked and the scheduler asked who it is within
+    :attr:`timeout` seconds (:func:`dask_timeout`), and one worker at least must join it within
+    as long, else :class:`~sbpbench.errors.UserError`; when the cluster has no worker for as long
+    while runs wait, those runs end ``failed: no Dask worker ...``.
     """
 
     name = "dask"
@@ -360,18 +364,31 @@ class DaskExecutor(Executor):
         self.jobs = None
         self._stopped_running: list[Task] = []
         self._owner: dict[Any, Task] = {}
+        self._abandoned: dict[Any, str] = {}  # the keys of the runs given up for want of workers, and why
+        self.timeout = dask_timeout()
         if scheduler is None:
             self.jobs = workers or os.cpu_count() or 1
             with sigint_ignored():  # its worker processes leave Ctrl-C to this client
                 self._cluster = distributed.LocalCluster(n_workers=self.jobs, threads_per_worker=1,
                                                          processes=True, dashboard_address=None,
                                                          worker_class=_quick_nanny(distributed.Nanny))
-            scheduler = self._cluster.scheduler_address
+            address = self._cluster.scheduler_address
+        else:
+            address = scheduler_address(scheduler)
+            _check_scheduler(scheduler, address, self.timeout)
         try:
-            self._client = distributed.Client(scheduler)
-        except (OSError, TimeoutError, ValueError) as exc:
+            self._client = distributed.Client(address, timeout=self.timeout)
+        except Exception as exc:  # OSError, TimeoutError, ...: one line, whatever Dask raised
             self.close()
-            raise UserError(f"--scheduler {scheduler}: cannot connect to a Dask scheduler ({_reason(exc)})") from None
+            raise UserError(f"--scheduler {shown(scheduler or address)}: cannot connect to a Dask scheduler "
+                            f"({guard.reason(exc)})") from None
+        if self._cluster is None:  # a scheduler without workers would keep the runs waiting
+            try:
+                self._client.wait_for_workers(1, timeout=self.timeout)
+            except Exception:
+                self.close()
+                raise UserError(f"--scheduler {shown(scheduler)}: no Dask worker joined the scheduler within "
+                                f"{self.timeout:g} s (start some: dask worker {address}; {TIMEOUT_HINT})") from None
         self._client.register_plugin(_run_state(distributed), name=RUN_STATE)
         if self._cluster is not None:
             self._client.run(_quiet_when_cancelled)
@@ -384,9 +401,12 @@ class DaskExecutor(Executor):
         owner = {future.key: task for future, task in zip(futures, tasks)}
         self._owner = owner
         try:
-            for future in self._distributed.as_completed(futures):
+            for future in self._completed(futures):
                 task = owner[future.key]
-                yield task, _outcome(task, future)
+                if future.key in self._abandoned:
+                    yield task, loop.failed_result(task.exp, task.spec, task.run, self._abandoned[future.key])
+                else:
+                    yield task, _outcome(task, future)
                 future.release()
         except KeyboardInterrupt:
             self._stopped_running = self._processing(owner)
@@ -396,6 +416,44 @@ class DaskExecutor(Executor):
         except BaseException:
             self._client.cancel([f for f in futures if not f.done()])
             raise
+
+    def _completed(self, futures: list[Any]) -> Iterator[Any]:
+        """The futures as they complete, waking every :data:`WAKE_S` seconds (for Ctrl-C).
+
+        The scheduler is asked for its workers every :data:`WORKERS_CHECK_S` seconds while no
+        run completes; once it has had none for :attr:`timeout` seconds, the runs not finished
+        come at once, cancelled, their keys in ``_abandoned`` with the reason.
+        """
+        completed = self._distributed.as_completed(futures)
+        idle_since: float | None = None
+        next_check = time.monotonic() + WORKERS_CHECK_S
+        while not completed.is_empty():
+            batch = completed.next_batch(block=False)
+            yield from batch
+            if batch:
+                continue
+            time.sleep(WAKE_S)
+            if time.monotonic() < next_check:
+                continue
+            next_check = time.monotonic() + WORKERS_CHECK_S
+            if self._workers():
+                idle_since = None
+            elif idle_since is None:
+                idle_since = time.monotonic()
+            elif time.monotonic() - idle_since > self.timeout:
+                pending = [f for f in futures if not f.done()]
+                why = f"no Dask worker for {self.timeout:g} s: the run was not started ({TIMEOUT_HINT})"
+                self._abandoned = dict.fromkeys((f.key for f in pending), why)
+                self._client.cancel(pending)
+                yield from pending
+                return
+
+    def _workers(self) -> int:
+        """How many workers the scheduler has now (0 when it does not answer)."""
+        try:
+            return len(self._client.nthreads())
+        except Exception:  # the scheduler is gone: no worker will come
+            return 0
 
     def _processing(self, owner: dict[Any, Task]) -> list[Task]:
         """The tasks of ``owner`` that a worker is executing now (not those only queued on it)."""
@@ -424,6 +482,95 @@ class DaskExecutor(Executor):
             finally:
                 nannies.setLevel(level)
 
+
+#: Dask's configuration key that bounds, in sbpbench, every connection to a scheduler and every
+#: wait for its workers (:func:`dask_timeout`; Dask's default: 30 s).
+DASK_TIMEOUT_KEY = "distributed.comm.timeouts.connect"
+#: How to change it, for the messages that say it ran out.
+TIMEOUT_HINT = "wait longer with DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=SECONDS"
+#: Protocols of a ``--scheduler`` address.
+SCHEDULER_PROTOCOLS = ("tcp", "tls")
+
+
+def dask_timeout() -> float:
+    """Seconds of :data:`DASK_TIMEOUT_KEY` (Dask's configuration, e.g. its environment variable
+    ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=60``); ``dask.distributed`` must be imported."""
+    import dask
+    from dask.utils import parse_timedelta
+
+    return float(parse_timedelta(dask.config.get(DASK_TIMEOUT_KEY), default="seconds"))
+
+
+def scheduler_address(text: str) -> str:
+    """A ``--scheduler`` address checked before any connection: ``PROTOCOL://HOST:PORT``.
+
+    The protocol is one of :data:`SCHEDULER_PROTOCOLS` (``tcp`` when none is written), the host
+    a name or an IPv4 address, or an IPv6 address in brackets, and the port a number from 1 to
+    65535. Returns the address with its protocol.
+
+    Raises
+    ------
+    UserError
+        One line naming the address and what was expected.
+    """
+    expected = "expected tcp://HOST:PORT or tls://HOST:PORT"
+    protocol, sep, rest = text.partition("://")
+    if not sep:
+        protocol, rest = "tcp", text
+    if protocol not in SCHEDULER_PROTOCOLS:
+        raise UserError(f"--scheduler {shown(text)}: protocol {shown(protocol)} is not supported ({expected})")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not re.fullmatch(r"[0-9]{1,5}", port):
+        raise UserError(f"--scheduler {shown(text)}: no port number after the host ({expected})")
+    if not 1 <= int(port) <= 65535:
+        raise UserError(f"--scheduler {shown(text)}: port {int(port)} is outside 1-65535")
+    name = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    pattern = r"[0-9A-Fa-f:.]+" if name is not host else r"[A-Za-z0-9_]([A-Za-z0-9._-]*[A-Za-z0-9_])?"
+    if not re.fullmatch(pattern, name) or (name is host and ":" in host):
+        raise UserError(f"--scheduler {shown(text)}: {shown(host)} is not a host name or IP address ({expected}; "
+                        "an IPv6 address in brackets)")
+    return f"{protocol}://{host}:{int(port)}"
+
+
+def _check_scheduler(given: str, address: str, timeout: float) -> None:
+    """Ask the scheduler at ``address`` who it is, within ``timeout`` seconds, before a client connects.
+
+    Dask's client waits without end for a port that accepts and never answers, and reads a
+    reply of another protocol as a message of any length (3 EiB, from an HTTP server's first
+    bytes): one identity request, bounded in time, tells them from a scheduler.
+
+    Raises
+    ------
+    UserError
+        Nothing answers in time, the answer is not a Dask message, or not a scheduler's.
+    """
+    import asyncio
+
+    from distributed.comm import connect
+    from distributed.security import Security
+
+    async def identity() -> Any:  # with the TLS settings a client takes from Dask's configuration
+        comm = await connect(address, timeout=timeout, **Security().get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    where = f"--scheduler {shown(given)}"
+    try:
+        answer = asyncio.run(asyncio.wait_for(identity(), timeout))
+    except TimeoutError:  # the port accepts but does not answer, or nothing listens
+        raise UserError(f"{where}: no Dask scheduler answered within {timeout:g} s ({TIMEOUT_HINT})") from None
+    except Exception as exc:  # another protocol's bytes read as a Dask message, a refused connection, ...
+        raise UserError(f"{where}: no Dask scheduler answers there ({guard.reason(exc)})") from None
+    if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
+        raise UserError(f"{where}: something answers there, but not a Dask scheduler (it says it is "
+                        f"{shown(answer.get('type') if isinstance(answer, dict) else answer)})")
+
+
+#: Seconds between the client's questions to a Dask scheduler about its workers while no run completes.
+WORKERS_CHECK_S = 1.0
 
 #: Seconds a local Dask worker is given to stop before it is killed (a running run never stops by itself).
 DASK_STOP_S = 0.25
@@ -484,11 +631,20 @@ def _executing(dask_worker: Any) -> list[Any]:
 
 
 def _outcome(task: Task, future: Any) -> RunResult:
-    """A finished future's result, or a failed run naming why there is none."""
+    """A finished future's result, or a failed run naming why there is none.
+
+    Whatever the task raised where it ran is that run's failure, ``SystemExit`` and
+    ``KeyboardInterrupt`` included (a worker ignores Ctrl-C: they came from code); it is read
+    as the future's exception, not re-raised here, so that only the user's Ctrl-C in this
+    process interrupts the client.
+    """
     try:
-        return future.result()
-    except Exception as exc:
-        return loop.failed_result(task.exp, task.spec, task.run, _reason(exc))
+        exc = future.exception()
+        if exc is None:
+            return future.result()
+    except Exception as lost:  # cancelled, or the cluster lost it
+        exc = lost
+    return loop.failed_result(task.exp, task.spec, task.run, guard.reason(exc))
 
 
 def make_executor(name: str | None, jobs: int | None, scheduler: str | None) -> Executor:

@@ -34,6 +34,15 @@ compiled function its run will call is compiled or loaded with the argument type
   from its second iteration); what only a long run reaches, the warm-up solver's
   :meth:`~sbpbench.solvers.base.Solver.warm_up_rare_paths` reaches (SMO's shrinking).
 
+Solver code is kept in its place (:mod:`sbpbench.execution.guard`): whatever it raises
+(``SystemExit`` and a ``KeyboardInterrupt`` that is not the user's Ctrl-C included) ends its run
+``failed: <reason>``; a snapshot whose ``extra`` names a column the runner measures
+(:data:`~sbpbench.solvers.base.MEASURED_COLUMNS`) fails the run at that snapshot; and under a
+seconds budget, the warm-up and every ``advance`` run under a :func:`~sbpbench.execution.guard.watchdog`
+of :func:`step_limit` seconds, so that a step that never returns ends its run instead of hanging
+it; an ``advance`` that does no iteration before its limits (a step must do one, or finish the
+solver) fails its run too.
+
 The warm-up runs once for each (solver, parameters, problem kind, kernel layout) per
 :class:`WarmUps` record, which every executor hands to :func:`run_one` (one per worker process,
 shared under a lock by the threads of a Dask worker; the sequential executor's own); on a warm
@@ -53,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from sbpbench.execution import guard
 from sbpbench.experiment.config import Experiment, SolverSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS, ProblemKind, Solver
@@ -65,6 +75,19 @@ WARM_UP_ROWS_PER_CLASS = 16
 #: (the random-features solver doubles its features at every one); solvers with
 #: ``one_step_per_advance`` are advanced once per iteration.
 WARM_UP_ITERATIONS = 4
+#: Least grace, in seconds, a step gets past the seconds budget before its run is ended (:func:`step_limit`).
+WATCHDOG_GRACE_S = 10.0
+
+
+def step_limit(seconds_left: float, budget_seconds: float) -> float:
+    """Seconds a call into the solver (``advance``, the warm-up) may take before the run is ended.
+
+    The seconds budget left plus a grace: the larger of :data:`WATCHDOG_GRACE_S` and the
+    whole seconds budget, since a solver stops only between its steps and a step may be long
+    (a whole fit, a pass). So a run ends at most about twice its seconds budget (or 10 s past
+    it) after it starts, whatever its steps do. Infinite without a seconds budget.
+    """
+    return seconds_left + max(WATCHDOG_GRACE_S, budget_seconds)
 
 
 def run_rng(seed: int, run: int, solver_name: str) -> np.random.Generator:
@@ -115,7 +138,7 @@ class WarmUps:
         self._done: set[tuple] = set()
         self._lock = threading.Lock()
 
-    def warm_up(self, problem: Problem, spec: SolverSpec) -> None:
+    def warm_up(self, problem: Problem, spec: SolverSpec, seconds: float = math.inf) -> None:
         """Compile (or load) the code a run of ``spec`` on ``problem`` calls, before any clock starts.
 
         Runs the solver for :data:`WARM_UP_ITERATIONS` iterations on a small problem of the
@@ -130,11 +153,15 @@ class WarmUps:
             The problem of the run.
         spec : SolverSpec
             The solver and its parameters.
+        seconds : float, optional
+            The run's seconds budget: the warm-up's deadline, and its
+            :func:`~sbpbench.execution.guard.watchdog` with :func:`step_limit`.
 
         Raises
         ------
-        Exception
-            What the solver raises on the small problem (the run then fails with that reason).
+        BaseException
+            What the solver raises on the small problem (the run then fails with that reason),
+            :class:`~sbpbench.execution.guard.StepTimeout` when it outlives its limit.
         """
         params = spec.solver_params()
         key = (spec.name, params, ProblemKind.of(problem), problem.kernel.layout)
@@ -145,12 +172,15 @@ class WarmUps:
             k = WARM_UP_ROWS_PER_CLASS
             rows = np.sort(np.concatenate([np.flatnonzero(y > 0)[:k], np.flatnonzero(y <= 0)[:k]]))
             small = problem.subset(rows, np.arange(min(problem.test_y.size, 2 * k)))
-            solver = SOLVERS[spec.name].create(small, np.random.default_rng(0), params)
-            for _ in range(WARM_UP_ITERATIONS if solver.one_step_per_advance else 1):  # those step once per call
-                if solver.advance(WARM_UP_ITERATIONS, math.inf, math.inf):
-                    break
-            solver.warm_up_rare_paths()
-            solver.snapshot().test_error(small)
+            deadline = time.perf_counter() + seconds
+            with guard.watchdog(step_limit(seconds, seconds), f"the warm-up of solver {spec.name!r} did not end "
+                                f"within {step_limit(seconds, seconds):g} s (its seconds budget plus a grace)"):
+                solver = SOLVERS[spec.name].create(small, np.random.default_rng(0), params)
+                for _ in range(WARM_UP_ITERATIONS if solver.one_step_per_advance else 1):  # those step once per call
+                    if solver.advance(WARM_UP_ITERATIONS, math.inf, deadline):
+                        break
+                solver.warm_up_rare_paths()
+                solver.snapshot().test_error(small)
             self._done.add(key)
 
 
@@ -178,7 +208,14 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     -------
     RunResult
         Rows and a summary whose ``status`` is ``done`` (the solver finished or the target
-        test error was reached), ``budget``, ``diverged`` or ``failed: <reason>``.
+        test error was reached), ``budget``, ``diverged`` or ``failed: <reason>``: whatever
+        the solver raised (``SystemExit`` and ``KeyboardInterrupt`` included), a snapshot
+        column shadowing a measured one, or a step that outlived :func:`step_limit`.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Only the user's Ctrl-C (a SIGINT received meanwhile; see :mod:`~sbpbench.execution.guard`).
     """
     n = problem.n
     kernel = problem.kernel
@@ -193,41 +230,58 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     train_time = 0.0
     status = "budget"
     started = time.time()
-    try:
-        (warm_ups or WarmUps()).warm_up(problem, spec)
-        solver = SOLVERS[spec.name].create(problem, run_rng(exp.seed, run, stream_of(spec.name)),
-                                           spec.solver_params())
-        while True:
-            target_it = max_it
-            if exp.checkpoints.epochs:
-                target_it = min(target_it, (solver.iteration // n + 1) * n)
-            if solver.counts_kernel_evals:
-                target_kev = min(max_kev, next_log_target(kernel.kernel_evals, exp.checkpoints.per_decade))
-            else:
-                target_kev = max_kev
-                target_it = min(target_it, math.ceil(next_log_target(solver.iteration, exp.checkpoints.per_decade)))
-            before = (solver.iteration, kernel.kernel_evals)
-            t0 = time.perf_counter()
-            finished = solver.advance(target_it, target_kev, t0 + (max_sec - train_time))
-            train_time += time.perf_counter() - t0
-            if (solver.iteration, kernel.kernel_evals) == before and not finished:
-                break  # out of time before another iteration
-            row = _measure(problem, solver, train_time, base, len(rows))
-            if not _finite(row):
-                status = "diverged"
-                break
-            rows.append(row)
-            if progress is not None:
-                progress(max(solver.iteration / max_it, kernel.kernel_evals / max_kev, train_time / max_sec,
-                             solver.own_progress()), row)
-            if finished or _target_reached(budget, row):
-                status = "done"
-                break
-            if solver.iteration >= max_it or row["kernel_evals"] >= max_kev or train_time >= max_sec:
-                break
-    except Exception as exc:  # a failing run must not take the others down
-        status = f"failed: {type(exc).__name__}: {exc}"
+    with guard.sigints_counted():  # so that the user's Ctrl-C is told from a solver's KeyboardInterrupt
+        interrupts = guard.sigints()
+        try:
+            (warm_ups or WarmUps()).warm_up(problem, spec, max_sec)
+            solver = SOLVERS[spec.name].create(problem, run_rng(exp.seed, run, stream_of(spec.name)),
+                                               spec.solver_params())
+            while True:
+                target_it = max_it
+                if exp.checkpoints.epochs:
+                    target_it = min(target_it, (solver.iteration // n + 1) * n)
+                if solver.counts_kernel_evals:
+                    target_kev = min(max_kev, next_log_target(kernel.kernel_evals, exp.checkpoints.per_decade))
+                else:
+                    target_kev = max_kev
+                    target_it = min(target_it, math.ceil(next_log_target(solver.iteration, exp.checkpoints.per_decade)))
+                before = (solver.iteration, kernel.kernel_evals)
+                t0 = time.perf_counter()
+                deadline, limit = t0 + (max_sec - train_time), step_limit(max_sec - train_time, max_sec)
+                with guard.watchdog(limit, f"a step of solver {spec.name!r} did not return within {limit:.3g} s "
+                                           f"(the seconds budget left plus a grace)"):
+                    finished = solver.advance(target_it, target_kev, deadline)
+                train_time += time.perf_counter() - t0
+                if (solver.iteration, kernel.kernel_evals) == before and not finished:
+                    if rows and time.perf_counter() >= deadline:
+                        break  # out of time before another iteration
+                    raise guard.SolverFault(f"solver {spec.name!r}: advance() did no iteration (each step must "
+                                            "do at least one, or finish the solver)")
+                row = _measure(problem, solver, train_time, base, len(rows))
+                if not _finite(row):
+                    status = "diverged"
+                    break
+                rows.append(row)
+                if progress is not None:
+                    progress(max(solver.iteration / max_it, kernel.kernel_evals / max_kev, train_time / max_sec,
+                                 solver.own_progress()), row)
+                if finished or _target_reached(budget, row):
+                    status = "done"
+                    break
+                if solver.iteration >= max_it or row["kernel_evals"] >= max_kev or train_time >= max_sec:
+                    break
+        except BaseException as exc:  # a failing run must not take the others down, whatever it raised
+            if guard.users_interrupt(exc, interrupts):
+                raise
+            status = f"failed: {_failure(exc)}"
     return RunResult(rows, _summary(exp, spec, run, status, rows, time.time() - started))
+
+
+def _failure(exc: BaseException) -> str:
+    """A failed run's reason: ``Type: message`` (``Type`` alone without a message), and for
+    ``SystemExit`` and ``KeyboardInterrupt`` that the run's code raised it (not the user)."""
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return text if isinstance(exc, Exception) else f"{text} (raised by the solver's code)"
 
 
 def _target_reached(budget: Budget, row: dict[str, Any]) -> bool:
@@ -280,6 +334,9 @@ def _measure(problem: Problem, solver: Solver, train_time: float, base: dict, in
         "n_support": snap.n_support,
     }
     row["eval_kernel_evals"] = kernel.eval_kernel_evals
+    if shadowed := snap.shadowed():
+        raise guard.SolverFault(f"solver {solver.name!r}: its snapshot's extra column {shadowed[0]!r} is one that "
+                                "sbpbench measures for every solver (give it another name)")
     row.update(snap.extra)
     return row
 

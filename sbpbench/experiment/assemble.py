@@ -86,7 +86,9 @@ def load_data(exp: Experiment) -> tuple[data.Split, data.Split]:
 def check_sizes(exp: Experiment, train: data.Split, test: data.Split) -> None:
     """Check every solver entry against the loaded data, and that a run fits in memory.
 
-    Before anything sized by the data is allocated: each entry's parameters must suit the
+    Before anything sized by the data is allocated: each entry's budget must fit its counters
+    once multiplied by ``n`` (:meth:`~sbpbench.solvers.base.Budget.too_large`: ``epochs`` times
+    ``n`` and ``kernel_evals`` at most 2**53), its parameters must suit the
     data (:meth:`~sbpbench.solvers.base.Solver.refuse_data`: a mini-batch at most ``n``), and
     the kernel's memory (:func:`~sbpbench.kernels.memory_needs`) with that of the entry
     needing the most (:meth:`~sbpbench.solvers.base.Solver.memory_needs`, and the row cache
@@ -96,7 +98,9 @@ def check_sizes(exp: Experiment, train: data.Split, test: data.Split) -> None:
     Raises
     ------
     UserError
-        ``CONFIG: solver 'LABEL': key 'NAME': why``, or (:class:`~sbpbench.memory.TooLarge`)
+        ``CONFIG: key 'budget.NAME': why`` (the entry's own budget: ``CONFIG: solver 'LABEL':
+        key 'budget.NAME': why``), ``CONFIG: solver 'LABEL': key 'NAME': why``, or
+        (:class:`~sbpbench.memory.TooLarge`)
         ``CONFIG: N training examples of D features: needs about X GiB of memory (...);
         this machine has M GiB``.
     """
@@ -105,6 +109,10 @@ def check_sizes(exp: Experiment, train: data.Split, test: data.Split) -> None:
     cache = {"kernel row cache": kernel.pop("kernel row cache")}  # emptied between runs
     largest: dict[str, float] = {}
     for spec in exp.solvers:
+        if (why := (spec.budget or exp.budget).too_large(n)) is not None:
+            whose = f"solver {spec.label!r}: " if spec.budget is not None else ""
+            key = why.replace("key '", "key 'budget.", 1)
+            raise UserError(f"{exp.source}: {whose}{key}")
         cls, params = SOLVERS[spec.name], spec.solver_params()
         if (why := cls.refuse_data(params, n, d)) is not None:
             raise UserError(f"{exp.source}: solver {spec.label!r}: {why}")

@@ -78,6 +78,25 @@ class Budget(Params):
 
     #: The limits of the work itself (:meth:`Solver.advance`); ``test_error`` is measured.
     LIMITS: ClassVar[tuple[str, ...]] = ("epochs", "kernel_evals", "seconds")
+    #: Most iterations (``epochs`` times n) and kernel evaluations a budget may allow: 2**53, the
+    #: largest count a double holds exactly (the counters and limits are compared as doubles, and
+    #: passed to compiled loops as 64-bit integers); no run comes near it.
+    MAX_COUNT: ClassVar[int] = 2**53
+
+    def too_large(self, n: int) -> str | None:
+        """Why this budget's counts do not fit for ``n`` training examples (None when they do).
+
+        ``epochs`` times ``n`` and ``kernel_evals`` must be at most :data:`MAX_COUNT`
+        (``epochs: 1e308`` overflows to infinity once multiplied by ``n``). The answer names
+        the key: ``key 'epochs': ...``.
+        """
+        if self.epochs is not None and self.epochs * n > self.MAX_COUNT:
+            return (f"key 'epochs': {self.epochs:g} epochs of {n} training examples are {self.epochs * n:.3g} "
+                    f"iterations, more than 2**53 (= {self.MAX_COUNT:.3g}), the most a budget allows")
+        if self.kernel_evals is not None and self.kernel_evals > self.MAX_COUNT:
+            return (f"key 'kernel_evals': {self.kernel_evals:.3g} kernel evaluations are more than 2**53 "
+                    f"(= {self.MAX_COUNT:.3g}), the most a budget allows")
+        return None
 
     def limits(self, n: int) -> tuple[float, float, float]:
         """The limits as :meth:`Solver.advance` takes them for ``n`` training examples: iterations
@@ -154,6 +173,11 @@ class Snapshot:
         """Number of support vectors (nonzero coefficients)."""
         return int(self.support.size)
 
+    def shadowed(self) -> list[str]:
+        """The keys of :attr:`extra` that name a column sbpbench measures itself
+        (:data:`MEASURED_COLUMNS`), sorted; a run whose snapshot has one fails."""
+        return sorted(k for k in self.extra if k in MEASURED_COLUMNS)
+
     def test_measures(self, problem: Problem) -> dict[str, float]:
         """The test error and test hinge loss of ``f``, from one evaluation of ``f`` on the test points.
 
@@ -179,9 +203,22 @@ class Snapshot:
 
 P = TypeVar("P", bound=SolverParams)
 
+
 #: Solver attributes the outputs need (figures, ``sbpbench check``): recorded per solver in
 #: ``meta.json``'s ``solver_traits``, so that results are read without importing their solvers.
 TRAITS = ("maximizes_objective", "dashed_after_first_epoch", "one_step_per_advance", "swings_before_settling")
+
+#: The columns of a checkpoint row that sbpbench writes the same way for every solver: the run's
+#: identity, its counters and time, what is measured on the test set and read from the snapshot,
+#: the run's ``status`` and the solver traits read back with the curves (:data:`TRAITS`). A
+#: snapshot's :attr:`~Snapshot.extra` may not name one (:meth:`Snapshot.shadowed`): a solver could
+#: otherwise report its own test error, or run under another solver's name.
+MEASURED_COLUMNS = frozenset({
+    "experiment", "dataset", "solver", "solver_name", "params", "seed", "run", "checkpoint",
+    "iteration", "epoch", "kernel_evals", "kernel_evals_computed", "eval_kernel_evals", "train_time_s",
+    "test_error", "test_hinge_loss", "objective", "primal_objective", "n_support", "status",
+    *TRAITS,
+})
 
 
 class Solver(Generic[P]):

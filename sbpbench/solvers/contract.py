@@ -14,7 +14,8 @@ choices, a solver:
   solver finishes, and exactly at the iteration limit unless the solver declares that its steps
   (whole passes or fits) go past it;
 * follows the same trajectory from the same seed, whether or not it is measured on the way;
-* takes snapshots without training kernel evaluations;
+* takes snapshots without training kernel evaluations, whose ``extra`` columns name no column
+  sbpbench measures itself (:data:`~sbpbench.solvers.base.MEASURED_COLUMNS`);
 * counts what its cost model says (``expected_kernel_evals``), with or without the row cache;
 * is refused, when it is made for a kind of problem, exactly as
   :meth:`~sbpbench.solvers.base.Solver.refuse` refuses it (the same refusal ends a config at
@@ -301,6 +302,15 @@ def check_snapshots_cost_nothing(case: Case) -> None:
                  "a snapshot counted training kernel evaluations")
 
 
+def check_extra_columns(case: Case) -> None:
+    """A snapshot's ``extra`` names no column sbpbench measures itself (the runner fails such a run)."""
+    problem, solver = case.make()
+    for limit in (1, N):
+        solver.advance(limit, INF, INF)
+        shadowed = solver.snapshot().shadowed()
+        _require(not shadowed, f"the snapshot's extra columns {', '.join(shadowed)} are measured by sbpbench itself")
+
+
 def check_cost_model(case: Case) -> None:
     """The kernel's count equals ``expected_kernel_evals`` throughout, with or without the row cache."""
     counted = []
@@ -358,6 +368,7 @@ CASE_CHECKS: dict[str, Callable[[Case], None]] = {
     "same seed, same trajectory": check_same_seed_same_trajectory,
     "measuring leaves the trajectory": check_measuring_does_not_change_the_trajectory,
     "snapshots cost no kernel evaluation": check_snapshots_cost_nothing,
+    "snapshot columns shadow no measured one": check_extra_columns,
     "kernel count equals the cost model": check_cost_model,
 }
 #: The checks of a solver class.

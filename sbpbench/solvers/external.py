@@ -45,7 +45,8 @@ def load_file(path: str | Path) -> list[str]:
     Raises
     ------
     UserError
-        The file does not exist, does not import, defines no solver, or defines one whose
+        The file does not exist, does not import (whatever it raises, ``sys.exit`` included;
+        Ctrl-C propagates), defines no solver, or defines one whose
         name another solver already has. The message names the file.
     """
     path = Path(path).resolve()
@@ -75,8 +76,10 @@ def _import(path: Path, module_name: str) -> Any:
     sys.modules[module_name] = module  # dataclasses and pickle look the module up while it runs
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # the user's code: any error is one line naming the file
+    except BaseException as exc:  # the user's code: any error, sys.exit too, is one line naming the file
         del sys.modules[module_name]
+        if isinstance(exc, KeyboardInterrupt):  # Ctrl-C while it imports (or the file raising it): interrupted
+            raise
         raise UserError(f"{path}: cannot import the solver file ({' '.join(f'{type(exc).__name__}: {exc}'.split())})"
                         ) from None
     return module
@@ -108,5 +111,5 @@ def load_entry_points() -> None:
             if not (isinstance(cls, type) and issubclass(cls, Solver) and isinstance(vars(cls).get("name"), str)):
                 raise UserError(f"{origin}: not a Solver subclass with a 'name'")
             _register(cls, origin)
-        except Exception as exc:  # a plugin's error is the plugin's, never sbpbench's
+        except (Exception, SystemExit) as exc:  # a plugin's error (sys.exit too) is the plugin's, never sbpbench's
             warnings.warn(f"sbpbench: solver {origin} left out: {' '.join(str(exc).split())}", stacklevel=2)
