@@ -96,6 +96,9 @@ def kept_runs(directory: Path, meta: dict[str, Any]) -> Kept:
     complete = [s for s in meta.get("runs", []) if str(s.get("status")).split(":")[0] in COMPLETE]
     path = curves_file(directory) or directory / "curves.csv"
     header, records, unreadable = _records(path)
+    by_run: dict[tuple[str | None, int | None], list[_Record]] = {}
+    for record in records:  # in file order
+        by_run.setdefault((record.fields.get("solver"), _whole(record.fields.get("run"))), []).append(record)
     found = Kept()
     good: dict[tuple[str, int], list[_Record]] = {}
     for summary in complete:
@@ -103,18 +106,15 @@ def kept_runs(directory: Path, meta: dict[str, Any]) -> Kept:
         if unreadable is not None:
             found.damaged.append(f"{label}: {unreadable}")
             continue
-        mine = [r for r in records if r.fields.get("solver") == summary.get("solver")
-                and _whole(r.fields.get("run")) == summary.get("run")]
+        mine = by_run.get((summary.get("solver"), summary.get("run")), [])
         why = _damage(mine, summary)
         if why is None:
             good[(summary["solver"], summary["run"])] = mine
         else:
             found.damaged.append(f"{label}: {why}")
-    rows = _typed(path, header, [r for mine in good.values() for r in mine])
-    for summary in complete:
-        key = (summary.get("solver"), summary.get("run"))
-        if key in good:
-            found.runs.append(([row for row in rows if (row["solver"], row["run"]) == key], summary))
+    rows = iter(_typed(path, header, [r for mine in good.values() for r in mine]))
+    kept = {key: [next(rows) for _ in mine] for key, mine in good.items()}  # in the order given
+    found.runs = [(kept[key], s) for s in complete if (key := (s.get("solver"), s.get("run"))) in kept]
     if found.damaged:
         LOG.warning(cut(printable(f"{path}: {len(found.damaged)} finished run(s) damaged, redone: "
                                   + "; ".join(found.damaged)), NOTE_CHARS))
