@@ -11,6 +11,11 @@ Whatever the input, the command must end in one of the documented ways and nothi
 and never a file written outside ``--results``. Inputs that the issue found to be accepted
 wrongly (a ``0:`` index, NaN features, ``lambda: .nan``, ``name: ..`` ...) must end in exit 2.
 
+Run folders are fuzzed too: a ``meta.json`` changed at the keys its readers use (``page`` and
+``run --resume-from`` refuse it in one line or read it), and a ``curves.csv`` cut or with rows
+dropped, repeated, swapped or replaced by garbage (``--resume`` must end with the uninterrupted
+run's curves: a damaged run redone, never kept).
+
 The generators are hypothesis strategies rather than hand-written ones: hypothesis composes
 nested YAML values and file mutations from small pieces and, when a case fails, shrinks it
 to a minimal one before reporting. ``derandomize=True`` makes every run of the suite try the
