@@ -363,3 +363,15 @@ def test_a_run_folder_that_cannot_be_created_is_one_line(monkeypatch, tmp_path):
     monkeypatch.setattr(Path, "mkdir", mkdir)
     with pytest.raises(UserError, match=r"exp: cannot create a run folder \(Read-only file system\)"):
         new_run_dir(tmp_path, "exp")
+
+
+@pytest.mark.parametrize("key", ["dataset", "problem"])
+def test_a_meta_json_without_what_the_report_reads_is_refused(monkeypatch, capsys, tmp_path, tiny_run, key):
+    _, ref_dir = tiny_run
+    paper = tmp_path / "paper" / "sbp-figure2-adult"
+    shutil.copytree(ref_dir, paper)
+    data = meta(paper)
+    del data["resolved"][key]
+    (paper / "meta.json").write_text(json.dumps(data))
+    assert sbpbench(monkeypatch, "report", "--results", tmp_path / "paper", "--out", tmp_path / "R.md") == 2
+    one_error_line(capsys.readouterr().err, f"{paper / 'meta.json'}: not a sbpbench meta.json (no key 'resolved.{key}")

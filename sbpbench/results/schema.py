@@ -194,3 +194,22 @@ def _first_wrong(value: Any, rule: Any, key: str) -> tuple[str, Any, str] | None
 
 def _dotted(key: str, name: str) -> str:
     return f"{key}.{name}" if key else str(name)
+
+
+def require(meta: dict[str, Any], path: str | Path, keys: tuple[str, ...]) -> None:
+    """Refuse a checked ``meta`` (:func:`check_meta`) that lacks one of ``keys`` (dotted), which a
+    reader needs.
+
+    Raises
+    ------
+    UserError
+        ``PATH: not a sbpbench meta.json (no key 'resolved.dataset.n_train', which ... reads)``.
+    """
+    for key in keys:
+        node: Any = meta
+        for part in key.split("."):
+            if not isinstance(node, dict) or node.get(part) is None:
+                raise UserError(f"{path}: not a sbpbench meta.json (no key {key!r}; "
+                                "not written by this sbpbench, or edited)")
+            node = node[part]
+
