@@ -41,9 +41,6 @@ from sbpbench.results.store import (
 )
 from sbpbench.solvers import SOLVERS
 
-#: A run's checkpoint rows and its summary, as :func:`~sbpbench.results.resumable.kept_runs` reads them.
-KeptRun = Run
-
 
 def plan(exp: Experiment, skip: Container[int] = ()) -> list[Task]:
     """The runs of an experiment in the order they are started: run index, then config solver order.
@@ -107,7 +104,7 @@ class _Resumed:
 
     directory: Path
     old: dict[str, Any]
-    kept: dict[int, KeptRun]
+    kept: dict[int, Run]
     damaged: list[str]
 
 
@@ -274,7 +271,7 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
                         "run without --resume to start a new run folder")
     datafiles.check_same_data(old["resolved"]["dataset"].get("files"), resolved["dataset"]["files"], directory)
     found = kept_runs(directory, old)
-    kept: dict[int, KeptRun] = {}
+    kept: dict[int, Run] = {}
     for rows, summary in found.runs:
         pos = position(exp, str(summary["solver"]), int(summary["run"]))
         if pos is not None:
