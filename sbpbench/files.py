@@ -13,7 +13,9 @@ line saying what the path is, before it is opened.
 
 from __future__ import annotations
 
+import glob
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -25,11 +27,21 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder, fsync, then rename.
 
     A reader sees the old file or the new one, never a part; an interruption leaves no
-    temporary file behind. The file's mode is ``0666`` less the umask, as for any new file.
-    Creates the parent folder when needed.
+    temporary file behind (unless the process is killed: see :func:`remove_leftovers`). The
+    file's mode is ``0666`` less the umask, as for any new file. Creates the parent folder
+    when needed.
+
+    Raises
+    ------
+    OSError
+        The file cannot be written (a full or read-only disk, no permission), its
+        ``filename`` ``path`` whatever step failed; the old file, if any, is left as it was.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), 0o666 & ~umask())
@@ -37,10 +49,36 @@ def atomic_write(path: Path, data: str | bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # a failed write names no file
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
         raise
+
+
+def remove_leftovers(path: Path) -> list[Path]:
+    """Delete the temporary files that writes of ``path`` by :func:`atomic_write` left behind.
+
+    :func:`atomic_write` removes its temporary file when it fails or is interrupted by an
+    exception, but a process killed mid-write (SIGKILL, a power cut) leaves it
+    (``.NAME.XXXXXXXX`` beside ``NAME``). Call this only while no other process can be
+    writing ``path`` (e.g. holding the lock of its folder).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files deleted.
+    """
+    left = [p for p in path.parent.glob(f".{glob.escape(path.name)}.*")
+            if _TEMPORARY.fullmatch(p.name[len(path.name) + 2:]) and p.is_file()]
+    for leftover in left:
+        leftover.unlink(missing_ok=True)
+    return left
+
+
+#: The random part of the name of a temporary file of :func:`tempfile.mkstemp`.
+_TEMPORARY = re.compile(r"[a-z0-9_]{8}")
 
 
 def umask() -> int:

@@ -182,7 +182,8 @@ def test_run_records_the_bundled_adult_copy_outside_resolved(monkeypatch, tmp_pa
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["dataset_copy"] == "bundled a9a (LIBSVM)"
     assert set(meta["resolved"]["dataset"]) == {"name", "path", "test_path", "n_train", "n_test", "n_features",
-                                                "positive", "positives_train", "positives_test"}
+                                                "positive", "positives_train", "positives_test", "files"}
+    assert meta["resolved"]["dataset"]["files"] == {}  # the bundled copy is checked at every load instead
 
 
 # ----------------------------------------------------------------------------- fallbacks (each registered

@@ -11,6 +11,11 @@ Whatever the input, the command must end in one of the documented ways and nothi
 and never a file written outside ``--results``. Inputs that the issue found to be accepted
 wrongly (a ``0:`` index, NaN features, ``lambda: .nan``, ``name: ..`` ...) must end in exit 2.
 
+Run folders are fuzzed too: a ``meta.json`` changed at the keys its readers use (``page`` and
+``run --resume-from`` refuse it in one line or read it), and a ``curves.csv`` cut or with rows
+dropped, repeated, swapped or replaced by garbage (``--resume`` must end with the uninterrupted
+run's curves: a damaged run redone, never kept).
+
 The generators are hypothesis strategies rather than hand-written ones: hypothesis composes
 nested YAML values and file mutations from small pieces and, when a case fails, shrinks it
 to a minimal one before reporting. ``derandomize=True`` makes every run of the suite try the
@@ -20,7 +25,9 @@ same cases (deterministic tests), and ``max_examples`` bounds the time (about a 
 from __future__ import annotations
 
 import contextlib
+import json
 import math
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -31,7 +38,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sbpbench.data.sources.adult import bundled_bytes
-from sbpbench.results.store import read_meta
+from sbpbench.execution.executors import SequentialExecutor
+from sbpbench.execution.sweep import run_experiments
+from sbpbench.experiment import config
+from sbpbench.results.store import read_curves, read_meta
 from tests.cli_runner import invoke, one_error_line
 
 
@@ -319,3 +329,115 @@ def test_fuzz_libsvm_files(case):
     with workspace(train, test) as workdir:
         run_case(workdir, dump(data), must_fail, command="validate")  # validate reads path files too
         run_case(workdir, dump(data), must_fail, command="run")
+
+
+# ----------------------------------------------------------------------------- run folders read back
+
+#: Keys of a run's meta.json that the readers use (``runs[0].KEY``: of the first run's summary).
+META_KEYS = ["experiment", "config", "resolved", "resolved.dataset", "resolved.dataset.n_train",
+             "resolved.dataset.files", "resolved.kernel", "resolved.kernel.name", "resolved.problem",
+             "resolved.problem.lambda", "resolved.solvers", "resolved.runs", "resolved.seed", "runs",
+             "solver_traits", "solver_traits.sbp", "resumes", "host", "versions", "started", "jobs", "executor",
+             "git_commit", "runs[0]", "runs[0].status", "runs[0].run", "runs[0].solver", "runs[0].checkpoints",
+             "runs[0].test_error", "runs[0].iterations"]
+
+
+def set_meta_key(meta: dict, dotted: str, value) -> None:
+    """Set (or, for :data:`DELETE`, remove) ``dotted`` in a meta.json; ``runs[0].`` is the first summary."""
+    if dotted.startswith("runs[0]"):
+        if not meta["runs"]:
+            return
+        if dotted == "runs[0]":
+            meta["runs"][0] = value if value is not DELETE else meta["runs"][0]
+            return
+        node, last = meta["runs"][0], dotted.split(".")[-1]
+    else:
+        *parents, last = dotted.split(".")
+        node = meta
+        for part in parents:
+            if not isinstance(node.get(part), dict):
+                return
+            node = node[part]
+    if value is DELETE:
+        node.pop(last, None)
+    else:
+        node[last] = value
+
+
+@contextlib.contextmanager
+def copied_run(run_dir: Path):
+    """A copy of the run folder ``run_dir`` as the only run of its experiment under a new results root."""
+    with tempfile.TemporaryDirectory(prefix="sbpbench-fuzz-") as tmp:
+        copy = Path(tmp) / "res" / run_dir.parent.name / "20260101-000000"
+        shutil.copytree(run_dir, copy)
+        yield copy
+
+
+@pytest.mark.usefixtures("one_numba_thread")
+@fuzz(12)
+@given(st.lists(st.tuples(st.sampled_from(META_KEYS), st.one_of(yaml_values, st.just(DELETE))), min_size=1,
+                max_size=3))
+def test_fuzz_meta_json(tiny_run, changes):
+    """A meta.json changed at the keys its readers use: ``page`` and ``run --resume-from`` end in one
+    line with exit 2, or read it; a resume that goes on gives the curves of the uninterrupted run."""
+    ref_path, ref_dir = tiny_run
+    with copied_run(ref_dir) as copy:
+        data = json.loads((copy / "meta.json").read_text())
+        for key, value in changes:
+            set_meta_key(data, key, value)
+        (copy / "meta.json").write_text(json.dumps(data))
+        for args in (["page", copy], ["run", ref_path, "--resume-from", copy, "--no-plot", "-q"]):
+            code, stderr = invoke(*args)
+            assert code in (0, 2), (args[0], code, stderr[-500:])
+            if code == 2:
+                one_error_line(stderr)
+            elif args[0] == "run":
+                assert read_curves(copy).drop(columns="train_time_s").equals(
+                    read_curves(ref_dir).drop(columns="train_time_s"))
+
+
+@st.composite
+def curves_damage(draw):
+    """Damage to a curves.csv, as lines: a cut at any byte, rows dropped, repeated, swapped or
+    replaced by garbage."""
+    changes = []
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["cut", "drop", "repeat", "swap", "garbage"]))
+        changes.append((kind, draw(st.floats(0, 1)), draw(st.floats(0, 1)), draw(st.binary(max_size=30))))
+    return changes
+
+
+def damaged(data: bytes, changes) -> bytes:
+    for kind, a, b, garbage in changes:
+        if kind == "cut":
+            data = data[: int(a * len(data))]
+            continue
+        lines = data.splitlines(keepends=True)
+        if not lines:
+            continue
+        i, j = int(a * (len(lines) - 1)), int(b * (len(lines) - 1))
+        if kind == "drop":
+            del lines[i]
+        elif kind == "repeat":
+            lines.insert(i, lines[i])
+        elif kind == "swap":
+            lines[i], lines[j] = lines[j], lines[i]
+        else:
+            lines[i] = garbage + b"\n"
+        data = b"".join(lines)
+    return data
+
+
+@pytest.mark.usefixtures("one_numba_thread")
+@fuzz(12)
+@given(curves_damage())
+def test_fuzz_resumed_curves(tiny_run, changes):
+    """Whatever the damage to curves.csv, ``--resume`` ends with the uninterrupted run's curves:
+    every damaged run is redone, and only those."""
+    ref_path, ref_dir = tiny_run
+    with copied_run(ref_dir) as copy:
+        (copy / "curves.csv").write_bytes(damaged((copy / "curves.csv").read_bytes(), changes))
+        run_experiments([config.load(ref_path)], copy.parent.parent, SequentialExecutor(), resume_from=copy)
+        assert read_curves(copy).drop(columns="train_time_s").equals(read_curves(ref_dir).drop(columns="train_time_s"))
+        (resume,) = json.loads((copy / "meta.json").read_text())["resumes"]
+        assert resume["kept"] + resume["redone"] == 4 and len(resume.get("damaged", [])) <= resume["redone"]

@@ -16,7 +16,8 @@ ROW = {c: 0 for c in COLUMNS} | {"experiment": "e", "dataset": "d", "solver": "s
 def run_folder(path: Path, checkpoints: int = 1, solver: str = "sbp") -> Path:
     """A run folder with a meta.json and ``checkpoints`` rows of ``solver`` (an empty curves.csv for 0)."""
     path.mkdir(parents=True)
-    (path / "meta.json").write_text(json.dumps({"experiment": path.parent.name, "resolved": {}}))
+    (path / "meta.json").write_text(json.dumps({"experiment": path.parent.name,
+                                                "resolved": {"dataset": {"n_train": 1, "n_test": 1}, "problem": {}}}))
     rows = [ROW | {"solver": solver, "solver_name": solver, "checkpoint": k} for k in range(checkpoints)]
     lines = [",".join(COLUMNS)] + [",".join(str(r[c]) for c in COLUMNS) for r in rows]
     (path / "curves.csv").write_text("\n".join(lines) + "\n" if rows else "")
@@ -67,4 +68,7 @@ def test_a_meta_json_without_its_configuration_is_one_error(tmp_path):
     run = run_folder(tmp_path / "e" / "20260101-000000")
     (run / "meta.json").write_text('{"experiment": "e"}')
     with pytest.raises(UserError, match=r"meta.json: no 'resolved' configuration"):
+        find_experiment(tmp_path, "e")
+    (run / "meta.json").write_text('{"experiment": "e", "resolved": {"dataset": {"n_train": 5}, "problem": {}}}')
+    with pytest.raises(UserError, match=r"meta.json: not a sbpbench meta.json \(no key 'resolved.dataset.n_test'"):
         find_experiment(tmp_path, "e")

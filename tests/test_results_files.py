@@ -107,8 +107,10 @@ def test_a_csv_of_another_shape_is_one_line(monkeypatch, capsys, tmp_path, confi
     one_error_line(capsys.readouterr().err, needle)
     assert sbpbench(monkeypatch, "check", good, "--reference", directory) == 2
     one_error_line(capsys.readouterr().err, needle)
-    assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res", "--resume", "-q") == 2
-    one_error_line(capsys.readouterr().err, needle)
+    # --resume redoes the runs it cannot read back (a note says so), and writes the file anew
+    assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res", "--resume", "-q", "--no-plot") == 0
+    assert f"sbpbench: note: {directory / 'curves.csv'}: " in capsys.readouterr().err
+    assert not read_curves(directory).empty
 
 
 def test_text_in_a_numeric_column_is_one_line(monkeypatch, capsys, finished):

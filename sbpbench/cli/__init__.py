@@ -6,6 +6,7 @@ only with ``--debug``); Ctrl-C keeps every finished run and exits with 130.
 
 from __future__ import annotations
 
+import errno
 import logging
 import shlex
 import sys
@@ -22,6 +23,9 @@ from sbpbench.errors import UserError, cut, printable
 
 #: Longest error line printed; a longer message is cut and ends in "...".
 MAX_ERROR_CHARS = 500
+#: What a file system says when a file cannot be written: full (or over quota), read-only, not allowed.
+#: Outside the results (``UserError`` there), e.g. a figure or a page, it ends in one line too.
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -426,7 +430,8 @@ def _usage_message(exc: click.ClickException) -> str:
 
 
 def main() -> None:
-    """Entry point: run the CLI, turning user errors and usage errors into one line and exit code 2."""
+    """Entry point: run the CLI, turning user errors, usage errors and files that cannot be written
+    (:data:`WRITE_ERRNOS`) into one line and exit code 2."""
     options: dict[str, Any] = {}  # the group's options, as its callback saw them
     try:
         cli.main(standalone_mode=False, obj=options)
@@ -441,6 +446,12 @@ def main() -> None:
     except click.ClickException as exc:
         click.echo(error_line(_usage_message(exc)), err=True)
         sys.exit(exc.exit_code)
+    except OSError as exc:  # a full or read-only disk while writing results, figures or pages
+        if options.get("debug") or exc.errno not in WRITE_ERRNOS:
+            raise
+        click.echo(error_line(f"{exc.filename}: cannot write ({exc.strerror or exc}); free space or make the "
+                              "folder writable"), err=True)
+        sys.exit(UserError.exit_code)
     except (KeyboardInterrupt, click.Abort):
         click.echo("\nsbpbench: interrupted", err=True)
         sys.exit(130)

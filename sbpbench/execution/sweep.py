@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import platform
 from collections.abc import Container
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,11 +24,14 @@ from sbpbench.execution.executors import Executor, Reporter, SequentialExecutor,
 from sbpbench.execution.problems import ProblemCache
 from sbpbench.experiment import assemble
 from sbpbench.experiment.config import Experiment
+from sbpbench.files import remove_leftovers
+from sbpbench.results import datafiles
+from sbpbench.results.folder_lock import folder_lock
 from sbpbench.results.lookup import newest_run
+from sbpbench.results.resumable import Run, kept_runs
 from sbpbench.results.store import (
     ResultsWriter,
     comparable,
-    complete_runs,
     environment,
     first_difference,
     new_run_dir,
@@ -36,9 +40,6 @@ from sbpbench.results.store import (
     source_commit,
 )
 from sbpbench.solvers import SOLVERS
-
-#: A run's checkpoint rows and its summary, as :func:`~sbpbench.results.store.complete_runs` reads them.
-KeptRun = tuple[list[dict[str, Any]], dict[str, Any]]
 
 
 def plan(exp: Experiment, skip: Container[int] = ()) -> list[Task]:
@@ -98,11 +99,13 @@ class Interrupted(KeyboardInterrupt):
 
 @dataclass
 class _Resumed:
-    """A run folder to continue: its ``meta.json`` and its complete runs by plan position."""
+    """A run folder to continue: its ``meta.json``, its complete runs by plan position, and the
+    finished runs found damaged (redone)."""
 
     directory: Path
     old: dict[str, Any]
-    kept: dict[int, KeptRun]
+    kept: dict[int, Run]
+    damaged: list[str]
 
 
 @dataclass
@@ -160,7 +163,10 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
     Raises
     ------
     UserError
-        Two experiments share a name, or a folder to resume does not match its config.
+        Two experiments share a name; a folder to resume does not match its config, was made
+        from other data, or is being written by another process (each run folder is locked
+        while it is written, :func:`~sbpbench.results.folder_lock.folder_lock`); or the results
+        cannot be written (a full or read-only disk: the files keep what was last written).
     Interrupted
         On Ctrl-C while the runs execute: the finished runs are kept, those that had started
         are recorded with status ``interrupted`` (no rows), ``meta.json`` of every experiment
@@ -174,20 +180,22 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
         raise UserError(f"two configs define the experiment {dup!r}; give one another 'name'")
     if resume_from is not None and len(experiments) != 1:
         raise UserError("--resume-from continues one run folder: give exactly one config")
-    starts = _starts(experiments, results_root, executor, reporter, resume or resume_from is not None, resume_from)
-    opened = [_open(start, results_root, executor, reporter) for start in starts]
-    by_name = {exp.name: o for exp, o in zip(experiments, opened)}
-    remaining = {exp.name: len(o.tasks) for exp, o in zip(experiments, opened)}
-    reporter.planned(sum(remaining.values()))
-    try:
-        for task, result in executor.results([t for o in opened for t in o.tasks], reporter):
-            by_name[task.exp.name].writer.add_run(result.rows, result.summary, task.position)
-            remaining[task.exp.name] -= 1
-            reporter.end(result.summary)
-    except KeyboardInterrupt:
-        raise _interrupted(executor, opened, remaining) from None
-    for o in opened:
-        o.writer.flush(finished=True)
+    with ExitStack() as locks:  # each run folder's lock, held until its files are final
+        starts = _starts(experiments, results_root, executor, reporter, resume or resume_from is not None,
+                         resume_from, locks)
+        opened = [_open(start, results_root, executor, reporter, locks) for start in starts]
+        by_name = {exp.name: o for exp, o in zip(experiments, opened)}
+        remaining = {exp.name: len(o.tasks) for exp, o in zip(experiments, opened)}
+        reporter.planned(sum(remaining.values()))
+        try:
+            for task, result in executor.results([t for o in opened for t in o.tasks], reporter):
+                by_name[task.exp.name].writer.add_run(result.rows, result.summary, task.position)
+                remaining[task.exp.name] -= 1
+                reporter.end(result.summary)
+        except KeyboardInterrupt:
+            raise _interrupted(executor, opened, remaining) from None
+        for o in opened:
+            o.writer.flush(finished=True)
     return [o.writer.directory for o in opened]
 
 
@@ -213,7 +221,7 @@ def _interrupted(executor: Executor, opened: list[_Opened], remaining: dict[str,
 
 
 def _starts(experiments: list[Experiment], results_root: Path, executor: Executor, reporter: Reporter,
-            resume: bool, resume_from: Path | None) -> list[_Start]:
+            resume: bool, resume_from: Path | None, locks: ExitStack) -> list[_Start]:
     """:func:`_start` of every experiment, their problems built where the runs will take them from.
 
     That is the executor's :attr:`~sbpbench.execution.executors.Executor.problems` when the runs
@@ -221,23 +229,26 @@ def _starts(experiments: list[Experiment], results_root: Path, executor: Executo
     once checked (the runs build theirs where they execute).
     """
     problems = executor.problems if executor.problems is not None else ProblemCache()
-    return [_start(exp, results_root, executor, reporter, resume, resume_from, problems) for exp in experiments]
+    return [_start(exp, results_root, executor, reporter, resume, resume_from, problems, locks)
+            for exp in experiments]
 
 
 def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Reporter, resume: bool,
-           resume_from: Path | None, problems: ProblemCache) -> _Start:
+           resume_from: Path | None, problems: ProblemCache, locks: ExitStack) -> _Start:
     """Load an experiment's data (its problems built in ``problems``) and decide where its results
-    go; create or change nothing.
+    go; create or change nothing. A folder to resume is locked first (its lock entered into
+    ``locks``), so that what is read of it stays true while the runs go on.
 
     Raises
     ------
     UserError
-        The folder to resume holds another experiment, another resolved configuration,
-        or unreadable files.
+        The folder to resume is locked by another process, holds another experiment, another
+        resolved configuration, runs of other data, or unreadable files.
     """
     prep = problems.prepared(exp)
     reporter.loaded(exp, prep.dataset["n_train"], prep.dataset["n_test"], prep.seconds, prep.dataset_copy)
     resolved = assemble.resolved_config(exp, prep, _entry_problems(exp, problems) if exp.swept else ())
+    resolved["dataset"] = {**resolved["dataset"], "files": datafiles.record(exp.dataset)}
     meta = {"experiment": exp.name, "config_file": exp.source, "config": exp.raw, "resolved": resolved,
             "executor": executor.name, "jobs": executor.jobs,
             "solver_traits": {s.name: SOLVERS[s.name].traits() for s in exp.solvers}, **environment()}
@@ -247,6 +258,7 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     if directory is None:
         return _Start(exp, meta)
 
+    locks.enter_context(folder_lock(directory))
     old = read_meta(directory)
     resolved = json.loads(json.dumps(resolved, default=str))  # as meta.json holds it
     if old.get("experiment") != exp.name:
@@ -257,12 +269,14 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
         raise UserError(f"{directory}/meta.json: key 'resolved.{key}' differs from the config {exp.source} "
                         f"({_at(old.get('resolved'), key)!r} there, {_at(resolved, key)!r} now); "
                         "run without --resume to start a new run folder")
-    kept: dict[int, KeptRun] = {}
-    for rows, summary in complete_runs(directory, old):
+    datafiles.check_same_data(old["resolved"]["dataset"].get("files"), resolved["dataset"]["files"], directory)
+    found = kept_runs(directory, old)
+    kept: dict[int, Run] = {}
+    for rows, summary in found.runs:
         pos = position(exp, str(summary["solver"]), int(summary["run"]))
         if pos is not None:
             kept.setdefault(pos, (rows, summary))
-    return _Start(exp, meta, _Resumed(directory, old, kept))
+    return _Start(exp, meta, _Resumed(directory, old, kept, found.damaged))
 
 
 def _more_runs_allowed(old: Any, runs: int) -> Any:
@@ -290,23 +304,34 @@ def _entry_problems(exp: Experiment, problems: ProblemCache) -> list[dict[str, A
     return [resolved[assemble.problem_key(exp.for_solver(spec))] for spec in exp.solvers]
 
 
-def _open(start: _Start, results_root: Path, executor: Executor, reporter: Reporter) -> _Opened:
-    """Open an experiment's run folder (a new one, or the one to resume) and write its files."""
+def _open(start: _Start, results_root: Path, executor: Executor, reporter: Reporter, locks: ExitStack) -> _Opened:
+    """Open an experiment's run folder (a new one, locked into ``locks`` before anything is
+    written there, or the one to resume, locked by :func:`_start`) and write its files.
+
+    A resumed folder loses the temporary files that writes interrupted by a kill left there,
+    and gets the data files' record when it was written before they were recorded."""
     resumed = start.resumed
     if resumed is None:
-        writer = ResultsWriter(new_run_dir(results_root, start.exp.name), start.meta)
+        directory = new_run_dir(results_root, start.exp.name)
+        locks.enter_context(folder_lock(directory))
+        writer = ResultsWriter(directory, start.meta)
         writer.flush()
         return _Opened(writer, plan(start.exp))
 
+    for name in ("curves.csv", "meta.json"):
+        remove_leftovers(resumed.directory / name)
     writer = ResultsWriter(resumed.directory,
                            {k: v for k, v in resumed.old.items() if k not in ("interrupted", "finished")})
     writer.meta["solver_traits"] = start.meta["solver_traits"]  # a folder written before they were recorded
+    writer.meta["resolved"]["dataset"].setdefault("files", start.meta["resolved"]["dataset"]["files"])
     for pos, (rows, summary) in resumed.kept.items():
         writer.add_run(rows, summary, pos, flush=False)
     tasks = plan(start.exp, skip=resumed.kept)
     commit, dirty = source_commit()  # the redone runs' code, which may not be the kept runs'
     resume = {"time": now(), "kept": len(resumed.kept), "redone": len(tasks), "executor": executor.name,
               "jobs": executor.jobs, "host": platform.node(), "git_commit": commit, "git_dirty": dirty}
+    if resumed.damaged:
+        resume["damaged"] = resumed.damaged
     if writer.meta["resolved"].get("runs") != start.exp.runs:  # more runs asked for: the files say so
         resume["runs"] = [writer.meta["resolved"]["runs"], start.exp.runs]
         writer.meta["resolved"]["runs"] = start.exp.runs

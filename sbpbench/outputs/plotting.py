@@ -721,11 +721,14 @@ def final_against_parameter(curves: pd.DataFrame, out_stem: Path, parameter: str
 
 
 def _meta_or_none(run: Path) -> dict[str, Any]:
-    """A run folder's ``meta.json``, empty when it has none that reads (the drawing then has no baseline)."""
-    try:
-        return read_meta(run) if (run / "meta.json").is_file() else {}
-    except UserError:
-        return {}
+    """A run folder's ``meta.json``, empty when it has none (the drawing then has no baseline).
+
+    Raises
+    ------
+    UserError
+        The file is there but not a ``meta.json`` of sbpbench (:func:`~sbpbench.results.store.read_meta`).
+    """
+    return read_meta(run) if (run / "meta.json").exists() else {}
 
 
 @dataclass

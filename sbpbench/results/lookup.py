@@ -18,9 +18,14 @@ from typing import Any
 import pandas as pd
 
 from sbpbench.errors import UserError
+from sbpbench.results.schema import require
 from sbpbench.results.store import curves_file, read_curves, read_meta
 
 _STAMP = re.compile(r"(\d{8})-(\d{6})(?:-(\d+))?")
+
+#: What every reader of an experiment's results (the report's verdicts, its data section) takes
+#: from ``meta.json``, beyond what :func:`~sbpbench.results.store.read_meta` checks.
+NEEDED = ("resolved.dataset.n_train", "resolved.dataset.n_test", "resolved.problem")
 
 
 def stamp(folder: Path) -> tuple[str, str, int] | None:
@@ -117,5 +122,6 @@ def find_experiment(root: str | Path, name: str,
     meta = read_meta(directory)
     if not isinstance(meta.get("resolved"), dict):
         raise UserError(f"{directory / 'meta.json'}: no 'resolved' configuration (not written by this sbpbench)")
+    require(meta, directory / "meta.json", NEEDED)
     return ExperimentResult(name, directory, curves, meta)
 

@@ -8,6 +8,7 @@ half-written file and an interruption loses nothing already finished.
 from __future__ import annotations
 
 import datetime as _dt
+import io
 import json
 import os
 import platform
@@ -21,6 +22,7 @@ import pandas as pd
 
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write, file_kind, read_regular
+from sbpbench.results.schema import MAX_DEPTH, check_meta
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import TRAITS, Solver
 
@@ -33,18 +35,27 @@ COLUMNS = [
 
 
 def new_run_dir(root: Path, experiment: str) -> Path:
-    """Create ``root/<experiment>/<timestamp>[-k]/`` and return it."""
+    """Create ``root/<experiment>/<timestamp>[-k]/`` and return it.
+
+    Raises
+    ------
+    UserError
+        The folder cannot be created (a full or read-only disk, no permission).
+    """
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     parent = root / experiment
-    parent.mkdir(parents=True, exist_ok=True)
-    for k in range(1000):
-        candidate = parent / (stamp if k == 0 else f"{stamp}-{k}")
-        try:
-            candidate.mkdir()
-            return candidate
-        except FileExistsError:
-            continue
-    raise RuntimeError(f"cannot create a results folder under {parent}")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        for k in range(1000):
+            candidate = parent / (stamp if k == 0 else f"{stamp}-{k}")
+            try:
+                candidate.mkdir()
+                return candidate
+            except FileExistsError:
+                continue
+    except OSError as exc:  # a full or read-only disk, a folder without write permission
+        raise UserError(f"{parent}: cannot create a run folder ({exc.strerror or exc})") from None
+    raise UserError(f"{parent}: cannot create a run folder (1000 folders named {stamp}[-k] exist)")
 
 
 def environment() -> dict[str, Any]:
@@ -138,6 +149,7 @@ class ResultsWriter:
         self.meta.setdefault("started", now())
         self.meta["runs"] = []
         self._runs: dict[int, tuple[list[dict[str, Any]], dict[str, Any]]] = {}
+        self._written: int | None = None  # runs in meta.json as last written (None: not written yet)
 
     def add_run(self, rows: list[dict[str, Any]], summary: dict[str, Any], position: int | None = None,
                 flush: bool = True) -> None:
@@ -167,13 +179,29 @@ class ResultsWriter:
         return [row for pos in sorted(self._runs) for row in self._runs[pos][0]]
 
     def flush(self, finished: bool = False) -> None:
-        """Rewrite ``curves.csv`` and then ``meta.json``, each atomically."""
+        """Rewrite ``curves.csv`` and then ``meta.json``, each atomically.
+
+        Raises
+        ------
+        UserError
+            A file cannot be written (a full or read-only disk, no permission): one line naming
+            the folder and what it keeps, the files as last written (a reader, and
+            ``--resume``, sees those).
+        """
         frame = curves_frame(self.rows)
-        atomic_write(self.directory / "curves.csv", frame.to_csv(index=False))
         self.meta["runs"] = [self._runs[pos][1] for pos in sorted(self._runs)]
         if finished:
             self.meta["finished"] = now()
-        atomic_write(self.directory / "meta.json", json.dumps(self.meta, indent=2, default=str) + "\n")
+        try:
+            atomic_write(self.directory / "curves.csv", frame.to_csv(index=False))
+            atomic_write(self.directory / "meta.json", json.dumps(self.meta, indent=2, default=str) + "\n")
+        except OSError as exc:
+            kept = (f"it keeps the files as last written, with {self._written} run(s)" if self._written is not None
+                    else "its files are as they were before this run")
+            raise UserError(f"{self.directory}: cannot write the results ({exc.strerror or exc}); {kept}; "
+                            f"free space or make the folder writable, then continue with --resume-from "
+                            f"{self.directory}") from None
+        self._written = len(self.meta["runs"])
 
 
 #: Facts of ``resolved.problem.optimum`` (nu from lambda) that depend on the machine, not on
@@ -182,7 +210,9 @@ MACHINE_FACTS = ("cache_file", "seconds")
 
 
 def comparable(resolved: Any) -> Any:
-    """A resolved configuration without :data:`MACHINE_FACTS`, for comparing two runs' problems.
+    """A resolved configuration without :data:`MACHINE_FACTS` nor the record of the data files
+    (``dataset.files``: their paths are the machine's; :mod:`sbpbench.results.datafiles` compares
+    their checksums), for comparing two runs' problems.
 
     So that a run folder made elsewhere (a committed one, a CI reference) can be resumed or
     checked here. The facts go from the top-level problem and from each solver entry's
@@ -191,6 +221,8 @@ def comparable(resolved: Any) -> Any:
     if not isinstance(resolved, dict):
         return resolved
     out = _without_machine_facts(resolved)
+    if isinstance(dataset := resolved.get("dataset"), dict):
+        out["dataset"] = {k: v for k, v in dataset.items() if k != "files"}
     if isinstance(solvers := resolved.get("solvers"), list):
         out["solvers"] = [_without_machine_facts(s) if isinstance(s, dict) else s for s in solvers]
     return out
@@ -211,7 +243,8 @@ def read_meta(directory: Path) -> dict[str, Any]:
     Raises
     ------
     UserError
-        The file is unreadable, no regular file, not JSON, or not a JSON object.
+        The file is unreadable, no regular file, not JSON, or not of the shape sbpbench
+        writes (:func:`~sbpbench.results.schema.check_meta`).
     """
     path = directory / "meta.json"
     raw = read_regular(path, "the run's metadata")
@@ -219,29 +252,10 @@ def read_meta(directory: Path) -> dict[str, Any]:
         meta = json.loads(raw)
     except ValueError as exc:
         raise UserError(f"{path}: cannot read the run's metadata ({exc})") from None
-    if not isinstance(meta, dict):
-        raise UserError(f"{path}: not a sbpbench meta.json (a JSON object expected, found a {type(meta).__name__})")
-    return meta
-
-
-def complete_runs(directory: Path, meta: dict[str, Any]) -> list[tuple[list[dict[str, Any]], dict[str, Any]]]:
-    """The runs of a run folder with a complete result (status in :data:`COMPLETE`), with their rows.
-
-    Rows of any other run (failed, interrupted, or written to ``curves.csv`` but not yet
-    to ``meta.json`` when the process died) are left out, and so is a run whose rows in
-    ``curves.csv`` are not the ``checkpoints`` its summary counts (it is redone, never
-    kept without its rows).
-    """
-    path = curves_file(directory)
-    curves = read_curves(path) if path is not None else curves_frame([])
-    runs = []
-    for summary in meta.get("runs", []):
-        if str(summary.get("status")).split(":")[0] not in COMPLETE:
-            continue
-        mine = curves[(curves["solver"] == str(summary.get("solver"))) & (curves["run"] == summary.get("run"))]
-        if len(mine) == summary.get("checkpoints"):
-            runs.append((mine.to_dict("records"), summary))
-    return runs
+    except RecursionError:  # nested deeper than the parser's recursion allows
+        raise UserError(f"{path}: not a sbpbench meta.json (lists and objects nested deeper than "
+                        f"{MAX_DEPTH} levels)") from None
+    return check_meta(meta, path)
 
 
 def curves_file(directory: Path) -> Path | None:
@@ -318,11 +332,10 @@ def read_curves(directory: str | Path, traits: bool = False) -> pd.DataFrame:
 
 def _with_traits(frame: pd.DataFrame, directory: Path) -> pd.DataFrame:
     """``frame`` with a column per :data:`~sbpbench.solvers.base.TRAITS` from ``meta.json``'s
-    ``solver_traits`` next to it (None for a solver it does not record; no column without any)."""
-    try:
-        traits = read_meta(directory).get("solver_traits") if (directory / "meta.json").is_file() else None
-    except UserError:  # the traits then fall back as solver_trait says
-        traits = None
+    ``solver_traits`` next to it (None for a solver it does not record; no column without any).
+
+    A ``meta.json`` that is there but not sbpbench's is refused (:func:`read_meta`), not passed over."""
+    traits = read_meta(directory).get("solver_traits") if (directory / "meta.json").exists() else None
     if frame.empty or not isinstance(traits, dict):
         return frame
     for trait in TRAITS:
@@ -349,12 +362,22 @@ def _read_curves_file(path: Path) -> pd.DataFrame:
     """One ``curves.csv``, checked to have :data:`COLUMNS` with numbers outside :data:`TEXT_COLUMNS`."""
     if (kind := file_kind(path.stat().st_mode)) is not None:
         raise UserError(f"{path}: not a sbpbench curves.csv (it is {kind}, not a regular file)")
+    return parse_curves(path, path)
+
+
+def parse_curves(source: Path | io.StringIO, path: Path) -> pd.DataFrame:
+    """The curves in ``source`` (a file, or its text), checked as :func:`read_curves` says.
+
+    ``path`` names the file in messages.
+    """
     try:
-        header = list(pd.read_csv(path, nrows=0).columns)
+        header = list(pd.read_csv(source, nrows=0).columns)
         missing = [c for c in COLUMNS if c not in header]
         if missing:
             raise UserError(f"{path}: not a sbpbench curves.csv (missing columns {', '.join(missing)})")
-        frame = pd.read_csv(path, dtype={c: str for c in TEXT_COLUMNS}, keep_default_na=False,
+        if isinstance(source, io.StringIO):
+            source.seek(0)
+        frame = pd.read_csv(source, dtype={c: str for c in TEXT_COLUMNS}, keep_default_na=False,
                             na_values={c: NUMERIC_NA for c in header if c not in TEXT_COLUMNS})
     except (OSError, ValueError) as exc:  # pandas' parser and decoding errors are ValueErrors
         raise UserError(f"{path}: not a sbpbench curves.csv ({' '.join(str(exc).split())})") from None
