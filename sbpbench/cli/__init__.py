@@ -352,9 +352,16 @@ def solvers(files: tuple[Path, ...]) -> None:
         needs = ", ".join(sorted(cls.needs)) or "-"
         doc = (cls.__doc__ or "").strip().splitlines()[0] if (cls.__doc__ or "").strip() else "-"
         origin = f"; from {ORIGINS[name]}" if name in ORIGINS else ""
-        click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {'yes' if cls.supports_bias else 'no'}{origin}")
+        click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {bias_support(cls)}{origin}")
         for pname, p in cls.Params.declared().items():
             click.echo(f"    {pname} ({p.type.__name__}, default {p.default!r}): {p.doc}")
+
+
+def bias_support(cls: Any) -> str:
+    """How a solver class stands to the biased problem, as ``sbpbench solvers`` says it:
+    ``required`` (it solves only the biased problem), ``supported`` (either) or ``refused``
+    (only the unbiased one)."""
+    return "required" if cls.requires_bias else "supported" if cls.supports_bias else "refused"
 
 
 @cli.command("check-solver")
