@@ -37,8 +37,9 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
 
+from sbpbench.kernels.spec import KernelSpec
 from sbpbench.params import Params, fraction, param, positive
-from sbpbench.problem import Problem
+from sbpbench.problem import Problem, ProblemParams
 
 #: Vectors of ``n`` float64 values a solver is assumed to hold, in :meth:`Solver.memory_needs`
 #: (SBP holds seven); vectors of ``d`` are :attr:`Solver.feature_vectors`, and what a parameter
@@ -441,6 +442,40 @@ class Solver(Generic[P]):
         raise NotImplementedError
 
 
+#: The keys of a config's solver entry beside the solver's own parameters (``bias``: the entry's
+#: problem, biased or not, in place of ``problem.bias``).
+ENTRY_KEYS = ("name", "path", "label", "budget", "bias")
+
+#: Names no solver parameter may take, as they already mean something where parameters are
+#: written: a solver entry's own keys (:data:`ENTRY_KEYS`); the kernel's, the problem's and the
+#: budget's declared keys (a sweep's labels and ``params`` column name a swept ``sigma2``,
+#: ``lambda``, ``C`` or ``nu`` beside the solver's parameters, and the estimators take all of them
+#: as arguments beside the solver's), with ``lambda`` as a config writes ``lam`` and ``kernel``
+#: as the estimators write the kernel's ``name``; and the estimators' ``random_state``.
+RESERVED_NAMES: tuple[str, ...] = tuple(sorted({
+    *ENTRY_KEYS, *KernelSpec.declared(), *ProblemParams.declared(), *Budget.declared(),
+    "lambda", "kernel", "random_state"}))
+
+
+def misnamed(cls: type[Solver[Any]]) -> str | None:
+    """Why the parameters of solver class ``cls`` cannot be written in a config (None: they can).
+
+    Asked when a solver is declared: registered (:func:`register`), or found in a solver file
+    or an entry point (:mod:`sbpbench.solvers.external`).
+
+    Returns
+    -------
+    str or None
+        One line naming the solver, its first parameter with a reserved name
+        (:data:`RESERVED_NAMES`) and every reserved name, or None.
+    """
+    clash = next((name for name in cls.Params.declared() if name in RESERVED_NAMES), None)
+    if clash is None:
+        return None
+    return (f"solver {cls.name!r}: parameter {clash!r} has a reserved name, as a config or an estimator "
+            f"writes it for something else; rename it (reserved: {', '.join(RESERVED_NAMES)})")
+
+
 #: Every registered solver class by name.
 SOLVERS: dict[str, type[Solver[Any]]] = {}
 
@@ -448,8 +483,16 @@ S = TypeVar("S", bound=type[Solver[Any]])
 
 
 def register(cls: S) -> S:
-    """Class decorator adding a solver to :data:`SOLVERS`."""
+    """Class decorator adding a solver to :data:`SOLVERS`.
+
+    Raises
+    ------
+    ValueError
+        The name is taken, or a parameter has a reserved name (:func:`misnamed`).
+    """
     if cls.name in SOLVERS:
         raise ValueError(f"solver {cls.name!r} registered twice")
+    if (why := misnamed(cls)) is not None:
+        raise ValueError(why)
     SOLVERS[cls.name] = cls
     return cls
