@@ -39,7 +39,7 @@ from sbpbench.kernels import KernelSpec
 from sbpbench.params import MAX_INT, Param, Params, non_negative, param, positive
 from sbpbench.problem import ProblemParams
 from sbpbench.solvers import SOLVERS, ProblemKind, SolverParams
-from sbpbench.solvers.base import Budget
+from sbpbench.solvers.base import ENTRY_KEYS, Budget
 from sbpbench.solvers.external import FILES as FILE_SOLVERS
 from sbpbench.solvers.external import load_file
 
@@ -73,8 +73,9 @@ class SolverSpec:
     solver), and the kernel and problem values a sweep sets for it.
 
     ``overrides`` maps ``sigma2``, ``lambda``, ``C`` or ``nu`` to this entry's value, for the
-    keys of ``kernel`` and ``problem`` that the config sweeps (empty without such a sweep);
-    :meth:`Experiment.for_solver` applies them.
+    keys of ``kernel`` and ``problem`` that the config sweeps (empty without such a sweep), and
+    ``bias`` to the entry's problem when the entries solve different ones (a solver entry's
+    ``bias`` key, see :func:`_solvers`); :meth:`Experiment.for_solver` applies them.
     """
 
     name: str
@@ -144,7 +145,8 @@ class Experiment:
         """The experiment whose problem the runs of solver entry ``spec`` solve.
 
         This experiment itself, but with the kernel and problem values ``spec`` carries
-        from a sweep (``sigma2``, ``lambda``, ``C``, ``nu``) replacing its own.
+        from a sweep (``sigma2``, ``lambda``, ``C``, ``nu``), or its own ``bias``, replacing
+        the experiment's.
 
         Parameters
         ----------
@@ -165,7 +167,8 @@ class Experiment:
         if "C" in values:
             lam, lam_key = lambda_of_C(values["C"]), "problem.C"
         kernel = replace(self.kernel, sigma2=values["sigma2"]) if "sigma2" in values else self.kernel
-        return replace(self, kernel=kernel, lam=lam, lam_key=lam_key, nu=values.get("nu", self.nu))
+        return replace(self, kernel=kernel, lam=lam, lam_key=lam_key, nu=values.get("nu", self.nu),
+                       bias=values.get("bias", self.bias))
 
     def lambda_at(self, n: int) -> float | None:
         """lambda for ``n`` training examples, checked like the config (see :func:`lambda_value`).
@@ -436,10 +439,12 @@ class _Entry:
     label: str
     budget: Budget | None
     path: str | None
+    #: The entry's ``bias`` values (several: a sweep of the bias); None: ``problem.bias``.
+    bias: list[bool] | None = None
 
     def size(self, sweep: Sweep) -> int:
         """How many solver entries it expands to with the experiment's ``sweep``."""
-        return math.prod(len(v) for v in [*self.values.values(), *sweep.values()])
+        return math.prod(len(v) for v in [*self.values.values(), self.bias or [None], *sweep.values()])
 
 
 def _entry(source: str, k: int, item) -> _Entry:
@@ -459,11 +464,12 @@ def _entry(source: str, k: int, item) -> _Entry:
     if path is None and name in FILE_SOLVERS:
         sec.fail("name", f"solver {shown(name)} is defined in {FILE_SOLVERS[name]}: give that file as 'path'")
     declared = SOLVERS[name].Params.declared()
-    sec.only(["name", "path", "label", "budget", *declared])
+    sec.only([*ENTRY_KEYS, *declared])
     values = {pname: sec.values(pname, sec.reader_of(p))
               for pname, p in declared.items() if sec.data.get(pname) is not None}
     budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
-    return _Entry(sec, name, values, sec.get("label", str, "", check=_printable), budget, path)
+    bias = sec.values("bias", sec.reader(bool)) if sec.data.get("bias") is not None else None
+    return _Entry(sec, name, values, sec.get("label", str, "", check=_printable), budget, path, bias)
 
 
 def _solver_file(source: str, sec: _Section) -> str | None:
@@ -479,39 +485,58 @@ def _solver_file(source: str, sec: _Section) -> str | None:
     return path
 
 
-def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[SolverSpec, ...]:
-    """The solver entries, each expanded to one per combination of its lists and ``sweep``'s."""
+def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[tuple[SolverSpec, ...], bool]:
+    """The solver entries, each expanded to one per combination of its lists and ``sweep``'s,
+    and the bias of the experiment's problem.
+
+    An entry's ``bias`` (a list sweeps it) replaces ``problem.bias`` for its runs, so that
+    solvers of the biased and of the unbiased problem run side by side on the same data. When
+    the entries then solve different problems, each carries its bias in ``overrides`` (so its
+    label says it, ``name[bias=True]``, and its runs' problem, objectives and derived nu are
+    those of its own problem); when they all solve the same one, that is the experiment's
+    problem and no label changes.
+    """
     if isinstance(value, (str, dict)):
         value = [value]
     if not isinstance(value, list) or not value:
         raise UserError(f"{source}: key 'solvers': expected a non-empty list of solver names or mappings")
-    kind = ProblemKind(problem["kernel"], problem["bias"],
-                       frozenset(need for need in ("lambda", "nu") if problem.get(need) is not None))
+    defines = frozenset(need for need in ("lambda", "nu") if problem.get(need) is not None)
     entries = [_entry(source, k, item) for k, item in enumerate(value)]
     total = sum(entry.size(sweep) for entry in entries)
     if total > MAX_SWEEP_ENTRIES and total > len(entries):
         raise UserError(f"{source}: key 'solvers': the sweeps expand to {total} solver entries, more than "
                         f"{MAX_SWEEP_ENTRIES}; sweep fewer values")
-    specs, labels = [], set()
+    chosen = []  # (entry, its parameters, the swept kernel and problem values, its bias)
     for entry in entries:
         cls = SOLVERS[entry.name]
         swept = [pname for pname, v in entry.values.items() if len(v) > 1]
-        for combination in itertools.product(*entry.values.values(), *sweep.values()):
-            chosen = dict(zip([*entry.values, *sweep], combination))
-            params = {pname: chosen[pname] for pname in entry.values}
-            overrides = {key: chosen[key] for key in sweep}
-            if (why := cls.refuse(kind, cls.Params(**params))) is not None:
-                where = f" (sweep combination {_describe({p: params[p] for p in swept}, {})})" if swept else ""
-                entry.sec.fail("name", why + where)
-            label = entry.name + (f"[{_describe(params, overrides)}]" if params or overrides else "")
-            if entry.label:
-                varying = _describe({p: params[p] for p in swept}, overrides)
-                label = entry.label + (f"[{varying}]" if varying else "")
-            if label in labels:
-                entry.sec.fail("label", f"two solvers are both labelled {shown(label)}; give one a 'label'")
-            labels.add(label)
-            specs.append(SolverSpec(entry.name, params, label, entry.budget, overrides, entry.path))
-    return tuple(specs)
+        for combination in itertools.product(*entry.values.values(), entry.bias or [problem["bias"]],
+                                             *sweep.values()):
+            params = dict(zip(entry.values, combination))
+            bias = combination[len(params)]
+            overrides = dict(zip(sweep, combination[len(params) + 1:]))
+            solver_params = cls.Params(**params)
+            if (why := cls.refuse(ProblemKind(problem["kernel"], bias, defines), solver_params)) is not None:
+                varying = {**{p: params[p] for p in swept}, **({"bias": bias} if len(entry.bias or ()) > 1 else {})}
+                where = f" (sweep combination {_describe(varying, {})})" if varying else ""
+                other = cls.refuse(ProblemKind(problem["kernel"], not bias, defines), solver_params) is None
+                hint = f"; or give its entry bias: {str(not bias).lower()}" if other and not entry.bias else ""
+                entry.sec.fail("bias" if entry.bias else "name", why + where + hint)
+            chosen.append((entry, params, overrides, bias))
+    mixed = len({bias for *_, bias in chosen}) > 1
+    specs, labels = [], set()
+    for entry, params, overrides, bias in chosen:
+        if mixed:
+            overrides = {**overrides, "bias": bias}
+        label = entry.name + (f"[{_describe(params, overrides)}]" if params or overrides else "")
+        if entry.label:
+            shown_values = _describe({p: v for p, v in params.items() if len(entry.values[p]) > 1}, overrides)
+            label = entry.label + (f"[{shown_values}]" if shown_values else "")
+        if label in labels:
+            entry.sec.fail("label", f"two solvers are both labelled {shown(label)}; give one a 'label'")
+        labels.add(label)
+        specs.append(SolverSpec(entry.name, params, label, entry.budget, overrides, entry.path))
+    return tuple(specs), problem["bias"] if mixed else chosen[0][3]
 
 
 #: Most bytes of a config file: far more than any experiment needs, far less than a device
@@ -619,14 +644,15 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     checkpoints = Checkpoints(**{name: chk.declared(name, p) for name, p in chk.declarations(Checkpoints).items()})
 
     kernel, kernel_sweep = _kernel(source, top.data.get("kernel"))
+    solvers, bias = _solvers(source, top.data["solvers"],
+                             {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name},
+                             {**kernel_sweep, **problem_sweep})
     return Experiment(
         name=name,
         dataset=dataset,
         kernel=kernel,
         lam=lam, nu=nu, bias=bias,
-        solvers=_solvers(source, top.data["solvers"],
-                         {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name},
-                         {**kernel_sweep, **problem_sweep}),
+        solvers=solvers,
         budget=budget, checkpoints=checkpoints,
         runs=top.get("runs", int, 1, check=_runs),
         seed=top.get("seed", int, 0, check=non_negative),

@@ -223,7 +223,7 @@ def _machine(meta: dict[str, Any]) -> str:
 
 def _figures(curves: pd.DataFrame, meta: dict[str, Any]) -> str:
     parts = []
-    marks = plotting.Marks(baselines=plotting.baselines([(curves, meta)]))
+    marks = plotting.run_marks([(curves, meta)])
     for xname, yname in FIGURES:
         x, y = plotting.X_AXES[xname], plotting.Y_AXES[yname]
         fig = plotting.curves_figure(curves, x, y, size=(6.4, 4.2), marks=marks)

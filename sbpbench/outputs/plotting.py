@@ -40,6 +40,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 from numpy.typing import ArrayLike
 
@@ -273,12 +274,44 @@ class Marks:
         labelled with the value of that column, e.g. ``("pairs", "k = {:g}")``.
     epochs_axis : bool
         With iterations on the x axis, a second x axis on top in epochs of the panel's data.
+    problems : Mapping
+        Per (experiment, solver label), the problem the solver solves, where the solvers of an
+        experiment solve different ones (:func:`problems`): the legend groups them under it.
     """
 
     baselines: Mapping[str, float] = field(default_factory=dict)
     extras: tuple[str, ...] = ()
     fit_label: tuple[str, str] | None = None
     epochs_axis: bool = False
+    problems: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+
+#: How a legend heads the solvers of the biased and of the unbiased problem (:func:`problems`).
+PROBLEM_NAMES = {True: "biased problem (b free)", False: "unbiased problem (b = 0)"}
+
+
+def problems(results: Iterable[tuple[pd.DataFrame, Mapping[str, Any]]]) -> dict[tuple[str, str], str]:
+    """The problem of each solver, by (experiment, label), of every experiment whose solvers solve
+    problems with and without a bias side by side (a solver entry's ``bias``), from each
+    ``(curves, meta)`` pair's ``meta.json`` (each entry of ``resolved.solvers`` records its problem
+    then): :data:`PROBLEM_NAMES`. Empty for the others."""
+    found = {}
+    for _, meta in results:
+        resolved = meta.get("resolved")
+        entries = resolved.get("solvers") if isinstance(resolved, dict) else None
+        biases = {(e["label"], e["problem"]["bias"]) for e in entries or []
+                  if isinstance(e, dict) and isinstance(e.get("problem"), dict)
+                  and isinstance(e["problem"].get("bias"), bool) and isinstance(e.get("label"), str)}
+        if len({bias for _, bias in biases}) > 1:
+            found.update({(str(meta.get("experiment")), label): PROBLEM_NAMES[bias] for label, bias in biases})
+    return found
+
+
+def run_marks(results: Iterable[tuple[pd.DataFrame, Mapping[str, Any]]]) -> Marks:
+    """The :class:`Marks` of the figures of runs, from each ``(curves, meta)`` pair: the constant
+    classifier's error (:func:`baselines`) and the problems of the solvers (:func:`problems`)."""
+    results = list(results)
+    return Marks(baselines=baselines(results), problems=problems(results))
 
 
 #: Colours of extra variants (:class:`Marks`), in turn.
@@ -296,13 +329,15 @@ BAND_NOTE = "Lines: mean over runs; shaded: ± one standard error over runs, whe
 
 @dataclass
 class _Drawn:
-    """A solver drawn in a panel: its curve, whether a dashed second quantity was drawn, and its
-    points (x, y as drawn, colour) that must stay visible when they fall outside the y range."""
+    """A solver drawn in a panel: its curve, whether a dashed second quantity was drawn, its
+    points (x, y as drawn, colour) that must stay visible when they fall outside the y range, and
+    its line (the legend's handle)."""
 
     curve: MeanLine
     dashed: bool
     points: list[tuple[np.ndarray, np.ndarray, str]]
     frame: pd.DataFrame
+    line: Line2D
 
 
 def _label(label: str, curve: MeanLine, extra: bool) -> str:
@@ -355,7 +390,7 @@ def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str, y: Axis = Y_A
         before = grid < split
         line.set_data(np.r_[grid[before], split], k * np.r_[mean[before], at])
         ax.plot(np.r_[split, grid[~before]], k * np.r_[at, mean[~before]], ls="--", color=colour)
-    return _Drawn(curve, second is not None, points, frame)
+    return _Drawn(curve, second is not None, points, frame, line)
 
 
 def _mark_outside(ax: Axes, drawn: list[_Drawn], factor: float, fit_label: tuple[str, str] | None) -> None:
@@ -376,6 +411,20 @@ def _mark_outside(ax: Axes, drawn: list[_Drawn], factor: float, fit_label: tuple
             shown = float(np.clip(factor * d.curve.mean[at], bottom, top))
             ax.annotate(text.format(value), (d.curve.x[at], shown), xytext=(5, -3 if ends == "top" else 3),
                         textcoords="offset points", fontsize=7, va=ends, color=d.points[0][2])
+
+
+def _legend(ax: Axes, drawn: list[_Drawn], experiment: str, marks: Marks, size: float) -> None:
+    """The panel's legend: where its solvers solve different problems (:attr:`Marks.problems`),
+    grouped under a heading per problem, in the order the problems first appear."""
+    groups: dict[str | None, list[Line2D]] = {}
+    for d in drawn:
+        groups.setdefault(marks.problems.get((experiment, str(d.frame["solver"].iloc[0]))), []).append(d.line)
+    if len(groups) < 2:
+        ax.legend(fontsize=size)
+        return
+    handles = [h for problem, lines in groups.items()
+               for h in [Line2D([], [], ls="none", label=f"{problem or 'other'}:"), *lines]]
+    ax.legend(handles=handles, fontsize=size)
 
 
 def _log_bottom(curves: list[MeanLine], factor: float) -> float | None:
@@ -532,7 +581,7 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
                 ax.set_xlabel(x.label)
             if row == 0:
                 ax.set_title(f"{name} ({sub['dataset'].iloc[0]})")
-                ax.legend(fontsize=legend_size)
+                _legend(ax, drawn, name, marks, legend_size)
                 if marks.epochs_axis:
                     _epochs_axis(ax, sub, x)
             if zoom and row == 0 and baseline is not None:
@@ -760,7 +809,7 @@ def plot_results(root: str | Path, out_dir: str | Path | None = None, x: str = "
         return Plotted([], [], [])
     out = Path(out_dir) if out_dir is not None else Path(root)
     notes = left_out(curves, X_AXES[x], Y_AXES[y])
-    marks = Marks(baselines=baselines(read))
+    marks = run_marks(read)
     if (x, y) != DEFAULT_AXES:
         return Plotted(metric_curves(curves, out / f"{y}-vs-{x}", X_AXES[x], Y_AXES[y], marks=marks), notes, runs)
     written = error_curves(curves, out / "figure2", marks=marks)
