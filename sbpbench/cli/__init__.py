@@ -201,9 +201,9 @@ def validate(configs: tuple[Path, ...]) -> None:
     """Check experiment configs without running them.
 
     The data files of a config that names them (``dataset.path``) are read and checked too,
-    with the sizes, the solvers' parameters, the memory a run needs and lambda at the real n
-    (of every solver entry of a sweep); a registered dataset is only checked by name (loading
-    it may mean a download).
+    with the sizes, the solvers' parameters, the memory a run needs, lambda at the real n and
+    sigma2 computed from the data (of every solver entry of a sweep); a registered dataset is
+    only checked by name (loading it may mean a download).
     """
     from sbpbench.experiment import assemble, config
 
@@ -215,6 +215,7 @@ def validate(configs: tuple[Path, ...]) -> None:
             assemble.check_sizes(exp, train, test)
             for spec in exp.solvers:
                 assemble.resolve(exp.for_solver(spec), train.n)
+                assemble.resolve_kernel(exp.for_solver(spec), train)
             checked = f"; data: {train.n} training / {test.n} test examples"
         click.echo(f"{path}: ok ({exp.name}: {len(exp.solvers)} solver(s), {exp.runs} run(s){checked})")
 

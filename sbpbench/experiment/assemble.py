@@ -2,8 +2,10 @@
 
 The one place that turns a validated :class:`~sbpbench.experiment.config.Experiment` into
 a :class:`~sbpbench.problem.Problem`: load the dataset (subsampled with the experiment's
-seed), evaluate lambda at the real training size, derive nu from lambda when asked (through
-the exact optimum, :mod:`sbpbench.experiment.optimum`) and build the counting kernel. The
+seed), compute sigma2 from the training data when the config gives a rule
+(:mod:`sbpbench.kernels.bandwidth`), evaluate lambda at the real training size, derive nu from
+lambda when asked (through the exact optimum, :mod:`sbpbench.experiment.optimum`) and build
+the counting kernel. The
 client and every worker call :func:`prepare`, so they solve the same problem. In a sweep of
 the kernel or the problem each solver entry has its own problem
 (:meth:`~sbpbench.experiment.config.Experiment.for_solver`), all built from the same data.
@@ -23,7 +25,8 @@ from sbpbench import data, memory
 from sbpbench.errors import UserError
 from sbpbench.experiment.config import Experiment, NuFromLambda
 from sbpbench.experiment.optimum import optimum
-from sbpbench.kernels import memory_needs
+from sbpbench.kernels import KernelSpec, memory_needs
+from sbpbench.kernels.bandwidth import sigma2_from_data
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS
 
@@ -59,6 +62,9 @@ class Prepared:
         The dataset section with the actual sizes and class counts (``meta.json``).
     params : dict
         The problem parameters with derived values written out (see :func:`resolve`).
+    kernel : dict
+        The kernel's parameters with sigma2 computed, and ``sigma2_rule`` (the config's word)
+        when it was computed from the data (:func:`resolve_kernel`), for ``meta.json``.
     seconds : float
         How long building took, loading the data included unless they were given.
     dataset_copy : str or None
@@ -68,8 +74,26 @@ class Prepared:
     problem: Problem
     dataset: dict[str, Any]
     params: dict[str, Any]
+    kernel: dict[str, Any]
     seconds: float
     dataset_copy: str | None = None
+
+
+def resolve_kernel(exp: Experiment, train: data.Split) -> KernelSpec:
+    """The kernel of ``exp`` on training data ``train``: sigma2 computed by the config's rule
+    (``scale`` or ``median``, :mod:`sbpbench.kernels.bandwidth`) when it gives one, else as written.
+
+    Raises
+    ------
+    UserError
+        Naming the config and ``kernel.sigma2`` when the rule gives no positive number.
+    """
+    if exp.sigma2_rule is None:
+        return exp.kernel
+    try:
+        return replace(exp.kernel, sigma2=sigma2_from_data(exp.sigma2_rule, train.X))
+    except ValueError as exc:
+        raise UserError(f"{exp.source}: key 'kernel.sigma2': {exc}") from None
 
 
 def load_data(exp: Experiment) -> tuple[data.Split, data.Split]:
@@ -133,7 +157,8 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
     train, test = splits if splits is not None else load_data(exp)
     check_sizes(exp, train, test)
     params = resolve(exp, train.n)
-    problem = Problem.build(train, test, exp.kernel, params["lambda"], None, exp.bias)
+    kernel = resolve_kernel(exp, train)
+    problem = Problem.build(train, test, kernel, params["lambda"], None, exp.bias)
     if isinstance(exp.nu, NuFromLambda):
         opt = optimum(problem, exp.dataset.as_dict(), exp.seed)  # cached on disk after the first time
         params["nu"] = opt["nu"]
@@ -142,10 +167,12 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
     problem = replace(problem, nu=params["nu"])
     dataset = {**exp.dataset.as_dict(), "n_train": train.n, "n_test": test.n, "n_features": train.X.shape[1],
                "positives_train": int((train.y > 0).sum()), "positives_test": int((test.y > 0).sum())}
-    return Prepared(problem, dataset, params, time.time() - t0, train.provenance)
+    recorded = {**asdict(kernel), **({"sigma2_rule": exp.sigma2_rule} if exp.sigma2_rule else {})}
+    return Prepared(problem, dataset, params, recorded, time.time() - t0, train.provenance)
 
 
-def resolved_config(exp: Experiment, prep: Prepared, problems: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+def resolved_config(exp: Experiment, prep: Prepared,
+                    entries: Sequence[tuple[dict[str, Any], dict[str, Any]]] = ()) -> dict[str, Any]:
     """The configuration with every default and derived value written out (``meta.json``'s ``resolved``).
 
     Parameters
@@ -154,17 +181,17 @@ def resolved_config(exp: Experiment, prep: Prepared, problems: Sequence[dict[str
         The experiment.
     prep : Prepared
         Its prepared problem (for a sweep: any of its entries', for the dataset).
-    problems : sequence of dict
-        For a sweep of the kernel or the problem (``exp.swept``): the resolved problem
-        (``Prepared.params``) of each solver entry, in order. Each entry of ``solvers`` then
-        records its own ``kernel`` and ``problem``, and the top-level ``kernel`` and
-        ``problem`` only the keys whose values all entries share.
+    entries : sequence of (dict, dict)
+        For a sweep of the kernel or the problem (``exp.swept``): the resolved kernel and
+        problem (``Prepared.kernel`` and ``Prepared.params``) of each solver entry, in order.
+        Each entry of ``solvers`` then records its own ``kernel`` and ``problem``, and the
+        top-level ``kernel`` and ``problem`` only the keys whose values all entries share.
     """
     solvers = [{"name": s.name, "label": s.label, "params": asdict(s.solver_params()),
                 **({"path": s.path} if s.path is not None else {})} for s in exp.solvers]
-    kernel, problem = asdict(exp.kernel), prep.params
+    kernel, problem = prep.kernel, prep.params
     if exp.swept:
-        kernels = [asdict(exp.for_solver(s).kernel) for s in exp.solvers]
+        kernels, problems = [k for k, _ in entries], [p for _, p in entries]
         for entry, entry_kernel, entry_problem in zip(solvers, kernels, problems, strict=True):
             entry.update(kernel=entry_kernel, problem=entry_problem)
         kernel, problem = _shared(kernels), _shared(problems)
@@ -193,4 +220,4 @@ def data_key(exp: Experiment) -> tuple:
 
 def problem_key(exp: Experiment) -> tuple:
     """What determines :func:`prepare`'s problem (a cache key)."""
-    return (*data_key(exp), exp.kernel, exp.lam, exp.nu, exp.bias)
+    return (*data_key(exp), exp.kernel, exp.sigma2_rule, exp.lam, exp.nu, exp.bias)

@@ -36,6 +36,7 @@ from sbpbench.experiment.lambdas import lambda_value
 from sbpbench.experiment.yamlfile import apply_overrides, load_yaml
 from sbpbench.files import file_kind, read_regular
 from sbpbench.kernels import KernelSpec
+from sbpbench.kernels.bandwidth import RULES as SIGMA2_RULES
 from sbpbench.params import MAX_INT, Param, Params, non_negative, param, positive
 from sbpbench.problem import ProblemParams
 from sbpbench.solvers import SOLVERS, ProblemKind, SolverParams
@@ -135,6 +136,11 @@ class Experiment:
     source: str = ""
     raw: dict = field(default_factory=dict, compare=False)
     lam_key: str = "problem.lambda"
+    #: ``kernel.sigma2`` as a word of :data:`~sbpbench.kernels.bandwidth.RULES` (``scale``,
+    #: ``median``): sigma2 is computed from the training data when the problem is built
+    #: (:func:`sbpbench.experiment.assemble.prepare`), and ``kernel.sigma2`` holds the declared
+    #: default until then; None for a number.
+    sigma2_rule: str | None = None
 
     @property
     def swept(self) -> bool:
@@ -166,9 +172,11 @@ class Experiment:
             lam, lam_key = values["lambda"], "problem.lambda"
         if "C" in values:
             lam, lam_key = lambda_of_C(values["C"]), "problem.C"
-        kernel = replace(self.kernel, sigma2=values["sigma2"]) if "sigma2" in values else self.kernel
+        kernel, rule = self.kernel, self.sigma2_rule
+        if "sigma2" in values:
+            kernel, rule = _sigma2(self.kernel, values["sigma2"])
         return replace(self, kernel=kernel, lam=lam, lam_key=lam_key, nu=values.get("nu", self.nu),
-                       bias=values.get("bias", self.bias))
+                       bias=values.get("bias", self.bias), sigma2_rule=rule)
 
     def lambda_at(self, n: int) -> float | None:
         """lambda for ``n`` training examples, checked like the config (see :func:`lambda_value`).
@@ -199,6 +207,14 @@ MAX_SWEEP_ENTRIES = 1000
 #: The keys that may hold a list of values (a sweep), as the error on any other key says.
 SWEEPABLE = ("only solver parameters, kernel.sigma2, problem.lambda, problem.C and problem.nu take "
              "a list of values to sweep")
+
+
+def _sigma2(kernel: KernelSpec, value: float | str) -> tuple[KernelSpec, str | None]:
+    """``kernel`` with sigma2 ``value`` (a number, or a word of the rules: the declared default
+    stands in until the data are known), and the rule (None for a number)."""
+    if isinstance(value, str):
+        return replace(kernel, sigma2=KernelSpec.declared()["sigma2"].default), value
+    return replace(kernel, sigma2=value), None
 
 
 def lambda_of_C(C: float) -> str:
@@ -405,18 +421,31 @@ def _dataset(source: str, value, base: Path) -> DatasetSpec:
 Sweep = dict[str, list[Any]]
 
 
-def _kernel(source: str, value) -> tuple[KernelSpec, Sweep]:
-    """The ``kernel`` section (with the first value of a sigma2 sweep) and its sweep, if any."""
+def _kernel(source: str, value) -> tuple[KernelSpec, str | None, Sweep]:
+    """The ``kernel`` section (with the first value of a sigma2 sweep), the rule when sigma2 (its
+    first value) is a word of :data:`SIGMA2_RULES`, and the sweep of sigma2, if any."""
     if isinstance(value, str):
         value = {"name": value}
     sec = _Section(source, "kernel", value)
     declared = sec.declarations(KernelSpec)
     name = sec.declared("name", declared["name"])
-    sigma2 = sec.values("sigma2", sec.reader_of(declared["sigma2"]), declared["sigma2"].default)
+    number = sec.reader_of(declared["sigma2"])
+
+    def read_sigma2(key: str, value: Any) -> float | str:
+        if isinstance(value, str) and value in SIGMA2_RULES:
+            return value
+        if isinstance(value, str) and not _is_number(value):
+            sec.fail(key, f"expected a positive number or one of {', '.join(SIGMA2_RULES)} (computed from the "
+                          f"training data), got {shown(value)}")
+        return number(key, value)
+
+    sigma2 = sec.values("sigma2", read_sigma2, declared["sigma2"].default)
     if len(sigma2) > 1 and name != "gaussian":
         sec.fail("sigma2", f"a sweep of sigma2 needs kernel.name gaussian (the {name} kernel has no bandwidth)")
-    kernel = KernelSpec(name=name, sigma2=sigma2[0], cache_mb=sec.declared("cache_mb", declared["cache_mb"]))
-    return kernel, ({"sigma2": sigma2} if len(sigma2) > 1 else {})
+    if isinstance(sigma2[0], str) and name != "gaussian":
+        sec.fail("sigma2", f"{sigma2[0]!r} needs kernel.name gaussian (the {name} kernel has no bandwidth)")
+    kernel, rule = _sigma2(KernelSpec(name=name, cache_mb=sec.declared("cache_mb", declared["cache_mb"])), sigma2[0])
+    return kernel, rule, ({"sigma2": sigma2} if len(sigma2) > 1 else {})
 
 
 def _budget(source: str, key: str, value) -> Budget:
@@ -643,7 +672,7 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     chk = _Section(source, "checkpoints", top.data.get("checkpoints"))
     checkpoints = Checkpoints(**{name: chk.declared(name, p) for name, p in chk.declarations(Checkpoints).items()})
 
-    kernel, kernel_sweep = _kernel(source, top.data.get("kernel"))
+    kernel, sigma2_rule, kernel_sweep = _kernel(source, top.data.get("kernel"))
     solvers, bias = _solvers(source, top.data["solvers"],
                              {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name},
                              {**kernel_sweep, **problem_sweep})
@@ -656,7 +685,7 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
         budget=budget, checkpoints=checkpoints,
         runs=top.get("runs", int, 1, check=_runs),
         seed=top.get("seed", int, 0, check=non_negative),
-        source=source, raw=data, lam_key=lam_key,
+        source=source, raw=data, lam_key=lam_key, sigma2_rule=sigma2_rule,
     )
 
 
