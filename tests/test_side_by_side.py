@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import shutil
+import subprocess
+import sys
 import textwrap
 
 import numpy as np
@@ -13,6 +18,7 @@ from sbpbench.execution.problems import ProblemCache
 from sbpbench.experiment import config
 from sbpbench.outputs import plotting
 from sbpbench.results.store import read_meta
+from tests.cli_runner import ROOT, sbpbench
 from tests.experiments import adult_config, run_sequentially, write_config
 from tests.run_files import curves
 
@@ -133,3 +139,67 @@ def test_the_figure_groups_the_solvers_by_problem(mixed_run, tmp_path):
 def test_a_figure_of_one_problem_has_no_groups(tiny_run):
     _, run = tiny_run
     assert plotting.problems([(curves(run), read_meta(run))]) == {}
+
+
+# ----------------------------------------------------------------------------- the example, end to end
+
+EXAMPLE = ROOT / "examples" / "side-by-side.yaml"
+
+
+@pytest.fixture(scope="module")
+def example_run(one_numba_thread, tmp_path_factory):
+    """``examples/side-by-side.yaml`` beside its breast-cancer LIBSVM files, small (200 training
+    examples, 2 epochs), run by the command line in this process: its output and run folder."""
+    folder = tmp_path_factory.mktemp("side-by-side")
+    shutil.copy(EXAMPLE, folder / EXAMPLE.name)
+    done = subprocess.run([sys.executable, ROOT / "examples" / "breast_cancer_files.py", folder],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == [str(folder / "breast-cancer.train.svm"), str(folder / "breast-cancer.test.svm")]
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(io.StringIO()):
+        code = sbpbench(patch, "run", folder / EXAMPLE.name, "--results", folder / "res", "-q", "--no-plot",
+                        "--set", "dataset.n_train=200", "--set", "budget.epochs=2")
+    assert code == 0, out.getvalue()
+    (run,) = (folder / "res" / "side-by-side").iterdir()
+    return out.getvalue(), run
+
+
+def test_the_example_runs_all_five_solvers_of_both_problems_on_a_users_libsvm_file(example_run):
+    _, run = example_run
+    meta = read_meta(run)
+    assert {r["status"] for r in meta["runs"]} <= {"budget", "done"}
+    assert len(meta["runs"]) == 4 * (3 + 2 + 1)  # 2 sigma2 x 2 C per entry; smo twice (bias); libsvm biased
+    assert {r["solver"].split("[")[0] for r in meta["runs"]} == {"sbp", "pegasos", "sdca", "smo", "libsvm"}
+    dataset = meta["resolved"]["dataset"]
+    assert (dataset["n_train"], dataset["n_validation"], dataset["validation"]) == (160, 40, 0.2)
+    kernels = {e["label"]: e["kernel"] for e in meta["resolved"]["solvers"]}
+    assert kernels["sbp[C=1;bias=False;sigma2=scale]"]["sigma2_rule"] == "scale"
+    assert kernels["libsvm[C=10;bias=True;sigma2=median]"]["sigma2_rule"] == "median"
+    assert all(k["sigma2"] > 1000 for k in kernels.values())  # raw features: a wide kernel
+    rows = curves(run)
+    assert rows["validation_error"].between(0, 1).all()
+
+
+def test_the_example_prints_its_best_setting_chosen_on_validation_error(example_run):
+    out, run = example_run
+    final = curves(run).groupby("solver").last()
+    best_line = next(line for line in out.splitlines() if line.startswith("best setting: "))
+    label = best_line.split("best setting: ")[1].split(" (validation error")[0]
+    assert final.loc[label, "validation_error"] == final["validation_error"].min()
+    assert f"(validation error {100 * final.loc[label, 'validation_error']:.2f}%, " \
+           f"test error {100 * final.loc[label, 'test_error']:.2f}%)" in best_line
+    table = out.split(best_line + "\n", 1)[1].splitlines()
+    assert table[0].split() == ["best", "setting", "of", "each", "solver", "entries", "validation", "error", "(%)",
+                                "test", "error", "(%)"]
+    assert [line.split()[0].split("[")[0] for line in table[1:6]] == ["sbp", "pegasos", "sdca", "smo", "libsvm"]
+    assert "validation error (%)" in out.split(best_line)[0] and "test error (%)" not in out.split(best_line)[0]
+
+
+def test_the_examples_figures_are_one_panel_per_solver_and_a_summary_of_its_settings(example_run, tmp_path):
+    _, run = example_run
+    plotted = plotting.plot_results(run, tmp_path)
+    assert sorted(p.name for p in plotted.files) == ["figure2.png", "figure2.svg", "sweep-summary.png",
+                                                     "sweep-summary.svg"]
+    assert plotted.notes == [f"libsvm[C={c};bias=True;sigma2={s}] in side-by-side: no kernel evaluations"
+                             for s in ("scale", "median") for c in (1, 10)]

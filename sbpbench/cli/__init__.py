@@ -96,7 +96,7 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     from sbpbench.experiment import config
     from sbpbench.outputs.page import write_page
     from sbpbench.outputs.plotting import plot_results
-    from sbpbench.outputs.summary import summary_table
+    from sbpbench.outputs.summary import best_table, summary_table
     from sbpbench.results.store import ended_badly, read_curves, read_meta
 
     experiments = [config.load(path, list(overrides)) for path in configs]
@@ -111,7 +111,10 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
         sys.exit(130)
     for exp, directory in zip(experiments, directories):
         click.echo("\n" + wrap(f"{printable(exp.name)}: final checkpoint of each run"))
-        click.echo(summary_table(read_curves(directory), width()))
+        curves = read_curves(directory)
+        click.echo(summary_table(curves, width()))
+        if best := best_table(curves):
+            click.echo(best)
         click.echo(wrap(f"results: {printable(str(directory))} (curves.csv, meta.json)"))
         if not no_plot:
             written = plot_results(directory).files
@@ -212,6 +215,7 @@ def validate(configs: tuple[Path, ...]) -> None:
         checked = ""
         if exp.dataset.path is not None:
             train, test = assemble.load_data(exp)
+            train, _ = assemble.hold_out(exp, train)
             assemble.check_sizes(exp, train, test)
             for spec in exp.solvers:
                 assemble.resolve(exp.for_solver(spec), train.n)

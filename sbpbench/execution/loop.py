@@ -272,6 +272,8 @@ def _measure(problem: Problem, solver: Solver, train_time: float, base: dict, in
         "primal_objective": snap.primal_objective,
         "n_support": snap.n_support,
     }
+    if problem.validation_y is not None:
+        row["validation_error"] = snap.validation_error(problem)
     row["eval_kernel_evals"] = kernel.eval_kernel_evals
     row.update(snap.extra)
     return row

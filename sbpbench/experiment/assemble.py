@@ -2,7 +2,8 @@
 
 The one place that turns a validated :class:`~sbpbench.experiment.config.Experiment` into
 a :class:`~sbpbench.problem.Problem`: load the dataset (subsampled with the experiment's
-seed), compute sigma2 from the training data when the config gives a rule
+seed), hold out its validation examples (:func:`hold_out`), compute sigma2 from the
+training data when the config gives a rule
 (:mod:`sbpbench.kernels.bandwidth`), evaluate lambda at the real training size, derive nu from
 lambda when asked (through the exact optimum, :mod:`sbpbench.experiment.optimum`) and build
 the counting kernel. The
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from sbpbench import data, memory
+from sbpbench.data.libsvm import read_libsvm, to_binary
 from sbpbench.errors import UserError
 from sbpbench.experiment.config import Experiment, NuFromLambda
 from sbpbench.experiment.optimum import optimum
@@ -96,6 +98,36 @@ def resolve_kernel(exp: Experiment, train: data.Split) -> KernelSpec:
         raise UserError(f"{exp.source}: key 'kernel.sigma2': {exc}") from None
 
 
+def hold_out(exp: Experiment, train: data.Split) -> tuple[data.Split, data.Split | None]:
+    """The training examples a run trains on, and the validation examples (``dataset.validation``).
+
+    A fraction ``f``: ``round(f n)`` of the ``n`` training examples (at least one, and two
+    left to train on), drawn uniformly from the experiment's seed (a stream of its own, so
+    the same for every run and solver), are held out; both parts keep file order. A file:
+    its examples, with as many features as the training data and labels mapped as the
+    training file's (``dataset.positive``, else the larger of two labels is +1). None: all
+    examples train and there is no validation.
+
+    Raises
+    ------
+    UserError
+        The file is malformed, or the training part keeps a single class.
+    """
+    if exp.validation is None:
+        return train, None
+    if isinstance(exp.validation, str):
+        X, labels = read_libsvm(exp.validation, exp.validation, train.X.shape[1], exp.dataset.zero_based)
+        return train, data.Split(X, to_binary(labels, exp.validation, exp.dataset.positive)[0])
+    n = train.n
+    held = min(max(1, round(exp.validation * n)), n - 2)
+    order = np.random.default_rng([exp.seed, zlib.crc32(b"validation")]).permutation(n)
+    kept, validation = train.take(np.sort(order[held:])), train.take(np.sort(order[:held]))
+    if np.unique(kept.y).size < 2:
+        raise UserError(f"{exp.source}: key 'dataset.validation': the {kept.n} training examples left after "
+                        f"holding out {held} keep only one class")
+    return kept, validation
+
+
 def load_data(exp: Experiment) -> tuple[data.Split, data.Split]:
     """An experiment's train and test splits, subsampled with its seed (the same for every run).
 
@@ -155,10 +187,11 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
     """
     t0 = time.time()
     train, test = splits if splits is not None else load_data(exp)
+    train, validation = hold_out(exp, train)
     check_sizes(exp, train, test)
     params = resolve(exp, train.n)
     kernel = resolve_kernel(exp, train)
-    problem = Problem.build(train, test, kernel, params["lambda"], None, exp.bias)
+    problem = Problem.build(train, test, kernel, params["lambda"], None, exp.bias, validation)
     if isinstance(exp.nu, NuFromLambda):
         opt = optimum(problem, exp.dataset.as_dict(), exp.seed)  # cached on disk after the first time
         params["nu"] = opt["nu"]
@@ -167,6 +200,8 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
     problem = replace(problem, nu=params["nu"])
     dataset = {**exp.dataset.as_dict(), "n_train": train.n, "n_test": test.n, "n_features": train.X.shape[1],
                "positives_train": int((train.y > 0).sum()), "positives_test": int((test.y > 0).sum())}
+    if validation is not None:
+        dataset.update(validation=exp.validation, n_validation=validation.n)
     recorded = {**asdict(kernel), **({"sigma2_rule": exp.sigma2_rule} if exp.sigma2_rule else {})}
     return Prepared(problem, dataset, params, recorded, time.time() - t0, train.provenance)
 
@@ -220,4 +255,4 @@ def data_key(exp: Experiment) -> tuple:
 
 def problem_key(exp: Experiment) -> tuple:
     """What determines :func:`prepare`'s problem (a cache key)."""
-    return (*data_key(exp), exp.kernel, exp.sigma2_rule, exp.lam, exp.nu, exp.bias)
+    return (*data_key(exp), exp.validation, exp.kernel, exp.sigma2_rule, exp.lam, exp.nu, exp.bias)

@@ -141,6 +141,10 @@ class Experiment:
     #: (:func:`sbpbench.experiment.assemble.prepare`), and ``kernel.sigma2`` holds the declared
     #: default until then; None for a number.
     sigma2_rule: str | None = None
+    #: ``dataset.validation``: the fraction of the training examples held out to measure a
+    #: validation error on (:func:`sbpbench.experiment.assemble.hold_out`), or a LIBSVM file of
+    #: validation examples (absolute path); None: no validation error is measured.
+    validation: float | str | None = None
 
     @property
     def swept(self) -> bool:
@@ -384,11 +388,35 @@ def _is_number(text: str) -> bool:
 # ----------------------------------------------------------------------------- sections
 
 
-def _dataset(source: str, value, base: Path) -> DatasetSpec:
+def _open_fraction(value: float) -> str | None:
+    """Check of ``dataset.validation`` as a number: a fraction strictly between 0 and 1."""
+    return None if 0 < value < 1 else "must be a fraction of the training examples, strictly between 0 and 1"
+
+
+def _validation(sec: _Section, base: Path) -> float | str | None:
+    """``dataset.validation``: a fraction (a number or a number written as a string), or a LIBSVM
+    file (relative to the config's folder) beside ``path``; None when absent."""
+    value = sec.data.get("validation")
+    if value is None:
+        return None
+    if isinstance(value, str) and not _is_number(value):
+        if sec.data.get("path") is None:
+            sec.fail("validation", "a validation file needs 'path' and 'test_path' (LIBSVM files); "
+                                   "with a registered dataset give a fraction such as 0.2")
+        path = str(value if Path(value).is_absolute() else base / value)
+        if (why := _printable(path) or _not_a_file(path)) is not None:
+            sec.fail("validation", why)
+        return path
+    return sec.get("validation", float, check=_open_fraction)
+
+
+def _dataset(source: str, value, base: Path) -> tuple[DatasetSpec, float | str | None]:
+    """The ``dataset`` section, and its ``validation`` (see :func:`_validation`)."""
     if isinstance(value, str):
         value = {"name": value}
     sec = _Section(source, "dataset", value)
-    sec.only(["name", "path", "test_path", "n_train", "n_test", "n_features", "positive", "zero_based"])
+    sec.only(["name", "path", "test_path", "n_train", "n_test", "n_features", "positive", "zero_based",
+              "validation"])
     name = sec.get("name", str)
     path = sec.get("path", str)
     test_path = sec.get("test_path", str)
@@ -414,7 +442,7 @@ def _dataset(source: str, value, base: Path) -> DatasetSpec:
         n_features=sec.get("n_features", int, check=positive),
         positive=sec.get("positive", float),
         zero_based=sec.get("zero_based", bool, default=False),
-    )
+    ), _validation(sec, base)
 
 
 #: Swept kernel and problem values by the key a solver entry's ``overrides`` holds them under.
@@ -663,7 +691,7 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     name = _name(top, source)
     top.get("description", str)
 
-    dataset = _dataset(source, top.data["dataset"], base)
+    dataset, validation = _dataset(source, top.data["dataset"], base)
     lam, lam_key, nu, bias, problem_sweep = _problem(source, top.data.get("problem"),
                                                      dataset.n_train or REPRESENTATIVE_N)
 
@@ -685,7 +713,7 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
         budget=budget, checkpoints=checkpoints,
         runs=top.get("runs", int, 1, check=_runs),
         seed=top.get("seed", int, 0, check=non_negative),
-        source=source, raw=data, lam_key=lam_key, sigma2_rule=sigma2_rule,
+        source=source, raw=data, lam_key=lam_key, sigma2_rule=sigma2_rule, validation=validation,
     )
 
 

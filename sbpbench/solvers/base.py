@@ -162,17 +162,34 @@ class Snapshot:
         kernel expansion, evaluated through the kernel's measurement path (counted in
         ``eval_kernel_evals`` only, once per call).
         """
-        if self.predict is not None:
-            scores = self.predict(problem.test_X)
-        else:
-            scores = problem.kernel.decision(problem.test_X, self.support, self.coef, self.bias)
-        margins = problem.test_y * scores
+        margins = problem.test_y * self.scores(problem, problem.test_X)
         return {"test_error": float(np.mean(margins <= 0)),
                 "test_hinge_loss": float(np.mean(np.maximum(0.0, 1.0 - margins)))}
 
     def test_error(self, problem: Problem) -> float:
         """The test error of :meth:`test_measures` alone."""
         return self.test_measures(problem)["test_error"]
+
+    def validation_error(self, problem: Problem) -> float:
+        """The fraction of ``problem``'s validation points with ``y f(x) <= 0``, as :meth:`test_measures`
+        computes the test error (its evaluations counted in ``eval_kernel_evals`` only).
+
+        Raises
+        ------
+        ValueError
+            When the problem has no validation points.
+        """
+        if problem.validation_y is None:
+            raise ValueError("the problem has no validation points")
+        return float(np.mean(problem.validation_y * self.scores(problem, problem.validation_X) <= 0))
+
+    def scores(self, problem: Problem, X: Any) -> np.ndarray:
+        """``f`` on points ``X`` of ``problem`` (in the kernel's storage format): :attr:`predict` when
+        set, else the kernel expansion through the kernel's measurement path (counted in
+        ``eval_kernel_evals`` only, once per call)."""
+        if self.predict is not None:
+            return self.predict(X)
+        return problem.kernel.decision(X, self.support, self.coef, self.bias)
 
 
 P = TypeVar("P", bound=SolverParams)
