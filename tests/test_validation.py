@@ -3,20 +3,25 @@ that stay readable at 20 entries and more."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import dump_svmlight_file
 
 from sbpbench.errors import UserError
+from sbpbench.execution.problems import ProblemCache
 from sbpbench.experiment import assemble, config
 from sbpbench.outputs import plotting
 from sbpbench.outputs.summary import best_settings, best_table, summary_table
-from tests.experiments import adult_config
+from sbpbench.results.store import read_curves
+from tests.cli_runner import sbpbench
+from tests.experiments import adult_config, write_config
 
 
 def experiment(**dataset) -> config.Experiment:
-    doc = adult_config(solvers=["smo"], problem={"C": 1})
+    doc = adult_config(solvers=["smo"], problem={"C": 1}, runs=None if "folds" in dataset else 2)
     doc["dataset"].update(dataset)
     return config.parse(doc, "exp.yaml")
 
@@ -115,3 +120,46 @@ def test_a_sweep_of_many_entries_is_drawn_one_panel_per_solver_with_a_summary(tm
     assert [p.name for p in written] == ["sweep-summary.png", "sweep-summary.svg"]
     svg = written[1].read_text()
     assert "final validation error of each entry" in svg and "C=11" in svg
+
+
+def test_k_folds_each_run_validates_on_its_fold_and_trains_on_the_others():
+    exp = experiment(folds=4)
+    assert (exp.folds, exp.runs) == (4, 4)
+    train, _ = assemble.load_data(exp)
+    parts = [assemble.hold_out(exp.for_run(exp.solvers[0], run), train) for run in range(4)]
+    assert [(kept.n, held.n) for kept, held in parts] == [(150, 50)] * 4
+    held = np.vstack([h.X.toarray() for _, h in parts])
+    assert sorted(map(tuple, held)) == sorted(map(tuple, train.X.toarray()))  # the folds partition the sample
+    problems = ProblemCache()
+    assert [problems.prepared(exp, exp.solvers[0], run).problem.validation_y.size for run in range(4)] == [50] * 4
+    assert len({assemble.problem_key(exp.for_run(exp.solvers[0], run)) for run in range(4)}) == 4
+    assert assemble.prepare(exp).dataset["folds"] == 4
+
+
+@pytest.mark.parametrize(("dataset", "runs", "message"), [
+    ({"folds": 1}, None, "key 'dataset.folds': must be from 2 to 100"),
+    ({"folds": 3, "validation": 0.2}, None, "key 'dataset.folds': give either 'validation' (one split) or 'folds'"),
+    ({"folds": 3}, 2, "key 'runs': with dataset.folds: 3 every entry runs once per fold: leave runs out or set it "
+                      "to 3"),
+])
+def test_folds_that_cannot_be_are_one_line(dataset, runs, message):
+    doc = adult_config(solvers=["smo"], problem={"C": 1}, runs=runs)
+    doc["dataset"].update(dataset)
+    with pytest.raises(UserError, match=re.escape(message)):
+        config.parse(doc, "exp.yaml")
+
+
+def test_the_best_setting_under_folds_is_chosen_on_the_mean_over_folds(tmp_path, monkeypatch, capsys):
+    doc = adult_config("cv", solvers=[{"name": "smo", "eps": [0.1, 0.001]}], problem={"C": 1}, runs=None,
+                       n_train=120, n_test=100)
+    doc["dataset"]["folds"] = 3
+    path = write_config(tmp_path / "cv.yaml", doc)
+    assert sbpbench(monkeypatch, "run", path, "--results", tmp_path / "res", "--no-plot", "-q") == 0
+    out = capsys.readouterr().out
+    (run,) = (tmp_path / "res" / "cv").iterdir()
+    final = read_curves(run).groupby(["solver", "run"]).last().reset_index()
+    assert sorted(final["run"]) == [0, 0, 1, 1, 2, 2]
+    means = final.groupby("solver")[["validation_error", "test_error"]].mean()
+    label = str(means["validation_error"].idxmin())
+    assert f"best setting: {label} (validation error {100 * means.loc[label, 'validation_error']:.2f}%, " \
+           f"test error {100 * means.loc[label, 'test_error']:.2f}%)" in out

@@ -18,7 +18,7 @@ import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -105,26 +105,36 @@ def hold_out(exp: Experiment, train: data.Split) -> tuple[data.Split, data.Split
     left to train on), drawn uniformly from the experiment's seed (a stream of its own, so
     the same for every run and solver), are held out; both parts keep file order. A file:
     its examples, with as many features as the training data and labels mapped as the
-    training file's (``dataset.positive``, else the larger of two labels is +1). None: all
-    examples train and there is no validation.
+    training file's (``dataset.positive``, else the larger of two labels is +1). Folds
+    (``dataset.folds: k``): the training sample is shuffled from the seed and cut into ``k``
+    parts of sizes differing by one at most; fold ``exp.fold`` (0 when None) is held out. None:
+    all examples train and there is no validation.
 
     Raises
     ------
     UserError
         The file is malformed, or the training part keeps a single class.
     """
-    if exp.validation is None:
+    if exp.validation is None and exp.folds is None:
         return train, None
     if isinstance(exp.validation, str):
         X, labels = read_libsvm(exp.validation, exp.validation, train.X.shape[1], exp.dataset.zero_based)
         return train, data.Split(X, to_binary(labels, exp.validation, exp.dataset.positive)[0])
     n = train.n
-    held = min(max(1, round(exp.validation * n)), n - 2)
     order = np.random.default_rng([exp.seed, zlib.crc32(b"validation")]).permutation(n)
-    kept, validation = train.take(np.sort(order[held:])), train.take(np.sort(order[:held]))
+    if exp.folds is not None:
+        if n < 2 * exp.folds:
+            raise UserError(f"{exp.source}: key 'dataset.folds': {exp.folds} folds of {n} training examples")
+        part = np.array_split(order, exp.folds)[exp.fold or 0]
+        held, out = part.size, np.zeros(n, dtype=bool)
+        out[part] = True
+        kept, validation = train.take(np.flatnonzero(~out)), train.take(np.flatnonzero(out))
+    else:
+        held = min(max(1, round(cast(float, exp.validation) * n)), n - 2)
+        kept, validation = train.take(np.sort(order[held:])), train.take(np.sort(order[:held]))
     if np.unique(kept.y).size < 2:
-        raise UserError(f"{exp.source}: key 'dataset.validation': the {kept.n} training examples left after "
-                        f"holding out {held} keep only one class")
+        raise UserError(f"{exp.source}: key 'dataset.{'folds' if exp.folds else 'validation'}': the {kept.n} "
+                        f"training examples left after holding out {held} keep only one class")
     return kept, validation
 
 
@@ -201,7 +211,8 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
     dataset = {**exp.dataset.as_dict(), "n_train": train.n, "n_test": test.n, "n_features": train.X.shape[1],
                "positives_train": int((train.y > 0).sum()), "positives_test": int((test.y > 0).sum())}
     if validation is not None:
-        dataset.update(validation=exp.validation, n_validation=validation.n)
+        dataset.update({"folds": exp.folds} if exp.folds else {"validation": exp.validation},
+                       n_validation=validation.n)
     recorded = {**asdict(kernel), **({"sigma2_rule": exp.sigma2_rule} if exp.sigma2_rule else {})}
     return Prepared(problem, dataset, params, recorded, time.time() - t0, train.provenance)
 
@@ -255,4 +266,4 @@ def data_key(exp: Experiment) -> tuple:
 
 def problem_key(exp: Experiment) -> tuple:
     """What determines :func:`prepare`'s problem (a cache key)."""
-    return (*data_key(exp), exp.validation, exp.kernel, exp.sigma2_rule, exp.lam, exp.nu, exp.bias)
+    return (*data_key(exp), exp.validation, exp.folds, exp.fold, exp.kernel, exp.sigma2_rule, exp.lam, exp.nu, exp.bias)

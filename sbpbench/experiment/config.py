@@ -145,6 +145,11 @@ class Experiment:
     #: validation error on (:func:`sbpbench.experiment.assemble.hold_out`), or a LIBSVM file of
     #: validation examples (absolute path); None: no validation error is measured.
     validation: float | str | None = None
+    #: ``dataset.folds``: k-fold cross-validation, run ``r`` of every entry validating on fold
+    #: ``r`` of the training sample and training on the others (``runs`` is ``k``); None: none.
+    folds: int | None = None
+    #: The fold the problem of this experiment validates on (:meth:`for_run`); None: fold 0.
+    fold: int | None = None
 
     @property
     def swept(self) -> bool:
@@ -181,6 +186,13 @@ class Experiment:
             kernel, rule = _sigma2(self.kernel, values["sigma2"])
         return replace(self, kernel=kernel, lam=lam, lam_key=lam_key, nu=values.get("nu", self.nu),
                        bias=values.get("bias", self.bias), sigma2_rule=rule)
+
+    def for_run(self, spec: SolverSpec | None, run: int) -> Experiment:
+        """The experiment whose problem run ``run`` of solver entry ``spec`` solves: that of
+        :meth:`for_solver` (this experiment's own for None), validating on fold ``run`` under
+        k-fold cross-validation (``folds``)."""
+        exp = self if spec is None else self.for_solver(spec)
+        return replace(exp, fold=run % self.folds) if self.folds else exp
 
     def lambda_at(self, n: int) -> float | None:
         """lambda for ``n`` training examples, checked like the config (see :func:`lambda_value`).
@@ -410,13 +422,24 @@ def _validation(sec: _Section, base: Path) -> float | str | None:
     return sec.get("validation", float, check=_open_fraction)
 
 
-def _dataset(source: str, value, base: Path) -> tuple[DatasetSpec, float | str | None]:
-    """The ``dataset`` section, and its ``validation`` (see :func:`_validation`)."""
+#: Most folds of ``dataset.folds``.
+MAX_FOLDS = 100
+
+
+def _folds(value: int) -> str | None:
+    """Check of ``dataset.folds``: from 2 to :data:`MAX_FOLDS`."""
+    return None if 2 <= value <= MAX_FOLDS else f"must be from 2 to {MAX_FOLDS} (folds of the training sample)"
+
+
+def _dataset(source: str, value, base: Path) -> tuple[DatasetSpec, float | str | None, int | None]:
+    """The ``dataset`` section, its ``validation`` (see :func:`_validation`) and its ``folds``."""
     if isinstance(value, str):
         value = {"name": value}
     sec = _Section(source, "dataset", value)
     sec.only(["name", "path", "test_path", "n_train", "n_test", "n_features", "positive", "zero_based",
-              "validation"])
+              "validation", "folds"])
+    if sec.data.get("validation") is not None and sec.data.get("folds") is not None:
+        sec.fail("folds", "give either 'validation' (one split) or 'folds' (k-fold cross-validation), not both")
     name = sec.get("name", str)
     path = sec.get("path", str)
     test_path = sec.get("test_path", str)
@@ -442,7 +465,7 @@ def _dataset(source: str, value, base: Path) -> tuple[DatasetSpec, float | str |
         n_features=sec.get("n_features", int, check=positive),
         positive=sec.get("positive", float),
         zero_based=sec.get("zero_based", bool, default=False),
-    ), _validation(sec, base)
+    ), _validation(sec, base), sec.get("folds", int, check=_folds)
 
 
 #: Swept kernel and problem values by the key a solver entry's ``overrides`` holds them under.
@@ -691,7 +714,11 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     name = _name(top, source)
     top.get("description", str)
 
-    dataset, validation = _dataset(source, top.data["dataset"], base)
+    dataset, validation, folds = _dataset(source, top.data["dataset"], base)
+    runs = top.get("runs", int, folds or 1, check=_runs)
+    if folds is not None and runs != folds:
+        top.fail("runs", f"with dataset.folds: {folds} every entry runs once per fold: leave runs out or set it to "
+                         f"{folds}")
     lam, lam_key, nu, bias, problem_sweep = _problem(source, top.data.get("problem"),
                                                      dataset.n_train or REPRESENTATIVE_N)
 
@@ -711,9 +738,9 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
         lam=lam, nu=nu, bias=bias,
         solvers=solvers,
         budget=budget, checkpoints=checkpoints,
-        runs=top.get("runs", int, 1, check=_runs),
+        runs=runs,
         seed=top.get("seed", int, 0, check=non_negative),
-        source=source, raw=data, lam_key=lam_key, sigma2_rule=sigma2_rule, validation=validation,
+        source=source, raw=data, lam_key=lam_key, sigma2_rule=sigma2_rule, validation=validation, folds=folds,
     )
 
 

@@ -170,11 +170,11 @@ def best_table(curves: pd.DataFrame) -> str:
         return ""
     top = min(best, key=lambda b: b.validation_error)
     labels = [printable(b.solver) for b in best]
-    width = max(24, *map(len, labels))
+    head = "best setting of each solver"
+    width = max(len(head), *map(len, labels))
     lines = [f"best setting: {printable(top.solver)} (validation error {top.validation_error:.2f}%, "
              f"test error {top.test_error:.2f}%)",
-             f"{'best setting of each solver':<{width}} {'entries':>7} {'validation error (%)':>21} "
-             f"{'test error (%)':>15}"]
+             f"{head:<{width}} {'entries':>7} {'validation error (%)':>21} {'test error (%)':>15}"]
     lines += [f"{label:<{width}} {b.entries:>7} {b.validation_error:>21.2f} {b.test_error:>15.2f}"
               for label, b in zip(labels, best)]
     return "\n".join(lines)
