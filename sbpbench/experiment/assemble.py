@@ -2,14 +2,15 @@
 
 The one place that turns a validated :class:`~sbpbench.experiment.config.Experiment` into
 a :class:`~sbpbench.problem.Problem`: load the dataset (subsampled with the experiment's
-seed), hold out its validation examples (:func:`hold_out`), compute sigma2 from the
-training data when the config gives a rule
-(:mod:`sbpbench.kernels.bandwidth`), evaluate lambda at the real training size, derive nu from
-lambda when asked (through the exact optimum, :mod:`sbpbench.experiment.optimum`) and build
-the counting kernel. The
-client and every worker call :func:`prepare`, so they solve the same problem. In a sweep of
-the kernel or the problem each solver entry has its own problem
-(:meth:`~sbpbench.experiment.config.Experiment.for_solver`), all built from the same data.
+seed), hold out its validation examples (:func:`hold_out`), compute sigma2 from the training
+data when the config gives a rule (:mod:`sbpbench.kernels.bandwidth`), evaluate lambda at the
+real training size, derive nu from lambda when asked (through the exact optimum,
+:mod:`sbpbench.experiment.optimum`) and build the counting kernel. The client and every
+worker call :func:`prepare`, so they solve the same problem. In a sweep of the kernel or the
+problem each solver entry has its own problem
+(:meth:`~sbpbench.experiment.config.Experiment.for_solver`), and under k-fold
+cross-validation each run (:meth:`~sbpbench.experiment.config.Experiment.for_run`), all built
+from the same data.
 """
 
 from __future__ import annotations
@@ -124,7 +125,8 @@ def hold_out(exp: Experiment, train: data.Split) -> tuple[data.Split, data.Split
     order = np.random.default_rng([exp.seed, zlib.crc32(b"validation")]).permutation(n)
     if exp.folds is not None:
         if n < 2 * exp.folds:
-            raise UserError(f"{exp.source}: key 'dataset.folds': {exp.folds} folds of {n} training examples")
+            raise UserError(f"{exp.source}: key 'dataset.folds': {exp.folds} folds need at least {2 * exp.folds} "
+                            f"training examples, there are {n}")
         part = np.array_split(order, exp.folds)[exp.fold or 0]
         held, out = part.size, np.zeros(n, dtype=bool)
         out[part] = True
