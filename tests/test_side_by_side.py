@@ -73,9 +73,9 @@ def test_a_solver_refusing_its_entrys_bias_is_one_line_naming_the_entrys_key(tmp
 def test_a_refusal_of_the_experiments_bias_says_an_entry_may_set_its_own(tmp_path):
     message = error_of(tmp_path, HEAD + "solvers: [sbp, libsvm]\n")
     assert message.endswith("key 'solvers[1].name': solver 'libsvm' solves only the biased problem: "
-                            "set problem.bias: true; or give its entry bias: true")
+                            "set problem.bias: true (or bias: true in its solver entry)")
     message = error_of(tmp_path, "dataset: adult\nproblem: {lambda: 0.1, bias: true}\nsolvers: [pegasos]\n")
-    assert message.endswith("does not support problem.bias: true; or give its entry bias: false")
+    assert message.endswith("does not support problem.bias: true (its solver entry may set bias: false)")
     assert "bias" not in error_of(tmp_path, "dataset: adult\nsolvers: [pegasos]\n").split("needs problem.lambda")[1]
 
 

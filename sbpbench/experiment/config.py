@@ -595,13 +595,10 @@ def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[tuple[Sol
             params = dict(zip(entry.values, combination))
             bias = combination[len(params)]
             overrides = dict(zip(sweep, combination[len(params) + 1:]))
-            solver_params = cls.Params(**params)
-            if (why := cls.refuse(ProblemKind(problem["kernel"], bias, defines), solver_params)) is not None:
+            if (why := cls.refuse(ProblemKind(problem["kernel"], bias, defines), cls.Params(**params))) is not None:
                 varying = {**{p: params[p] for p in swept}, **({"bias": bias} if len(entry.bias or ()) > 1 else {})}
                 where = f" (sweep combination {_describe(varying, {})})" if varying else ""
-                other = cls.refuse(ProblemKind(problem["kernel"], not bias, defines), solver_params) is None
-                hint = f"; or give its entry bias: {str(not bias).lower()}" if other and not entry.bias else ""
-                entry.sec.fail("bias" if entry.bias else "name", why + where + hint)
+                entry.sec.fail("bias" if entry.bias else "name", why + where)
             chosen.append((entry, params, overrides, bias))
     mixed = len({bias for *_, bias in chosen}) > 1
     specs, labels = [], set()

@@ -285,9 +285,10 @@ class Solver(Generic[P]):
             if need not in kind.defines:
                 return f"solver {cls.name!r} needs problem.{need}"
         if kind.bias and not cls.supports_bias:
-            return f"solver {cls.name!r} does not support problem.bias: true"
+            return f"solver {cls.name!r} does not support problem.bias: true (its solver entry may set bias: false)"
         if not kind.bias and cls.requires_bias:
-            return f"solver {cls.name!r} solves only the biased problem: set problem.bias: true"
+            return (f"solver {cls.name!r} solves only the biased problem: set problem.bias: true "
+                    "(or bias: true in its solver entry)")
         if kind.kernel not in cls.kernels:
             return f"solver {cls.name!r} needs kernel.name {' or '.join(cls.kernels)}, not {kind.kernel!r}"
         return None
