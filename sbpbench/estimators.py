@@ -61,7 +61,6 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -70,6 +69,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sbpbench.errors import shown
 from sbpbench.kernels import Kernel, KernelSpec
+from sbpbench.kernels.bandwidth import scale_sigma2
 from sbpbench.params import MAX_INT, Param, positive
 from sbpbench.problem import Problem, ProblemParams
 from sbpbench.solvers import SOLVERS, ProblemKind, Snapshot, Solver
@@ -99,18 +99,6 @@ def estimator_param(name: str, p: Param) -> Param:
     """Declaration ``p`` of parameter ``name`` as the estimators take it (:data:`ESTIMATOR_PARAMS`)."""
     note, changes = ESTIMATOR_PARAMS.get(name, ("", {}))
     return replace(p, doc=f"{p.doc}; {note}" if note else p.doc, **changes)
-
-
-def scale_sigma2(X: Any) -> float:
-    """``sigma2`` of SVC's ``gamma='scale'``: ``n_features X.var() / 2`` (0.5, gamma 1, for constant ``X``).
-
-    ``gamma = 1/(n_features X.var())`` in ``exp(-gamma ||x - x'||^2)``, and our Gaussian kernel is
-    ``exp(-||x - x'||^2 / (2 sigma2))``, so ``sigma2 = 1/(2 gamma)``; ``X.var()`` is the variance of
-    all its entries (of a sparse ``X`` as if dense), as scikit-learn computes it.
-    """
-    with np.errstate(over="ignore"):  # an infinite variance is refused where it is used
-        var = float(X.multiply(X).mean() - X.mean() ** 2) if sp.issparse(X) else float(X.var())
-    return X.shape[1] * var / 2.0 if var != 0 else 0.5
 
 
 #: What a parameter of each type must be, for error messages.

@@ -55,6 +55,9 @@ class Problem:
         nu of Problem 2.3, when defined.
     bias : bool
         Whether the predictor has an unregularized bias.
+    validation_X, validation_y
+        Held-out training examples (in the kernel's storage format) and labels, on which the
+        runner measures a validation error (None without a validation split).
     """
 
     kernel: Kernel
@@ -64,6 +67,8 @@ class Problem:
     lam: float | None
     nu: float | None
     bias: bool
+    validation_X: object = None
+    validation_y: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -72,14 +77,15 @@ class Problem:
 
     @classmethod
     def build(cls, train: Split, test: Split, kernel: KernelSpec, lam: float | None,
-              nu: float | None, bias: bool) -> Problem:
-        """Make the counting kernel over ``train`` and store ``test`` in the same format."""
+              nu: float | None, bias: bool, validation: Split | None = None) -> Problem:
+        """Make the counting kernel over ``train`` and store ``test`` (and ``validation``) in the same format."""
         k = Kernel(train.X, kernel)
+        held = (k.prepare(validation.X), np.asarray(validation.y, dtype=np.float64)) if validation else (None, None)
         return cls(k, np.ascontiguousarray(train.y, dtype=np.float64), k.prepare(test.X),
-                   np.asarray(test.y, dtype=np.float64), lam, nu, bias)
+                   np.asarray(test.y, dtype=np.float64), lam, nu, bias, *held)
 
     def subset(self, rows: np.ndarray, test_rows: np.ndarray) -> Problem:
-        """The same problem (lambda, nu, bias) on some of its training and test points.
+        """The same problem (lambda, nu, bias) on some of its training and test points (without validation points).
 
         The kernel keeps this problem's storage (:meth:`~sbpbench.kernels.Kernel.subset`), so a
         solver on the subset runs the same compiled code with the same argument types; the

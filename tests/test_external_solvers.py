@@ -161,7 +161,7 @@ def test_solvers_lists_a_solver_file():
     done = _cli("solvers", "--solver-file", EXAMPLE)
     assert done.returncode == 0
     assert f"margin-perceptron: Kernel margin Perceptron on uniformly drawn examples. Cost: n kernel " \
-           f"evaluations per iteration.\n    needs: -; bias: no; from {EXAMPLE}\n    margin (float, default 1.0)" \
+           f"evaluations per iteration.\n    needs: -; bias: refused; from {EXAMPLE}\n    margin (float, default 1.0)" \
            in done.stdout
 
 

@@ -101,7 +101,7 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     from sbpbench.experiment import config
     from sbpbench.outputs.page import write_page
     from sbpbench.outputs.plotting import plot_results
-    from sbpbench.outputs.summary import summary_table
+    from sbpbench.outputs.summary import best_table, summary_table
     from sbpbench.results.store import ended_badly, read_curves, read_meta
 
     experiments = [config.load(path, list(overrides)) for path in configs]
@@ -115,11 +115,14 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
             click.echo(wrap(line) if line.startswith("sbpbench: ") else line, err=True)
         sys.exit(130)
     for exp, directory in zip(experiments, directories):
+        curves = read_curves(directory)
         if quiet:
             click.echo(printable(str(directory)))
         else:
             click.echo("\n" + wrap(f"{printable(exp.name)}: final checkpoint of each run"))
-            click.echo(summary_table(read_curves(directory), width()))
+            click.echo(summary_table(curves, width()))
+            if best := best_table(curves):
+                click.echo(best)
             click.echo(wrap(f"results: {printable(str(directory))} (curves.csv, meta.json)"))
         if not no_plot:
             written = plot_results(directory).files
@@ -211,9 +214,9 @@ def validate(configs: tuple[Path, ...]) -> None:
     """Check experiment configs without running them.
 
     The data files of a config that names them (``dataset.path``) are read and checked too,
-    with the sizes, the solvers' parameters, the memory a run needs and lambda at the real n
-    (of every solver entry of a sweep); a registered dataset is only checked by name (loading
-    it may mean a download).
+    with the sizes, the solvers' parameters, the memory a run needs, lambda at the real n and
+    sigma2 computed from the data (of every solver entry of a sweep); a registered dataset is
+    only checked by name (loading it may mean a download).
     """
     from sbpbench.experiment import assemble, config
 
@@ -222,9 +225,11 @@ def validate(configs: tuple[Path, ...]) -> None:
         checked = ""
         if exp.dataset.path is not None:
             train, test = assemble.load_data(exp)
+            train, _ = assemble.hold_out(exp, train)
             assemble.check_sizes(exp, train, test)
             for spec in exp.solvers:
                 assemble.resolve(exp.for_solver(spec), train.n)
+                assemble.resolve_kernel(exp.for_solver(spec), train)
             checked = f"; data: {train.n} training / {test.n} test examples"
         click.echo(f"{path}: ok ({exp.name}: {len(exp.solvers)} solver(s), {exp.runs} run(s){checked})")
 
@@ -363,9 +368,16 @@ def solvers(files: tuple[Path, ...]) -> None:
         needs = ", ".join(sorted(cls.needs)) or "-"
         doc = (cls.__doc__ or "").strip().splitlines()[0] if (cls.__doc__ or "").strip() else "-"
         origin = f"; from {ORIGINS[name]}" if name in ORIGINS else ""
-        click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {'yes' if cls.supports_bias else 'no'}{origin}")
+        click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {bias_support(cls)}{origin}")
         for pname, p in cls.Params.declared().items():
             click.echo(f"    {pname} ({p.type.__name__}, default {p.default!r}): {p.doc}")
+
+
+def bias_support(cls: Any) -> str:
+    """How a solver class stands to the biased problem, as ``sbpbench solvers`` says it:
+    ``required`` (it solves only the biased problem), ``supported`` (either) or ``refused``
+    (only the unbiased one)."""
+    return "required" if cls.requires_bias else "supported" if cls.supports_bias else "refused"
 
 
 @cli.command("check-solver")

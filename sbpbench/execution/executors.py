@@ -125,7 +125,7 @@ def execute(task: Task, problems: ProblemCache, warm_ups: loop.WarmUps,
     try:
         for path in {spec.path for spec in task.exp.solvers if spec.path is not None}:
             load_file(path)  # a worker process imports the solver files itself
-        problem = problems.prepared(task.exp, task.spec).problem
+        problem = problems.prepared(task.exp, task.spec, task.run).problem
     except Exception as exc:  # e.g. the dataset is missing on this worker: this run fails, not the sweep
         return loop.failed_result(task.exp, task.spec, task.run, guard.reason(exc))
     return loop.run_one(task.exp, problem, task.spec, task.run, progress, warm_ups)

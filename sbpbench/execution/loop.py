@@ -333,6 +333,8 @@ def _measure(problem: Problem, solver: Solver, train_time: float, base: dict, in
         "primal_objective": snap.primal_objective,
         "n_support": snap.n_support,
     }
+    if problem.validation_y is not None:
+        row["validation_error"] = snap.validation_error(problem)
     row["eval_kernel_evals"] = kernel.eval_kernel_evals
     if shadowed := snap.shadowed():
         raise guard.SolverFault(f"solver {solver.name!r}: its snapshot's extra column {shadowed[0]!r} is one that "

@@ -46,8 +46,8 @@ class ProblemCache:
         self.experiments = experiments
         self._kept: OrderedDict[str, _Kept] = OrderedDict()
 
-    def prepared(self, exp: Experiment, spec: SolverSpec | None = None) -> assemble.Prepared:
-        """The prepared problem of ``exp`` (of its solver entry ``spec``), built unless kept.
+    def prepared(self, exp: Experiment, spec: SolverSpec | None = None, run: int = 0) -> assemble.Prepared:
+        """The prepared problem of ``exp`` (of its solver entry ``spec``, for its run ``run``), built unless kept.
 
         Parameters
         ----------
@@ -56,6 +56,9 @@ class ProblemCache:
         spec : SolverSpec, optional
             One of its solver entries (in a sweep of the kernel or the problem, each entry
             has its own problem, :meth:`~sbpbench.experiment.config.Experiment.for_solver`).
+        run : int
+            The run (under k-fold cross-validation, run ``r`` validates on fold ``r``,
+            :meth:`~sbpbench.experiment.config.Experiment.for_run`).
 
         Returns
         -------
@@ -68,17 +71,18 @@ class ProblemCache:
             What building the problem raises (the data are missing or malformed, it does
             not fit in memory...).
         """
-        variant = exp if spec is None else exp.for_solver(spec)
+        variant = exp.for_run(spec, run)
         key = assemble.problem_key(variant)
         kept = self._kept.pop(exp.name, None) or _Kept()
         self._kept[exp.name] = kept  # the most recently asked for last
         while self.experiments is not None and len(self._kept) > self.experiments:
             self._kept.popitem(last=False)  # let the others go before a new problem is built
-        if not exp.swept:
-            kept.splits = None  # only the entries of a sweep share their data
+        if not (exp.swept or exp.folds):
+            kept.splits = None  # only the entries of a sweep, and the folds, share their data
         if kept.problem is None or kept.problem[0] != key:
             kept.problem = None
-            kept.problem = (key, assemble.prepare(variant, self._splits(kept, exp) if exp.swept else None))
+            shared = exp.swept or exp.folds
+            kept.problem = (key, assemble.prepare(variant, self._splits(kept, exp) if shared else None))
         return kept.problem[1]
 
     def release(self, exp: Experiment) -> None:

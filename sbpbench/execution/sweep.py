@@ -290,17 +290,19 @@ def _more_runs_allowed(old: Any, runs: int) -> Any:
     return old
 
 
-def _entry_problems(exp: Experiment, problems: ProblemCache) -> list[dict[str, Any]]:
-    """The resolved problem of each solver entry of a sweep, each different problem prepared once.
+def _entry_problems(exp: Experiment, problems: ProblemCache) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The resolved kernel and problem of each solver entry of a sweep, each different problem
+    prepared once.
 
     So lambda at the real n is checked, and nu derived from lambda, for every entry before
     any run starts (a derived nu's exact optimum is then in the disk cache for the workers).
     """
-    resolved: dict[tuple, dict[str, Any]] = {}
+    resolved: dict[tuple, tuple[dict[str, Any], dict[str, Any]]] = {}
     for spec in exp.solvers:
         key = assemble.problem_key(exp.for_solver(spec))
         if key not in resolved:
-            resolved[key] = problems.prepared(exp, spec).params
+            prep = problems.prepared(exp, spec)
+            resolved[key] = (prep.kernel, prep.params)
     return [resolved[assemble.problem_key(exp.for_solver(spec))] for spec in exp.solvers]
 
 

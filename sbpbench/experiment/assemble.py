@@ -2,11 +2,15 @@
 
 The one place that turns a validated :class:`~sbpbench.experiment.config.Experiment` into
 a :class:`~sbpbench.problem.Problem`: load the dataset (subsampled with the experiment's
-seed), evaluate lambda at the real training size, derive nu from lambda when asked (through
-the exact optimum, :mod:`sbpbench.experiment.optimum`) and build the counting kernel. The
-client and every worker call :func:`prepare`, so they solve the same problem. In a sweep of
-the kernel or the problem each solver entry has its own problem
-(:meth:`~sbpbench.experiment.config.Experiment.for_solver`), all built from the same data.
+seed), hold out its validation examples (:func:`hold_out`), compute sigma2 from the training
+data when the config gives a rule (:mod:`sbpbench.kernels.bandwidth`), evaluate lambda at the
+real training size, derive nu from lambda when asked (through the exact optimum,
+:mod:`sbpbench.experiment.optimum`) and build the counting kernel. The client and every
+worker call :func:`prepare`, so they solve the same problem. In a sweep of the kernel or the
+problem each solver entry has its own problem
+(:meth:`~sbpbench.experiment.config.Experiment.for_solver`), and under k-fold
+cross-validation each run (:meth:`~sbpbench.experiment.config.Experiment.for_run`), all built
+from the same data.
 """
 
 from __future__ import annotations
@@ -15,15 +19,17 @@ import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from sbpbench import data, memory
+from sbpbench.data.libsvm import read_libsvm, to_binary
 from sbpbench.errors import UserError
 from sbpbench.experiment.config import Experiment, NuFromLambda
 from sbpbench.experiment.optimum import optimum
-from sbpbench.kernels import memory_needs
+from sbpbench.kernels import KernelSpec, memory_needs
+from sbpbench.kernels.bandwidth import sigma2_from_data
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS
 
@@ -59,6 +65,9 @@ class Prepared:
         The dataset section with the actual sizes and class counts (``meta.json``).
     params : dict
         The problem parameters with derived values written out (see :func:`resolve`).
+    kernel : dict
+        The kernel's parameters with sigma2 computed, and ``sigma2_rule`` (the config's word)
+        when it was computed from the data (:func:`resolve_kernel`), for ``meta.json``.
     seconds : float
         How long building took, loading the data included unless they were given.
     dataset_copy : str or None
@@ -68,8 +77,67 @@ class Prepared:
     problem: Problem
     dataset: dict[str, Any]
     params: dict[str, Any]
+    kernel: dict[str, Any]
     seconds: float
     dataset_copy: str | None = None
+
+
+def resolve_kernel(exp: Experiment, train: data.Split) -> KernelSpec:
+    """The kernel of ``exp`` on training data ``train``: sigma2 computed by the config's rule
+    (``scale`` or ``median``, :mod:`sbpbench.kernels.bandwidth`) when it gives one, else as written.
+
+    Raises
+    ------
+    UserError
+        Naming the config and ``kernel.sigma2`` when the rule gives no positive number.
+    """
+    if exp.sigma2_rule is None:
+        return exp.kernel
+    try:
+        return replace(exp.kernel, sigma2=sigma2_from_data(exp.sigma2_rule, train.X))
+    except ValueError as exc:
+        raise UserError(f"{exp.source}: key 'kernel.sigma2': {exc}") from None
+
+
+def hold_out(exp: Experiment, train: data.Split) -> tuple[data.Split, data.Split | None]:
+    """The training examples a run trains on, and the validation examples (``dataset.validation``).
+
+    A fraction ``f``: ``round(f n)`` of the ``n`` training examples (at least one, and two
+    left to train on), drawn uniformly from the experiment's seed (a stream of its own, so
+    the same for every run and solver), are held out; both parts keep file order. A file:
+    its examples, with as many features as the training data and labels mapped as the
+    training file's (``dataset.positive``, else the larger of two labels is +1). Folds
+    (``dataset.folds: k``): the training sample is shuffled from the seed and cut into ``k``
+    parts of sizes differing by one at most; fold ``exp.fold`` (0 when None) is held out. None:
+    all examples train and there is no validation.
+
+    Raises
+    ------
+    UserError
+        The file is malformed, or the training part keeps a single class.
+    """
+    if exp.validation is None and exp.folds is None:
+        return train, None
+    if isinstance(exp.validation, str):
+        X, labels = read_libsvm(exp.validation, exp.validation, train.X.shape[1], exp.dataset.zero_based)
+        return train, data.Split(X, to_binary(labels, exp.validation, exp.dataset.positive)[0])
+    n = train.n
+    order = np.random.default_rng([exp.seed, zlib.crc32(b"validation")]).permutation(n)
+    if exp.folds is not None:
+        if n < 2 * exp.folds:
+            raise UserError(f"{exp.source}: key 'dataset.folds': {exp.folds} folds need at least {2 * exp.folds} "
+                            f"training examples, there are {n}")
+        part = np.array_split(order, exp.folds)[exp.fold or 0]
+        held, out = part.size, np.zeros(n, dtype=bool)
+        out[part] = True
+        kept, validation = train.take(np.flatnonzero(~out)), train.take(np.flatnonzero(out))
+    else:
+        held = min(max(1, round(cast(float, exp.validation) * n)), n - 2)
+        kept, validation = train.take(np.sort(order[held:])), train.take(np.sort(order[:held]))
+    if np.unique(kept.y).size < 2:
+        raise UserError(f"{exp.source}: key 'dataset.{'folds' if exp.folds else 'validation'}': the {kept.n} "
+                        f"training examples left after holding out {held} keep only one class")
+    return kept, validation
 
 
 def load_data(exp: Experiment) -> tuple[data.Split, data.Split]:
@@ -139,9 +207,11 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
     """
     t0 = time.time()
     train, test = splits if splits is not None else load_data(exp)
+    train, validation = hold_out(exp, train)
     check_sizes(exp, train, test)
     params = resolve(exp, train.n)
-    problem = Problem.build(train, test, exp.kernel, params["lambda"], None, exp.bias)
+    kernel = resolve_kernel(exp, train)
+    problem = Problem.build(train, test, kernel, params["lambda"], None, exp.bias, validation)
     if isinstance(exp.nu, NuFromLambda):
         opt = optimum(problem, exp.dataset.as_dict(), exp.seed)  # cached on disk after the first time
         params["nu"] = opt["nu"]
@@ -150,10 +220,15 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
     problem = replace(problem, nu=params["nu"])
     dataset = {**exp.dataset.as_dict(), "n_train": train.n, "n_test": test.n, "n_features": train.X.shape[1],
                "positives_train": int((train.y > 0).sum()), "positives_test": int((test.y > 0).sum())}
-    return Prepared(problem, dataset, params, time.time() - t0, train.provenance)
+    if validation is not None:
+        dataset.update({"folds": exp.folds} if exp.folds else {"validation": exp.validation},
+                       n_validation=validation.n)
+    recorded = {**asdict(kernel), **({"sigma2_rule": exp.sigma2_rule} if exp.sigma2_rule else {})}
+    return Prepared(problem, dataset, params, recorded, time.time() - t0, train.provenance)
 
 
-def resolved_config(exp: Experiment, prep: Prepared, problems: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+def resolved_config(exp: Experiment, prep: Prepared,
+                    entries: Sequence[tuple[dict[str, Any], dict[str, Any]]] = ()) -> dict[str, Any]:
     """The configuration with every default and derived value written out (``meta.json``'s ``resolved``).
 
     Parameters
@@ -162,17 +237,17 @@ def resolved_config(exp: Experiment, prep: Prepared, problems: Sequence[dict[str
         The experiment.
     prep : Prepared
         Its prepared problem (for a sweep: any of its entries', for the dataset).
-    problems : sequence of dict
-        For a sweep of the kernel or the problem (``exp.swept``): the resolved problem
-        (``Prepared.params``) of each solver entry, in order. Each entry of ``solvers`` then
-        records its own ``kernel`` and ``problem``, and the top-level ``kernel`` and
-        ``problem`` only the keys whose values all entries share.
+    entries : sequence of (dict, dict)
+        For a sweep of the kernel or the problem (``exp.swept``): the resolved kernel and
+        problem (``Prepared.kernel`` and ``Prepared.params``) of each solver entry, in order.
+        Each entry of ``solvers`` then records its own ``kernel`` and ``problem``, and the
+        top-level ``kernel`` and ``problem`` only the keys whose values all entries share.
     """
     solvers = [{"name": s.name, "label": s.label, "params": asdict(s.solver_params()),
                 **({"path": s.path} if s.path is not None else {})} for s in exp.solvers]
-    kernel, problem = asdict(exp.kernel), prep.params
+    kernel, problem = prep.kernel, prep.params
     if exp.swept:
-        kernels = [asdict(exp.for_solver(s).kernel) for s in exp.solvers]
+        kernels, problems = [k for k, _ in entries], [p for _, p in entries]
         for entry, entry_kernel, entry_problem in zip(solvers, kernels, problems, strict=True):
             entry.update(kernel=entry_kernel, problem=entry_problem)
         kernel, problem = _shared(kernels), _shared(problems)
@@ -201,4 +276,4 @@ def data_key(exp: Experiment) -> tuple:
 
 def problem_key(exp: Experiment) -> tuple:
     """What determines :func:`prepare`'s problem (a cache key)."""
-    return (*data_key(exp), exp.kernel, exp.lam, exp.nu, exp.bias)
+    return (*data_key(exp), exp.validation, exp.folds, exp.fold, exp.kernel, exp.sigma2_rule, exp.lam, exp.nu, exp.bias)

@@ -36,10 +36,11 @@ from sbpbench.experiment.lambdas import lambda_value
 from sbpbench.experiment.yamlfile import apply_overrides, load_yaml
 from sbpbench.files import file_kind, read_regular
 from sbpbench.kernels import KernelSpec
+from sbpbench.kernels.bandwidth import RULES as SIGMA2_RULES
 from sbpbench.params import MAX_INT, Param, Params, non_negative, param, positive
 from sbpbench.problem import ProblemParams
 from sbpbench.solvers import SOLVERS, ProblemKind, SolverParams
-from sbpbench.solvers.base import Budget
+from sbpbench.solvers.base import ENTRY_KEYS, Budget
 from sbpbench.solvers.external import FILES as FILE_SOLVERS
 from sbpbench.solvers.external import load_file
 
@@ -73,8 +74,9 @@ class SolverSpec:
     solver), and the kernel and problem values a sweep sets for it.
 
     ``overrides`` maps ``sigma2``, ``lambda``, ``C`` or ``nu`` to this entry's value, for the
-    keys of ``kernel`` and ``problem`` that the config sweeps (empty without such a sweep);
-    :meth:`Experiment.for_solver` applies them.
+    keys of ``kernel`` and ``problem`` that the config sweeps (empty without such a sweep), and
+    ``bias`` to the entry's problem when the entries solve different ones (a solver entry's
+    ``bias`` key, see :func:`_solvers`); :meth:`Experiment.for_solver` applies them.
     """
 
     name: str
@@ -134,6 +136,20 @@ class Experiment:
     source: str = ""
     raw: dict = field(default_factory=dict, compare=False)
     lam_key: str = "problem.lambda"
+    #: ``kernel.sigma2`` as a word of :data:`~sbpbench.kernels.bandwidth.RULES` (``scale``,
+    #: ``median``): sigma2 is computed from the training data when the problem is built
+    #: (:func:`sbpbench.experiment.assemble.prepare`), and ``kernel.sigma2`` holds the declared
+    #: default until then; None for a number.
+    sigma2_rule: str | None = None
+    #: ``dataset.validation``: the fraction of the training examples held out to measure a
+    #: validation error on (:func:`sbpbench.experiment.assemble.hold_out`), or a LIBSVM file of
+    #: validation examples (absolute path); None: no validation error is measured.
+    validation: float | str | None = None
+    #: ``dataset.folds``: k-fold cross-validation, run ``r`` of every entry validating on fold
+    #: ``r`` of the training sample and training on the others (``runs`` is ``k``); None: none.
+    folds: int | None = None
+    #: The fold the problem of this experiment validates on (:meth:`for_run`); None: fold 0.
+    fold: int | None = None
 
     @property
     def swept(self) -> bool:
@@ -144,7 +160,8 @@ class Experiment:
         """The experiment whose problem the runs of solver entry ``spec`` solve.
 
         This experiment itself, but with the kernel and problem values ``spec`` carries
-        from a sweep (``sigma2``, ``lambda``, ``C``, ``nu``) replacing its own.
+        from a sweep (``sigma2``, ``lambda``, ``C``, ``nu``), or its own ``bias``, replacing
+        the experiment's.
 
         Parameters
         ----------
@@ -164,8 +181,18 @@ class Experiment:
             lam, lam_key = values["lambda"], "problem.lambda"
         if "C" in values:
             lam, lam_key = lambda_of_C(values["C"]), "problem.C"
-        kernel = replace(self.kernel, sigma2=values["sigma2"]) if "sigma2" in values else self.kernel
-        return replace(self, kernel=kernel, lam=lam, lam_key=lam_key, nu=values.get("nu", self.nu))
+        kernel, rule = self.kernel, self.sigma2_rule
+        if "sigma2" in values:
+            kernel, rule = _sigma2(self.kernel, values["sigma2"])
+        return replace(self, kernel=kernel, lam=lam, lam_key=lam_key, nu=values.get("nu", self.nu),
+                       bias=values.get("bias", self.bias), sigma2_rule=rule)
+
+    def for_run(self, spec: SolverSpec | None, run: int) -> Experiment:
+        """The experiment whose problem run ``run`` of solver entry ``spec`` solves: that of
+        :meth:`for_solver` (this experiment's own for None), validating on fold ``run`` under
+        k-fold cross-validation (``folds``)."""
+        exp = self if spec is None else self.for_solver(spec)
+        return replace(exp, fold=run % self.folds) if self.folds else exp
 
     def lambda_at(self, n: int) -> float | None:
         """lambda for ``n`` training examples, checked like the config (see :func:`lambda_value`).
@@ -196,6 +223,14 @@ MAX_SWEEP_ENTRIES = 1000
 #: The keys that may hold a list of values (a sweep), as the error on any other key says.
 SWEEPABLE = ("only solver parameters, kernel.sigma2, problem.lambda, problem.C and problem.nu take "
              "a list of values to sweep")
+
+
+def _sigma2(kernel: KernelSpec, value: float | str) -> tuple[KernelSpec, str | None]:
+    """``kernel`` with sigma2 ``value`` (a number, or a word of the rules: the declared default
+    stands in until the data are known), and the rule (None for a number)."""
+    if isinstance(value, str):
+        return replace(kernel, sigma2=KernelSpec.declared()["sigma2"].default), value
+    return replace(kernel, sigma2=value), None
 
 
 def lambda_of_C(C: float) -> str:
@@ -365,11 +400,46 @@ def _is_number(text: str) -> bool:
 # ----------------------------------------------------------------------------- sections
 
 
-def _dataset(source: str, value, base: Path) -> DatasetSpec:
+def _open_fraction(value: float) -> str | None:
+    """Check of ``dataset.validation`` as a number: a fraction strictly between 0 and 1."""
+    return None if 0 < value < 1 else "must be a fraction of the training examples, strictly between 0 and 1"
+
+
+def _validation(sec: _Section, base: Path) -> float | str | None:
+    """``dataset.validation``: a fraction (a number or a number written as a string), or a LIBSVM
+    file (relative to the config's folder) beside ``path``; None when absent."""
+    value = sec.data.get("validation")
+    if value is None:
+        return None
+    if isinstance(value, str) and not _is_number(value):
+        if sec.data.get("path") is None:
+            sec.fail("validation", "a validation file needs 'path' and 'test_path' (LIBSVM files); "
+                                   "with a registered dataset give a fraction such as 0.2")
+        path = str(value if Path(value).is_absolute() else base / value)
+        if (why := _printable(path) or _not_a_file(path)) is not None:
+            sec.fail("validation", why)
+        return path
+    return sec.get("validation", float, check=_open_fraction)
+
+
+#: Most folds of ``dataset.folds``.
+MAX_FOLDS = 100
+
+
+def _folds(value: int) -> str | None:
+    """Check of ``dataset.folds``: from 2 to :data:`MAX_FOLDS`."""
+    return None if 2 <= value <= MAX_FOLDS else f"must be from 2 to {MAX_FOLDS} (folds of the training sample)"
+
+
+def _dataset(source: str, value, base: Path) -> tuple[DatasetSpec, float | str | None, int | None]:
+    """The ``dataset`` section, its ``validation`` (see :func:`_validation`) and its ``folds``."""
     if isinstance(value, str):
         value = {"name": value}
     sec = _Section(source, "dataset", value)
-    sec.only(["name", "path", "test_path", "n_train", "n_test", "n_features", "positive", "zero_based"])
+    sec.only(["name", "path", "test_path", "n_train", "n_test", "n_features", "positive", "zero_based",
+              "validation", "folds"])
+    if sec.data.get("validation") is not None and sec.data.get("folds") is not None:
+        sec.fail("folds", "give either 'validation' (one split) or 'folds' (k-fold cross-validation), not both")
     name = sec.get("name", str)
     path = sec.get("path", str)
     test_path = sec.get("test_path", str)
@@ -395,25 +465,38 @@ def _dataset(source: str, value, base: Path) -> DatasetSpec:
         n_features=sec.get("n_features", int, check=positive),
         positive=sec.get("positive", float),
         zero_based=sec.get("zero_based", bool, default=False),
-    )
+    ), _validation(sec, base), sec.get("folds", int, check=_folds)
 
 
 #: Swept kernel and problem values by the key a solver entry's ``overrides`` holds them under.
 Sweep = dict[str, list[Any]]
 
 
-def _kernel(source: str, value) -> tuple[KernelSpec, Sweep]:
-    """The ``kernel`` section (with the first value of a sigma2 sweep) and its sweep, if any."""
+def _kernel(source: str, value) -> tuple[KernelSpec, str | None, Sweep]:
+    """The ``kernel`` section (with the first value of a sigma2 sweep), the rule when sigma2 (its
+    first value) is a word of :data:`SIGMA2_RULES`, and the sweep of sigma2, if any."""
     if isinstance(value, str):
         value = {"name": value}
     sec = _Section(source, "kernel", value)
     declared = sec.declarations(KernelSpec)
     name = sec.declared("name", declared["name"])
-    sigma2 = sec.values("sigma2", sec.reader_of(declared["sigma2"]), declared["sigma2"].default)
+    number = sec.reader_of(declared["sigma2"])
+
+    def read_sigma2(key: str, value: Any) -> float | str:
+        if isinstance(value, str) and value in SIGMA2_RULES:
+            return value
+        if isinstance(value, str) and not _is_number(value):
+            sec.fail(key, f"expected a positive number or one of {', '.join(SIGMA2_RULES)} (computed from the "
+                          f"training data), got {shown(value)}")
+        return number(key, value)
+
+    sigma2 = sec.values("sigma2", read_sigma2, declared["sigma2"].default)
     if len(sigma2) > 1 and name != "gaussian":
         sec.fail("sigma2", f"a sweep of sigma2 needs kernel.name gaussian (the {name} kernel has no bandwidth)")
-    kernel = KernelSpec(name=name, sigma2=sigma2[0], cache_mb=sec.declared("cache_mb", declared["cache_mb"]))
-    return kernel, ({"sigma2": sigma2} if len(sigma2) > 1 else {})
+    if isinstance(sigma2[0], str) and name != "gaussian":
+        sec.fail("sigma2", f"{sigma2[0]!r} needs kernel.name gaussian (the {name} kernel has no bandwidth)")
+    kernel, rule = _sigma2(KernelSpec(name=name, cache_mb=sec.declared("cache_mb", declared["cache_mb"])), sigma2[0])
+    return kernel, rule, ({"sigma2": sigma2} if len(sigma2) > 1 else {})
 
 
 def _budget(source: str, key: str, value) -> Budget:
@@ -436,10 +519,12 @@ class _Entry:
     label: str
     budget: Budget | None
     path: str | None
+    #: The entry's ``bias`` values (several: a sweep of the bias); None: ``problem.bias``.
+    bias: list[bool] | None = None
 
     def size(self, sweep: Sweep) -> int:
         """How many solver entries it expands to with the experiment's ``sweep``."""
-        return math.prod(len(v) for v in [*self.values.values(), *sweep.values()])
+        return math.prod(len(v) for v in [*self.values.values(), self.bias or [None], *sweep.values()])
 
 
 def _entry(source: str, k: int, item) -> _Entry:
@@ -459,11 +544,12 @@ def _entry(source: str, k: int, item) -> _Entry:
     if path is None and name in FILE_SOLVERS:
         sec.fail("name", f"solver {shown(name)} is defined in {FILE_SOLVERS[name]}: give that file as 'path'")
     declared = SOLVERS[name].Params.declared()
-    sec.only(["name", "path", "label", "budget", *declared])
+    sec.only([*ENTRY_KEYS, *declared])
     values = {pname: sec.values(pname, sec.reader_of(p))
               for pname, p in declared.items() if sec.data.get(pname) is not None}
     budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
-    return _Entry(sec, name, values, sec.get("label", str, "", check=_printable), budget, path)
+    bias = sec.values("bias", sec.reader(bool)) if sec.data.get("bias") is not None else None
+    return _Entry(sec, name, values, sec.get("label", str, "", check=_printable), budget, path, bias)
 
 
 def _solver_file(source: str, sec: _Section) -> str | None:
@@ -479,39 +565,55 @@ def _solver_file(source: str, sec: _Section) -> str | None:
     return path
 
 
-def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[SolverSpec, ...]:
-    """The solver entries, each expanded to one per combination of its lists and ``sweep``'s."""
+def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[tuple[SolverSpec, ...], bool]:
+    """The solver entries, each expanded to one per combination of its lists and ``sweep``'s,
+    and the bias of the experiment's problem.
+
+    An entry's ``bias`` (a list sweeps it) replaces ``problem.bias`` for its runs, so that
+    solvers of the biased and of the unbiased problem run side by side on the same data. When
+    the entries then solve different problems, each carries its bias in ``overrides`` (so its
+    label says it, ``name[bias=True]``, and its runs' problem, objectives and derived nu are
+    those of its own problem); when they all solve the same one, that is the experiment's
+    problem and no label changes.
+    """
     if isinstance(value, (str, dict)):
         value = [value]
     if not isinstance(value, list) or not value:
         raise UserError(f"{source}: key 'solvers': expected a non-empty list of solver names or mappings")
-    kind = ProblemKind(problem["kernel"], problem["bias"],
-                       frozenset(need for need in ("lambda", "nu") if problem.get(need) is not None))
+    defines = frozenset(need for need in ("lambda", "nu") if problem.get(need) is not None)
     entries = [_entry(source, k, item) for k, item in enumerate(value)]
     total = sum(entry.size(sweep) for entry in entries)
     if total > MAX_SWEEP_ENTRIES and total > len(entries):
         raise UserError(f"{source}: key 'solvers': the sweeps expand to {total} solver entries, more than "
                         f"{MAX_SWEEP_ENTRIES}; sweep fewer values")
-    specs, labels = [], set()
+    chosen = []  # (entry, its parameters, the swept kernel and problem values, its bias)
     for entry in entries:
         cls = SOLVERS[entry.name]
         swept = [pname for pname, v in entry.values.items() if len(v) > 1]
-        for combination in itertools.product(*entry.values.values(), *sweep.values()):
-            chosen = dict(zip([*entry.values, *sweep], combination))
-            params = {pname: chosen[pname] for pname in entry.values}
-            overrides = {key: chosen[key] for key in sweep}
-            if (why := cls.refuse(kind, cls.Params(**params))) is not None:
-                where = f" (sweep combination {_describe({p: params[p] for p in swept}, {})})" if swept else ""
-                entry.sec.fail("name", why + where)
-            label = entry.name + (f"[{_describe(params, overrides)}]" if params or overrides else "")
-            if entry.label:
-                varying = _describe({p: params[p] for p in swept}, overrides)
-                label = entry.label + (f"[{varying}]" if varying else "")
-            if label in labels:
-                entry.sec.fail("label", f"two solvers are both labelled {shown(label)}; give one a 'label'")
-            labels.add(label)
-            specs.append(SolverSpec(entry.name, params, label, entry.budget, overrides, entry.path))
-    return tuple(specs)
+        for combination in itertools.product(*entry.values.values(), entry.bias or [problem["bias"]],
+                                             *sweep.values()):
+            params = dict(zip(entry.values, combination))
+            bias = combination[len(params)]
+            overrides = dict(zip(sweep, combination[len(params) + 1:]))
+            if (why := cls.refuse(ProblemKind(problem["kernel"], bias, defines), cls.Params(**params))) is not None:
+                varying = {**{p: params[p] for p in swept}, **({"bias": bias} if len(entry.bias or ()) > 1 else {})}
+                where = f" (sweep combination {_describe(varying, {})})" if varying else ""
+                entry.sec.fail("bias" if entry.bias else "name", why + where)
+            chosen.append((entry, params, overrides, bias))
+    mixed = len({bias for *_, bias in chosen}) > 1
+    specs, labels = [], set()
+    for entry, params, overrides, bias in chosen:
+        if mixed:
+            overrides = {**overrides, "bias": bias}
+        label = entry.name + (f"[{_describe(params, overrides)}]" if params or overrides else "")
+        if entry.label:
+            shown_values = _describe({p: v for p, v in params.items() if len(entry.values[p]) > 1}, overrides)
+            label = entry.label + (f"[{shown_values}]" if shown_values else "")
+        if label in labels:
+            entry.sec.fail("label", f"two solvers are both labelled {shown(label)}; give one a 'label'")
+        labels.add(label)
+        specs.append(SolverSpec(entry.name, params, label, entry.budget, overrides, entry.path))
+    return tuple(specs), problem["bias"] if mixed else chosen[0][3]
 
 
 #: Most bytes of a config file: far more than any experiment needs, far less than a device
@@ -609,7 +711,11 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     name = _name(top, source)
     top.get("description", str)
 
-    dataset = _dataset(source, top.data["dataset"], base)
+    dataset, validation, folds = _dataset(source, top.data["dataset"], base)
+    runs = top.get("runs", int, folds or 1, check=_runs)
+    if folds is not None and runs != folds:
+        top.fail("runs", f"with dataset.folds: {folds} every entry runs once per fold: leave runs out or set it to "
+                         f"{folds}")
     lam, lam_key, nu, bias, problem_sweep = _problem(source, top.data.get("problem"),
                                                      dataset.n_train or REPRESENTATIVE_N)
 
@@ -618,19 +724,20 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     chk = _Section(source, "checkpoints", top.data.get("checkpoints"))
     checkpoints = Checkpoints(**{name: chk.declared(name, p) for name, p in chk.declarations(Checkpoints).items()})
 
-    kernel, kernel_sweep = _kernel(source, top.data.get("kernel"))
+    kernel, sigma2_rule, kernel_sweep = _kernel(source, top.data.get("kernel"))
+    solvers, bias = _solvers(source, top.data["solvers"],
+                             {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name},
+                             {**kernel_sweep, **problem_sweep})
     return Experiment(
         name=name,
         dataset=dataset,
         kernel=kernel,
         lam=lam, nu=nu, bias=bias,
-        solvers=_solvers(source, top.data["solvers"],
-                         {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name},
-                         {**kernel_sweep, **problem_sweep}),
+        solvers=solvers,
         budget=budget, checkpoints=checkpoints,
-        runs=top.get("runs", int, 1, check=_runs),
+        runs=runs,
         seed=top.get("seed", int, 0, check=non_negative),
-        source=source, raw=data, lam_key=lam_key,
+        source=source, raw=data, lam_key=lam_key, sigma2_rule=sigma2_rule, validation=validation, folds=folds,
     )
 
 

@@ -35,7 +35,7 @@ import yaml
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write
 from sbpbench.outputs import plotting
-from sbpbench.outputs.summary import HEADER, summary_rows
+from sbpbench.outputs.summary import summary_header, summary_rows
 from sbpbench.results.lookup import newest_runs, stamp
 from sbpbench.results.store import curves_file, curves_frame, read_curves, read_meta
 
@@ -187,8 +187,8 @@ def _summary(curves: pd.DataFrame) -> str:
     rows = summary_rows(curves)
     if not rows:
         return "<p>No checkpoints were recorded.</p>"
-    return _table(HEADER, [[r.solver, r.runs, Shown(f"{r.error_mean:.2f} ± {r.error_se:.2f}"), r.kernel_evals,
-                            r.train_time_s, r.statuses] for r in rows])
+    return _table(summary_header(curves), [[r.solver, r.runs, Shown(f"{r.error_mean:.2f} ± {r.error_se:.2f}"),
+                                            r.kernel_evals, r.train_time_s, r.statuses] for r in rows])
 
 
 def _runs(meta: dict[str, Any]) -> str:
@@ -223,7 +223,7 @@ def _machine(meta: dict[str, Any]) -> str:
 
 def _figures(curves: pd.DataFrame, meta: dict[str, Any]) -> str:
     parts = []
-    marks = plotting.Marks(baselines=plotting.baselines([(curves, meta)]))
+    marks = plotting.run_marks([(curves, meta)])
     for xname, yname in FIGURES:
         x, y = plotting.X_AXES[xname], plotting.Y_AXES[yname]
         fig = plotting.curves_figure(curves, x, y, size=(6.4, 4.2), marks=marks)

@@ -15,7 +15,11 @@ Every drawing takes rows of ``curves.csv`` files and writes ``<stem>.png`` and `
   or d-dimensional inner products, optionally with a second row zoomed on the final errors;
 * :func:`objective_curves`: primal objective against iterations (log-log), extra variants in grey;
 * :func:`final_against_parameter`: the primal objective against a solver parameter, one panel
-  per group of solvers, at the end of the runs or at several points along them.
+  per group of solvers, at the end of the runs or at several points along them;
+* :func:`sweep_summary`: for a sweep, each entry's final error (validation error when measured),
+  one panel per solver; with :data:`SMALL_MULTIPLES_AT` entries or more, ``sbpbench plot`` also
+  draws an experiment's curves one panel per solver (:func:`small_multiples`), so that a sweep
+  of 20 entries stays readable.
 
 :func:`plot_results` draws them for ``sbpbench plot``; :func:`figure_svg` gives a figure as SVG
 text for pages that inline it.
@@ -31,7 +35,7 @@ import io
 import math
 import textwrap
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,6 +45,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 from numpy.typing import ArrayLike
 
@@ -290,6 +295,9 @@ class Marks:
     names : Mapping
         Per solver label, the name its legend entry shows (a paper's method name, in place of a
         label such as ``fourier[max_pairs=1024]``); by default the label.
+    problems : Mapping
+        Per (experiment, solver label), the problem the solver solves, where the solvers of an
+        experiment solve different ones (:func:`problems`): the legend groups them under it.
     """
 
     baselines: Mapping[str, float] = field(default_factory=dict)
@@ -298,6 +306,35 @@ class Marks:
     epochs_axis: bool = False
     titles: Mapping[str, str] = field(default_factory=dict)
     names: Mapping[str, str] = field(default_factory=dict)
+    problems: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+
+#: How a legend heads the solvers of the biased and of the unbiased problem (:func:`problems`).
+PROBLEM_NAMES = {True: "biased problem (b free)", False: "unbiased problem (b = 0)"}
+
+
+def problems(results: Iterable[tuple[pd.DataFrame, Mapping[str, Any]]]) -> dict[tuple[str, str], str]:
+    """The problem of each solver, by (experiment, label), of every experiment whose solvers solve
+    problems with and without a bias side by side (a solver entry's ``bias``), from each
+    ``(curves, meta)`` pair's ``meta.json`` (each entry of ``resolved.solvers`` records its problem
+    then): :data:`PROBLEM_NAMES`. Empty for the others."""
+    found = {}
+    for _, meta in results:
+        resolved = meta.get("resolved")
+        entries = resolved.get("solvers") if isinstance(resolved, dict) else None
+        biases = {(e["label"], e["problem"]["bias"]) for e in entries or []
+                  if isinstance(e, dict) and isinstance(e.get("problem"), dict)
+                  and isinstance(e["problem"].get("bias"), bool) and isinstance(e.get("label"), str)}
+        if len({bias for _, bias in biases}) > 1:
+            found.update({(str(meta.get("experiment")), label): PROBLEM_NAMES[bias] for label, bias in biases})
+    return found
+
+
+def run_marks(results: Iterable[tuple[pd.DataFrame, Mapping[str, Any]]]) -> Marks:
+    """The :class:`Marks` of the figures of runs, from each ``(curves, meta)`` pair: the constant
+    classifier's error (:func:`baselines`) and the problems of the solvers (:func:`problems`)."""
+    results = list(results)
+    return Marks(baselines=baselines(results), problems=problems(results))
 
 
 #: Colours of extra variants (:class:`Marks`), in turn.
@@ -315,13 +352,15 @@ BAND_NOTE = "Lines: mean over runs; shaded: ± one standard error over runs, whe
 
 @dataclass
 class _Drawn:
-    """A solver drawn in a panel: its curve, whether a dashed second quantity was drawn, and its
-    points (x, y as drawn, colour) that must stay visible when they fall outside the y range."""
+    """A solver drawn in a panel: its curve, whether a dashed second quantity was drawn, its
+    points (x, y as drawn, colour) that must stay visible when they fall outside the y range, and
+    its line (the legend's handle)."""
 
     curve: MeanLine
     dashed: bool
     points: list[tuple[np.ndarray, np.ndarray, str]]
     frame: pd.DataFrame
+    line: Line2D
 
 
 def _label(label: str, curve: MeanLine, extra: bool) -> str:
@@ -374,7 +413,7 @@ def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str, y: Axis = Y_A
         before = grid < split
         line.set_data(np.r_[grid[before], split], k * np.r_[mean[before], at])
         ax.plot(np.r_[split, grid[~before]], k * np.r_[at, mean[~before]], ls="--", color=colour)
-    return _Drawn(curve, second is not None, points, frame)
+    return _Drawn(curve, second is not None, points, frame, line)
 
 
 def _mark_outside(ax: Axes, drawn: list[_Drawn], factor: float, fit_label: tuple[str, str] | None) -> None:
@@ -395,6 +434,20 @@ def _mark_outside(ax: Axes, drawn: list[_Drawn], factor: float, fit_label: tuple
             shown = float(np.clip(factor * d.curve.mean[at], bottom, top))
             ax.annotate(text.format(value), (d.curve.x[at], shown), xytext=(5, -3 if ends == "top" else 3),
                         textcoords="offset points", fontsize=7, va=ends, color=d.points[0][2])
+
+
+def _legend(ax: Axes, drawn: list[_Drawn], experiment: str, marks: Marks, size: float) -> None:
+    """The panel's legend: where its solvers solve different problems (:attr:`Marks.problems`),
+    grouped under a heading per problem, in the order the problems first appear."""
+    groups: dict[str | None, list[Line2D]] = {}
+    for d in drawn:
+        groups.setdefault(marks.problems.get((experiment, str(d.frame["solver"].iloc[0]))), []).append(d.line)
+    if len(groups) < 2:
+        ax.legend(fontsize=size)
+        return
+    handles = [h for problem, lines in groups.items()
+               for h in [Line2D([], [], ls="none", label=f"{problem or 'other'}:"), *lines]]
+    ax.legend(handles=handles, fontsize=size)
 
 
 def _log_bottom(curves: list[MeanLine], factor: float) -> float | None:
@@ -551,7 +604,7 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
                 ax.set_xlabel(x.label)
             if row == 0:
                 ax.set_title(marks.titles.get(name, f"{name} ({sub['dataset'].iloc[0]})"))
-                ax.legend(fontsize=legend_size)
+                _legend(ax, drawn, name, marks, legend_size)
                 if marks.epochs_axis:
                     _epochs_axis(ax, sub, x)
             if zoom and row == 0 and baseline is not None:
@@ -720,6 +773,79 @@ def final_against_parameter(curves: pd.DataFrame, out_stem: Path, parameter: str
     return save_figure(fig, out_stem, dpi=dpi)
 
 
+#: An experiment with this many solver entries or more is drawn one panel per solver, with a summary.
+SMALL_MULTIPLES_AT = 10
+
+
+def small_multiples(curves: pd.DataFrame, marks: Marks) -> tuple[pd.DataFrame, Marks]:
+    """``curves`` and ``marks`` with every experiment of :data:`SMALL_MULTIPLES_AT` entries or more
+    split into one experiment per solver (``EXPERIMENT: SOLVER``), so that :func:`curves_figure`
+    draws it one panel per solver, each with that solver's entries only; the others unchanged."""
+    entries = curves.groupby("experiment", sort=False)["solver"].nunique()
+    many = set(entries[entries >= SMALL_MULTIPLES_AT].index)
+    if not many:
+        return curves, marks
+    split = curves["experiment"].isin(many)
+    names = curves["experiment"].where(~split, curves["experiment"] + ": " + curves["solver_name"])
+    renamed = dict(zip(zip(curves["experiment"], curves["solver"]), names))
+    return curves.assign(experiment=names), replace(
+        marks, baselines={**marks.baselines, **{new: marks.baselines[old] for (old, _), new in renamed.items()
+                                                   if old in marks.baselines}},
+        problems={(renamed.get(key, key[0]), key[1]): problem for key, problem in marks.problems.items()})
+
+
+def sweep_summary(curves: pd.DataFrame, out_stem: Path, dpi: int = 130) -> list[Path]:
+    """Each entry's final error, one panel per solver: a sweep's results at a glance.
+
+    The mean over runs of the last checkpoint's validation error where the runs measured one
+    (the error a setting is chosen on, :func:`~sbpbench.outputs.summary.chosen_on`), else of its
+    test error, with one standard error as bars, against the entry's swept values (its
+    ``params``, one tick each, in the order of the file); the lowest is marked.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of ``curves.csv`` files of one experiment.
+    out_stem : pathlib.Path
+        Output path without suffix; ``.png`` and ``.svg`` are written.
+    dpi : int
+        Resolution of the PNG file.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written (none without a checkpoint).
+    """
+    from sbpbench.outputs.summary import chosen_on
+
+    final = final_rows(curves)
+    column = chosen_on(curves)
+    final = final[np.isfinite(_numbers(final, column))]
+    if final.empty:
+        return []
+    panels = list(dict.fromkeys(final["solver_name"]))
+    widths = [max(2.0, 0.45 * final[final["solver_name"] == p]["solver"].nunique()) for p in panels]
+    fig = Figure(figsize=(sum(widths) + 1.2 * len(panels), 5.4))
+    axes = fig.subplots(1, len(panels), squeeze=False, sharey=True, gridspec_kw={"width_ratios": widths})[0]
+    for ax, name in zip(axes, panels):
+        rows = final[final["solver_name"] == name]
+        g = rows.groupby("solver", sort=False).agg(mean=(column, "mean"), std=(column, "std"), runs=("run", "count"),
+                                                   params=("params", "first"))
+        se = (g["std"] / np.sqrt(g["runs"])).where(g["runs"] >= 2, 0.0)
+        at = np.arange(len(g))
+        ax.errorbar(at, 100 * g["mean"], yerr=100 * se, ls="none", marker="o", capsize=3)
+        best = int(np.argmin(g["mean"].to_numpy()))
+        ax.plot([at[best]], [100 * g["mean"].iloc[best]], ls="none", marker="*", ms=12, color="C3")
+        ax.set_xticks(at, [p or label for p, label in zip(g["params"], g.index)], rotation=90, fontsize=7)
+        ax.set_title(name, fontsize=9)
+        ax.grid(True, axis="y", alpha=0.3)
+    which = "validation" if column == "validation_error" else "test"
+    axes[0].set_ylabel(f"{which} error at the end (%)")
+    _lay_out(fig, f"{curves['experiment'].iloc[0]}: final {which} error of each entry",
+             "Points: mean over runs of the last checkpoint; bars: ± one standard error; star: the lowest.")
+    return save_figure(fig, out_stem, dpi=dpi)
+
+
 def _meta_or_none(run: Path) -> dict[str, Any]:
     """A run folder's ``meta.json``, empty when it has none (the drawing then has no baseline).
 
@@ -782,10 +908,14 @@ def plot_results(root: str | Path, out_dir: str | Path | None = None, x: str = "
         return Plotted([], [], [])
     out = Path(out_dir) if out_dir is not None else Path(root)
     notes = left_out(curves, X_AXES[x], Y_AXES[y])
-    marks = Marks(baselines=baselines(read))
+    curves, marks = small_multiples(curves, run_marks(read))
     if (x, y) != DEFAULT_AXES:
         return Plotted(metric_curves(curves, out / f"{y}-vs-{x}", X_AXES[x], Y_AXES[y], marks=marks), notes, runs)
     written = error_curves(curves, out / "figure2", marks=marks)
+    for frame, _ in read:  # a sweep's summary, one per experiment
+        if not frame.empty and frame["solver"].nunique() >= SMALL_MULTIPLES_AT:
+            stem = "sweep-summary" if len(read) == 1 else f"sweep-summary-{frame['experiment'].iloc[0]}"
+            written += sweep_summary(frame, out / stem)
     if "inner_products" in curves and curves["inner_products"].notna().any():
         written += error_curves(curves, out / "figure3", "inner_products", marks=marks)
     return Plotted(written, notes, runs)

@@ -37,8 +37,9 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
 
+from sbpbench.kernels.spec import KernelSpec
 from sbpbench.params import Params, fraction, param, positive
-from sbpbench.problem import Problem
+from sbpbench.problem import Problem, ProblemParams
 
 #: Vectors of ``n`` float64 values a solver is assumed to hold, in :meth:`Solver.memory_needs`
 #: (SBP holds seven); vectors of ``d`` are :attr:`Solver.feature_vectors`, and what a parameter
@@ -188,17 +189,34 @@ class Snapshot:
         kernel expansion, evaluated through the kernel's measurement path (counted in
         ``eval_kernel_evals`` only, once per call).
         """
-        if self.predict is not None:
-            scores = self.predict(problem.test_X)
-        else:
-            scores = problem.kernel.decision(problem.test_X, self.support, self.coef, self.bias)
-        margins = problem.test_y * scores
+        margins = problem.test_y * self.scores(problem, problem.test_X)
         return {"test_error": float(np.mean(margins <= 0)),
                 "test_hinge_loss": float(np.mean(np.maximum(0.0, 1.0 - margins)))}
 
     def test_error(self, problem: Problem) -> float:
         """The test error of :meth:`test_measures` alone."""
         return self.test_measures(problem)["test_error"]
+
+    def validation_error(self, problem: Problem) -> float:
+        """The fraction of ``problem``'s validation points with ``y f(x) <= 0``, as :meth:`test_measures`
+        computes the test error (its evaluations counted in ``eval_kernel_evals`` only).
+
+        Raises
+        ------
+        ValueError
+            When the problem has no validation points.
+        """
+        if problem.validation_y is None:
+            raise ValueError("the problem has no validation points")
+        return float(np.mean(problem.validation_y * self.scores(problem, problem.validation_X) <= 0))
+
+    def scores(self, problem: Problem, X: Any) -> np.ndarray:
+        """``f`` on points ``X`` of ``problem`` (in the kernel's storage format): :attr:`predict` when
+        set, else the kernel expansion through the kernel's measurement path (counted in
+        ``eval_kernel_evals`` only, once per call)."""
+        if self.predict is not None:
+            return self.predict(X)
+        return problem.kernel.decision(X, self.support, self.coef, self.bias)
 
 
 P = TypeVar("P", bound=SolverParams)
@@ -307,9 +325,10 @@ class Solver(Generic[P]):
             if need not in kind.defines:
                 return f"solver {cls.name!r} needs problem.{need}"
         if kind.bias and not cls.supports_bias:
-            return f"solver {cls.name!r} does not support problem.bias: true"
+            return f"solver {cls.name!r} does not support problem.bias: true (its solver entry may set bias: false)"
         if not kind.bias and cls.requires_bias:
-            return f"solver {cls.name!r} solves only the biased problem: set problem.bias: true"
+            return (f"solver {cls.name!r} solves only the biased problem: set problem.bias: true "
+                    "(or bias: true in its solver entry)")
         if kind.kernel not in cls.kernels:
             return f"solver {cls.name!r} needs kernel.name {' or '.join(cls.kernels)}, not {kind.kernel!r}"
         return None
@@ -481,6 +500,40 @@ class Solver(Generic[P]):
         raise NotImplementedError
 
 
+#: The keys of a config's solver entry beside the solver's own parameters (``bias``: the entry's
+#: problem, biased or not, in place of ``problem.bias``).
+ENTRY_KEYS = ("name", "path", "label", "budget", "bias")
+
+#: Names no solver parameter may take, as they already mean something where parameters are
+#: written: a solver entry's own keys (:data:`ENTRY_KEYS`); the kernel's, the problem's and the
+#: budget's declared keys (a sweep's labels and ``params`` column name a swept ``sigma2``,
+#: ``lambda``, ``C`` or ``nu`` beside the solver's parameters, and the estimators take all of them
+#: as arguments beside the solver's), with ``lambda`` as a config writes ``lam`` and ``kernel``
+#: as the estimators write the kernel's ``name``; and the estimators' ``random_state``.
+RESERVED_NAMES: tuple[str, ...] = tuple(sorted({
+    *ENTRY_KEYS, *KernelSpec.declared(), *ProblemParams.declared(), *Budget.declared(),
+    "lambda", "kernel", "random_state"}))
+
+
+def misnamed(cls: type[Solver[Any]]) -> str | None:
+    """Why the parameters of solver class ``cls`` cannot be written in a config (None: they can).
+
+    Asked when a solver is declared: registered (:func:`register`), or found in a solver file
+    or an entry point (:mod:`sbpbench.solvers.external`).
+
+    Returns
+    -------
+    str or None
+        One line naming the solver, its first parameter with a reserved name
+        (:data:`RESERVED_NAMES`) and every reserved name, or None.
+    """
+    clash = next((name for name in cls.Params.declared() if name in RESERVED_NAMES), None)
+    if clash is None:
+        return None
+    return (f"solver {cls.name!r}: parameter {clash!r} has a reserved name, as a config or an estimator "
+            f"writes it for something else; rename it (reserved: {', '.join(RESERVED_NAMES)})")
+
+
 #: Every registered solver class by name.
 SOLVERS: dict[str, type[Solver[Any]]] = {}
 
@@ -488,8 +541,16 @@ S = TypeVar("S", bound=type[Solver[Any]])
 
 
 def register(cls: S) -> S:
-    """Class decorator adding a solver to :data:`SOLVERS`."""
+    """Class decorator adding a solver to :data:`SOLVERS`.
+
+    Raises
+    ------
+    ValueError
+        The name is taken, or a parameter has a reserved name (:func:`misnamed`).
+    """
     if cls.name in SOLVERS:
         raise ValueError(f"solver {cls.name!r} registered twice")
+    if (why := misnamed(cls)) is not None:
+        raise ValueError(why)
     SOLVERS[cls.name] = cls
     return cls

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sbpbench.errors import UserError
-from sbpbench.solvers.base import SOLVERS, Solver
+from sbpbench.solvers.base import SOLVERS, Solver, misnamed
 
 #: The entry point group an installed package declares its solvers in.
 ENTRY_POINT_GROUP = "sbpbench.solvers"
@@ -86,7 +86,8 @@ def _import(path: Path, module_name: str) -> Any:
 
 
 def _register(cls: type[Solver[Any]], origin: str) -> None:
-    """Add ``cls`` to :data:`SOLVERS` (again: nothing), refusing a name another solver has."""
+    """Add ``cls`` to :data:`SOLVERS` (again: nothing), refusing a name another solver has and a
+    parameter with a reserved name (:func:`~sbpbench.solvers.base.misnamed`)."""
     known = SOLVERS.get(cls.name)
     if known is cls:
         ORIGINS.setdefault(cls.name, origin)
@@ -94,6 +95,8 @@ def _register(cls: type[Solver[Any]], origin: str) -> None:
     if known is not None:
         where = ORIGINS.get(cls.name, "sbpbench")
         raise UserError(f"{origin}: solver {cls.name!r} is already defined (by {where}); give it another name")
+    if (why := misnamed(cls)) is not None:
+        raise UserError(f"{origin}: {why}")
     SOLVERS[cls.name] = cls
     ORIGINS[cls.name] = origin
 
