@@ -158,7 +158,7 @@ def example_run(one_numba_thread, tmp_path_factory):
     out = io.StringIO()
     with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out), \
             contextlib.redirect_stderr(io.StringIO()):
-        code = sbpbench(patch, "run", folder / EXAMPLE.name, "--results", folder / "res", "-q", "--no-plot",
+        code = sbpbench(patch, "run", folder / EXAMPLE.name, "--results", folder / "res", "--no-plot",
                         "--set", "dataset.n_train=200", "--set", "budget.epochs=2")
     assert code == 0, out.getvalue()
     (run,) = (folder / "res" / "side-by-side").iterdir()
