@@ -99,7 +99,7 @@ def test_traits_come_from_meta_then_from_the_built_in_solver_by_name_then_the_de
 def test_check_solver_passes_the_example_and_fails_a_wrong_cost_model(tmp_path):
     done = _cli("check-solver", EXAMPLE)
     lines = done.stdout.splitlines()
-    assert done.returncode == 0 and len(lines) == 9 and all(line.endswith(": ok") for line in lines), done.stdout
+    assert done.returncode == 0 and len(lines) == 10 and all(line.endswith(": ok") for line in lines), done.stdout
     broken = tmp_path / "broken.py"
     broken.write_text(EXAMPLE.read_text().replace("return float(self.n * self.iteration)",
                                                   "return float(self.n * self.iteration + 1)"))
@@ -107,6 +107,21 @@ def test_check_solver_passes_the_example_and_fails_a_wrong_cost_model(tmp_path):
     failed = [line for line in done.stdout.splitlines() if "FAILED" in line]
     assert done.returncode == 1 and len(failed) == 1, done.stdout
     assert failed[0].startswith("margin-perceptron: kernel count equals the cost model: FAILED (")
+
+
+def test_check_solver_fails_two_cheats_and_passes_a_solver_accepting_every_problem():
+    """tests/contract_fixtures.py: rows half from numpy (counted half), a seed from ``hash``; and an
+    honest margin Perceptron that accepts every kind of problem."""
+    done = _cli("check-solver", ROOT / "tests" / "contract_fixtures.py")
+    assert done.returncode == 1, done.stdout + done.stderr
+    failed = {line.split(": ")[0]: line for line in done.stdout.splitlines() if "FAILED" in line}
+    assert set(failed) == {"numpy-half-rows", "hash-seeded"}, done.stdout
+    assert failed["numpy-half-rows"].startswith("numpy-half-rows: kernel values only from the counting kernel: "
+                                                "FAILED (numpy-half-rows-gaussian: kernel values taken around")
+    assert failed["hash-seeded"].startswith("hash-seeded: same seed, same trajectory: FAILED (hash-seeded-gaussian: "
+                                            "the same seed gave another trajectory in another process")
+    honest = [line for line in done.stdout.splitlines() if line.startswith("accepts-everything: ")]
+    assert len(honest) == 10 and all(line.endswith(": ok") for line in honest), done.stdout
 
 
 def test_a_bad_solver_file_in_a_config_is_one_line_naming_the_key_and_the_file(tmp_path):
@@ -148,7 +163,7 @@ def test_entry_point_solvers_are_listed_and_checked(tmp_path):
     assert "; from entry point mine (myplugin:MarginPerceptron)" in done.stdout
     assert "\nmargin-perceptron: Kernel margin Perceptron" in done.stdout
     done = _cli("check-solver", "margin-perceptron", env=env)
-    assert done.returncode == 0 and done.stdout.count(": ok") == 9, done.stdout
+    assert done.returncode == 0 and done.stdout.count(": ok") == 10, done.stdout
 
 
 def test_a_broken_entry_point_is_left_out_with_a_warning(tmp_path):
