@@ -143,8 +143,9 @@ STAGES = ("tests", "check-solver", "reference", "speed-gate")
 
 
 def run_stage(command: list[str], timeout: float) -> tuple[bool, float, str]:
-    """Run ``command`` in the checkout, in a process group of its own: ``(failed, seconds, last
-    line of output)``; past ``timeout`` the group is killed and that counts as failing."""
+    """Run ``command`` in the checkout, in a process group of its own: ``(failed, seconds, its first
+    line saying FAILED, else its last line)``; past ``timeout`` the group is killed and that
+    counts as failing."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -160,7 +161,8 @@ def run_stage(command: list[str], timeout: float) -> tuple[bool, float, str]:
         proc.wait()
         raise
     lines = [line for line in out.splitlines() if line.strip()]
-    return proc.returncode != 0, time.perf_counter() - t0, lines[-1] if lines else ""
+    shown = next((line for line in lines if "FAILED" in line), lines[-1] if lines else "")
+    return proc.returncode != 0, time.perf_counter() - t0, shown
 
 
 def dirty() -> str:
