@@ -2,7 +2,7 @@
 VENV   ?= .venv
 PYTHON ?= $(VENV)/bin/python
 
-.PHONY: install run test lint figures bench clean
+.PHONY: install run test lint speed-gate figures bench clean
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -25,6 +25,12 @@ test:
 lint:
 	$(PYTHON) -m ruff check sbpbench tests scripts
 	$(PYTHON) -m mypy
+
+# The speed gate CI runs after the tests: the hot paths (kernel rows, cached rows, SBP iterations,
+# SMO, SGD-s epochs) timed against numpy and LIBSVM in the same run; exit 1 on a slowdown beyond
+# the limits stated in scripts/speed_gate.py. About a minute.
+speed-gate:
+	$(PYTHON) scripts/speed_gate.py
 
 # Redraw every figure of the papers from the committed results (results/paper/) into figures/,
 # and REPRODUCTION.md from the same results.

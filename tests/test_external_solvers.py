@@ -109,6 +109,21 @@ def test_check_solver_passes_the_example_and_fails_a_wrong_cost_model(tmp_path):
     assert failed[0].startswith("margin-perceptron: kernel count equals the cost model: FAILED (")
 
 
+def test_check_solver_fails_two_cheats_and_passes_a_solver_accepting_every_problem():
+    """tests/contract_fixtures.py: rows half from numpy (counted half), a seed from ``hash``; and an
+    honest margin Perceptron that accepts every kind of problem."""
+    done = _cli("check-solver", ROOT / "tests" / "contract_fixtures.py")
+    assert done.returncode == 1, done.stdout + done.stderr
+    failed = {line.split(": ")[0]: line for line in done.stdout.splitlines() if "FAILED" in line}
+    assert set(failed) == {"numpy-half-rows", "hash-seeded"}, done.stdout
+    assert failed["numpy-half-rows"].startswith("numpy-half-rows: kernel values only from the counting kernel: "
+                                                "FAILED (numpy-half-rows-gaussian: kernel values taken around")
+    assert failed["hash-seeded"].startswith("hash-seeded: same seed, same trajectory: FAILED (hash-seeded-gaussian: "
+                                            "the same seed gave another trajectory in another process")
+    honest = [line for line in done.stdout.splitlines() if line.startswith("accepts-everything: ")]
+    assert len(honest) == 10 and all(line.endswith(": ok") for line in honest), done.stdout
+
+
 def test_a_bad_solver_file_in_a_config_is_one_line_naming_the_key_and_the_file(tmp_path):
     (tmp_path / "raises.py").write_text("raise RuntimeError('boom')\n")
     (tmp_path / "none.py").write_text("x = 1\n")

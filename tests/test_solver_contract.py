@@ -51,6 +51,23 @@ def test_contract(case, check):
     check(case)
 
 
+def test_a_sealed_kernel_hands_out_the_true_values_and_shows_other_points():
+    plain, sealed = make_problem("gaussian", False).kernel, make_problem("gaussian", False, sealed=True).kernel
+    assert isinstance(sealed, contract.SealedKernel) and sealed.served == 0
+    assert (sealed.X != plain.X).nnz > 0 and not np.array_equal(sealed.sq, plain.sq)
+    assert sealed.store is not plain.store and sealed.store.general.X is sealed.X
+    idx = np.array([3, 1, 4], dtype=np.int64)
+    assert np.array_equal(sealed.row(5), plain.row(5)) and np.array_equal(sealed.entries(2, idx), plain.entries(2, idx))
+    assert np.array_equal(sealed.diag(), plain.diag())
+    support, coef = np.array([0, 7]), np.array([1.0, -2.0])
+    assert np.array_equal(sealed.decision_at(idx, support, coef), plain.decision_at(idx, support, coef))
+    assert sealed.served == sealed.kernel_evals_computed == N + 3
+    sealed.row(5)  # no row cache: computed again
+    assert sealed.served == sealed.kernel_evals_computed == 2 * N + 3
+    sealed.reset()
+    assert sealed.served == 0
+
+
 @pytest.mark.parametrize("name", sorted(SOLVERS))
 def test_impossible_problems_are_refused_where_the_solver_is_made(name):
     contract.check_refusal(SOLVERS[name])

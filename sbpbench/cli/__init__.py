@@ -389,8 +389,9 @@ def check_solver(targets: tuple[str, ...]) -> None:
     The checks of ``sbpbench/solvers/contract.py`` on small rows of the bundled Adult data,
     with every kernel, bias and parameter choice the solver accepts: parameters declared and
     checked, impossible problems refused, the three budgets honoured, the same trajectory from
-    the same seed, snapshots free, the kernel's count equal to the cost model. One line per
-    check; exit 1 when one fails.
+    the same seed (in this process and in another), snapshots free, every kernel value from the
+    counting kernel, the kernel's count equal to the cost model. One line per check; exit 1
+    when one fails.
     """
     from sbpbench.solvers import SOLVERS
     from sbpbench.solvers.contract import verdicts

@@ -21,7 +21,8 @@ Counting rules (the contract every solver is held to):
 * :meth:`Kernel.count` adds to ``kernel_evals`` only;
 * :meth:`Kernel.entries` adds ``len(idx)`` to ``kernel_evals``, and to
   ``kernel_evals_computed`` unless the cache holds row ``i`` on these columns or more;
-* :meth:`Kernel.decision` adds ``m * len(support)`` to ``eval_kernel_evals`` only;
+* :meth:`Kernel.decision` (and :meth:`Kernel.decision_at`, at training points) adds
+  ``m * len(support)`` to ``eval_kernel_evals`` only;
 * :meth:`Kernel.diag` is free: ``K(x_i, x_i)`` is exactly 1 for the Gaussian kernel, and for
   the linear kernel the squared norm, which is precomputed once for every kernel row anyway.
 
@@ -94,6 +95,10 @@ class Kernel:
     def _build(self, spec: KernelSpec, store: Storage) -> None:
         """Count over the rows of ``store``; then load its compiled row loops (:meth:`_load_loops`)."""
         self.spec, self.store, self.storage = spec, store, store.name
+        #: The storage every value handed out is computed from: ``store``, which the solver
+        #: contract replaces with other points to show that a solver computes no value itself
+        #: (:class:`sbpbench.solvers.contract.SealedKernel`).
+        self._values = store
         self.X: Any = store.general.X  # a dense array or a CSR matrix, told apart by self.sparse
         self.sparse = sp.issparse(self.X)
         self.n, self.d = self.X.shape
@@ -134,7 +139,7 @@ class Kernel:
         Kernel
         """
         part = Kernel.__new__(Kernel)
-        part._build(self.spec, self.store.subset(rows))
+        part._build(self.spec, self._values.subset(rows))
         return part
 
     # -- counters -------------------------------------------------------------------------
@@ -168,7 +173,7 @@ class Kernel:
     # -- training-time access ---------------------------------------------------------------
     def diag(self) -> np.ndarray:
         """``K(x_i, x_i)`` for every training point (not counted)."""
-        return np.ones(self.n) if self.store.gaussian else self.sq.copy()
+        return np.ones(self.n) if self._values.gaussian else self._values.general.sq.copy()
 
     def row(self, i: int, counted: bool = True) -> np.ndarray:
         """Kernel row ``K(x_i, x_j)`` for all training points ``j``.
@@ -221,7 +226,7 @@ class Kernel:
         numpy.ndarray or tuple
             The row, or a block source (:meth:`~sbpbench.kernels.storage.Storage.block_source`).
         """
-        source = None if self.n <= self._cache_budget else self.store.block_source(i)
+        source = None if self.n <= self._cache_budget else self._values.block_source(i)
         if source is None:
             return self.row(i)
         self.kernel_evals += self.n
@@ -325,20 +330,20 @@ class Kernel:
         if parallel is None and self._full_rows is not None and idx is self._all:
             self._full_rows(i, out)
         else:
-            self.store.rows(i, idx, out, self._row_parallel and idx.size == self.n if parallel is None else parallel)
+            self._values.rows(i, idx, out, self._row_parallel and idx.size == self.n if parallel is None else parallel)
         out.flags.writeable = False
         return out
 
     def _threaded_row(self, i: int, out: np.ndarray) -> None:
-        self.store.rows(i, self._all, out, True)
+        self._values.rows(i, self._all, out, True)
 
     def _serial_row(self, i: int, out: np.ndarray) -> None:
-        self.store.rows(i, self._all, out, False)
+        self._values.rows(i, self._all, out, False)
 
     # -- measurement ----------------------------------------------------------------------
     def prepare(self, Z):
         """Return points ``Z`` in this kernel's storage format (CSR or dense float64)."""
-        return self.store.general.prepare(Z)
+        return self._values.general.prepare(Z)
 
     def decision(self, Z, support: np.ndarray, coef: np.ndarray, bias: float = 0.0) -> np.ndarray:
         """Decision values ``f(z) = sum_j coef_j K(x_support[j], z) + bias`` for rows of ``Z``.
@@ -366,4 +371,23 @@ class Kernel:
         if support.size == 0 or m == 0:
             return np.full(m, float(bias))
         coef = np.asarray(coef, dtype=np.float64)
-        return self.store.decision_values(Z, support, coef) + bias
+        return self._values.decision_values(Z, support, coef) + bias
+
+    def decision_at(self, rows: np.ndarray, support: np.ndarray, coef: np.ndarray, bias: float = 0.0) -> np.ndarray:
+        """:meth:`decision` at the training points ``rows``, counted as it counts (``eval_kernel_evals``).
+
+        For a solver measuring its predictor on its own training points without reading the
+        training data itself (SMO's snapshot while variables are shrunk).
+
+        Parameters
+        ----------
+        rows : numpy.ndarray of int
+            Indices of training points to score.
+        support, coef, bias
+            As :meth:`decision` takes them.
+
+        Returns
+        -------
+        numpy.ndarray, shape (len(rows),)
+        """
+        return self.decision(self._values.general.X[rows], support, coef, bias)

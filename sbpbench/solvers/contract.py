@@ -13,32 +13,42 @@ choices, a solver:
   deadline): no step starts at or beyond a limit, ``advance`` ends only at a limit or when the
   solver finishes, and exactly at the iteration limit unless the solver declares that its steps
   (whole passes or fits) go past it;
-* follows the same trajectory from the same seed, whether or not it is measured on the way;
+* follows the same trajectory from the same seed, twice in this process and in another
+  process with another ``PYTHONHASHSEED`` (:func:`other_process_trajectories`), whether or not
+  it is measured on the way;
 * takes snapshots without training kernel evaluations, whose ``extra`` columns name no column
   sbpbench measures itself (:data:`~sbpbench.solvers.base.MEASURED_COLUMNS`);
+* takes every kernel value from the counting kernel, value by value: on a :class:`SealedKernel`,
+  whose data attributes hold other points than the values it hands out, it follows the same
+  trajectory, and the kernel computed no value it did not count as computed;
 * counts what its cost model says (``expected_kernel_evals``), with or without the row cache;
 * is refused, when it is made for a kind of problem, exactly as
   :meth:`~sbpbench.solvers.base.Solver.refuse` refuses it (the same refusal ends a config at
-  validation).
+  validation); a solver may accept every kind of problem.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import os
+import subprocess
+import sys
+import tempfile
 import time
 import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from sbpbench.data.sources.adult import load_bundled
 from sbpbench.data.split import Split
-from sbpbench.kernels import KernelSpec
+from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers import base
 from sbpbench.solvers.base import ProblemKind, Solver, SolverParams
@@ -51,6 +61,8 @@ INF = math.inf
 CAP = 40 * N
 #: Iteration limits of a measured trajectory (checkpoints).
 CHECKPOINTS = (1, 2, 3, 5, 9, 17, 33, 65, N, 2 * N, 3 * N)
+#: The seed of the trajectories compared, and the seed of the other rows a :class:`SealedKernel` shows.
+SEED, DECOY_SEED = 11, 101
 
 
 class ContractViolation(AssertionError):
@@ -74,12 +86,63 @@ def adult_rows(n: int = N, seed: int = 3, test: int = N_TEST):
     return train.X[idx], train.y[idx], held_out.X[tidx], held_out.y[tidx]
 
 
-def make_problem(kernel: str, bias: bool, defines=("lambda", "nu"), cache_mb: float = 0.0) -> Problem:
-    """:func:`adult_rows` as a problem of the given kind (lambda = 1/n and nu = 0.05 where defined)."""
+class SealedKernel(Kernel):
+    """A counting kernel whose data attributes hold other points than those its values come from.
+
+    Its rows, entries, block sources and decision values are those of the training points
+    ``X``; its ``X``, ``sq`` and ``store`` (the data a solver could compute kernel values from
+    by itself) are those of ``decoy``, other points stored the same way. A solver that takes
+    every kernel value from the kernel follows the same trajectory on it as on a plain
+    kernel; one that computes some itself (numpy on ``problem.kernel.X``) gets the decoy's
+    values and departs from it. Python hides nothing from a determined solver (the true
+    points are in ``_values``); this catches a solver that reaches around the kernel's API,
+    not one that reads its private attributes.
+
+    Attributes
+    ----------
+    served : int
+        Values computed for the solver (rows and entries, and the rows handed out as block
+        sources), held against ``kernel_evals_computed``.
+    """
+
+    def __init__(self, X, decoy, spec: KernelSpec):
+        super().__init__(X, spec)
+        shown = Kernel(decoy, spec)
+        _require(shown.layout == self.layout and shown.X.shape == self.X.shape,
+                 f"the decoy rows are stored as {shown.layout}, the training rows as {self.layout}")
+        self.store, self.X, self.sq = shown.store, shown.X, shown.sq
+        self.served = 0  # the loads of the compiled loops computed a few values
+
+    def reset(self) -> None:
+        """Zero the counters, :attr:`served` with them, and empty the row cache."""
+        super().reset()
+        self.served = 0
+
+    def _compute(self, i: int, idx: np.ndarray, parallel: bool | None = None) -> np.ndarray:
+        self.served += idx.size
+        return super()._compute(i, idx, parallel)
+
+    def row_blocks(self, i: int) -> Any:
+        source = super().row_blocks(i)
+        if isinstance(source, tuple):  # a block source: the caller's loop computes the row
+            self.served += self.n
+        return source
+
+
+def make_problem(kernel: str, bias: bool, defines=("lambda", "nu"), cache_mb: float = 0.0,
+                 sealed: bool = False) -> Problem:
+    """:func:`adult_rows` as a problem of the given kind (lambda = 1/n and nu = 0.05 where defined).
+
+    With ``sealed``, its kernel is a :class:`SealedKernel` showing other rows of Adult.
+    """
     X, y, tX, ty = adult_rows()
     train, test = Split(X, y), Split(tX, ty)
-    return Problem.build(train, test, KernelSpec(kernel, SIGMA2, cache_mb),
-                         LAMBDA if "lambda" in defines else None, NU if "nu" in defines else None, bias)
+    spec = KernelSpec(kernel, SIGMA2, cache_mb)
+    problem = Problem.build(train, test, spec, LAMBDA if "lambda" in defines else None,
+                            NU if "nu" in defines else None, bias)
+    if sealed:
+        problem.kernel = SealedKernel(X, adult_rows(seed=DECOY_SEED)[0], spec)
+    return problem
 
 
 @dataclass(frozen=True)
@@ -97,9 +160,10 @@ class Case:
         shown = ",".join(f"{k}={v}" for k, v in self.values.items())
         return f"{self.cls.name}-{self.kernel}{'-bias' if self.bias else ''}{'-' + shown if shown else ''}"
 
-    def make(self, seed: int = 0, cache_mb: float = 0.0) -> tuple[Problem, Solver[Any]]:
-        """A problem of this kind and the solver for it, made as the runner makes it."""
-        problem = make_problem(self.kernel, self.bias, cache_mb=cache_mb)
+    def make(self, seed: int = 0, cache_mb: float = 0.0, sealed: bool = False) -> tuple[Problem, Solver[Any]]:
+        """A problem of this kind (``sealed``: on a :class:`SealedKernel`) and the solver for it,
+        made as the runner makes it."""
+        problem = make_problem(self.kernel, self.bias, cache_mb=cache_mb, sealed=sealed)
         solver = self.cls.create(problem, np.random.default_rng(seed), self.cls.Params(**self.values))
         _require(isinstance(solver.params, self.cls.Params) and solver.name == self.cls.name,
                  f"create() made {type(solver).__name__} with {type(solver.params).__name__}")
@@ -265,10 +329,10 @@ def check_deadline(case: Case) -> None:
 # ----------------------------------------------------------------------------- trajectory and measurement
 
 
-def trajectory(case: Case, seed: int, measure: bool = True,
-               cache_mb: float = 0.0) -> tuple[Problem, Solver[Any], list[str]]:
+def trajectory(case: Case, seed: int, measure: bool = True, cache_mb: float = 0.0,
+               sealed: bool = False) -> tuple[Problem, Solver[Any], list[str]]:
     """Advance through :data:`CHECKPOINTS` (iteration limits), with the :func:`state` at each when ``measure``."""
-    problem, solver = case.make(seed, cache_mb)
+    problem, solver = case.make(seed, cache_mb, sealed)
     states = []
     for limit in CHECKPOINTS:
         solver.advance(limit, INF, INF)
@@ -277,16 +341,121 @@ def trajectory(case: Case, seed: int, measure: bool = True,
     return problem, solver, states
 
 
+#: :func:`other_process_trajectories`' answers, by the solver class's module and name.
+_OTHER_PROCESS: dict[str, dict[str, list[str]]] = {}
+
+
+def other_process_trajectories(cls: type[Solver[Any]]) -> dict[str, list[str]]:
+    """The measured trajectory of every case of ``cls`` from :data:`SEED`, computed in another
+    Python process (once per class and process): ``{Case.id: states}``.
+
+    The process has another ``PYTHONHASHSEED`` (this one's plus one when it is set; else 0,
+    which turns hash randomization off, while this process draws its own), this process's
+    ``sys.path`` and numba thread count, and imports the solver as it was found: its file
+    (:data:`~sbpbench.solvers.external.FILES`) or its module. A solver that draws from
+    anything but its seed (``hash`` of a string, the clock, the process id) departs there.
+
+    Raises
+    ------
+    ContractViolation
+        The solver cannot be made in another process (a class defined inside a function), or
+        the process failed (its last line of error).
+    """
+    key = f"{cls.__module__}.{cls.__qualname__}"
+    if key not in _OTHER_PROCESS:
+        _OTHER_PROCESS[key] = _trajectories_elsewhere(cls)
+    return _OTHER_PROCESS[key]
+
+
+def _trajectories_elsewhere(cls: type[Solver[Any]]) -> dict[str, list[str]]:
+    """:func:`other_process_trajectories`, computed."""
+    import numba
+
+    from sbpbench.solvers.external import FILES
+
+    file = FILES.get(cls.name) if cls.__module__.startswith("sbpbench_external_") else None
+    _require(file is not None or "<locals>" not in cls.__qualname__,
+             f"{cls.__qualname__} is defined inside a function: it cannot be made in another process")
+    given = os.environ.get("PYTHONHASHSEED", "")
+    env = {**os.environ, "PYTHONHASHSEED": str(int(given) + 1) if given.isdigit() else "0",
+           "PYTHONPATH": os.pathsep.join(p or os.getcwd() for p in sys.path)}
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "states.json")
+        job = [cls.__module__, cls.__qualname__, file, numba.get_num_threads(), out]
+        done = subprocess.run([sys.executable, "-c", "import sys; from sbpbench.solvers.contract import "
+                               "_write_trajectories as w; w(sys.argv[1])", json.dumps(job)],
+                              env=env, capture_output=True, text=True)
+        last = (done.stderr.strip().splitlines() or ["no error output"])[-1]
+        _require(done.returncode == 0, f"the solver failed in another process ({last})")
+        with open(out) as f:
+            return json.load(f)
+
+
+def _write_trajectories(job: str) -> None:
+    """The other process of :func:`other_process_trajectories`: ``job`` is JSON ``[module, qualname,
+    file or null, numba threads, output path]``."""
+    import importlib
+
+    import numba
+
+    from sbpbench.solvers.external import load_file
+
+    module, qualname, file, threads, out = json.loads(job)
+    numba.set_num_threads(threads)
+    if file is not None:
+        load_file(file)
+    cls: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        cls = getattr(cls, part)
+    with open(out, "w") as f:
+        json.dump({case.id: trajectory(case, SEED)[2] for case in cases(cls)}, f)
+
+
 def check_same_seed_same_trajectory(case: Case) -> None:
-    """Two runs from the same seed are identical at every checkpoint."""
-    _require(trajectory(case, 11)[2] == trajectory(case, 11)[2], "the same seed gave another trajectory")
+    """Two runs from the same seed are identical at every checkpoint, in this process and in another
+    (:func:`other_process_trajectories`: another ``PYTHONHASHSEED``)."""
+    here = trajectory(case, SEED)[2]
+    _require(trajectory(case, SEED)[2] == here, "the same seed gave another trajectory")
+    there = other_process_trajectories(case.cls).get(case.id)
+    _require(there == here, "the same seed gave another trajectory in another process (another "
+             f"PYTHONHASHSEED){_first_difference(here, there)}")
+
+
+def _first_difference(here: list[str], there: list[str] | None) -> str:
+    """``: from iteration limit L``, the checkpoint where two lists of states first differ."""
+    if there is None:
+        return ": the case is missing there"
+    k = next((k for k, (a, b) in enumerate(zip(here, there, strict=False)) if a != b), min(len(here), len(there)))
+    return f": from iteration limit {CHECKPOINTS[k]}" if k < len(CHECKPOINTS) else ""
 
 
 def check_measuring_does_not_change_the_trajectory(case: Case) -> None:
     """Snapshots and test errors on the way leave the end of the trajectory as it is without them."""
-    _, _, measured = trajectory(case, 11)
-    problem, solver, _ = trajectory(case, 11, measure=False)
+    _, _, measured = trajectory(case, SEED)
+    problem, solver, _ = trajectory(case, SEED, measure=False)
     _require(state(problem, solver) == measured[-1], "measuring changed the trajectory")
+
+
+def check_values_through_the_kernel(case: Case) -> None:
+    """Every kernel value comes from the counting kernel, and each one it computed was counted.
+
+    On a :class:`SealedKernel` (other points in the problem's ``X``, ``sq`` and ``store``, the
+    same values from the kernel) the trajectory is the plain kernel's, state by state, and the
+    values the kernel computed equal its ``kernel_evals_computed``. A solver that computes half
+    its rows with numpy from ``problem.kernel.X`` (and counts only the other half, as its cost
+    model says) fails here. A solver that never asks the kernel for training values
+    (``counts_kernel_evals = False``: it reads the features) has nothing to check.
+    """
+    problem, solver, sealed = trajectory(case, SEED, sealed=True)
+    if not solver.counts_kernel_evals:  # (the implementation create() chose for the case)
+        return
+    plain = trajectory(case, SEED)[2]
+    _require(sealed == plain, "kernel values taken around the counting kernel: with other points in "
+             "problem.kernel.X, sq and store (the same kernel values) the trajectory changed"
+             f"{_first_difference(plain, sealed)}")
+    k = cast(SealedKernel, problem.kernel)
+    _require(k.served == k.kernel_evals_computed,
+             f"the kernel computed {k.served} values, it counted {k.kernel_evals_computed} as computed")
 
 
 def check_snapshots_cost_nothing(case: Case) -> None:
@@ -339,16 +508,15 @@ KINDS = [(kernel, bias, defines) for kernel in ("gaussian", "linear") for bias i
 def check_refusal(cls: type[Solver[Any]]) -> None:
     """Made for a kind of problem (by ``create`` or directly), refused exactly as ``refuse`` says.
 
-    ``refuse`` answers one line starting ``solver 'NAME'``; a solver that refuses no kind of
-    problem at all is suspect (every solver lacks something: a problem parameter, the bias).
+    ``refuse`` answers one line starting ``solver 'NAME'``. A solver that accepts every kind of
+    problem (both kernels, with and without a bias, lambda or nu or neither) passes: what it
+    accepts is checked by the checks of each :class:`Case`.
     """
-    refused = 0
     for kernel, bias, defines in KINDS:
         for values in variants(cls):
             why = cls.refuse(ProblemKind(kernel, bias, frozenset(defines)), cls.Params(**values))
             if why is None:
                 continue
-            refused += 1
             _require(why.startswith(f"solver {cls.name!r}"), f"refuse() says {why!r}, not 'solver {cls.name!r} ...'")
             for make in (cls.create, cls):
                 try:
@@ -357,7 +525,6 @@ def check_refusal(cls: type[Solver[Any]]) -> None:
                     _require(str(exc) == why, f"refused with {str(exc)!r}, not refuse()'s {why!r}")
                 else:
                     raise ContractViolation(f"made for a problem refuse() refuses ({why})")
-    _require(refused > 0, "refuses no kind of problem (a problem parameter it needs, the bias, a kernel)")
 
 
 #: The checks of one :class:`Case` with their one-line descriptions, in the order they run.
@@ -369,6 +536,7 @@ CASE_CHECKS: dict[str, Callable[[Case], None]] = {
     "measuring leaves the trajectory": check_measuring_does_not_change_the_trajectory,
     "snapshots cost no kernel evaluation": check_snapshots_cost_nothing,
     "snapshot columns shadow no measured one": check_extra_columns,
+    "kernel values only from the counting kernel": check_values_through_the_kernel,
     "kernel count equals the cost model": check_cost_model,
 }
 #: The checks of a solver class.

@@ -516,7 +516,7 @@ class SMO(Solver[SMOParams]):
         """``(alpha, Q alpha, b)`` of the current iterate (``b = -rho`` with bias, else 0).
 
         While variables are shrunk their ``Q alpha`` is rebuilt from ``G_bar`` and the free
-        variables through :meth:`~sbpbench.kernels.Kernel.decision` (measurement only:
+        variables through :meth:`~sbpbench.kernels.Kernel.decision_at` (measurement only:
         ``eval_kernel_evals``, never the training counts); the iterate is not changed.
         """
         q = self.G + 1.0
@@ -525,8 +525,7 @@ class SMO(Solver[SMOParams]):
             inactive = self._inactive()
             free = act[self._free_active()]
             k = self.kernel
-            q[inactive] = self.G_bar[inactive] + y[inactive] * k.decision(
-                k.X[inactive], free, alpha[free] * y[free])
+            q[inactive] = self.G_bar[inactive] + y[inactive] * k.decision_at(inactive, free, alpha[free] * y[free])
         b = -_rho(self.y, q - 1.0, self.alpha, self.C) if self.bias else 0.0
         return self.alpha.copy(), q, float(b)
 
