@@ -72,8 +72,8 @@ def test_the_example_is_drawn_dashed_after_its_first_epoch_and_checked(example_r
     curves = read_curves(example_run, traits=True)  # the traits from meta.json: nothing imports the solver
     fig = plotting.curves_figure(curves, plotting.X_AXES["epochs"], plotting.Y_AXES["test_error"])
     (ax,) = fig.axes
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["sbp (1 runs)",
-                                                                   "margin-perceptron[margin=1.0] (1 runs)"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["sbp (1 run)",
+                                                                   "margin-perceptron[margin=1.0] (1 run)"]
     assert [line.get_linestyle() for line in ax.get_lines() if line.get_linestyle() == "--"]
     mine = curves[curves["solver_name"] == "margin-perceptron"]
     assert plotting.mean_line(mine, "epoch").dashed_from == 1.0
@@ -99,7 +99,7 @@ def test_traits_come_from_meta_then_from_the_built_in_solver_by_name_then_the_de
 def test_check_solver_passes_the_example_and_fails_a_wrong_cost_model(tmp_path):
     done = _cli("check-solver", EXAMPLE)
     lines = done.stdout.splitlines()
-    assert done.returncode == 0 and len(lines) == 10 and all(line.endswith(": ok") for line in lines), done.stdout
+    assert done.returncode == 0 and len(lines) == 11 and all(line.endswith(": ok") for line in lines), done.stdout
     broken = tmp_path / "broken.py"
     broken.write_text(EXAMPLE.read_text().replace("return float(self.n * self.iteration)",
                                                   "return float(self.n * self.iteration + 1)"))
@@ -121,7 +121,7 @@ def test_check_solver_fails_two_cheats_and_passes_a_solver_accepting_every_probl
     assert failed["hash-seeded"].startswith("hash-seeded: same seed, same trajectory: FAILED (hash-seeded-gaussian: "
                                             "the same seed gave another trajectory in another process")
     honest = [line for line in done.stdout.splitlines() if line.startswith("accepts-everything: ")]
-    assert len(honest) == 10 and all(line.endswith(": ok") for line in honest), done.stdout
+    assert len(honest) == 11 and all(line.endswith(": ok") for line in honest), done.stdout
 
 
 def test_a_bad_solver_file_in_a_config_is_one_line_naming_the_key_and_the_file(tmp_path):
@@ -163,7 +163,7 @@ def test_entry_point_solvers_are_listed_and_checked(tmp_path):
     assert "; from entry point mine (myplugin:MarginPerceptron)" in done.stdout
     assert "\nmargin-perceptron: Kernel margin Perceptron" in done.stdout
     done = _cli("check-solver", "margin-perceptron", env=env)
-    assert done.returncode == 0 and done.stdout.count(": ok") == 10, done.stdout
+    assert done.returncode == 0 and done.stdout.count(": ok") == 11, done.stdout
 
 
 def test_a_broken_entry_point_is_left_out_with_a_warning(tmp_path):
