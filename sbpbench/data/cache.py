@@ -34,6 +34,7 @@ import io
 import json
 import os
 import shutil
+import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,9 +184,9 @@ def read_manifest(name: str, root: Path | None = None) -> dict[str, Any] | None:
         mode = os.stat(folder).st_mode
     except OSError:
         return None  # not converted
-    if (kind := file_kind(mode)) is not None and kind != "a folder":
-        raise UserError(f"{folder}: it is {kind} where the cache keeps the converted {name}; remove it "
-                        f"(then run: sbpbench datasets fetch {name})")
+    if not stat.S_ISDIR(mode):
+        raise UserError(f"{folder}: it is {file_kind(mode) or 'a file'} where the cache keeps the folder of the "
+                        f"converted {name}; remove it (then run: sbpbench datasets fetch {name})")
     if not os.path.lexists(path):
         return None
     try:
@@ -349,16 +350,15 @@ def prepare(name: str, options: FetchOptions | None = None, root: Path | None = 
 
 
 def _drop_if_damaged(remote: RemoteFile, root: Path) -> None:
-    """Delete a download that does not verify, so that it is fetched again (``--force``);
-    what is no file (a folder, ...) is refused in one line rather than deleted."""
+    """Delete a download that does not verify, so that it is fetched again (``--force``); a
+    folder in its place (which may hold anything) is refused in one line rather than deleted."""
     path = download_path(remote, root)
-    if not verify_download(remote, path, checksum_store(root)) or not os.path.lexists(path):
+    if not os.path.lexists(path) or not verify_download(remote, path, checksum_store(root)):
         return
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-        return
-    raise UserError(f"{path}: it is {file_kind(path.stat().st_mode)} where the cache keeps the download "
-                    f"{remote.name}; remove it and fetch again")
+    if path.is_dir() and not path.is_symlink():
+        raise UserError(f"{path}: it is a folder where the cache keeps the download {remote.name}; "
+                        "remove it and fetch again")
+    path.unlink()
 
 
 def load_cached(name: str, root: Path | None = None, check_only: bool = False) -> tuple[Split, Split]:

@@ -7,9 +7,12 @@ digests with the file's *stamp*, its size, modification and change times (in nan
 inode and device, and the file is hashed again only when its stamp changes (an edit, a
 copy, a replacement). The change time cannot be set back by a program (``touch -r`` restores
 the modification time only), so an edit that keeps the size and the modification time is
-seen too. The store is ``<cache>/.checksums`` (:func:`sbpbench.data.cache.checksum`); a
-record that cannot be written (a read-only cache) only means hashing again next time, and a
-record that cannot be read, or that is not one sbpbench wrote, is ignored.
+seen too. As git does for "racily clean" files, a file changed in the last
+:data:`FRESH_NS` nanoseconds is not remembered: the file system's clock ticks coarsely, and
+an edit within the tick of the stamp taken would keep the stamp. The store is
+``<cache>/.checksums`` (:func:`sbpbench.data.cache.checksum`); a record that cannot be
+written (a read-only cache) only means hashing again next time, and a record that cannot be
+read, or that is not one sbpbench wrote, is ignored.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,8 @@ CHUNK = 1 << 20
 #: Most bytes a record of the store may hold (a few digests take about 500).
 MAX_RECORD_BYTES = 1 << 16
 
+#: A file whose change time is more recent than this (nanoseconds) is hashed but not remembered.
+FRESH_NS = 2 * 10**9
 #: A digest: ``(algorithm, of the decompressed content)``.
 Algo = tuple[str, bool]
 
@@ -138,7 +144,8 @@ def digests(path: Path, algos: set[Algo], name: str | None = None, store: Path |
         return {a: known[_key(a)] for a in algos}
     out = file_digests(path, algos, name, what)
     try:
-        if _stamp(os.stat(path)) == stamp:  # unchanged while hashed: the digests are of this stamp
+        fresh = time.time_ns() - before.st_ctime_ns < FRESH_NS
+        if not fresh and _stamp(os.stat(path)) == stamp:  # unchanged while hashed: the digests are of this stamp
             known.update({_key(a): h for a, h in out.items()})
             atomic_write(record, json.dumps({"path": absolute, "stamp": stamp, "digests": known}, sort_keys=True))
     except OSError:

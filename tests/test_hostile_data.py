@@ -1,0 +1,391 @@
+"""The dataset cache and LIBSVM files when they are not what they should be.
+
+Through the command line as a user meets them: a download in the cache that fails its pinned
+checksum (same size, one label changed), converted files edited, devices, named pipes and
+folders where the cache keeps files (and files where it keeps folders), a read-only cache, a
+half-written manifest, LIBSVM numbers that Python reads and LIBSVM does not (``1_0``), and
+CR-only line ends. Each ends in a correct result with exit 0 or in one line with exit 2 naming
+the file, never a traceback, a hang or a wrong result; and the checksums that make this cheap
+are computed once per change of a file. No network: a loopback server stands for the sources.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import shutil
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sbpbench.data import cache, checksums, lock
+from sbpbench.data.convert import libsvm_as_is
+from sbpbench.data.fetch import Digest, FetchOptions, RemoteFile
+from sbpbench.data.libsvm import read_libsvm
+from sbpbench.data.registry import REGISTRY, Dataset
+from sbpbench.errors import UserError
+from tests._dataserver import FileServer
+from tests.cli_runner import invoke, one_error_line
+from tests.test_fuzz import BASE, TEST_LINES, TRAIN_LINES, fuzz
+from tests.test_hostile_inputs import deadline, fifo
+
+TRAIN = b"\n".join(TRAIN_LINES) + b"\n"
+TEST = b"\n".join(TEST_LINES) + b"\n"
+NAME = "hx-adult"
+FAST = FetchOptions(attempts=2, backoff=0.01, read_timeout=2.0, connect_timeout=2.0, progress=False)
+
+
+def fixture_dataset(server: FileServer) -> Dataset:
+    """150 + 100 real Adult rows as a registered dataset, its files pinned and served by ``server``."""
+    server.files.update({"hx.train": TRAIN, "hx.test": TEST})
+
+    def remote(name: str, data: bytes) -> RemoteFile:
+        return RemoteFile(name, (server.url + name,), (Digest("sha256", hashlib.sha256(data).hexdigest()),))
+
+    return Dataset(NAME, "", "", "", 123, len(TRAIN_LINES), len(TEST_LINES),
+                   {"train": remote("hx.train", TRAIN), "test": remote("hx.test", TEST)}, libsvm_as_is)
+
+
+@pytest.fixture
+def remember_at_once(monkeypatch):
+    """Digests remembered for files however recently changed (the tests change them on purpose)."""
+    monkeypatch.setattr(checksums, "FRESH_NS", 0)
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    """An empty cache (``$SBPBENCH_DATA``) with :data:`NAME` registered, its server running."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("SBPBENCH_DATA", str(folder))
+    with FileServer({}) as server:
+        monkeypatch.setitem(REGISTRY, NAME, fixture_dataset(server))
+        yield folder
+
+
+def downloads(root: Path) -> None:
+    """Fetch :data:`NAME`'s files into the cache without converting them."""
+    for remote in REGISTRY[NAME].files.values():
+        cache.download(remote, FAST, root)
+
+
+def refused(*args: str, workdir: Path | None = None) -> str:
+    """Run ``sbpbench ARGS`` expecting exit 2 and one error line (within a deadline); return the line."""
+    if args[0] == "run":
+        args = (*args, "--results", str(workdir / "results"), "--no-plot", "--quiet")
+    with deadline():
+        code, stderr = invoke(*args)
+    assert code == 2, (code, stderr[-800:])
+    if workdir is not None:
+        assert not [p for p in (workdir / "results").rglob("*") if p.is_file()], "a refused run left files"
+    return one_error_line(stderr)
+
+
+def experiment(workdir: Path, **dataset) -> Path:
+    """A small experiment on :data:`NAME` (or on the ``dataset`` section given)."""
+    data = yaml.safe_load(yaml.safe_dump(BASE))
+    data.update(dataset={"name": NAME} if not dataset else dataset, solvers=["pegasos"],
+                budget={"epochs": 1})
+    path = workdir / "exp.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def ran(workdir: Path, config: Path) -> None:
+    with deadline(60):
+        code, stderr = invoke("run", str(config), "--results", str(workdir / "results"), "--no-plot", "--quiet")
+    assert code == 0, stderr[-800:]
+
+
+def one_label_changed(data: bytes) -> bytes:
+    """``data`` with the label of its first line flipped, the size kept (``+1`` and ``-1``)."""
+    first, rest = data.split(b"\n", 1)
+    label, features = first.split(b" ", 1)
+    flipped = {b"+1": b"-1", b"-1": b"+1"}[label]
+    return flipped + b" " + features + b"\n" + rest
+
+
+# ----------------------------------------------------------------------------- silent wrong results
+
+
+def test_a_download_that_fails_its_checksum_is_refused_not_converted(root, tmp_path):
+    """Before: converted and used by `datasets fetch` and by `run`, exit 0."""
+    downloads(root)
+    path = root / "downloads" / "hx.train"
+    assert invoke("datasets", "verify", NAME)[0] == 2  # downloaded, not converted: incomplete, and checked
+    damaged = one_label_changed(path.read_bytes())
+    assert len(damaged) == path.stat().st_size
+    path.write_bytes(damaged)  # the digests remembered above are of the file before this change
+    for args in (("datasets", "fetch", NAME), ("run", str(experiment(tmp_path)))):
+        line = refused(*args, workdir=tmp_path)
+        assert f"{path}: checksum mismatch (expected sha256 {hashlib.sha256(TRAIN).hexdigest()}" in line
+        assert line.endswith(f"the cache is damaged (run: sbpbench datasets fetch --force {NAME})")
+        assert not cache.is_cached(NAME, root)
+    with deadline():
+        assert invoke("datasets", "fetch", "--force", NAME)[0] == 0  # as the message says: fetched again
+    assert path.read_bytes() == TRAIN and cache.is_cached(NAME, root)
+
+
+def test_a_converted_file_edited_is_refused(root, tmp_path):
+    cache.prepare(NAME, FAST, root)
+    npz = root / NAME / "train.npz"
+    data = npz.read_bytes()
+    npz.write_bytes(data + b"\0")
+    line = refused("run", str(experiment(tmp_path)), workdir=tmp_path)
+    assert f"{npz}: {len(data) + 1} bytes, manifest says {len(data)}; the cache is damaged" in line
+    npz.write_bytes(data[:100] + bytes([data[100] ^ 1]) + data[101:])  # the same size
+    assert f"{npz}: sha256 " in refused("datasets", "fetch", NAME)
+
+
+def test_an_unchanged_file_is_hashed_once_and_any_change_again(root, monkeypatch, remember_at_once):
+    """The full hash once per change of the file's stamp; an edit that restores the mtime is seen too."""
+    calls = []
+    real = checksums.file_digests
+    monkeypatch.setattr(checksums, "file_digests", lambda path, *a, **k: calls.append(Path(path).name) or
+                        real(path, *a, **k))
+    data = root.parent / "data.svm"
+    data.write_bytes(TRAIN)
+    assert cache.checksum(data) == hashlib.sha256(TRAIN).hexdigest() == cache.checksum(str(data))
+    assert calls == ["data.svm"]
+    before = data.stat()
+    time.sleep(0.05)  # so that the change time of the edit differs, whatever the clock's granularity
+    data.write_bytes(one_label_changed(TRAIN))
+    os.utime(data, ns=(before.st_atime_ns, before.st_mtime_ns))  # same size, same mtime
+    assert cache.checksum(data) == hashlib.sha256(one_label_changed(TRAIN)).hexdigest()
+    assert calls == ["data.svm"] * 2
+    cache.prepare(NAME, FAST, root)
+    calls.clear()
+    for _ in range(2):
+        cache.load_cached(NAME, root)
+        assert cache.verify(NAME, root).ok
+    assert sorted(calls) == ["test.npz", "test.svm", "train.npz", "train.svm"]  # downloads: hashed at conversion
+    with pytest.raises(UserError, match=r"nope\.svm: cannot read data file: No such file"):
+        cache.checksum(root.parent / "nope.svm")
+
+
+@pytest.mark.parametrize("where", ["label", "index", "value"])
+def test_an_underscore_in_a_number_is_refused_with_its_line(tmp_path, where):
+    """Before: ``1_0`` was read as 10 (Python's syntax), exit 0."""
+    lines = list(TRAIN_LINES)
+    label, first, *rest = lines[6].split()
+    index, value = first.split(b":")
+    token = {"label": (b"+1_0", first), "index": (label, b"1_0:" + value), "value": (label, index + b":1_0")}[where]
+    lines[6] = b" ".join([token[0], token[1], *rest])
+    (tmp_path / "train.svm").write_bytes(b"\n".join(lines) + b"\n")
+    (tmp_path / "test.svm").write_bytes(TEST)
+    config = experiment(tmp_path, path="train.svm", test_path="test.svm", n_features=123)
+    for command in ("validate", "run"):
+        line = refused(command, str(config), workdir=tmp_path)
+        assert f"{tmp_path / 'train.svm'}:7: expected " in line
+
+
+def test_line_ends(tmp_path):
+    """LF and CRLF read alike; CR-only line ends, or a CR inside a line, refused as FILE:LINE."""
+    lf, lf_labels = read_libsvm(TRAIN, "f")
+    crlf, crlf_labels = read_libsvm(TRAIN.replace(b"\n", b"\r\n"), "f")
+    assert (lf != crlf).nnz == 0 and (lf_labels == crlf_labels).all()
+    with pytest.raises(UserError, match=r"^f:1: a carriage return \(CR\) inside the line; LIBSVM lines end in LF"):
+        read_libsvm(TRAIN.replace(b"\n", b"\r"), "f")
+    with pytest.raises(UserError, match=r"^f:3: a carriage return"):
+        read_libsvm(b"1 1:1\n-1 2:1\n1 3:1\r-1 4:1\n", "f")
+    assert read_libsvm(b"1 1:1 # a_comment\r\n-1 2:1\n", "f")[0].shape == (2, 2)  # comments may hold anything
+    (tmp_path / "cr.svm").write_bytes(TRAIN.replace(b"\n", b"\r"))
+    (tmp_path / "test.svm").write_bytes(TEST)
+    line = refused("validate", str(experiment(tmp_path, path="cr.svm", test_path="test.svm")))
+    assert f"{tmp_path / 'cr.svm'}:1: a carriage return" in line
+
+
+# ----------------------------------------------------------------------------- devices, folders, files
+
+
+def not_a_file(path: Path, kind: str) -> None:
+    """Replace ``path`` by a named pipe, a link to /dev/zero or a folder."""
+    if os.path.lexists(path):
+        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    {"fifo": fifo, "device": lambda p: p.symlink_to("/dev/zero"), "folder": Path.mkdir}[kind](path)
+
+
+KINDS = {"fifo": "a named pipe (FIFO)", "device": "a character device", "folder": "a folder"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_download_that_is_no_file_is_refused_at_once(root, tmp_path, kind):
+    """Before: a device was hashed forever (`run`, `datasets verify`), a folder a traceback."""
+    downloads(root)
+    path = root / "downloads" / "hx.train"
+    not_a_file(path, kind)
+    expected = f"{path}: cannot read cached download: it is {KINDS[kind]}, not a regular file"
+    assert expected in refused("datasets", "fetch", NAME)
+    assert expected in refused("run", str(experiment(tmp_path)), workdir=tmp_path)
+    with deadline():
+        code, _ = invoke("datasets", "verify", NAME)
+    assert code == 2
+    if kind == "folder":  # it may hold anything: not deleted
+        line = refused("datasets", "fetch", "--force", NAME)
+        assert f"{path}: it is a folder where the cache keeps the download hx.train; remove it" in line
+        return
+    with deadline():  # a pipe or a link is replaced by the file fetched again
+        assert invoke("datasets", "fetch", "--force", NAME)[0] == 0
+    assert path.read_bytes() == TRAIN
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("filename", ["train.npz", "test.npz", "manifest.json"])
+def test_a_converted_file_that_is_no_file_is_refused_at_once(root, tmp_path, kind, filename):
+    cache.prepare(NAME, FAST, root)
+    path = root / NAME / filename
+    not_a_file(path, kind)
+    what = "dataset manifest" if filename == "manifest.json" else "converted file"
+    line = refused("run", str(experiment(tmp_path)), workdir=tmp_path)
+    assert f"{path}: cannot read {what}: it is {KINDS[kind]}, not a regular file" in line
+    assert line.endswith(f"the cache is damaged (run: sbpbench datasets fetch --force {NAME})")
+    with deadline():
+        assert invoke("datasets", "verify", NAME)[0] == 2
+        assert invoke("datasets", "list")[0] == 0
+        assert invoke("datasets", "fetch", "--force", NAME)[0] == 0  # as the message says
+    ran(tmp_path, experiment(tmp_path))
+
+
+@pytest.mark.parametrize("where", ["downloads", ".locks", NAME, "."])
+def test_a_file_where_the_cache_keeps_a_folder_is_one_line(tmp_path, monkeypatch, where):
+    root = tmp_path / "cache"
+    monkeypatch.setenv("SBPBENCH_DATA", str(root))
+    with FileServer({}) as server:
+        monkeypatch.setitem(REGISTRY, NAME, fixture_dataset(server))
+        if where != ".":
+            root.mkdir()
+        (root / where).write_text("in the way\n")
+        line = refused("datasets", "fetch", NAME)
+    assert str(root) in line
+    assert {"downloads": "a file is in the way", ".locks": "cannot take the lock (File exists)",
+            NAME: f"it is a file where the cache keeps the folder of the converted {NAME}; remove it",
+            ".": "a file is in the way"}[where] in line
+
+
+def test_a_file_record_or_memo_that_is_no_file(root, tmp_path, remember_at_once):
+    """A remembered digest that is a pipe is ignored (hashed again); the download record of an unpinned
+    file that is no file is reported, not trusted."""
+    downloads(root)
+    cache.verify(NAME, root)
+    for record in (root / ".checksums").iterdir():
+        not_a_file(record, "fifo")
+    with deadline():
+        assert cache.verify(NAME, root).files[0].state == "ok"
+    unpinned = RemoteFile("hx.train", REGISTRY[NAME].files["train"].urls)
+    not_a_file(root / "downloads" / "hx.train.sha256", "device")
+    from sbpbench.data.fetch import verify_download
+
+    with deadline():
+        problem = verify_download(unpinned, root / "downloads" / "hx.train")
+    assert "hx.train.sha256: cannot read download record: it is a character device" in problem
+
+
+# ----------------------------------------------------------------------------- read-only caches, manifests
+
+
+@contextmanager
+def read_only(monkeypatch):
+    """The cache as on a read-only file system: no lock file, no record can be written (root ignores modes)."""
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    with monkeypatch.context() as m:
+        m.setattr(lock, "open", refuse, raising=False)
+        m.setattr(checksums, "atomic_write", refuse)
+        yield
+
+
+def test_a_read_only_cache_serves_what_verifies(root, tmp_path, monkeypatch):
+    """Before: a traceback (the lock was taken outside the error handling)."""
+    cache.prepare(NAME, FAST, root)
+    shutil.rmtree(root / ".checksums", ignore_errors=True)
+    with read_only(monkeypatch):
+        ran(tmp_path, experiment(tmp_path))
+        with deadline():
+            assert invoke("datasets", "fetch", NAME)[0] == 0
+            assert invoke("datasets", "verify", NAME)[0] == 0
+        shutil.rmtree(root / NAME)  # downloads left, not converted: converting needs a writable cache
+        (tmp_path / "again").mkdir()
+        line = refused("run", str(experiment(tmp_path / "again")), workdir=tmp_path / "again")
+    assert "cannot take the lock (Read-only file system); the dataset cache" in line
+    assert f"must be writable to convert {NAME}: set SBPBENCH_DATA to another folder" in line
+
+
+def test_a_half_written_manifest_is_called_damaged_not_missing(root, tmp_path):
+    """Before: offline, "cannot download ..." as if the dataset had never been fetched."""
+    cache.prepare(NAME, FAST, root)
+    manifest = root / NAME / "manifest.json"
+    manifest.write_bytes(manifest.read_bytes()[:40])
+    line = refused("run", str(experiment(tmp_path)), workdir=tmp_path)
+    assert f"{manifest}: damaged manifest (not JSON: " in line and "cannot download" not in line
+    assert line.endswith(f"(run: sbpbench datasets fetch --force {NAME})")
+    with deadline():
+        code, _ = invoke("datasets", "list")
+    assert code == 0
+
+
+# ----------------------------------------------------------------------------- fuzz
+
+
+DAMAGE = ["flip", "truncate", "append", "delete", "fifo", "device", "folder", "garbage"]
+
+
+@fuzz(40)
+@given(st.lists(st.tuples(st.integers(0, 50), st.sampled_from(DAMAGE), st.integers(0, 2**16)), min_size=1, max_size=3))
+def test_fuzz_cache_damage(damages):
+    """Whatever is done to the files of a converted dataset, `datasets verify` and loading the
+    dataset end in one line with exit 2, or (damage to what loading does not use) exit 0 with
+    the data as converted; never a traceback, a hang, or other data."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp, FileServer({}) as server:
+        root = Path(tmp) / "cache"
+        mp.setenv("SBPBENCH_DATA", str(root))
+        mp.setitem(REGISTRY, NAME, fixture_dataset(server))
+        cache.prepare(NAME, FAST, root)
+        cache.verify(NAME, root)  # digests remembered, to be seen through
+        expected = cache.load_cached(NAME, root)
+        files = sorted(p for p in root.rglob("*") if p.is_file() and ".locks" not in p.parts)
+        used: dict[Path, str] = {}
+        for at, damage, byte in damages:
+            path = files[at % len(files)]
+            used[path] = damage if used.get(path, damage) != "delete" else "delete"
+            if damage in ("fifo", "device", "folder"):
+                not_a_file(path, damage)
+            elif damage == "delete":
+                if os.path.lexists(path):
+                    not_a_file(path, "folder")
+                    path.rmdir()
+            elif path.is_file() and not path.is_symlink():
+                data = path.read_bytes()
+                k = byte % max(1, len(data))
+                data = {"flip": data[:k] + bytes([(data[k:k + 1] or b"\0")[0] ^ 1]) + data[k + 1:],
+                        "truncate": data[:k], "append": data + bytes([byte % 256]),
+                        "garbage": bytes([byte % 256]) * (byte % 7 + 1)}[damage]
+                path.write_bytes(data)
+        with deadline():
+            code, stderr = invoke("datasets", "verify", NAME)
+        assert code in (0, 2) and "Traceback" not in stderr
+        if code == 2:
+            one_error_line(stderr)
+        converted = {root / NAME / f for f in ("train.npz", "test.npz", "manifest.json")}
+        downloaded = {root / "downloads" / f for f in ("hx.train", "hx.test")}
+        harmless = ("delete",)  # the downloads of a converted dataset are not needed
+        if any(p in converted | {root / NAME / "train.svm", root / NAME / "test.svm"}
+               or (p in downloaded and damage not in harmless) for p, damage in used.items()):
+            assert code == 2, stderr
+        with deadline():
+            try:
+                train, test = cache.load_cached(NAME, root)
+            except UserError as exc:
+                assert "\n" not in str(exc)
+            else:  # loaded: the data as converted
+                assert not converted & set(used)
+                assert (train.X != expected[0].X).nnz == 0 and (train.y == expected[0].y).all()
+                assert (test.X != expected[1].X).nnz == 0 and (test.y == expected[1].y).all()
