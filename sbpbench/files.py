@@ -5,8 +5,8 @@ checksum records of downloads) goes through :func:`atomic_write`. The file gets 
 new file would (``0666`` less the umask: ``0644`` under the usual ``022``), not the ``0600``
 of a temporary file, so that a shared results folder stays readable by others.
 
-Every file a user names (configs, LIBSVM data) and every ``meta.json`` is read through
-:func:`read_regular`: a device (``/dev/zero`` would be read until the memory runs out), a
+Every file a user names (configs, LIBSVM data), every ``meta.json`` and every file of the
+dataset cache is read through :func:`read_regular` or :func:`open_regular`: a device (``/dev/zero`` would be read until the memory runs out), a
 named pipe (which would wait forever for a writer), a socket or a folder is refused with one
 line saying what the path is, before it is opened.
 """
