@@ -6,9 +6,10 @@ new file would (``0666`` less the umask: ``0644`` under the usual ``022``), not 
 of a temporary file, so that a shared results folder stays readable by others.
 
 Every file a user names (configs, LIBSVM data), every ``meta.json`` and every file of the
-dataset cache is read through :func:`read_regular` or :func:`open_regular`: a device (``/dev/zero`` would be read until the memory runs out), a
-named pipe (which would wait forever for a writer), a socket or a folder is refused with one
-line saying what the path is, before it is opened.
+dataset cache is read through :func:`read_regular` or :func:`open_regular`: a device
+(``/dev/zero`` would be read until the memory runs out), a named pipe (which would wait
+forever for a writer), a socket or a folder is refused with one line saying what the path
+is, before it is opened.
 """
 
 from __future__ import annotations

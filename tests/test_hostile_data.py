@@ -24,7 +24,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sbpbench.data import cache, checksums, lock
+from sbpbench.data import cache, checksums
 from sbpbench.data.convert import libsvm_as_is
 from sbpbench.data.fetch import Digest, FetchOptions, RemoteFile
 from sbpbench.data.libsvm import read_libsvm
@@ -286,18 +286,41 @@ def test_a_file_record_or_memo_that_is_no_file(root, tmp_path, remember_at_once)
     assert "hx.train.sha256: cannot read download record: it is a character device" in problem
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_partial_download_or_a_lock_that_is_no_file(root, kind):
+    """A pipe or a link left as ``.part`` is replaced by the download, a folder refused (not deleted);
+    a lock file that is no file is refused."""
+    part = root / "downloads" / "hx.train.part"
+    lock_file = root / ".locks" / "hx.test.lock"
+    not_a_file(part, kind)
+    not_a_file(lock_file, kind)
+    if kind == "folder":
+        assert f"{part}: it is a folder where a download keeps its partial file; remove it" in \
+            refused("datasets", "fetch", NAME)
+        part.rmdir()
+        assert f"{lock_file}: cannot take the lock (Is a directory)" in refused("datasets", "fetch", NAME)
+        return
+    assert f"{lock_file}: cannot take the lock: it is {KINDS[kind]}, not a regular file; remove it" in \
+        refused("datasets", "fetch", NAME)
+    assert (root / "downloads" / "hx.train").read_bytes() == TRAIN and not os.path.lexists(part)
+
+
 # ----------------------------------------------------------------------------- read-only caches, manifests
 
 
 @contextmanager
-def read_only(monkeypatch):
-    """The cache as on a read-only file system: no lock file, no record can be written (root ignores modes)."""
-    def refuse(*args, **kwargs):
-        raise OSError(errno.EROFS, "Read-only file system")
+def read_only(monkeypatch, root: Path):
+    """``root`` as on a read-only file system: nothing under it opened for writing (by ``os.open``: the
+    lock files, the records written atomically), as a test run by root cannot get from file modes."""
+    real = os.open
+
+    def refuse(path, flags, *args, **kwargs):
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT) and os.path.abspath(path).startswith(f"{root}{os.sep}"):
+            raise OSError(errno.EROFS, "Read-only file system")
+        return real(path, flags, *args, **kwargs)
 
     with monkeypatch.context() as m:
-        m.setattr(lock, "open", refuse, raising=False)
-        m.setattr(checksums, "atomic_write", refuse)
+        m.setattr(os, "open", refuse)
         yield
 
 
@@ -305,7 +328,7 @@ def test_a_read_only_cache_serves_what_verifies(root, tmp_path, monkeypatch):
     """Before: a traceback (the lock was taken outside the error handling)."""
     cache.prepare(NAME, FAST, root)
     shutil.rmtree(root / ".checksums", ignore_errors=True)
-    with read_only(monkeypatch):
+    with read_only(monkeypatch, root):
         ran(tmp_path, experiment(tmp_path))
         with deadline():
             assert invoke("datasets", "fetch", NAME)[0] == 0

@@ -14,6 +14,9 @@ complete and verified:
   download goes or how long no data came, so that a stalled download is never silent;
 - the bytes go to ``<name>.part`` and are moved into place (``os.replace``) only after the
   checksum matches; a mismatch deletes the partial file;
+- a file already at the path is verified (its pinned checksum, or the sha256 recorded at its
+  download) before it is returned, and refused (:class:`DamagedDownload`) when it does not match
+  or is no regular file: a damaged cache is never used;
 - an exclusive lock (:func:`~sbpbench.data.lock.file_lock`) makes two processes (or threads)
   that fetch the same file download it once: the second waits and then finds it there.
 
@@ -477,7 +480,9 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
                 raise DamagedDownload(problem)
             return path
         part = partial_path(path)
-        part.unlink(missing_ok=True)  # left by a killed process: its source may differ
+        if os.path.isdir(part) and not os.path.islink(part):
+            raise UserError(f"{part}: it is a folder where a download keeps its partial file; remove it")
+        part.unlink(missing_ok=True)  # left by a killed process (its source may differ), or no file
         tried: list[str] = []
         kinds: list[str] = []
         mismatch: str | None = None
