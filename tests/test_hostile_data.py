@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import math
 import os
 import shutil
 import time
@@ -439,3 +440,35 @@ def test_a_huge_declared_n_features_on_a_tiny_file_runs_sparsely(tmp_path):
         (curves,) = (workdir / "results").rglob("curves.csv")
         errors.append(pd.read_csv(curves)["test_error"].tolist())
     assert errors[0] == errors[1]
+
+
+def strtod(text: bytes) -> float | None:
+    """C's ``strtod`` as LIBSVM calls it: the value when it reads the whole of ``text``, else None."""
+    import ctypes
+    import ctypes.util
+
+    libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    libc.strtod.restype = ctypes.c_double
+    libc.strtod.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]
+    buffer = ctypes.create_string_buffer(text)
+    end = ctypes.c_char_p()
+    value = libc.strtod(buffer, ctypes.byref(end))
+    consumed = ctypes.cast(end, ctypes.c_void_p).value - ctypes.addressof(buffer)
+    return value if text and consumed == len(text) else None
+
+
+@fuzz(300)
+@given(st.text(alphabet="0123456789_.eE+-xXpnaifINF ", min_size=1, max_size=8).map(str.encode))
+def test_fuzz_numbers_follow_libsvm(token):
+    """A value LIBSVM's ``strtod`` reads whole, finite and decimal, is read as the same number; any
+    other is refused naming the line (hexadecimal floats too: the other LIBSVM readers refuse them)."""
+    token = token.strip() or b"1"
+    expected = strtod(token)
+    try:
+        X, _ = read_libsvm(b"1 1:1\n-1 2:" + token + b"\n", "f")
+    except UserError as exc:
+        assert str(exc).startswith("f:2: "), exc
+        assert expected is None or not math.isfinite(expected) or b"x" in token.lower(), (token, expected)
+    else:
+        assert expected is not None and b"_" not in token
+        assert X[1, 1] == expected or (X[1, 1] == 0 and abs(expected) < 1e-300)
