@@ -132,6 +132,24 @@ def test_a_download_that_fails_its_checksum_is_refused_not_converted(root, tmp_p
     assert path.read_bytes() == TRAIN and cache.is_cached(NAME, root)
 
 
+def test_offline_a_download_in_the_cache_is_verified_and_converted(root, monkeypatch):
+    """Before: ``$SBPBENCH_OFFLINE`` refused a download already in the cache as one to fetch."""
+    downloads(root)
+    dataset = REGISTRY[NAME]
+    elsewhere = {role: RemoteFile(r.name, (f"https://example.invalid/{r.name}",), r.digests)
+                 for role, r in dataset.files.items()}
+    monkeypatch.setitem(REGISTRY, NAME, Dataset(NAME, "", "", "", 123, dataset.n_train, dataset.n_test,
+                                                 elsewhere, libsvm_as_is))
+    with deadline():
+        assert invoke("datasets", "fetch", NAME)[0] == 0
+    path = root / "downloads" / "hx.test"
+    cache.prepare(NAME, FAST, root, force=True)  # verified: kept
+    path.write_bytes(one_label_changed(TEST))
+    with pytest.raises(UserError, match="cannot download hx.test: SBPBENCH_OFFLINE is set"):
+        cache.prepare(NAME, FAST, root, force=True)  # damaged: dropped, and offline not fetched again
+    assert not os.path.lexists(path)
+
+
 def test_a_converted_file_edited_is_refused(root, tmp_path):
     cache.prepare(NAME, FAST, root)
     npz = root / NAME / "train.npz"

@@ -466,19 +466,13 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
         When the file already there does not verify (or is no regular file): it is not used.
     """
     opts = options or FetchOptions()
-    urls = candidate_urls(remote, opts.mirror)
-    if not opts.mirror and os.environ.get(OFFLINE_ENV, "") not in ("", "0"):
-        urls = [u for u in urls if _is_loopback(u)]
-        if not urls:
-            raise UserError(f"cannot download {remote.name}: {OFFLINE_ENV} is set and no mirror is given "
-                            f"(the sources are {', '.join(remote.urls)}); to use a folder holding the file, "
-                            f"{opts.mirror_advice}")
     path.parent.mkdir(parents=True, exist_ok=True)
     with file_lock(lock):
-        if os.path.lexists(path):
+        if os.path.lexists(path):  # verified, offline too
             if problem := verify_download(remote, path, store):
                 raise DamagedDownload(problem)
             return path
+        urls = _addresses(remote, opts)
         part = partial_path(path)
         if os.path.isdir(part) and not os.path.islink(part):
             raise UserError(f"{part}: it is a folder where a download keeps its partial file; remove it")
@@ -512,6 +506,19 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
         raise UserError(mismatch)
     raise UserError(f"cannot download {remote.name}: tried {'; '.join(tried)}; "
                     f"{_hint(kinds, opts.mirror, opts.mirror_advice)}")
+
+
+def _addresses(remote: RemoteFile, opts: FetchOptions) -> list[str]:
+    """The addresses to try (:func:`candidate_urls`), only loopback ones under ``$SBPBENCH_OFFLINE``
+    without a mirror; none is a :class:`UserError` saying how to give a mirror."""
+    urls = candidate_urls(remote, opts.mirror)
+    if not opts.mirror and os.environ.get(OFFLINE_ENV, "") not in ("", "0"):
+        urls = [u for u in urls if _is_loopback(u)]
+        if not urls:
+            raise UserError(f"cannot download {remote.name}: {OFFLINE_ENV} is set and no mirror is given "
+                            f"(the sources are {', '.join(remote.urls)}); to use a folder holding the file, "
+                            f"{opts.mirror_advice}")
+    return urls
 
 
 def _hint(kinds: list[str], mirror: str | None, advice: str) -> str:
