@@ -5,10 +5,11 @@ checksum records of downloads) goes through :func:`atomic_write`. The file gets 
 new file would (``0666`` less the umask: ``0644`` under the usual ``022``), not the ``0600``
 of a temporary file, so that a shared results folder stays readable by others.
 
-Every file a user names (configs, LIBSVM data) and every ``meta.json`` is read through
-:func:`read_regular`: a device (``/dev/zero`` would be read until the memory runs out), a
-named pipe (which would wait forever for a writer), a socket or a folder is refused with one
-line saying what the path is, before it is opened.
+Every file a user names (configs, LIBSVM data), every ``meta.json`` and every file of the
+dataset cache is read through :func:`read_regular` or :func:`open_regular`: a device
+(``/dev/zero`` would be read until the memory runs out), a named pipe (which would wait
+forever for a writer), a socket or a folder is refused with one line saying what the path
+is, before it is opened.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from sbpbench.errors import UserError, amount
 
@@ -107,12 +111,56 @@ def file_kind(mode: int) -> str | None:
     return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
 
 
-def read_regular(path: str | os.PathLike[str], what: str, limit: int | None = None) -> bytes:
-    """The bytes of the regular file ``path``, refusing anything else before reading it.
+@contextmanager
+def open_regular(path: str | os.PathLike[str], what: str) -> Iterator[BinaryIO]:
+    """Open the regular file ``path`` for reading bytes, refusing anything else before reading it.
 
     The path is checked with :func:`os.stat` before it is opened (a named pipe without a
     writer is never opened, so nothing waits), then opened without blocking and checked
-    again on the open file (so a path swapped in between is refused too).
+    again on the open file (so a path swapped in between is refused too). For files read
+    in chunks (a download being hashed); :func:`read_regular` reads a whole file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (symbolic links are followed).
+    what : str
+        What the file should be, for the message (``"config"``, ``"LIBSVM file"``).
+
+    Yields
+    ------
+    BinaryIO
+        The open file.
+
+    Raises
+    ------
+    UserError
+        One line ``PATH: cannot read WHAT: ...``: the path does not exist or cannot be
+        read, or is a folder, a device, a named pipe or a socket; also for a read error
+        inside the ``with`` block.
+    """
+    def refuse(why: str) -> UserError:
+        return UserError(f"{os.fsdecode(path)}: cannot read {what}: {why}")
+
+    try:
+        if (kind := file_kind(os.stat(path).st_mode)) is not None:
+            raise refuse(f"it is {kind}, not a regular file")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise refuse(exc.strerror or str(exc)) from None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            if (kind := file_kind(os.fstat(fd).st_mode)) is not None:
+                raise refuse(f"it is {kind}, not a regular file")
+            yield fh
+        except OSError as exc:
+            raise refuse(exc.strerror or str(exc)) from None
+
+
+def read_regular(path: str | os.PathLike[str], what: str, limit: int | None = None) -> bytes:
+    """The bytes of the regular file ``path``, refusing anything else before reading it.
+
+    Opened through :func:`open_regular` (checked before and after opening, never waiting).
 
     Parameters
     ----------
@@ -135,22 +183,9 @@ def read_regular(path: str | os.PathLike[str], what: str, limit: int | None = No
         read, is a folder, a device, a named pipe or a socket, or holds more than ``limit``
         bytes.
     """
-    def refuse(why: str) -> UserError:
-        return UserError(f"{os.fsdecode(path)}: cannot read {what}: {why}")
-
-    try:
-        if (kind := file_kind(os.stat(path).st_mode)) is not None:
-            raise refuse(f"it is {kind}, not a regular file")
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except OSError as exc:
-        raise refuse(exc.strerror or str(exc)) from None
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            if (kind := file_kind(os.fstat(fd).st_mode)) is not None:
-                raise refuse(f"it is {kind}, not a regular file")
-            data = fh.read() if limit is None else fh.read(limit + 1)
-        except OSError as exc:
-            raise refuse(exc.strerror or str(exc)) from None
+    with open_regular(path, what) as fh:
+        data = fh.read() if limit is None else fh.read(limit + 1)
     if limit is not None and len(data) > limit:
-        raise refuse(f"it holds more than {amount(limit)}, the most a {what} may hold")
+        raise UserError(f"{os.fsdecode(path)}: cannot read {what}: it holds more than {amount(limit)}, "
+                        f"the most a {what} may hold")
     return data

@@ -344,7 +344,7 @@ def test_verify_reports_each_file_partial_downloads_and_incomplete_datasets(tmp_
     sub = Dataset("fx-sub", "", "", "", 16, 30, 0, {"i": full.files["i"]}, full.convert)
     monkeypatch.setitem(REGISTRY, "fx-sub", sub)
     (tmp_path / "fx-sub").mkdir()
-    (tmp_path / "fx-sub" / "manifest.json").write_text('{"files": {}}')
+    (tmp_path / "fx-sub" / "manifest.json").write_text('{"files": {}, "n_features": 16}')
     assert sbpbench(monkeypatch, "datasets", "verify") == 0
     assert capsys.readouterr().out.splitlines()[4:6] == ["fx-sub: ok", "  img.gz: ok"]
     assert sbpbench(monkeypatch, "datasets", "verify", "fx-mnist") == 2
@@ -369,4 +369,6 @@ def test_an_unreadable_file_or_a_foreign_manifest_is_no_traceback(tmp_path):
         sha256_of(tmp_path)  # a folder where a file was expected
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "manifest.json").write_text("[1, 2]")
-    assert cache.read_manifest("x", tmp_path) is None and not cache.is_cached("x", tmp_path)
+    with pytest.raises(UserError, match=r"x/manifest.json: damaged manifest \(a JSON list, not an object\); "
+                                        r"the cache is damaged \(run: sbpbench datasets fetch --force x\)"):
+        cache.is_cached("x", tmp_path)

@@ -7,6 +7,8 @@ name>`` instead of from its original address (``http(s)://``, ``file://`` or a f
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from sbpbench.cli.progress import wrap
@@ -43,8 +45,11 @@ def _state(name: str) -> str:
     from sbpbench.data import cache
     from sbpbench.data.registry import REGISTRY
 
-    if cache.is_cached(name):
-        return f"cached ({_size(cache.disk_size(name))})"
+    try:
+        if cache.is_cached(name):
+            return f"cached ({_size(cache.disk_size(name))})"
+    except UserError:
+        return f"DAMAGED (sbpbench datasets verify {name})"
     if REGISTRY[name].fallback is not None:
         return "bundled copy"
     return "fetched, not converted" if cache.in_cache(name) else "not fetched"
@@ -105,7 +110,11 @@ def info(name: str) -> None:
 
     dataset = REGISTRY[_names((name,))[0]]
     root = cache_dir().resolve()
-    converted = cache.read_manifest(name, root) is not None
+    try:
+        manifest, damage = cache.read_manifest(name, root), ""
+    except UserError as exc:
+        manifest, damage = None, f" (damaged: {exc})"
+    converted = manifest is not None
     bundled = dataset.fallback is not None and not converted
     click.echo(wrap(f"{dataset.name}: {dataset.description}"))
     click.echo(wrap(f"  task: {dataset.task}"))
@@ -126,13 +135,18 @@ def info(name: str) -> None:
         for digest in remote.digests:
             click.echo(f"    pinned: {digest.describe()}")
         if not remote.digests:
-            recorded = recorded_sha256(path)
+            try:
+                recorded = recorded_sha256(path)
+            except UserError as exc:
+                recorded = f"damaged: {exc}"
             click.echo(wrap("    no published checksum: trusted on first download, then checked against the "
                             f"recorded sha256 ({recorded or 'not downloaded yet'})"))
-        missing = "" if path.exists() else " (not downloaded" + ("; not needed)" if bundled or converted else ")")
+        missing = "" if os.path.lexists(path) else \
+            " (not downloaded" + ("; not needed)" if bundled or converted else ")")
         click.echo(f"    cache: {path}{missing}")
-    click.echo(f"  converted: {cache.dataset_dir(name, root)}" + ("" if converted else " (not converted)"))
-    for filename, sha in (cache.read_manifest(name, root) or {}).get("files", {}).items():
+    state = damage or ("" if converted else " (not converted)")
+    click.echo(wrap(f"  converted: {cache.dataset_dir(name, root)}{state}"))
+    for filename, sha in (manifest or {}).get("files", {}).items():
         click.echo(f"    {filename}: sha256 {sha}")
 
 

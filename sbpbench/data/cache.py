@@ -8,14 +8,24 @@ downloads are shared by every folder sbpbench is run from::
     <cache>/downloads/<file>               verified downloads (+ <file>.sha256 records)
     <cache>/<dataset>/train.svm, test.svm  LIBSVM text (deterministic: same input, same bytes)
     <cache>/<dataset>/train.npz, test.npz  the same data as CSR arrays, for fast loading
-    <cache>/<dataset>/manifest.json        sha256 of the four files above and of the inputs
+    <cache>/<dataset>/manifest.json        sha256 and size of the four files above, sha256 of the inputs
     <cache>/.locks/                        lock files of the downloads and conversions
+    <cache>/.checksums/                    digests remembered by file stamp (see sbpbench.data.checksums)
 
 :func:`prepare` fetches a registered dataset's files and converts them. The dataset folder
 is built under a temporary name and renamed into place, under a lock, so a reader sees
-either a complete folder with its manifest or none. :func:`load_cached` checks the ``.npz``
-files against the manifest, so a damaged cache is reported, not used; :func:`verify`
-re-checks every file of a dataset.
+either a complete folder with its manifest or none.
+
+Nothing in the cache is used unverified: a download already there is checked against its
+pinned checksum (or the sha256 recorded at its download) before it is converted, and
+:func:`load_cached` checks the ``.npz`` files against the manifest's sizes and sha256, so a
+damaged cache is refused in one line naming the file and the command that fetches it again
+(``sbpbench datasets fetch --force NAME``), never used. The full hash of a file is computed
+once per change of its size or times (:mod:`sbpbench.data.checksums`), so an unchanged
+cache costs a ``stat`` per file. Every file is read as a regular file (a device or a named
+pipe is refused, not read forever), the manifest and the records with a size limit.
+:func:`verify` re-checks every file of a dataset. A read-only cache serves what it holds
+and verifies; converting or downloading into it is refused in one line.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import io
 import json
 import os
 import shutil
+import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,17 +43,21 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from sbpbench.data.checksums import sha256_of
 from sbpbench.data.convert import extract_member, write_libsvm
-from sbpbench.data.fetch import FetchOptions, RemoteFile, fetch_file, partial_path, sha256_of, verify_download
+from sbpbench.data.fetch import DamagedDownload, FetchOptions, RemoteFile, fetch_file, partial_path, verify_download
 from sbpbench.data.libsvm import read_libsvm, to_binary
 from sbpbench.data.lock import file_lock
 from sbpbench.data.registry import REGISTRY, Dataset, SplitData
 from sbpbench.data.split import Split
 from sbpbench.errors import UserError
+from sbpbench.files import file_kind, read_regular
 
 #: Environment variable naming the cache folder (default: the user cache folder, :func:`cache_dir`).
 DATA_ENV = "SBPBENCH_DATA"
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2  # 2: with "sizes" (version 1 manifests are read, their sizes not checked)
+#: Most bytes a manifest may hold (one of sbpbench's takes about 1 KiB).
+MAX_MANIFEST_BYTES = 1 << 20
 
 
 def cache_dir() -> Path:
@@ -58,6 +73,55 @@ def cache_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("sbpbench", appauthor=False))
+
+
+def checksum_store(root: Path | None = None) -> Path:
+    """Where the digests of files are remembered by their stamp (:mod:`sbpbench.data.checksums`)."""
+    return (root or cache_dir()) / ".checksums"
+
+
+def checksum(path: str | os.PathLike[str], root: Path | None = None) -> str:
+    """The sha256 of any data file, cheaply: hashed once per change of its size or times.
+
+    For a resolved config or a resume to record and compare the data a run used
+    (``dataset.path`` files): an unchanged file costs one ``stat`` after its first hash, the
+    digest remembered in the cache's :func:`checksum_store`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    root : pathlib.Path, optional
+        The cache folder holding the store (default :func:`cache_dir`).
+
+    Returns
+    -------
+    str
+        The hex sha256 of the file's bytes.
+
+    Raises
+    ------
+    UserError
+        ``PATH: cannot read data file: why``: missing, unreadable, or no regular file.
+    """
+    return sha256_of(Path(path), checksum_store(root), "data file")
+
+
+def refetch(name: str) -> str:
+    """How to replace a damaged dataset in the cache, ending a message."""
+    return f"the cache is damaged (run: sbpbench datasets fetch --force {name})"
+
+
+def _folder(path: Path) -> Path:
+    """Create the cache folder ``path`` (and its parents) unless it is there; one line if it cannot be."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        why = "a file is in the way" if isinstance(exc, (FileExistsError, NotADirectoryError)) else \
+            (exc.strerror or str(exc))
+        raise UserError(f"{path}: cannot create the dataset cache folder ({why}); remove what is in the way "
+                        f"or set {DATA_ENV} to another folder") from None
+    return path
 
 
 def cache_origin() -> str:
@@ -88,10 +152,12 @@ def download(remote: RemoteFile, options: FetchOptions | None = None, root: Path
     Returns
     -------
     pathlib.Path
-        The verified file (see :func:`~sbpbench.data.fetch.fetch_file` for the errors).
+        The verified file (see :func:`~sbpbench.data.fetch.fetch_file` for the errors: one
+        already there that does not verify is refused, not used).
     """
     root = root or cache_dir()
-    return fetch_file(remote, download_path(remote, root), root / ".locks" / f"{remote.name}.lock", options)
+    return fetch_file(remote, download_path(remote, root), root / ".locks" / f"{remote.name}.lock", options,
+                      checksum_store(root))
 
 
 # ----------------------------------------------------------------------------- converted datasets
@@ -103,18 +169,56 @@ def dataset_dir(name: str, root: Path | None = None) -> Path:
 
 
 def read_manifest(name: str, root: Path | None = None) -> dict[str, Any] | None:
-    """The dataset's manifest, or None when it is not (completely) converted."""
+    """The dataset's manifest, or None when it is not converted (no manifest).
+
+    Raises
+    ------
+    UserError
+        One line naming the file: the dataset's folder is not a folder, or its manifest is
+        damaged (half-written, not a regular file, too large, not of the shape sbpbench
+        writes), with the command that converts it again.
+    """
+    folder = dataset_dir(name, root)
+    path = folder / "manifest.json"
     try:
-        manifest = json.loads((dataset_dir(name, root) / "manifest.json").read_text())
-    except (OSError, ValueError):
+        mode = os.stat(folder).st_mode
+    except OSError:
+        return None  # not converted
+    if not stat.S_ISDIR(mode):
+        raise UserError(f"{folder}: it is {file_kind(mode) or 'a file'} where the cache keeps the folder of the "
+                        f"converted {name}; remove it (then run: sbpbench datasets fetch {name})")
+    if not os.path.lexists(path):
         return None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
-        return None  # not a manifest sbpbench wrote: converted again
+    try:
+        manifest = json.loads(read_regular(path, "dataset manifest", MAX_MANIFEST_BYTES))
+    except UserError as exc:
+        raise UserError(f"{exc}; {refetch(name)}") from None
+    except ValueError as exc:
+        raise UserError(f"{path}: damaged manifest (not JSON: {exc}); {refetch(name)}") from None
+    if (why := _manifest_problem(manifest)) is not None:
+        raise UserError(f"{path}: damaged manifest ({why}); {refetch(name)}")
     return manifest
 
 
+def _manifest_problem(manifest: Any) -> str | None:
+    """What makes ``manifest`` other than one sbpbench writes, or None."""
+    if not isinstance(manifest, dict):
+        return f"a JSON {type(manifest).__name__}, not an object"
+    files, sizes = manifest.get("files"), manifest.get("sizes", {})
+    if not (isinstance(files, dict) and all(isinstance(v, str) and len(v) == 64 for v in files.values())):
+        return "'files' is not a mapping of file names to sha256 digests"
+    if not (isinstance(sizes, dict) and all(type(v) is int and v >= 0 for v in sizes.values())):
+        return "'sizes' is not a mapping of file names to sizes"
+    if not all(isinstance(f, str) and "/" not in f and f not in ("", ".", "..") for f in files):
+        return "'files' names something other than a file of the dataset's folder"
+    n_features = manifest.get("n_features")
+    if type(n_features) is not int or n_features < 1:
+        return "'n_features' is not a positive integer"
+    return None
+
+
 def is_cached(name: str, root: Path | None = None) -> bool:
-    """Whether ``name`` is converted in the cache."""
+    """Whether ``name`` is converted in the cache (a damaged manifest is a :class:`UserError`)."""
     return read_manifest(name, root) is not None
 
 
@@ -141,10 +245,14 @@ def _save_npz(path: Path, X: sp.csr_matrix, y: np.ndarray) -> None:
             zf.writestr(zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0)), buf.getvalue())
 
 
-def _load_npz(path: Path) -> Split:
-    with np.load(path, allow_pickle=False) as z:
-        X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
-        return Split(X, z["y"], f"cached conversion in {path.parent.resolve()}")
+def _load_npz(path: Path, name: str) -> Split:
+    """The split of a verified ``.npz`` (a file that verifies yet does not load is refused in one line)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+            return Split(X, z["y"], f"cached conversion in {path.parent.resolve()}")
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+        raise UserError(f"{path}: cannot load the converted split ({exc}); {refetch(name)}") from None
 
 
 def _write_split(folder: Path, role: str, data: SplitData, dataset: Dataset) -> int:
@@ -189,19 +297,21 @@ def prepare(name: str, options: FetchOptions | None = None, root: Path | None = 
     dataset = REGISTRY[name]
     root = root or cache_dir()
     final = dataset_dir(name, root)
-    try:
-        (root / "downloads").mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"{root}: cannot create the dataset cache ({exc.strerror}); set {DATA_ENV}") from None
-    with file_lock(root / ".locks" / f"{name}.dataset.lock"):
-        if is_cached(name, root) and not force:
+    if not force and is_cached(name, root):  # served without a lock, so that a read-only cache serves too
+        load_cached(name, root, check_only=True)
+        return final
+    _folder(root / "downloads")
+    with file_lock(root / ".locks" / f"{name}.dataset.lock",
+                   f"the dataset cache {root} must be writable to convert {name}: set {DATA_ENV} to another folder"):
+        if not force and is_cached(name, root):  # converted by another process meanwhile
             return final
         if force:  # drop damaged downloads so that they are fetched again
             for remote in dataset.files.values():
-                path = download_path(remote, root)
-                if path.exists() and verify_download(remote, path):
-                    path.unlink()
-        paths = {role: download(remote, options, root) for role, remote in dataset.files.items()}
+                _drop_if_damaged(remote, root)
+        try:
+            paths = {role: download(remote, options, root) for role, remote in dataset.files.items()}
+        except DamagedDownload as exc:
+            raise UserError(f"{exc}; {refetch(name)}") from None
         tmp = root / f".{name}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         try:
@@ -218,14 +328,17 @@ def prepare(name: str, options: FetchOptions | None = None, root: Path | None = 
                 if count != expected[role]:
                     raise UserError(f"{name}: converted {role} split has {count} examples, expected "
                                     f"{expected[role]} (the downloaded files are not the expected version)")
+            store = checksum_store(root)
             manifest = {
                 "version": MANIFEST_VERSION, "dataset": name, "n_features": dataset.n_features,
                 "counts": counts,
-                "inputs": {remote.name: sha256_of(download_path(remote, root)) for remote in dataset.files.values()},
+                "inputs": {remote.name: sha256_of(download_path(remote, root), store)
+                           for remote in dataset.files.values()},
                 "files": {p.name: sha256_of(p) for p in sorted(tmp.iterdir())},
+                "sizes": {p.name: p.stat().st_size for p in sorted(tmp.iterdir())},
             }
             (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-            if final.exists():
+            if final.is_dir() and not final.is_symlink():
                 shutil.rmtree(final)
             os.replace(tmp, final)
         except OSError as exc:  # disk full, a read-only cache: nothing half-converted is left
@@ -236,16 +349,39 @@ def prepare(name: str, options: FetchOptions | None = None, root: Path | None = 
     return final
 
 
-def load_cached(name: str, root: Path | None = None) -> tuple[Split, Split]:
-    """Load a converted dataset, checking its ``.npz`` files against the manifest.
+def _drop_if_damaged(remote: RemoteFile, root: Path) -> None:
+    """Delete a download that does not verify, so that it is fetched again (``--force``); a
+    folder in its place (which may hold anything) is refused in one line rather than deleted."""
+    path = download_path(remote, root)
+    if not os.path.lexists(path) or not verify_download(remote, path, checksum_store(root)):
+        return
+    if path.is_dir() and not path.is_symlink():
+        raise UserError(f"{path}: it is a folder where the cache keeps the download {remote.name}; "
+                        "remove it and fetch again")
+    path.unlink()
+
+
+def load_cached(name: str, root: Path | None = None, check_only: bool = False) -> tuple[Split, Split]:
+    """Load a converted dataset, checking its ``.npz`` files against the manifest first.
 
     A dataset without a test set gives an empty test split. The splits' ``provenance``
-    names the folder they were loaded from.
+    names the folder they were loaded from. A file's size is checked against the manifest,
+    then its sha256 (hashed once per change of the file, see :mod:`sbpbench.data.checksums`).
+
+    Parameters
+    ----------
+    name : str
+        The dataset.
+    root : pathlib.Path, optional
+        The cache folder (default :func:`cache_dir`).
+    check_only : bool
+        Check the files without loading them (the splits returned are then empty).
 
     Raises
     ------
     UserError
-        If the dataset is not cached or a file does not match its manifest.
+        If the dataset is not cached, or a file is missing, no regular file or does not
+        match its manifest: one line naming the file, with the command that fetches it again.
     """
     manifest = read_manifest(name, root)
     folder = dataset_dir(name, root)
@@ -254,21 +390,32 @@ def load_cached(name: str, root: Path | None = None) -> tuple[Split, Split]:
     splits = []
     for role in ("train", "test"):
         filename = f"{role}.npz"
+        empty = Split(sp.csr_matrix((0, manifest["n_features"])), np.zeros(0))
         if filename not in manifest["files"]:
-            splits.append(Split(sp.csr_matrix((0, manifest["n_features"])), np.zeros(0)))
+            splits.append(empty)
             continue
         path = folder / filename
-        problem = _check(path, manifest["files"][filename])
+        problem = _check(path, manifest, root)
         if problem:
-            raise UserError(f"{problem}; the cache is damaged (run: sbpbench datasets fetch --force {name})")
-        splits.append(_load_npz(path))
+            raise UserError(f"{problem}; {refetch(name)}")
+        splits.append(empty if check_only else _load_npz(path, name))
     return splits[0], splits[1]
 
 
-def _check(path: Path, expected: str) -> str | None:
-    if not path.exists():
+def _check(path: Path, manifest: dict[str, Any], root: Path | None) -> str | None:
+    """What is wrong with the converted file ``path`` by the manifest (size, then sha256), or None."""
+    expected, size = manifest["files"][path.name], manifest.get("sizes", {}).get(path.name)
+    if not os.path.lexists(path):
         return f"{path}: missing"
-    actual = sha256_of(path)
+    try:
+        st = os.stat(path)
+        if file_kind(st.st_mode) is None and size is not None and st.st_size != size:
+            return f"{path}: {st.st_size} bytes, manifest says {size}"
+        actual = sha256_of(path, checksum_store(root), "converted file")
+    except OSError as exc:
+        return f"{path}: cannot read converted file: {exc.strerror or exc}"
+    except UserError as exc:
+        return str(exc)
     return None if actual == expected else f"{path}: sha256 {actual}, manifest says {expected}"
 
 
@@ -332,7 +479,12 @@ class CacheState:
 def verify(name: str, root: Path | None = None) -> CacheState:
     """Re-check a dataset's downloads (and partial downloads), its converted files, and, while
     it is not converted, the copy it ships with (:class:`~sbpbench.data.registry.Fallback`)."""
-    manifest = read_manifest(name, root)
+    files = []
+    try:
+        manifest = read_manifest(name, root)
+    except UserError as exc:
+        manifest, path = None, dataset_dir(name, root) / "manifest.json"
+        files.append(FileState(path, "damaged", str(exc).removeprefix(f"{path}: ")))
     fallback = REGISTRY[name].fallback
     bundled = None
     if fallback is not None and manifest is None:
@@ -340,21 +492,20 @@ def verify(name: str, root: Path | None = None) -> CacheState:
         bundled = FileState(Path(fallback.what), "damaged" if problem else "ok", problem or "")
     unneeded = "not needed: the dataset is converted" if manifest else "not needed: the bundled copy is used" \
         if bundled is not None else ""
-    files = []
     for remote in REGISTRY[name].files.values():
         path = download_path(remote, root)
         part = partial_path(path)
-        if part.exists():
-            files.append(FileState(part, "partial", f"{part.stat().st_size} bytes left by an interrupted download"))
-        if not path.exists():
+        if os.path.lexists(part):
+            files.append(FileState(part, "partial", f"{os.lstat(part).st_size} bytes left by an interrupted download"))
+        if not os.path.lexists(path):
             files.append(FileState(path, "missing", unneeded))
-        elif problem := verify_download(remote, path):
+        elif problem := verify_download(remote, path, checksum_store(root)):
             files.append(FileState(path, "damaged", problem.removeprefix(f"{path}: ")))
         else:
             files.append(FileState(path, "ok"))
-    for filename, sha in (manifest or {}).get("files", {}).items():
+    for filename in (manifest or {}).get("files", {}):
         path = dataset_dir(name, root) / filename
-        problem = _check(path, sha)
+        problem = _check(path, manifest or {}, root)
         files.append(FileState(path, "damaged", problem.removeprefix(f"{path}: ")) if problem
                      else FileState(path, "ok"))
     return CacheState(name, manifest is not None, tuple(files), bundled)
@@ -363,9 +514,23 @@ def verify(name: str, root: Path | None = None) -> CacheState:
 def in_cache(name: str, root: Path | None = None) -> bool:
     """Whether the cache holds anything of ``name``: its converted folder, or a download
     (complete or partial) that no converted dataset uses (``mnist-t10k`` shares ``mnist``'s files)."""
-    if is_cached(name, root):
-        return True
-    used = {remote.name for other, dataset in REGISTRY.items() if other != name and is_cached(other, root)
+    if os.path.lexists(dataset_dir(name, root) / "manifest.json") or is_file_in_the_way(name, root):
+        return True  # converted, or a damaged manifest or folder for `datasets verify` to report
+    used = {remote.name for other, dataset in REGISTRY.items() if other != name and _converted(other, root)
             for remote in dataset.files.values()}
-    return any(path.exists() for remote in REGISTRY[name].files.values() if remote.name not in used
+    return any(os.path.lexists(path) for remote in REGISTRY[name].files.values() if remote.name not in used
                for path in (download_path(remote, root), partial_path(download_path(remote, root))))
+
+
+def is_file_in_the_way(name: str, root: Path | None = None) -> bool:
+    """Whether something other than a folder is where the cache keeps the converted ``name``."""
+    folder = dataset_dir(name, root)
+    return os.path.lexists(folder) and not folder.is_dir()
+
+
+def _converted(name: str, root: Path | None) -> bool:
+    """Whether ``name`` is converted, a damaged manifest counting as converted (no exception)."""
+    try:
+        return is_cached(name, root)
+    except UserError:
+        return True

@@ -14,6 +14,9 @@ complete and verified:
   download goes or how long no data came, so that a stalled download is never silent;
 - the bytes go to ``<name>.part`` and are moved into place (``os.replace``) only after the
   checksum matches; a mismatch deletes the partial file;
+- a file already at the path is verified (its pinned checksum, or the sha256 recorded at its
+  download) before it is returned, and refused (:class:`DamagedDownload`) when it does not match
+  or is no regular file: a damaged cache is never used;
 - an exclusive lock (:func:`~sbpbench.data.lock.file_lock`) makes two processes (or threads)
   that fetch the same file download it once: the second waits and then finds it there.
 
@@ -30,10 +33,7 @@ root, a ``file://`` URL or a plain folder.
 
 from __future__ import annotations
 
-import bz2
 import errno
-import gzip
-import hashlib
 import json
 import os
 import shutil
@@ -48,16 +48,16 @@ from pathlib import Path
 import requests
 import urllib3
 
+from sbpbench.data.checksums import MAX_RECORD_BYTES, digests, sha256_of
 from sbpbench.data.lock import file_lock
 from sbpbench.errors import UserError
-from sbpbench.files import atomic_write
+from sbpbench.files import atomic_write, read_regular
 
 #: Environment variable naming a mirror root.
 MIRROR_ENV = "SBPBENCH_MIRROR"
 #: Environment variable that forbids downloads from anywhere but a mirror or this machine's
 #: loopback addresses (the test suite sets it, so it can never reach the internet).
 OFFLINE_ENV = "SBPBENCH_OFFLINE"
-CHUNK = 1 << 20
 NET_CHUNK = 1 << 16  # network reads: bytes of a read cut short are lost, so keep them small
 
 
@@ -164,6 +164,10 @@ class FetchOptions:
     mirror_advice: str = f"set {MIRROR_ENV} to it"
 
 
+class DamagedDownload(UserError):
+    """A download already in the cache that fails its checksum (one line naming it): never used."""
+
+
 class _Retry(Exception):
     """A transient failure worth another try (5xx, dropped or stalled connection)."""
 
@@ -183,48 +187,11 @@ class _Fail(Exception):
 # ----------------------------------------------------------------------------- checksums
 
 
-def _opener(name: str):
-    if name.endswith(".gz"):
-        return gzip.open
-    if name.endswith(".bz2"):
-        return bz2.open
-    return None
-
-
-def file_digests(path: Path, algos: set[tuple[str, bool]], name: str | None = None) -> dict[tuple[str, bool], str]:
-    """Compute the digests ``(algo, content)`` of ``path`` (content = decompressed bytes, the
-    compression told by the suffix of ``name``, default the file's name)."""
-    out: dict[tuple[str, bool], str] = {}
-    for content in (False, True):
-        wanted = [a for a, c in algos if c == content]
-        if not wanted:
-            continue
-        opener = _opener(name or path.name) if content else None
-        if content and opener is None:
-            continue
-        hashers = {a: hashlib.new(a) for a in wanted}
-        try:
-            with (opener(path, "rb") if opener else open(path, "rb")) as fh:
-                while chunk := fh.read(CHUNK):
-                    for h in hashers.values():
-                        h.update(chunk)
-        except (OSError, EOFError, ValueError) as exc:
-            if not content:  # the file itself cannot be read
-                raise UserError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
-            continue  # a damaged archive: no content digest
-        out.update({(a, content): h.hexdigest() for a, h in hashers.items()})
-    return out
-
-
-def sha256_of(path: Path) -> str:
-    """sha256 of a file's bytes."""
-    return file_digests(path, {("sha256", False)})[("sha256", False)]
-
-
-def check_file(remote: RemoteFile, path: Path) -> tuple[bool, str]:
-    """Whether ``path`` matches one of ``remote``'s digests, and the actual digests as text."""
+def check_file(remote: RemoteFile, path: Path, store: Path | None = None) -> tuple[bool, str]:
+    """Whether ``path`` matches one of ``remote``'s digests, and the actual digests as text
+    (``store``: where the digests are remembered, see :func:`~sbpbench.data.checksums.digests`)."""
     wanted = {(d.algo, d.content) for d in remote.digests} | {("sha256", False)}
-    actual = file_digests(path, wanted, remote.name)
+    actual = digests(path, wanted, remote.name, store, "cached download")
     ok = any(actual.get((d.algo, d.content)) == d.hexdigest.lower() for d in remote.digests)
     shown = ", ".join(
         f"{algo} {hexd} of the {'decompressed content' if content else 'file'}"
@@ -234,26 +201,50 @@ def check_file(remote: RemoteFile, path: Path) -> tuple[bool, str]:
     return ok, shown or f"sha256 {actual[('sha256', False)]}"
 
 
+def record_path(path: Path) -> Path:
+    """The record beside a download (``<name>.sha256``): its sha256 and where it came from."""
+    return path.with_name(path.name + ".sha256")
+
+
 def recorded_sha256(path: Path) -> str | None:
-    """The sha256 recorded beside a download (``<name>.sha256``), or None."""
-    record = path.with_name(path.name + ".sha256")
+    """The sha256 recorded beside a download (``<name>.sha256``), or None when there is no record.
+
+    Raises
+    ------
+    UserError
+        The record is there but is no regular file, too large, or not a record sbpbench wrote.
+    """
+    record = record_path(path)
+    if not os.path.lexists(record):
+        return None
+    data = read_regular(record, "download record", MAX_RECORD_BYTES)
     try:
-        return json.loads(record.read_text())["sha256"]
-    except (OSError, ValueError, KeyError):
-        return None
+        sha = json.loads(data)["sha256"]
+    except (ValueError, KeyError, TypeError):
+        sha = None
+    if not (isinstance(sha, str) and len(sha) == 64):
+        raise UserError(f"{record}: damaged download record (expected {{\"sha256\": ...}} as sbpbench writes it)")
+    return sha
 
 
-def verify_download(remote: RemoteFile, path: Path) -> str | None:
-    """Re-check a cached download; None when good, else what is wrong (one line)."""
-    if not path.exists():
+def verify_download(remote: RemoteFile, path: Path, store: Path | None = None) -> str | None:
+    """Re-check a cached download; None when good, else what is wrong (one line naming the file).
+
+    A pinned file must match one of its digests; a file without a pinned checksum, the sha256
+    recorded at its download (trust on first use). The digests are remembered in ``store``
+    (see :func:`~sbpbench.data.checksums.digests`), so an unchanged file is not hashed again.
+    Something that is no regular file (a folder, a device, a named pipe) is reported, not read.
+    """
+    if not os.path.lexists(path):
         return f"{path}: missing"
-    if remote.digests:
-        ok, actual = check_file(remote, path)
-        if not ok:
-            return f"{path}: checksum mismatch (expected {_expected(remote)}; got {actual})"
-        return None
-    recorded = recorded_sha256(path)
-    actual = sha256_of(path)
+    try:
+        if remote.digests:
+            ok, actual = check_file(remote, path, store)
+            return None if ok else f"{path}: checksum mismatch (expected {_expected(remote)}; got {actual})"
+        recorded = recorded_sha256(path)
+        actual = sha256_of(path, store, "cached download")
+    except UserError as exc:
+        return str(exc)
     if recorded is not None and recorded != actual:
         return f"{path}: sha256 {actual} differs from the {recorded} recorded at download"
     return None
@@ -441,8 +432,9 @@ def partial_path(path: Path) -> Path:
     return path.with_name(path.name + ".part")
 
 
-def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions | None = None) -> Path:
-    """Download ``remote`` to ``path`` unless a file is already there.
+def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions | None = None,
+               store: Path | None = None) -> Path:
+    """Download ``remote`` to ``path`` unless a file is already there, which is verified instead.
 
     Parameters
     ----------
@@ -455,6 +447,9 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
         The lock file that makes concurrent fetches of ``remote`` download it once.
     options : FetchOptions, optional
         Mirror, timeouts, retries, progress.
+    store : pathlib.Path, optional
+        Where the digests of a file already there are remembered (see
+        :func:`~sbpbench.data.checksums.digests`).
 
     Returns
     -------
@@ -467,21 +462,21 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
         When no address delivers the file (the message lists the addresses tried and how to
         use a mirror), or when the bytes do not match the pinned checksum (naming the file,
         the expected and the actual checksum). Nothing partial is left behind.
+    DamagedDownload
+        When the file already there does not verify (or is no regular file): it is not used.
     """
     opts = options or FetchOptions()
-    urls = candidate_urls(remote, opts.mirror)
-    if not opts.mirror and os.environ.get(OFFLINE_ENV, "") not in ("", "0"):
-        urls = [u for u in urls if _is_loopback(u)]
-        if not urls:
-            raise UserError(f"cannot download {remote.name}: {OFFLINE_ENV} is set and no mirror is given "
-                            f"(the sources are {', '.join(remote.urls)}); to use a folder holding the file, "
-                            f"{opts.mirror_advice}")
     path.parent.mkdir(parents=True, exist_ok=True)
     with file_lock(lock):
-        if path.exists():
+        if os.path.lexists(path):  # verified, offline too
+            if problem := verify_download(remote, path, store):
+                raise DamagedDownload(problem)
             return path
+        urls = _addresses(remote, opts)
         part = partial_path(path)
-        part.unlink(missing_ok=True)  # left by a killed process: its source may differ
+        if os.path.isdir(part) and not os.path.islink(part):
+            raise UserError(f"{part}: it is a folder where a download keeps its partial file; remove it")
+        part.unlink(missing_ok=True)  # left by a killed process (its source may differ), or no file
         tried: list[str] = []
         kinds: list[str] = []
         mismatch: str | None = None
@@ -496,7 +491,7 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
                 else:
                     ok, actual = check_file(remote, part) if remote.digests else (True, "")
                     if ok:
-                        atomic_write(path.with_name(path.name + ".sha256"),
+                        atomic_write(record_path(path),
                                      json.dumps({"sha256": sha256_of(part), "url": url,
                                                  "pinned": bool(remote.digests)}).encode())
                         os.replace(part, path)
@@ -511,6 +506,19 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
         raise UserError(mismatch)
     raise UserError(f"cannot download {remote.name}: tried {'; '.join(tried)}; "
                     f"{_hint(kinds, opts.mirror, opts.mirror_advice)}")
+
+
+def _addresses(remote: RemoteFile, opts: FetchOptions) -> list[str]:
+    """The addresses to try (:func:`candidate_urls`), only loopback ones under ``$SBPBENCH_OFFLINE``
+    without a mirror; none is a :class:`UserError` saying how to give a mirror."""
+    urls = candidate_urls(remote, opts.mirror)
+    if not opts.mirror and os.environ.get(OFFLINE_ENV, "") not in ("", "0"):
+        urls = [u for u in urls if _is_loopback(u)]
+        if not urls:
+            raise UserError(f"cannot download {remote.name}: {OFFLINE_ENV} is set and no mirror is given "
+                            f"(the sources are {', '.join(remote.urls)}); to use a folder holding the file, "
+                            f"{opts.mirror_advice}")
+    return urls
 
 
 def _hint(kinds: list[str], mirror: str | None, advice: str) -> str:

@@ -7,6 +7,18 @@ would read a whole file as zero-based because of a single ``0:`` index. When it 
 file, or the parsed data hold a non-finite value or more columns than int32 indices
 address, we scan the text ourselves to name the first bad line, so that the user gets
 ``file:line: what was expected`` instead of a parser's traceback or wrong data.
+
+Numbers follow LIBSVM's grammar (its reader uses C's ``strtod`` and ``strtol``), not
+Python's, which scikit-learn's parser uses: Python reads ``1_0`` as 10 where LIBSVM refuses
+it, so a file holding an underscore outside its comments is scanned and the line refused.
+A label or value is ``[+-]digits[.digits][e[+-]digits]`` (or ``inf``/``nan``, refused as not
+finite); an index is ``[+-]digits``. C's hexadecimal floats (``0x1p3``) are refused too: the
+other LIBSVM readers do not take them.
+
+Lines end in LF or CRLF, as for LIBSVM (which reads lines up to LF; a CR before it is
+white space). A carriage return anywhere else, as in a file with CR-only line ends (old
+Mac OS), is refused with the line where it occurs (lines counted by LF), rather than read
+as one long line: convert such a file first (``tr '\\r' '\\n'``).
 """
 
 from __future__ import annotations
@@ -14,6 +26,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,6 +36,13 @@ from sbpbench.files import read_regular
 
 #: The most features int32 CSR indices address.
 MAX_FEATURES = int(np.iinfo(np.int32).max)
+#: A label or a feature value as LIBSVM's ``strtod`` reads it (decimal; ``inf``/``nan`` are refused later).
+NUMBER = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", re.IGNORECASE)
+#: A feature index as LIBSVM's ``strtol`` reads it.
+INDEX = re.compile(rb"[+-]?\d+")
+#: What Python's number syntax or scikit-learn's line splitting accepts and LIBSVM does not:
+#: an underscore (``1_0``), a carriage return not ending a line.
+_NOT_LIBSVM = re.compile(rb"_|\r(?!\n)")
 
 
 def read_libsvm(source: str | os.PathLike[str] | bytes, name: str, n_features: int | None = None,
@@ -59,6 +79,8 @@ def read_libsvm(source: str | os.PathLike[str] | bytes, name: str, n_features: i
     from sklearn.datasets import load_svmlight_file  # here: `sbpbench --help` starts without scikit-learn
 
     data = read_regular(source, "LIBSVM file") if isinstance(source, (str, os.PathLike)) else source
+    if _NOT_LIBSVM.search(data) and (problem := _first_bad_line(data, name, n_features, zero_based)):
+        raise UserError(problem)  # an underscore or a CR in a comment is no problem: read on
     try:
         X, labels = load_svmlight_file(io.BytesIO(data), n_features=n_features, dtype=np.float64,
                                        zero_based=zero_based)
@@ -78,16 +100,19 @@ def _first_bad_line(data: bytes, name: str, n_features: int | None, zero_based: 
     """Describe the first line that is not ``label index:value ...`` with valid indices and finite numbers."""
     first = 0 if zero_based else 1
     largest = MAX_FEATURES - 1 + first  # the index of the last column int32 indices address
-    for lineno, raw in enumerate(data.splitlines(), start=1):
-        line = raw.split(b"#", 1)[0].strip()
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        line = raw.removesuffix(b"\r").split(b"#", 1)[0]
+        if b"\r" in line:
+            return (f"{name}:{lineno}: a carriage return (CR) inside the line; LIBSVM lines end in LF or CRLF "
+                    "(convert CR line ends first, e.g. with tr '\\r' '\\n')")
+        line = line.strip()
         if not line:
             continue
         tokens = line.split()
         label = tokens[0][:40].decode(errors="replace")
-        try:
-            finite = math.isfinite(float(tokens[0]))
-        except ValueError:
+        if not NUMBER.fullmatch(tokens[0]):
             return f"{name}:{lineno}: expected a numeric label first, got {label!r}"
+        finite = math.isfinite(float(tokens[0]))
         if not finite:
             return f"{name}:{lineno}: label {label!r} is not finite"
         previous = first - 1
@@ -98,11 +123,9 @@ def _first_bad_line(data: bytes, name: str, n_features: int | None, zero_based: 
                 return f"{name}:{lineno}: expected 'index:value', got {text!r}"
             if idx == b"qid":
                 continue
-            try:
-                index = int(idx)
-                value = float(val)
-            except ValueError:
+            if not (INDEX.fullmatch(idx) and NUMBER.fullmatch(val)):
                 return f"{name}:{lineno}: expected an integer index and a number in {text!r}"
+            index, value = int(idx), float(val)
             if index == 0 and not zero_based:
                 return (f"{name}:{lineno}: feature index 0 in {text!r} (LIBSVM indices start at 1; "
                         "set dataset.zero_based: true for a zero-based file)")

@@ -430,21 +430,33 @@ def int_row_parallel(Q, S, qi, S_i, idx, gaussian, gamma, scale2, out, chunks):
 
 @numba.njit(cache=True, parallel=True)
 def sparse_decision(z_indptr, z_indices, z_data, z_sq, s_indptr, s_indices, s_data, s_sq,
-                     coef, d, gaussian, gamma, out):
-    """out[r] = sum_j coef[j] K(z_r, s_j) for sparse test rows z and sparse rows s."""
+                     coef, gaussian, gamma, out, scratch):
+    """out[r] = sum_j coef[j] K(z_r, s_j) for sparse test rows z and sparse rows s.
+
+    ``scratch`` is zero, of shape ``(chunks, d)``: the rows are split in ``chunks`` parts,
+    each scattering its rows, one at a time, into its own scratch row and clearing them after.
+    So only the entries of the rows' nonzeros are ever written: a scratch allocated by
+    ``np.zeros`` (zero pages the system maps on first write) costs memory for the pages of
+    those entries, not ``8 d`` bytes per row, whatever the declared number of features ``d``.
+    """
     m = z_indptr.shape[0] - 1
     nsv = s_indptr.shape[0] - 1
-    for r in numba.prange(m):
-        dense = np.zeros(d)
-        for k in range(z_indptr[r], z_indptr[r + 1]):
-            dense[z_indices[k]] = z_data[k]
-        total = 0.0
-        for j in range(nsv):
-            acc = 0.0
-            for k in range(s_indptr[j], s_indptr[j + 1]):
-                acc += s_data[k] * dense[s_indices[k]]
-            total += coef[j] * transform(acc, z_sq[r], s_sq[j], gaussian, gamma, 1.0)
-        out[r] = total
+    chunks = scratch.shape[0]
+    for c in numba.prange(chunks):
+        dense = scratch[c]
+        lo, hi = chunk(c, chunks, m)
+        for r in range(lo, hi):
+            for k in range(z_indptr[r], z_indptr[r + 1]):
+                dense[z_indices[k]] = z_data[k]
+            total = 0.0
+            for j in range(nsv):
+                acc = 0.0
+                for k in range(s_indptr[j], s_indptr[j + 1]):
+                    acc += s_data[k] * dense[s_indices[k]]
+                total += coef[j] * transform(acc, z_sq[r], s_sq[j], gaussian, gamma, 1.0)
+            out[r] = total
+            for k in range(z_indptr[r], z_indptr[r + 1]):
+                dense[z_indices[k]] = 0.0
 
 
 @numba.njit(cache=True, parallel=True)

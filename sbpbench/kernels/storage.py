@@ -229,8 +229,9 @@ class Float64CSR(Float64Rows):
         z_sq = squared_norms(Z)
         S = self.X[support]
         Z = sp.csr_matrix(Z)
+        scratch = np.zeros((max(1, min(numba.get_num_threads(), Z.shape[0])), self.X.shape[1]))  # see sparse_decision
         loops.sparse_decision(Z.indptr, Z.indices.astype(np.int32), Z.data, z_sq, S.indptr, S.indices, S.data,
-                              self.sq[support], coef, self.X.shape[1], self.gaussian, self.gamma, out)
+                              self.sq[support], coef, self.gaussian, self.gamma, out, scratch)
         return out
 
     def subset(self, rows: np.ndarray) -> Float64CSR:
