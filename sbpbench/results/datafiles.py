@@ -18,34 +18,12 @@ machine, with its data elsewhere, compares by checksum only.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 from sbpbench.data import cache
 from sbpbench.data.loading import DatasetSpec
 from sbpbench.errors import UserError
-
-#: Bytes read at a time when hashing a file.
-CHUNK = 1 << 20
-
-
-def file_sha256(path: str | Path) -> str:
-    """The sha256 of a file's bytes, read in chunks of :data:`CHUNK` (any size, little memory).
-
-    Raises
-    ------
-    UserError
-        The file cannot be read.
-    """
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as fh:
-            while chunk := fh.read(CHUNK):
-                digest.update(chunk)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the data file to record its checksum ({exc.strerror or exc})") from None
-    return digest.hexdigest()
 
 
 def used_files(spec: DatasetSpec) -> dict[str, Path]:
@@ -64,8 +42,9 @@ def used_files(spec: DatasetSpec) -> dict[str, Path]:
 
 
 def record(spec: DatasetSpec) -> dict[str, dict[str, str]]:
-    """``resolved.dataset.files``: for each role of :func:`used_files`, the file's path and sha256."""
-    return {role: {"path": str(path), "sha256": file_sha256(path)} for role, path in used_files(spec).items()}
+    """``resolved.dataset.files``: for each role of :func:`used_files`, the file's path and sha256
+    (:func:`sbpbench.data.cache.checksum`: hashed once per change of the file)."""
+    return {role: {"path": str(path), "sha256": cache.checksum(path)} for role, path in used_files(spec).items()}
 
 
 def check_same_data(old: Any, new: dict[str, dict[str, str]], directory: Path) -> None:
