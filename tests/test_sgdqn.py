@@ -1,16 +1,18 @@
-"""SGD-QN (as libsgdqn 1.1 implements it: the erratum's corrected algorithm) against
+"""SGD-QN (the erratum's corrected algorithm, laid out as libsgdqn 1.1 lays it out) against
 independent answers.
 
 * The optimum of small real problems (LIBLINEAR at tol 1e-10, as in ``test_linear_solvers``).
   SGD-QN is a stochastic gradient method without a certificate (no dual bound, no stopping
-  rule), and with the hinge loss its rescaling ``B``, which also carries its learning rate, is
-  updated only when an example's loss derivative differs at ``w`` and ``w_prev``, which is
-  rare (the module docstring): between updates it is SGD with the rate ``1/(lambda t0)``, so
-  it settles at a distance from the optimum that shrinks with that rate. The test gives
-  ``t0`` and states the epochs after which it is within a relative 1e-2 of the optimum, in
-  double and in single precision.
+  rule). With ``t0`` chosen by libsgdqn's own search, it is within a relative 1e-2 of the
+  optimum on w8a's 2000-example sample after 50 epochs (it first gets there after 38; the SGD
+  paper's Table 8 needs 39 on the whole set) and, on Adult's 2000-example sample
+  at C = 1 (where it first gets there after 154 epochs), after 300, in double and in single
+  precision. libsgdqn 1.1's schedule of the updates of ``B`` (``b_update=on_change``: only where
+  the hinge loss's derivative changed, which is rare) stalls on the same problem, more than
+  5% above the optimum: that is what the default corrects (the module docstring).
 * Its steps, its updates of ``B``, its ``skip`` and its ``t0`` search against a plain-Python
-  transcription of libsgdqn 1.1's ``svmsgdqn`` (double precision).
+  transcription of libsgdqn 1.1's ``svmsgdqn`` (double precision), with ``B`` updated after
+  every regularization step or, as libsgdqn 1.1 does, only where the loss derivative changed.
 """
 
 from __future__ import annotations
@@ -25,24 +27,37 @@ from sbpbench.solvers.sgdqn import CMAX, CMIN, T0_CANDIDATES
 from tests.exact import liblinear_optimum
 from tests.problems import adult, build_problem, make_solver, run_epochs, svm_problem
 
-#: (dataset, C, t0, epochs): within 1e-2 of the optimum after that many epochs from that t0.
-OPTIMUM_CASES = [("adult", 0.05, 1e5, 100), ("w8a", 1.0, 5e5, 300)]
+#: (dataset, C, epochs): within 1e-2 of the optimum after that many epochs, t0 by libsgdqn's search.
+OPTIMUM_CASES = [("w8a", 1.0, 50), ("adult", 1.0, 300)]
+
+
+def _relative_accuracy(problem: Problem, key, solver) -> float:
+    return solver.snapshot().primal_objective / liblinear_optimum(problem, key) - 1
 
 
 @pytest.mark.parametrize("precision", ["double", "single"])
-@pytest.mark.parametrize("dataset,C,t0,epochs", OPTIMUM_CASES)
-def test_reaches_liblinear_optimum_within_1e2(dataset, C, t0, epochs, precision):
+@pytest.mark.parametrize("dataset,C,epochs", OPTIMUM_CASES)
+def test_reaches_liblinear_optimum_within_1e2(dataset, C, epochs, precision):
     problem = svm_problem(dataset, C)
-    opt = liblinear_optimum(problem, (dataset, C))
-    solver, finished = run_epochs(problem, "sgdqn", epochs, t0=t0, precision=precision)
+    solver, finished = run_epochs(problem, "sgdqn", epochs, precision=precision)
     snap = solver.snapshot()
     assert not finished and solver.iteration == epochs * problem.n  # no stopping rule: the budget ends it
-    assert 0 <= snap.primal_objective / opt - 1 < 1e-2
+    assert 0 <= _relative_accuracy(problem, (dataset, C), solver) < 1e-2
     assert snap.objective == pytest.approx(snap.primal_objective / problem.lam)
-    assert snap.extra["t0"] == t0 and solver.trials == []  # a given t0: no search
+    assert snap.extra["t0"] == solver.t0 in T0_CANDIDATES and len(solver.trials) == len(T0_CANDIDATES)
+    assert snap.extra["b_updates"] == snap.extra["b_products"] > 0  # B updated after every regularization step
     assert problem.kernel.kernel_evals == 0
     dtype = np.float32 if precision == "single" else np.float64
     assert solver.qn.w.dtype == solver.qn.bc.dtype == solver.values.dtype == dtype
+
+
+def test_libsgdqn_schedule_of_b_stalls_where_the_default_does_not():
+    """libsgdqn 1.1 updates B only where the hinge loss's derivative changed: B, and with it the rate,
+    stays near 1/(lambda t0) and the run settles far from the optimum."""
+    problem = svm_problem("adult", 1.0)
+    solver, _ = run_epochs(problem, "sgdqn", 300, b_update="on_change")
+    assert _relative_accuracy(problem, ("adult", 1.0), solver) > 0.05
+    assert solver.snapshot().extra["b_updates"] < 0.01 * solver.snapshot().extra["b_products"]
 
 
 # ----------------------------------------------------------------------------- the algorithm, transcribed
@@ -53,9 +68,11 @@ def _problem_rows(n: int, C: float) -> Problem:
 
 
 class Transcribed:
-    """libsgdqn 1.1's ``SgdQn`` (hinge loss), on plain numpy."""
+    """libsgdqn 1.1's ``SgdQn`` (hinge loss), on plain numpy; ``on_change`` as libsgdqn 1.1 updates ``B``,
+    else after every regularization step, with the curvature lambda where the loss derivative did not change."""
 
-    def __init__(self, problem: Problem, t0: float, skip: int):
+    def __init__(self, problem: Problem, t0: float, skip: int, on_change: bool = False):
+        self.on_change = on_change
         self.p = problem
         self.X = problem.kernel.X
         self.lam = problem.lam
@@ -82,9 +99,9 @@ class Transcribed:
             if update_b:
                 self.products += 1
                 diffloss = dl - (1.0 if y * float(val @ self.w_1[idx]) < 1 else 0.0)
-                if diffloss:
+                if diffloss or not self.on_change:
                     ratio = np.full_like(self.w, self.lam)
-                    for j, v in zip(idx, val):
+                    for j, v in zip(idx if diffloss else [], val):
                         diffw = self.w_1[j] - self.w[j]
                         if diffw:
                             ratio[j] = min(max(self.lam + y * diffloss * v / diffw, CMIN * self.lam),
@@ -120,11 +137,12 @@ def _skip(problem: Problem, rows) -> int:
     return int((8 * n * problem.kernel.d) / nnz)
 
 
-def test_steps_and_updates_of_b_match_a_transcription():
-    """A tiny skip and t0 make the updates of B frequent enough to be checked."""
+@pytest.mark.parametrize("b_update", ["every", "on_change"])
+def test_steps_and_updates_of_b_match_a_transcription(b_update):
+    """A tiny skip and t0 make the updates of B frequent enough to be checked (libsgdqn 1.1's too)."""
     problem = _problem_rows(400, 1.0)
-    solver = make_solver(problem, "sgdqn", t0=1000.0, skip=2)
-    ref = Transcribed(problem, 1000.0, 2)
+    solver = make_solver(problem, "sgdqn", t0=1000.0, skip=2, b_update=b_update)
+    ref = Transcribed(problem, 1000.0, 2, on_change=b_update == "on_change")
     for limit in (150, 400, 1000, 1200):  # mid-epoch stops: the epoch goes on where it stopped
         solver.advance(limit, np.inf, np.inf)
     for _ in range(3):

@@ -56,6 +56,19 @@ real trajectory, and the whole trajectory bitwise; on full Adult the iterates eq
 of the full selection bit for bit over 20000 iterations, without and with a bias, and
 those of the selection in the window that Newton's method replaced).
 
+Against issvm, the authors' C++ (``scripts/authors_sbp.py``, ``results/paper/analyses/authors-sbp.md``):
+its biased SBP starts from zero, finds the same two-basin water level for the volume ``nu n``,
+samples from the same set (the ``k`` lowest responses of each class), averages the iterates
+uniformly and takes the output's bias from the water level of the averaged responses, as here.
+One difference remains: each issvm iteration updates one positive *and* one negative example,
+each with the step ``0.5 / sqrt(max K t)``, where ours draws one example from ``p*`` (mass 1/2
+per class) with the step ``1 / sqrt(max K t)``: the same expected step, with less variance and
+two kernel rows per iteration instead of one. So issvm is ahead per iteration, not per kernel
+evaluation: on full Adult (sigma^2 = 100, ``nu`` = 0.001367, bias, no row cache) issvm reached
+LIBSVM's error + 0.1 pp after 6500 and 7000 iterations (13000 and 14000 kernel rows), ours after
+5500 rows and in more than 10000 (two runs each). We keep Algorithm 3's one-example step: it is
+the paper's algorithm and its cost model (``n`` kernel evaluations per iteration).
+
 Cost model: exactly ``n`` kernel evaluations per iteration (one kernel row), with or
 without a bias.
 Tie rule: Algorithm 1 samples from ``c_j < gamma`` strictly; with ``nu = 0`` that set is

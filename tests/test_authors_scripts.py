@@ -1,0 +1,44 @@
+"""The scripts that build the authors' programs say in one line when they cannot, exit 2 and write nothing."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(tmp_path, *arguments, script="authors_sgd.py"):
+    out = tmp_path / "authors.md"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / script), *arguments, "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    return done, out
+
+
+@pytest.mark.parametrize("script", ["authors_sgd.py", "authors_sbp.py"])
+def test_source_that_cannot_be_had_is_said_in_one_line(tmp_path, script):
+    done, out = _run(tmp_path, "--mirror", str(tmp_path / "no-such-mirror"), script=script)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "the authors' source cannot be had" in lines[0] and "no-such-mirror" in lines[0]
+    assert not out.exists()
+
+
+def test_incomplete_source_folder_names_the_missing_file(tmp_path):
+    (tmp_path / "lib").mkdir()
+    done, out = _run(tmp_path, "--source", str(tmp_path))
+    assert done.returncode == 2
+    assert "lib/vectors.cpp is missing" in done.stderr.strip().splitlines()[-1]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("script, argument", [
+    ("authors_sgd.py", ["--n", "0"]), ("authors_sgd.py", ["--full-epochs", "-3"]),
+    ("authors_sbp.py", ["--every", "0"]), ("authors_sbp.py", ["--runs", "-1"]),
+])
+def test_a_count_that_is_not_positive_is_refused(tmp_path, script, argument):
+    done, out = _run(tmp_path, *argument, script=script)
+    assert done.returncode == 2
+    assert argument[0] in done.stderr.strip().splitlines()[-1]
+    assert not out.exists()
