@@ -1,0 +1,94 @@
+"""The vocabulary of comparisons (sbpbench/papers/comparisons.py): for each kind, supporting data,
+contradicting data, equal data, and that it can fail (the outcome turns when the data do)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sbpbench.papers import comparisons as cmp
+
+RNG = np.random.default_rng(7)
+
+
+def noisy(mean: float, n: int = 10, sd: float = 0.01) -> np.ndarray:
+    return mean + sd * RNG.standard_normal(n)
+
+
+def test_equivalence_supports_contradicts_and_needs_runs():
+    assert cmp.equivalence(noisy(15.0, sd=0.005), 15.0, 0.05).outcome == "supports"
+    assert cmp.equivalence(noisy(15.5, sd=0.005), 15.0, 0.05).outcome == "contradicts"
+    assert cmp.equivalence([15.0, 15.0, 15.0], 15.0, 0.05).outcome == "supports"  # equal data
+    edge = cmp.equivalence(noisy(15.04, n=5, sd=0.05), 15.0, 0.05)
+    assert edge.outcome == "inconclusive" and edge.runs_needed is not None and edge.runs_needed > 5
+    assert "would decide" in edge.needed()
+    # exact values decide from one run; one random run does not
+    assert cmp.equivalence([2.0], 2.0, 0.1, exact=True).outcome == "supports"
+    assert cmp.equivalence([2.0], 2.0, 0.1).outcome == "inconclusive"
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.2, 1.0])
+def test_equivalence_can_fail(shift):
+    """The same spread, moved away from the printed number: it matches near it, differs far from it."""
+    found = cmp.equivalence(noisy(10.0 + shift, sd=0.01), 10.0, 0.1)
+    assert found.outcome == ("supports" if shift < 0.1 else "contradicts")
+
+
+def test_exceeds_equal_data_count_against():
+    a = noisy(0.10)
+    least = 0.02  # the least difference that counts (one test point, say)
+    assert cmp.exceeds(a + 0.05, a, least, "B - A").outcome == "supports"
+    assert cmp.exceeds(a - 0.05, a, least, "B - A").outcome == "contradicts"
+    assert cmp.exceeds(a, a, least, "B - A").outcome == "contradicts"  # identical curves: not below
+    same = np.full(5, 0.2)
+    assert cmp.exceeds(same, same, 0.0, "B - A").outcome == "contradicts"
+    wide = cmp.exceeds(noisy(0.1, n=3, sd=0.05), noisy(0.1, n=3, sd=0.05) - 0.02, 0.0, "B - A")
+    assert wide.outcome in {"inconclusive", "contradicts", "supports"}
+    if wide.outcome == "inconclusive":
+        assert wide.runs_needed is None or wide.runs_needed > 3
+
+
+def test_ranking_censoring():
+    fast, slow = np.array([1.0, 1.1, 1.2, 1.3, 1.4]), np.array([5.0, 5.1, 5.2, 5.3, 5.4])
+    yes = np.ones(5, bool)
+    assert cmp.ranking(fast, yes, slow, yes).outcome == "supports"
+    assert cmp.ranking(slow, yes, fast, yes).outcome == "contradicts"
+    assert cmp.ranking(fast, yes, fast, yes).outcome == "inconclusive"  # equal: no order
+    # B censored later than every A event: A is known to reach first
+    assert cmp.ranking(fast, yes, slow, ~yes).outcome == "supports"
+    # A censored early: the order is unknown, not counted as A first
+    unknown = cmp.ranking(fast, ~yes, slow, yes)
+    assert unknown.outcome != "supports" and unknown.estimate < 1
+    # a censored slow run that dominates can make the claim fail: B reached before A even stopped
+    assert cmp.ranking(slow, ~yes, fast, yes).outcome == "contradicts"
+
+
+def test_reach_fraction():
+    assert cmp.reach_fraction([True] * 5, 0.5).outcome == "supports"
+    assert cmp.reach_fraction([False] * 5, 0.5).outcome == "contradicts"
+    mixed = cmp.reach_fraction([True, False, True, False, False], 0.5)
+    assert mixed.outcome == "inconclusive" and mixed.runs_needed is not None and mixed.runs_needed > 5
+    lo, hi = cmp.wilson(5, 5)
+    assert 0.6 < lo < 0.7 and hi == 1.0
+
+
+def test_log_ratio():
+    a, b = noisy(3.0, sd=0.05), noisy(1.0, sd=0.02)
+    assert cmp.log_ratio([(a, 1), (b, -1)], 2.0, "a / b").outcome == "supports"
+    assert cmp.log_ratio([(a, 1), (b, -1)], 4.0, "a / b").outcome == "contradicts"
+    assert cmp.log_ratio([(b, 1), (b, -1)], 1.1, "b / b").outcome == "contradicts"  # equal: not larger by 10%
+    factors = cmp.log_ratio([(a, 1), (b, -1), (b, 1), (a, -1)], 1.1, "factor over factor")
+    assert factors.outcome == "contradicts" and factors.estimate == pytest.approx(1.0)
+
+
+def test_trend():
+    x = [np.arange(10.0)] * 4
+    assert cmp.trend(x, [2 * xi + noisy(0, 10) for xi in x], +1, 0.01, "slope").outcome == "supports"
+    assert cmp.trend(x, [-2 * xi + noisy(0, 10) for xi in x], +1, 0.01, "slope").outcome == "contradicts"
+    assert cmp.trend(x, [np.ones(10)] * 4, +1, 0.01, "slope").outcome == "contradicts"  # flat: does not rise
+
+
+def test_evidence_text_names_statistic_interval_and_runs():
+    found = cmp.equivalence([1.0, 1.1, 0.9], 1.0, 0.5)
+    text = found.text()
+    assert "TOST" in text and "n = 3" in text and "[" in text
