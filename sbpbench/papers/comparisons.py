@@ -151,18 +151,25 @@ def _interval(estimate: float, se: float, df: float) -> tuple[float, float]:
 
 
 def equivalence(values: Sequence[float] | np.ndarray, printed: float, margin: float,
-                exact: bool = False) -> Evidence:
+                exact: bool = False, other: Sequence[float] | np.ndarray | None = None) -> Evidence:
     """A measured value against a printed number: TOST with ``margin``.
 
     ``matches`` (``supports``) when the interval of the runs' mean lies within ``printed +-
     margin``; ``differs`` (``contradicts``) when it lies wholly outside; else inconclusive, with
     the runs that would shrink the interval enough at the observed spread. ``exact``: the value
     is not a random draw (a setting, a certified optimum), its interval the point itself, so one
-    run decides.
+    run decides. ``other``: the runs of a second solver, whose mean is subtracted (Welch's
+    interval of the difference; ``printed`` is then the difference expected, 0 for "close").
     """
     x = np.asarray(values, dtype=float)
-    mean, se, df = _mean_se_df(x)
-    if exact or (len(x) >= 2 and se == 0):
+    if other is None:
+        mean, se, df = _mean_se_df(x)
+        n: tuple[int, ...] = (len(x),)
+    else:
+        y = np.asarray(other, dtype=float)
+        mean, se, df = _welch(x, y)
+        n = (len(x), len(y))
+    if exact or (min(n) >= 2 and se == 0):
         se, df = 0.0, math.inf
     lo, hi = _interval(mean - printed, se, df)
     if -margin <= lo and hi <= margin:
@@ -172,9 +179,9 @@ def equivalence(values: Sequence[float] | np.ndarray, printed: float, margin: fl
     else:
         outcome = "inconclusive"
     gap = abs(abs(mean - printed) - margin)
-    needed = _runs_needed(len(x), se, gap) if outcome == "inconclusive" else None
-    return Evidence("TOST", f"ours minus printed (margin +-{margin:.3g})", mean - printed, (lo, hi), (len(x),),
-                    outcome, needed)
+    needed = _runs_needed(min(n), se, gap) if outcome == "inconclusive" else None
+    what = "ours minus printed" if other is None else "difference"
+    return Evidence("TOST", f"{what} (margin +-{margin:.3g})", mean - printed, (lo, hi), n, outcome, needed)
 
 
 def exceeds(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray | None, threshold: float,

@@ -549,7 +549,7 @@ CLAIMS = Claims((
         Claim("Pegasos still outperforms Norma with projection", partial(_against_norma, which="still ahead")),
         Claim("a check of ours: Pegasos ends with a lower test hinge loss than Norma", _test_loss_against_norma,
               paper="not claimed (the dashed curves are drawn; the text says nothing of them)",
-              outcomes=("Pegasos lower", "Norma lower")),
+              outcomes=("Pegasos lower", "Norma lower"), kind="check"),
         Claim("the projection step is important for Pegasos, especially when T is small", _projection_matters,
               needs=("pegasos",)),
     )),

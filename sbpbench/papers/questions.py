@@ -40,7 +40,10 @@ class Runs:
 class Reader(Protocol):
     """Takes one value per run from the results of a claim's experiments (its own first, then its ``also``)."""
 
-    solvers: tuple[str, ...]
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        """The solvers (``solver_name``) it reads."""
+        ...
 
     def read(self, found: Sequence[ExperimentResult]) -> Runs:
         """The runs' values."""
@@ -72,8 +75,10 @@ class Match:
     """A measured value against a printed number (:func:`~sbpbench.papers.comparisons.equivalence`).
 
     ``margin``: the paper's printed precision, or a declared margin, with ``reason``; ``exact``:
-    the value is not a random draw (one run decides). A run short of a target leaves the
-    value censored: the comparison then waits for runs that reach it (inconclusive).
+    the value is not a random draw (one run decides). ``other``: a second solver's runs, whose
+    mean is subtracted (``printed`` the difference expected), the margin then at least
+    ``relative`` times that mean. A run short of a target (a censored value) is left out, and
+    the comparison waits for runs that reach it: it is inconclusive until they all do.
     """
 
     reader: Reader
@@ -81,17 +86,23 @@ class Match:
     margin: float
     reason: str
     exact: bool = False
+    other: Reader | None = None
+    relative: float = 0.0
 
     def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
         runs = self.reader.read(found)
-        evidence = cmp.equivalence(runs.values, self.printed, self.margin, self.exact)
+        others = self.other.read(found) if self.other is not None else None
+        margin = max(self.margin, self.relative * abs(float(np.mean(others.values)))) if others else self.margin
+        evidence = cmp.equivalence(runs.values[runs.reached], self.printed, margin, self.exact,
+                                   None if others is None else others.values)
         if not runs.reached.all() and evidence.outcome != "inconclusive":
             evidence = cmp.Evidence(evidence.test, evidence.statistic, evidence.estimate, evidence.interval,
                                     evidence.n, "inconclusive", None, evidence.fmt)
-        return evidence, f"{_measured([runs], evidence)}; margin: {self.reason}"
+        shown = [runs] if others is None else [runs, others]
+        return evidence, f"{_measured(shown, evidence)}; margin: {self.reason}"
 
     def solvers(self) -> tuple[str, ...]:
-        return _solvers(self.reader)
+        return _solvers(self.reader, *(() if self.other is None else (self.other,)))
 
 
 @dataclass(frozen=True)
@@ -172,7 +183,10 @@ class Ratio:
 class Curves(Protocol):
     """Takes each run's checkpoints over a window, as (x, y) pairs, from the results."""
 
-    solvers: tuple[str, ...]
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        """The solvers (``solver_name``) it reads."""
+        ...
 
     def read(self, found: Sequence[ExperimentResult]) -> tuple[list[np.ndarray], list[np.ndarray], str]:
         """Per run, x and y over the window, and what they are as text."""
