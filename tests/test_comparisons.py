@@ -92,3 +92,18 @@ def test_evidence_text_names_statistic_interval_and_runs():
     found = cmp.equivalence([1.0, 1.1, 0.9], 1.0, 0.5)
     text = found.text()
     assert "TOST" in text and "n = 3" in text and "[" in text
+
+
+def test_one_run_says_it_has_no_spread():
+    found = cmp.equivalence([2.0], 2.0, 0.1)
+    assert found.outcome == "inconclusive" and "at least 2 runs" in found.needed()
+
+
+def test_a_ranking_the_audit_found_unable_to_fail_can_fail():
+    """Issue 36's audit: "SGD-m is slower than OCAS at C = 10" stayed inconclusive with OCAS made 100x
+    slower. Ranked by the cost to 1% with censoring, SGD-m reaching 1% (4 of 5 runs) long before a
+    slow OCAS does makes the claim fail; OCAS at its committed speed makes it hold."""
+    sgd_m, sgd_m_reached = [1.8, 1.9, 2.0, 2.1, 2.8], [True, True, True, True, False]
+    yes = [True] * 5
+    assert cmp.ranking([5.6] * 5, yes, sgd_m, sgd_m_reached).outcome == "contradicts"  # OCAS 100x slower
+    assert cmp.ranking([0.056, 0.05, 0.06, 0.055, 0.058], yes, sgd_m, sgd_m_reached).outcome == "supports"

@@ -300,3 +300,21 @@ def test_settings_are_counted_apart_from_measured_numbers():
     eps = sgd_sections["SGD paper, the settings of Tables 2-8 (Adult and Web)"].tables[0]
     assert kinds(eps) == {"setting"}
     assert all(kinds(source) == {"number"} for source in sgd_sections["SGD paper, Tables 2-8 (Adult and Web)"].tables)
+
+
+def test_every_inconclusive_verdict_a_comparison_made_says_what_would_decide_it():
+    """On the committed results, an inconclusive row of a posed declaration gives the runs per
+    solver that would decide it, or why more of the same runs would not; the coverage summary adds
+    them up."""
+    from sbpbench import papers
+    from sbpbench.outputs.report import coverage, coverage_counts
+
+    results = papers.results()
+    _, open_rows = coverage_counts(results)
+    found = [e for rows in open_rows.values() for e in rows]
+    assert found and all("would" in e.needed() or "at least 2 runs" in e.needed() for e in found)
+    summary = coverage(results)
+    for rows in open_rows.values():
+        counted = [e.runs_needed for e in rows if e.runs_needed is not None]
+        if counted:
+            assert f"about {sum(counted)} runs per solver in all (at most {max(counted)} for one row)" in summary

@@ -102,7 +102,9 @@ class Evidence:
     def needed(self) -> str:
         """``inconclusive (n runs; about m runs per solver would decide)``, or why more would not."""
         n = min(self.n) if self.n else 0
-        if self.runs_needed is None:
+        if self.runs_needed is None and n < 2:
+            more = "one run has no spread: at least 2 runs per solver are needed to judge it"
+        elif self.runs_needed is None:
             more = "more of the same runs would not decide it"
         elif self.runs_needed >= MAX_RUNS:
             more = f"more than {MAX_RUNS} runs per solver would decide it"

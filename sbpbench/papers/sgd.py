@@ -247,7 +247,8 @@ def _table_rows(key: str, dataset: str) -> tuple[Posed | NotReproduced, ...]:
                                     max(1.0, EPOCHS_SHARE * epochs), EPOCHS_REASON), name, kind="number"))
         if solver not in BUDGET:
             stop = "t_max" if solver in AT_T_MAX else "its stop"
-            printed = f"at 1% ({'t_max/m = ' + format(epochs, 'g') + ', ' if epochs else ''}{paper_s})"
+            epochs_word = "t_max/m" if solver in AT_T_MAX else "T"
+            printed = f"at 1% ({f'{epochs_word} = {epochs:g}, ' if epochs else ''}{paper_s})"
             rows.append(Posed(f"{head}: runs at 1% relative accuracy at {stop}", group.tables, printed,
                               Fraction(AtStop(solver), IMPLIED, IMPLIED_REASON), name, kind="number"))
     return tuple(rows)
