@@ -4,6 +4,7 @@ are real Adult-subsample runs), arranged as committed reproduction results."""
 import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -318,3 +319,15 @@ def test_every_inconclusive_verdict_a_comparison_made_says_what_would_decide_it(
         counted = [e.runs_needed for e in rows if e.runs_needed is not None]
         if counted:
             assert f"about {sum(counted)} runs per solver in all (at most {max(counted)} for one row)" in summary
+
+
+def test_every_row_of_the_committed_reproduction_has_its_tables_columns():
+    """No cell text carries an unescaped '|' that would split a row of a Markdown table."""
+    width = None
+    for line in (ROOT / "REPRODUCTION.md").read_text().splitlines():
+        if not line.startswith("|"):
+            width = None
+            continue
+        cells = len(re.findall(r"(?<!\\)\|", line))
+        width = cells if width is None else width
+        assert cells == width, line[:200]

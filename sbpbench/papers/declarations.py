@@ -2,11 +2,15 @@
 
 A paper module (:mod:`sbpbench.papers.sbp`, ...) declares one :class:`Paper` out of these types,
 as data. ``sbpbench report`` and ``sbpbench figures`` (:mod:`sbpbench.outputs`) only render what
-the papers declare; the verdicts are computed here, from the results, by the functions the
-declarations name. A verdict is one of: ``matches``; ``differs`` (and why); ``held`` or ``did
-not hold`` (a claim), or ``inconclusive (n runs)`` when a claim's runs support neither; ``not run
-yet`` (configured, too long for the machine the committed results were made on) or ``not run
-here`` (and why: usually data that cannot be obtained offline).
+the papers declare. A printed number or a claim is a :class:`Posed` row: one comparison of
+:mod:`sbpbench.papers.comparisons`, posed on the runs by a question of
+:mod:`sbpbench.papers.questions`, whose evidence the row shows; its kind is a field. Settings and
+the Pegasos paper's claims are still rows with a verdict function of their module
+(:class:`Printed`, :class:`Claim`). A verdict is one of: ``matches``; ``differs`` (and why);
+``held`` or ``did not hold`` (a claim), or ``inconclusive (n runs; ...)`` when the runs support
+neither, with the runs that would decide; ``not run yet`` (configured, too long for the machine
+the committed results were made on) or ``not run here`` (and why: usually data that cannot be
+obtained offline).
 """
 
 from __future__ import annotations
@@ -304,8 +308,8 @@ class Claim:
         ``check(result) -> (held, measured)``: whether the claim held on one experiment's
         results (None when the runs support neither verdict), and what was measured, as text.
     paper : str
-        What the paper says: ``yes``, or ``not claimed`` for a claim checked where the paper
-        does not make it.
+        What the paper says (``yes``; ``not claimed`` for a claim checked where the paper does
+        not make it, whose ``kind`` is then ``check``).
     outcomes : tuple of str
         The verdict when ``check`` says it held, and when not; when it says None, the verdict
         is ``inconclusive (n runs)``, n the fewest runs of a solver in ``needs``.
@@ -315,6 +319,8 @@ class Claim:
     also : tuple of str
         Other experiments the claim compares with (the same data at another setting): ``check``
         gets their results after the experiment's own, ``check(result, *others)``.
+    kind : Kind
+        ``claim``, or ``check`` for one the paper does not make.
     """
 
     what: str

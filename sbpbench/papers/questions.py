@@ -232,7 +232,7 @@ class AllOf:
         first = decided[0][0]
         combined = cmp.Evidence(f"all of {len(decided)}", first.statistic, first.estimate, first.interval,
                                 tuple(min(e.n) for e, _ in decided), outcome, needed, first.fmt)
-        text = " | ".join(f"({i + 1}) {measured}: {e.outcome}" for i, (e, measured) in enumerate(decided))
+        text = " ".join(f"({i + 1}) {measured}: {e.outcome}." for i, (e, measured) in enumerate(decided))
         return combined, text
 
     def solvers(self) -> tuple[str, ...]:

@@ -222,10 +222,6 @@ class AtStop:
         return Runs(rows[self.column].to_numpy(dtype=float), reached, label)
 
 
-def _fmt(x: float | None, spec: str) -> str:
-    return "-" if x is None or np.isnan(x) else format(x, spec)
-
-
 def _table_rows(key: str, dataset: str) -> tuple[Posed | NotReproduced, ...]:
     """The rows of one group and data set, re-posed: per solver, the epochs T it stops at (SGD-s,
     SGD-m: at the paper's eps) or first reaches 1% at (SvmSgd, SGD-QN) against the paper's T; and,
