@@ -227,9 +227,10 @@ def coverage_counts(results: Results) -> tuple[dict[Kind, dict[str, int]], dict[
     return counts, open_rows
 
 
-def _runs_needed(open_rows: list[Evidence]) -> str:
-    """What would decide the inconclusive rows a comparison made: their runs needed, added up."""
-    if not open_rows:
+def _runs_needed(open_rows: list[Evidence], inconclusive: int) -> str:
+    """What would decide the ``inconclusive`` rows: the runs needed of those a comparison made
+    (``open_rows``), added up, and how many a verdict function made (they give none)."""
+    if not inconclusive:
         return ""
     counted = [e.runs_needed for e in open_rows if e.runs_needed is not None]
     parts = []
@@ -239,6 +240,9 @@ def _runs_needed(open_rows: list[Evidence]) -> str:
     if len(counted) < len(open_rows):
         parts.append(f"{len(open_rows) - len(counted)} would not (no spread measured, no difference observed, "
                      "or censored runs: they need other runs, each row says)")
+    if inconclusive > len(open_rows):
+        parts.append(f"{inconclusive - len(open_rows)} made by a verdict function not yet posed as a comparison "
+                     "give no runs needed")
     return " (of the inconclusive rows: " + "; ".join(parts) + ")"
 
 
@@ -251,7 +255,8 @@ def coverage(results: Results) -> str:
         c = counts[kind]
         present = sum(c.values()) - c["not run"]
         lines.append(f"- {what}: {sum(c.values())} rows, {present} measured here: {c['match']} {yes}, "
-                     f"{c['differ']} {no}, {c['inconclusive']} inconclusive{_runs_needed(open_rows[kind])}; "
+                     f"{c['differ']} {no}, {c['inconclusive']} inconclusive"
+                     f"{_runs_needed(open_rows[kind], c['inconclusive'])}; "
                      f"{c['not run']} not run or not measured here (each says why)")
     return "\n".join(lines)
 
