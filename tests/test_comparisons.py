@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sbpbench.papers import comparisons as cmp
 
@@ -107,3 +109,56 @@ def test_a_ranking_the_audit_found_unable_to_fail_can_fail():
     yes = [True] * 5
     assert cmp.ranking([5.6] * 5, yes, sgd_m, sgd_m_reached).outcome == "contradicts"  # OCAS 100x slower
     assert cmp.ranking([0.056, 0.05, 0.06, 0.055, 0.058], yes, sgd_m, sgd_m_reached).outcome == "supports"
+
+
+# ----------------------------------------------------------------------------- properties: every comparison can fail
+
+RUNS = st.lists(st.floats(0.5, 50.0, allow_nan=False), min_size=3, max_size=6)
+FIXED = settings(max_examples=40, derandomize=True, database=None, deadline=None)
+
+
+@FIXED
+@given(RUNS, RUNS)
+def test_a_ranking_that_holds_fails_with_the_solvers_swapped(a, b):
+    """Gehan's statistic is antisymmetric: whatever the data, swapping the solvers turns support
+    into contradiction (all runs reached), so a held ranking is one that can fail."""
+    ya, yb = [True] * len(a), [True] * len(b)
+    forward, backward = cmp.ranking(a, ya, b, yb), cmp.ranking(b, yb, a, ya)
+    assert forward.estimate == pytest.approx(-backward.estimate)
+    assert {forward.outcome, backward.outcome} in ({"inconclusive"}, {"supports", "contradicts"})
+
+
+@FIXED
+@given(RUNS, RUNS)
+def test_a_difference_that_holds_fails_with_the_solvers_swapped(a, b):
+    """A difference above its least size holds; the same runs swapped contradict it."""
+    found = cmp.exceeds(a, b, 0.1, "a - b")
+    if found.outcome == "supports":
+        assert cmp.exceeds(b, a, 0.1, "b - a").outcome == "contradicts"
+
+
+@FIXED
+@given(RUNS, RUNS)
+def test_a_ratio_that_holds_fails_inverted(a, b):
+    """A ratio above its threshold (above 1) holds; its inverse contradicts it."""
+    found = cmp.log_ratio([(np.array(a), 1), (np.array(b), -1)], 1.5, "a / b")
+    if found.outcome == "supports":
+        assert cmp.log_ratio([(np.array(b), 1), (np.array(a), -1)], 1.5, "b / a").outcome == "contradicts"
+
+
+@FIXED
+@given(st.lists(st.booleans(), min_size=1, max_size=40))
+def test_a_fraction_that_holds_fails_negated(reached):
+    """More than half at the target holds; the runs negated (fewer than half) contradict it."""
+    if cmp.reach_fraction(reached, 0.5).outcome == "supports":
+        assert cmp.reach_fraction([not r for r in reached], 0.5).outcome == "contradicts"
+
+
+@FIXED
+@given(RUNS, st.floats(0.01, 5.0))
+def test_a_match_fails_when_moved_beyond_its_margin(values, margin):
+    """Values that match a printed number differ from one moved by the margin plus their interval's width."""
+    found = cmp.equivalence(values, float(np.mean(values)), margin)
+    if found.outcome == "supports":
+        width = found.interval[1] - found.interval[0]
+        assert cmp.equivalence(values, float(np.mean(values)) + 2 * margin + width, margin).outcome == "contradicts"
