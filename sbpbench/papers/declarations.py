@@ -5,7 +5,7 @@ as data. ``sbpbench report`` and ``sbpbench figures`` (:mod:`sbpbench.outputs`) 
 the papers declare. A printed number or a claim is a :class:`Posed` row: one comparison of
 :mod:`sbpbench.papers.comparisons`, posed on the runs by a question of
 :mod:`sbpbench.papers.questions`, whose evidence the row shows; its kind is a field. Settings and
-the Pegasos paper's claims are still rows with a verdict function of their module
+most of the Pegasos paper's claims are still rows with a verdict function of their module
 (:class:`Printed`, :class:`Claim`). A verdict is one of: ``matches``; ``differs`` (and why);
 ``held`` or ``did not hold`` (a claim), or ``inconclusive (n runs; ...)`` when the runs support
 neither, with the runs that would decide; ``not run yet`` (configured, too long for the machine
