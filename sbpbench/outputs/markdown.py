@@ -7,10 +7,12 @@ from sbpbench.papers.declarations import Results, Section, Table
 
 
 def table(t: Table) -> str:
-    """A Markdown table: header, separator, one line per row."""
-    lines = ["| " + " | ".join(t.headers) + " |", "|" + "---|" * len(t.headers)]
-    lines += ["| " + " | ".join(row) + " |" for row in t.rows]
-    return "\n".join(lines)
+    """A Markdown table: header, separator, one line per row; a '|' in a cell is escaped (``||w||``
+    would otherwise split it)."""
+    def line(cells: tuple[str, ...]) -> str:
+        return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+    return "\n".join([line(t.headers), "|" + "---|" * len(t.headers), *map(line, t.rows)])
 
 
 def section_body(declared: Section, results: Results) -> str:

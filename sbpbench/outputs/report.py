@@ -17,7 +17,8 @@ import yaml
 from sbpbench import papers
 from sbpbench.files import atomic_write
 from sbpbench.outputs import markdown
-from sbpbench.papers.declarations import Cells, Claims, Kind, Results, Table
+from sbpbench.papers.comparisons import ALPHA, TESTS, Evidence
+from sbpbench.papers.declarations import OUTCOMES, Cells, Claims, Kind, Posed, Results, Table
 
 #: The kinds of verdict the coverage summary counts, in its order.
 KINDS = ("match", "differ", "inconclusive", "not run")
@@ -147,9 +148,11 @@ def _claim_outcomes() -> dict[str, str]:
             for source in section.tables:
                 if isinstance(source, Claims):
                     for group in source.groups:
-                        for claim in group.claims:
-                            kinds.setdefault(claim.outcomes[0], "match")
-                            kinds.setdefault(claim.outcomes[1], "differ")
+                        words = ([group.outcomes or OUTCOMES[group.kind]] if isinstance(group, Posed)
+                                 else [claim.outcomes for claim in group.claims])
+                        for supports, contradicts in words:
+                            kinds.setdefault(supports, "match")
+                            kinds.setdefault(contradicts, "differ")
     return kinds
 
 
@@ -182,12 +185,23 @@ ROW_KINDS: tuple[tuple[Kind, str, str, str], ...] = (
 )
 
 
-def coverage_counts(results: Results) -> dict[Kind, dict[str, int]]:
-    """How many rows of each kind the papers declare, by the kind of their verdict on ``results``.
+#: The kind of verdict (:data:`KINDS`) of each outcome of a comparison.
+OUTCOME_KINDS = {"supports": "match", "contradicts": "differ", "inconclusive": "inconclusive"}
+
+
+def row_kind(verdict: str, evidence: Evidence | None, outcomes: dict[str, str]) -> str:
+    """Which of :data:`KINDS` a row's verdict is: its comparison's outcome where a comparison
+    made it, else what its words say (:func:`verdict_kind`)."""
+    return OUTCOME_KINDS[evidence.outcome] if evidence is not None else verdict_kind(verdict, outcomes)
+
+
+def coverage_counts(results: Results) -> tuple[dict[Kind, dict[str, int]], dict[Kind, list[Evidence]]]:
+    """How many rows of each kind the papers declare, by the kind of their verdict on ``results``,
+    and, per kind, the evidence of the inconclusive rows a comparison made (their runs needed).
 
     A row's kind is declared with it (:meth:`~sbpbench.papers.declarations.TableSource.kinds`), so
     the totals per kind depend on the declarations alone, never on the results present; a row's
-    verdict is its last cell (:data:`KINDS`).
+    verdict is its comparison's outcome, or, for a row no comparison made, its last cell (:data:`KINDS`).
 
     Raises
     ------
@@ -196,28 +210,64 @@ def coverage_counts(results: Results) -> dict[Kind, dict[str, int]]:
     """
     outcomes = _claim_outcomes()
     counts: dict[Kind, dict[str, int]] = {kind: dict.fromkeys(KINDS, 0) for kind, *_ in ROW_KINDS}
+    open_rows: dict[Kind, list[Evidence]] = {kind: [] for kind, *_ in ROW_KINDS}
     for paper in papers.PAPERS:
         for section in paper.sections:
             for source in section.tables:
-                rows, kinds = results.table(source).rows, source.kinds()
+                table = results.table(source)
+                rows, kinds = table.rows, source.kinds()
+                evidence = table.evidence or [None] * len(rows)
                 if len(rows) != len(kinds):
                     raise ValueError(f"{section.heading!r}: {len(rows)} rows but {len(kinds)} declared kinds")
-                for row, kind in zip(rows, kinds, strict=True):
-                    counts[kind][verdict_kind(row[-1], outcomes)] += 1
-    return counts
+                for row, kind, found in zip(rows, kinds, evidence, strict=True):
+                    verdict = row_kind(row[-1], found, outcomes)
+                    counts[kind][verdict] += 1
+                    if verdict == "inconclusive" and found is not None:
+                        open_rows[kind].append(found)
+    return counts, open_rows
+
+
+def _runs_needed(open_rows: list[Evidence], inconclusive: int) -> str:
+    """What would decide the ``inconclusive`` rows: the runs needed of those a comparison made
+    (``open_rows``), added up, and how many a verdict function made (they give none)."""
+    if not inconclusive:
+        return ""
+    counted = [e.runs_needed for e in open_rows if e.runs_needed is not None]
+    parts = []
+    if counted:
+        parts.append(f"{len(counted)} would be decided by more runs of the same kind, about {sum(counted)} runs per "
+                     f"solver in all (at most {max(counted)} for one row)")
+    if len(counted) < len(open_rows):
+        parts.append(f"{len(open_rows) - len(counted)} would not (no spread measured, no difference observed, "
+                     "or censored runs: they need other runs, each row says)")
+    if inconclusive > len(open_rows):
+        parts.append(f"{inconclusive - len(open_rows)} made by a verdict function not yet posed as a comparison "
+                     "give no runs needed")
+    return " (of the inconclusive rows: " + "; ".join(parts) + ")"
 
 
 def coverage(results: Results) -> str:
-    """The coverage summary: the rows of each kind (:data:`ROW_KINDS`) the papers declare, and their verdicts."""
-    counts = coverage_counts(results)
+    """The coverage summary: the rows of each kind (:data:`ROW_KINDS`) the papers declare, their
+    verdicts, and the runs that would decide the inconclusive ones."""
+    counts, open_rows = coverage_counts(results)
     lines = []
     for kind, what, yes, no in ROW_KINDS:
         c = counts[kind]
         present = sum(c.values()) - c["not run"]
         lines.append(f"- {what}: {sum(c.values())} rows, {present} measured here: {c['match']} {yes}, "
-                     f"{c['differ']} {no}, {c['inconclusive']} inconclusive; {c['not run']} not run or not "
-                     "measured here (each says why)")
+                     f"{c['differ']} {no}, {c['inconclusive']} inconclusive"
+                     f"{_runs_needed(open_rows[kind], c['inconclusive'])}; "
+                     f"{c['not run']} not run or not measured here (each says why)")
     return "\n".join(lines)
+
+
+def tests_used() -> str:
+    """The preamble's paragraph: the significance level, stated once, and the tests the comparisons use."""
+    return (f"Statistics: one significance level for the whole report, alpha = {ALPHA:g}; every interval is a "
+            f"{1 - 2 * ALPHA:.0%} interval, each of its ends a one-sided test at alpha "
+            "(`sbpbench/papers/comparisons.py`). Tests: "
+            + "; ".join(f"*{name}*: {what}" for name, what in TESTS.items())
+            + ". An inconclusive verdict says how many runs per solver would decide it at the observed spread.")
 
 
 def figure_captions(results: Results) -> str:
@@ -237,10 +287,12 @@ def build(root: str | Path = papers.PAPER_RESULTS) -> str:
         "number under 'measured here' is read from those results (meta.json, curves.csv), the papers' numbers "
         "from the declarations in `sbpbench/papers/` (one module per paper). Figures: `figures/index.html` "
         "(`sbpbench figures`).",
-        "Verdicts: *matches*; *differs* (with why); *held* or *did not hold* (a claim); *inconclusive (n runs)* "
-        "(the runs' spread supports neither verdict); *not run yet* (configured, left for a longer run); "
-        "*not run here* (with why)." + (f" {rules}." if rules else "") + " Seconds are never a verdict "
-        "(different machines).",
+        "Verdicts: *matches*; *differs* (with why); *held* or *did not hold* (a claim); *inconclusive (n runs; "
+        "about m runs per solver would decide it)* (the runs' interval supports neither verdict); *not run yet* "
+        "(configured, left for a longer run); *not run here* (with why). A verdict a comparison made shows its "
+        "evidence under 'measured here': the statistic, its interval and the runs." + (f" {rules}." if rules else "")
+        + " Seconds are never a verdict against a paper's (different machines).",
+        tests_used(),
         "## Coverage",
         coverage(results),
         "## Machine and software",

@@ -2,11 +2,15 @@
 
 A paper module (:mod:`sbpbench.papers.sbp`, ...) declares one :class:`Paper` out of these types,
 as data. ``sbpbench report`` and ``sbpbench figures`` (:mod:`sbpbench.outputs`) only render what
-the papers declare; the verdicts are computed here, from the results, by the functions the
-declarations name. A verdict is one of: ``matches``; ``differs`` (and why); ``held`` or ``did
-not hold`` (a claim), or ``inconclusive (n runs)`` when a claim's runs support neither; ``not run
-yet`` (configured, too long for the machine the committed results were made on) or ``not run
-here`` (and why: usually data that cannot be obtained offline).
+the papers declare. A printed number or a claim is a :class:`Posed` row: one comparison of
+:mod:`sbpbench.papers.comparisons`, posed on the runs by a question of
+:mod:`sbpbench.papers.questions`, whose evidence the row shows; its kind is a field. Settings and
+most of the Pegasos paper's claims are still rows with a verdict function of their module
+(:class:`Printed`, :class:`Claim`). A verdict is one of: ``matches``; ``differs`` (and why);
+``held`` or ``did not hold`` (a claim), or ``inconclusive (n runs; ...)`` when the runs support
+neither, with the runs that would decide; ``not run yet`` (configured, too long for the machine
+the committed results were made on) or ``not run here`` (and why: usually data that cannot be
+obtained offline).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
+from sbpbench.papers.comparisons import Evidence
+from sbpbench.papers.questions import Question
 from sbpbench.results.curves import ReadAt
 from sbpbench.results.lookup import ExperimentResult, find_experiment
 
@@ -109,17 +115,28 @@ Cells = tuple[str, ...]
 Kind = Literal["setting", "number", "claim", "check"]
 
 
+#: A row and the evidence of its verdict (None: a verdict no comparison made, or none).
+Decided = tuple[Cells, Evidence | None]
+
+
 @dataclass
 class Table:
     """A table as the outputs print it: column headers and rows of text.
 
-    ``heading`` (a sub-heading) and ``note`` (a line) go above it when given.
+    ``heading`` (a sub-heading) and ``note`` (a line) go above it when given; ``evidence``: per
+    row, the comparison that made its verdict (None where none did), for the coverage summary.
     """
 
     headers: Cells
     rows: list[Cells]
     heading: str = ""
     note: str = ""
+    evidence: list[Evidence | None] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, headers: Cells, decided: list[Decided], heading: str = "", note: str = "") -> Table:
+        """A table of rows with their evidence."""
+        return cls(headers, [row for row, _ in decided], heading, note, [ev for _, ev in decided])
 
 
 class TableSource(Protocol):
@@ -167,6 +184,10 @@ class Printed:
             return self.what, self.paper, "-", results.why_missing(self.experiments[0])
         return self.what, self.paper, *self.measure(res)
 
+    def decided(self, results: Results) -> list[Decided]:
+        """The row, with no comparison's evidence."""
+        return [(self.row(results), None)]
+
 
 @dataclass(frozen=True)
 class NotReproduced:
@@ -181,6 +202,77 @@ class NotReproduced:
         """The row: what, the paper's number, no number of ours, why."""
         return self.what, self.paper, "-", self.why
 
+    def decided(self, results: Results) -> list[Decided]:
+        """The row, with no evidence."""
+        return [(self.row(results), None)]
+
+
+#: The verdict words of a posed row when its comparison supports it and when it contradicts it, by kind.
+OUTCOMES: dict[Kind, tuple[str, str]] = {"number": ("matches", "differs"), "setting": ("matches", "differs"),
+                                         "claim": ("held", "did not hold"), "check": ("held", "did not hold")}
+
+
+@dataclass(frozen=True)
+class Posed:
+    """A printed number or a claim posed as one comparison (:mod:`sbpbench.papers.questions`) on
+    the runs of an experiment: one row, as data.
+
+    Parameters
+    ----------
+    what : str
+        The number or claim (the row's first cell).
+    where : str
+        Where it is in the paper.
+    paper : str
+        What the paper prints or says.
+    question : Question
+        The comparison that decides it.
+    experiments : tuple of str
+        Where it is read: the first of these that has results (runs made for the question,
+        e.g. uncensored speed runs, go first; the committed runs of the table after).
+    kind : Kind
+        ``number``, ``claim`` or ``check`` (a claim the paper does not make here).
+    also : tuple of str
+        Other experiments the question reads (the same data at another setting), after the
+        experiment's own: readers name them by their position.
+    outcomes : tuple of str
+        The verdict when the comparison supports it and when it contradicts it (default: by kind,
+        :data:`OUTCOMES`); inconclusive verdicts say how many runs would decide.
+    """
+
+    what: str
+    where: str
+    paper: str
+    question: Question
+    experiments: tuple[str, ...]
+    kind: Kind = "claim"
+    also: tuple[str, ...] = ()
+    outcomes: tuple[str, str] | None = None
+
+    def decided(self, results: Results) -> list[Decided]:
+        """The row (what, the paper's word, what was measured, the verdict) and its evidence."""
+        res = results.first(self.experiments)
+        if res is None:
+            return [((self.what, self.paper, "-", results.why_missing(self.experiments[0])), None)]
+        others = [results.get(name) for name in self.also]
+        missing = [name for name, other in zip(self.also, others, strict=True) if other is None]
+        present = set(res.curves["solver_name"])
+        lacking = [name for name in self.question.solvers() if name not in present]
+        if missing or lacking:
+            why = (results.why_missing(missing[0]) if missing
+                   else f"not run here: {', '.join(lacking)} not in {res.name}'s results")
+            return [((self.what, self.paper, "-", why), None)]
+        found = [res, *(other for other in others if other is not None)]
+        evidence, measured = self.question.decide(found)
+        words = self.outcomes or OUTCOMES[self.kind]
+        verdict = (words[0] if evidence.outcome == "supports" else words[1] if evidence.outcome == "contradicts"
+                   else evidence.needed())
+        return [((self.what, self.paper, f"{measured} ({res.name})", verdict), evidence)]
+
+    def kinds(self) -> tuple[Kind, ...]:
+        """Its one row's kind."""
+        return (self.kind,)
+
 
 def settings(*rows: Printed | NotReproduced) -> tuple[Printed | NotReproduced, ...]:
     """``rows`` declared as settings (kind ``setting``): each says that a configuration or a data
@@ -192,11 +284,12 @@ def settings(*rows: Printed | NotReproduced) -> tuple[Printed | NotReproduced, .
 class Numbers:
     """A table of printed numbers next to ours."""
 
-    rows: tuple[Printed | NotReproduced, ...]
+    rows: tuple[Printed | NotReproduced | Posed, ...]
 
     def table(self, results: Results) -> Table:
         """One row per printed number."""
-        return Table(("what", "paper", "measured here", "verdict"), [r.row(results) for r in self.rows])
+        return Table.of(("what", "paper", "measured here", "verdict"),
+                        [d for r in self.rows for d in r.decided(results)])
 
     def kinds(self) -> tuple[Kind, ...]:
         """Each row's declared kind."""
@@ -215,8 +308,8 @@ class Claim:
         ``check(result) -> (held, measured)``: whether the claim held on one experiment's
         results (None when the runs support neither verdict), and what was measured, as text.
     paper : str
-        What the paper says: ``yes``, or ``not claimed`` for a claim checked where the paper
-        does not make it.
+        What the paper says (``yes``; ``not claimed`` for a claim checked where the paper does
+        not make it, whose ``kind`` is then ``check``).
     outcomes : tuple of str
         The verdict when ``check`` says it held, and when not; when it says None, the verdict
         is ``inconclusive (n runs)``, n the fewest runs of a solver in ``needs``.
@@ -226,6 +319,8 @@ class Claim:
     also : tuple of str
         Other experiments the claim compares with (the same data at another setting): ``check``
         gets their results after the experiment's own, ``check(result, *others)``.
+    kind : Kind
+        ``claim``, or ``check`` for one the paper does not make.
     """
 
     what: str
@@ -234,6 +329,7 @@ class Claim:
     outcomes: tuple[str, str] = ("held", "did not hold")
     needs: tuple[str, ...] = ()
     also: tuple[str, ...] = ()
+    kind: Kind = "claim"
 
 
 @dataclass(frozen=True)
@@ -267,14 +363,13 @@ class ClaimsOn:
             rows.append((claim.what, claim.paper, measured, verdict))
         return rows
 
+    def decided(self, results: Results) -> list[Decided]:
+        """The rows, with no comparison's evidence."""
+        return [(row, None) for row in self.rows(results)]
+
     def kinds(self) -> tuple[Kind, ...]:
-        """``claim`` per claim, ``check`` for one the paper does not make (``paper`` starts ``not claimed``)."""
-        return tuple(_claim_kind(claim.paper) for claim in self.claims)
-
-
-def _claim_kind(paper: str) -> Kind:
-    """A claim's kind from the paper's word on it."""
-    return "check" if paper.startswith("not claimed") else "claim"
+        """Each claim's declared kind."""
+        return tuple(claim.kind for claim in self.claims)
 
 
 def inconclusive(res: ExperimentResult, solvers: tuple[str, ...]) -> str:
@@ -302,26 +397,31 @@ class NotChecked:
     paper: str = "yes"
     experiment: str = ""
     claims: tuple[Claim, ...] = ()
+    kind: Kind = "claim"
 
     def rows(self, results: Results) -> list[Cells]:
         """The row: the claim, the paper's word, nothing measured, why."""
         return [(self.what, self.paper, "-", self.why)]
 
+    def decided(self, results: Results) -> list[Decided]:
+        """The row, with no evidence."""
+        return [(row, None) for row in self.rows(results)]
+
     def kinds(self) -> tuple[Kind, ...]:
         """One claim (or check)."""
-        return (_claim_kind(self.paper),)
+        return (self.kind,)
 
 
 @dataclass(frozen=True)
 class Claims:
     """A table of claims with their verdicts."""
 
-    groups: tuple[ClaimsOn | NotChecked, ...]
+    groups: tuple[ClaimsOn | NotChecked | Posed, ...]
 
     def table(self, results: Results) -> Table:
         """The rows of every group, in order."""
-        rows = [row for group in self.groups for row in group.rows(results)]
-        return Table(("claim", "paper", "measured here", "verdict"), rows)
+        return Table.of(("claim", "paper", "measured here", "verdict"),
+                        [d for group in self.groups for d in group.decided(results)])
 
     def kinds(self) -> tuple[Kind, ...]:
         """The kinds of every group's rows, in order."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -26,10 +26,7 @@ import pandas as pd
 from sbpbench.papers.declarations import (
     NO_RESULTS,
     TOO_LONG,
-    Cells,
-    Claim,
     Claims,
-    ClaimsOn,
     FiguresPage,
     Kind,
     NotChecked,
@@ -37,6 +34,7 @@ from sbpbench.papers.declarations import (
     NotRun,
     Numbers,
     Paper,
+    Posed,
     Printed,
     Results,
     Section,
@@ -45,7 +43,8 @@ from sbpbench.papers.declarations import (
     not_run_yet,
     settings,
 )
-from sbpbench.results.curves import SPREAD, above_zero, difference, final_rows, first_reaching, mean_and_se
+from sbpbench.papers.questions import AllOf, Exceeds, Fraction, Match, Rank, Ratio, Runs
+from sbpbench.results.curves import final_rows, first_reaching
 from sbpbench.results.lookup import ExperimentResult
 
 CITATION = "Panagiotakopoulos, Tsampouka, The SGD for the Primal L1-SVM Optimization Revisited, ECML PKDD 2013"
@@ -150,166 +149,140 @@ EXPERIMENTS: dict[str, NotRun] = {
 #: The relative accuracy the tables are about.
 LEVEL = 0.01
 
-#: The solvers the paper stops at t_max or runs for T epochs (run here for a budget of epochs):
-#: their epochs and seconds are read where a run first reaches :data:`LEVEL`. The others stop by
-#: their own rule (SGD-s and SGD-m the paper's eps, SVMperf, DCD and MPU their eps, OCAS its
-#: q = 1.01 J_opt): their epochs are where they stop.
-FIRST_REACHED = ("pegasos", "sgd-r", "svmsgd", "sgdqn")
+#: The solvers the paper stops at t_max (Pegasos, SGD-r; run here for the paper's t_max/m epochs):
+#: read at t_max, their last checkpoint, never where they first dip under 1%.
+AT_T_MAX = ("pegasos", "sgd-r")
+#: The solvers run here for a budget of epochs beyond the paper's T (SvmSgd, SGD-QN): read where a
+#: run first reaches :data:`LEVEL`, a run that never does censored at its end.
+BUDGET = ("svmsgd", "sgdqn")
+#: The others stop by their own rule (SGD-s and SGD-m the paper's eps, SVMperf, DCD and MPU their
+#: eps, OCAS its q = 1.01 J_opt) and are read where they stop.
+
+#: The fraction of runs at 1% at their stop that the paper implies: its eps (or t_max) was chosen
+#: so that its run reached 1% there, so a typical run does, more than half.
+IMPLIED = 0.5
+IMPLIED_REASON = ("the paper chose each eps (or t_max) so that its run reached 1%: a typical run does, more "
+                  "than half")
+
+#: Epochs: the paper's T is one run of a random order (no spread printed); a margin of 10% of it, at least one
+#: epoch (T is counted in whole epochs).
+EPOCHS_SHARE = 0.1
+EPOCHS_REASON = "10% of the paper's T, at least 1 epoch (T is one run of the paper's, printed without spread)"
 
 
-def _range(values: np.ndarray, spec: str) -> str:
-    lo, hi = format(values.min(), spec), format(values.max(), spec)
-    return lo if lo == hi else f"{lo}-{hi}"
+def _relative(res: ExperimentResult, solver: str) -> pd.DataFrame:
+    """Every checkpoint of ``solver`` (``solver_name``) with its ``rel_acc``, (J - J_opt)/J_opt against
+    J_opt, the final objective of the solver labelled ``optimum`` in the same experiment."""
+    c = res.curves
+    j_opt = c.loc[c["solver"] == "optimum", "primal_objective"].min()
+    mine = c[(c["solver_name"] == solver) & (c["solver"] != "optimum")]
+    return mine.assign(rel_acc=(mine["primal_objective"] - j_opt) / j_opt)
 
 
-#: A run's within-run wander is measured over the checkpoints of its last fifth of epochs.
-WANDER_TAIL = 0.2
-#: A run agrees with the paper's epochs when it gets to 1% within this range of them.
-EPOCHS_WINDOW = (2 / 3, 1.5)
-#: A solver stopped by its eps is read where it stops; ending this many times below 1% it did
-#: far more than the paper's run (whose eps was chosen to reach 1%): its seconds are not the paper's.
-OVERSHOOT = 10
-
-
-def _wander(run: pd.DataFrame) -> float:
-    """The checkpoint-to-checkpoint noise of ``rel_acc`` in the run's last :data:`WANDER_TAIL` of
-    epochs: the standard deviation of its successive differences over sqrt(2) (the standard
-    deviation of independent draws around a level; a smooth descent, as a dual or cutting-plane
-    solver's, gives little). 0 with fewer than three checkpoints there."""
-    tail = run.loc[run["epoch"] >= (1 - WANDER_TAIL) * run["epoch"].max(), "rel_acc"].to_numpy(dtype=float)
-    return float(np.diff(tail).std(ddof=1) / math.sqrt(2)) if len(tail) >= 3 else 0.0
-
-
-def _run_agrees(run: pd.DataFrame, read: pd.Series, solver: str, paper_epochs: int | None) -> bool | None:
-    """Whether one run (its checkpoints with ``rel_acc``; ``read``: the one where the tables read
-    it, :func:`runs_at_level`) agrees with the paper's row.
-
-    A run stopped by its eps disagrees when it ends :data:`OVERSHOOT` times below 1% or more. Where
-    the paper prints seconds only, the run agrees when it is at or below 1% where read, and
-    disagrees when it is above 1% by more than twice its :func:`_wander`. Otherwise it agrees when
-    it reaches 1% within :data:`EPOCHS_WINDOW` times the paper's epochs: for the solvers of
-    :data:`FIRST_REACHED` its first checkpoint at 1% lies there, for the others (stopped by their
-    eps) their stop lies there and a checkpoint there is at 1% (their relative accuracy wanders
-    within a run: the one at the stop is one draw of it). It disagrees when where it is read lies
-    outside the window, or when every checkpoint in the window is above 1% by more than twice the
-    wander; else it is undecided (None).
-    """
-    margin = LEVEL + 2 * _wander(run)
-    if solver not in FIRST_REACHED and read["rel_acc"] < LEVEL / OVERSHOOT:
-        return False
-    if paper_epochs is None:
-        return True if read["rel_acc"] <= LEVEL else False if read["rel_acc"] > margin else None
-    lo, hi = (paper_epochs * bound for bound in EPOCHS_WINDOW)
-    if not lo <= read["epoch"] <= hi:
-        return False
-    inside = run.loc[(run["epoch"] >= lo) & (run["epoch"] <= hi), "rel_acc"]
-    if (solver in FIRST_REACHED and read["rel_acc"] <= LEVEL) or (solver not in FIRST_REACHED
-                                                                 and (inside <= LEVEL).any()):
-        return True
-    return False if (inside > margin).all() else None
-
-
-def _verdict(curves: pd.DataFrame, solver: str, paper_epochs: int | None) -> str:
-    """The verdict on one row from the runs of ``solver`` (every checkpoint, with ``rel_acc``):
-    ``matches`` when every run agrees with the paper (:func:`_run_agrees`), ``differs`` when every
-    run disagrees, else ``inconclusive (n runs)``; with what was measured. A row that differs
-    names no cause: none was measured."""
-    read = first_reaching(curves, "rel_acc", LEVEL) if solver in FIRST_REACHED else final_rows(curves)
-    runs = dict(list(curves.groupby("run")))
-    agree = [_run_agrees(runs[row["run"]], row, solver, paper_epochs) for _, row in read.iterrows()]
-    acc, n = read["rel_acc"].to_numpy(dtype=float), len(read)
-    wander = np.array([_wander(run) for run in runs.values()])
-    text = [f"rel. acc. {_range(acc, '.2%')}; 1% reached in {(acc <= LEVEL).sum()}/{n} runs"]
-    beyond = int((acc < LEVEL / OVERSHOOT).sum()) if solver not in FIRST_REACHED else 0
-    if beyond:
-        text.append(f"below {LEVEL / OVERSHOOT:.1%} (far beyond the paper's target) in {beyond}/{n} runs")
-    if paper_epochs is None:
-        text.append("seconds only in the paper")
-    else:
-        text.append(f"epochs {_range(read['epoch'].to_numpy(dtype=float) / paper_epochs, '.2f')}x the paper's")
-        text.append(f"at 1% within {EPOCHS_WINDOW[0]:.2g}-{EPOCHS_WINDOW[1]:.2g}x the paper's epochs in "
-                    f"{sum(a is True for a in agree)}/{n} runs")
-    text.append(f"within-run wander {_range(wander, '.2%')}")
-    if all(a is True for a in agree):
-        word = "matches"
-    elif all(a is False for a in agree):
-        word = "differs"
-        text.append("cause not established")
-    else:
-        word = f"inconclusive ({n} runs)"
-    return f"{word} ({'; '.join(text)})"
-
-
-def _fmt(x: float | None, spec: str) -> str:
-    return "-" if x is None or np.isnan(x) else format(x, spec)
-
-
-def runs_at_level(res: ExperimentResult, solver: str) -> pd.DataFrame:
-    """One row per run of ``solver`` (``solver_name``), where the tables read it, with its ``rel_acc``.
-
-    ``rel_acc`` is ``(J - J_opt)/J_opt`` against J_opt, the final objective of the solver
-    labelled ``optimum`` in the same experiment. The row is, for Pegasos and SGD-r, the first
-    checkpoint where ``rel_acc`` is at most :data:`LEVEL` (the run's end if it never gets there);
-    for the others the run's end, where their stopping rule fired. Empty without such runs.
-    """
+def at_stop(res: ExperimentResult, solver: str) -> pd.DataFrame:
+    """One row per run of ``solver`` where the paper's tables read it, with its ``rel_acc``: the
+    solver's own stopping point (its eps, OCAS's q, Pegasos' and SGD-r's t_max), or, for the
+    solvers of :data:`BUDGET`, the first checkpoint at :data:`LEVEL` (the run's end if none is).
+    Empty without such runs."""
     mine = _relative(res, solver)
-    return first_reaching(mine, "rel_acc", LEVEL) if solver in FIRST_REACHED else final_rows(mine)
+    return first_reaching(mine, "rel_acc", LEVEL) if solver in BUDGET else final_rows(mine)
+
+
+#: How the readers name a column.
+COLUMNS = {"epoch": "epochs", "train_time_s": "seconds"}
+
+
+@dataclass(frozen=True)
+class AtStop:
+    """Each run of ``solver`` where the tables read it (:func:`at_stop`), in the question's
+    experiment number ``experiment``: its ``column``. ``target``: a run not at 1% there is
+    censored (a cost to 1%); else the stop itself is what is read, every run counted.
+    ``passage``: read instead where each run first reaches 1% (its first passage, the cost to
+    the target), a run that never does censored at its end."""
+
+    solver: str
+    column: str = "train_time_s"
+    target: bool = True
+    experiment: int = 0
+    passage: bool = False
+
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        return (self.solver,)
+
+    def read(self, found: Sequence[ExperimentResult]) -> Runs:
+        res = found[self.experiment]
+        rows = (first_reaching(_relative(res, self.solver), "rel_acc", LEVEL) if self.passage
+                else at_stop(res, self.solver))
+        reached = (rows["rel_acc"] <= LEVEL).to_numpy() if self.target else np.ones(len(rows), dtype=bool)
+        where = "to 1%" if self.passage or (self.target and self.solver in BUDGET) else "at its stop"
+        label = f"{self.solver} {COLUMNS.get(self.column, self.column)} {where}"
+        if self.experiment:
+            label += f" ({found[self.experiment].name})"
+        return Runs(rows[self.column].to_numpy(dtype=float), reached, label)
+
+
+def _table_rows(key: str, dataset: str) -> tuple[Posed | NotReproduced, ...]:
+    """The rows of one group and data set, re-posed: per solver, the epochs T it stops at (SGD-s,
+    SGD-m: at the paper's eps) or first reaches 1% at (SvmSgd, SGD-QN) against the paper's T; and,
+    for every solver but the budget ones, the fraction of runs at 1% where it stops (Pegasos and SGD-r:
+    at t_max) against what the paper implies. A solver printed '-' has one row saying so."""
+    group = TABLES[key]
+    name = (group.experiment(dataset),)
+    rows: list[Posed | NotReproduced] = []
+    for solver, (epochs, seconds) in group.printed[dataset].items():
+        head = f"{DATASETS[dataset]}, C = {group.C}, {solver}"
+        if seconds is None:
+            rows.append(NotReproduced(f"{head}: epochs and seconds to 1%", "-", "not run: '-' in the paper"))
+            continue
+        paper_s = f"{seconds:g} s"
+        if epochs is not None and solver not in AT_T_MAX:
+            where = "first at 1%" if solver in BUDGET else "at its stop (the paper's eps)"
+            rows.append(Posed(f"{head}: epochs T {where}", group.tables, f"{epochs:g} ({paper_s})",
+                              Match(AtStop(solver, "epoch", target=solver in BUDGET), float(epochs),
+                                    max(1.0, EPOCHS_SHARE * epochs), EPOCHS_REASON), name, kind="number"))
+        if solver not in BUDGET:
+            stop = "t_max" if solver in AT_T_MAX else "its stop"
+            epochs_word = "t_max/m" if solver in AT_T_MAX else "T"
+            printed = f"at 1% ({f'{epochs_word} = {epochs:g}, ' if epochs else ''}{paper_s})"
+            rows.append(Posed(f"{head}: runs at 1% relative accuracy at {stop}", group.tables, printed,
+                              Fraction(AtStop(solver), IMPLIED, IMPLIED_REASON), name, kind="number"))
+    return tuple(rows)
 
 
 @dataclass(frozen=True)
 class EpochsTable:
-    """The Adult and Web rows of one :class:`Group` of tables: the paper's epochs and seconds next to ours.
-
-    Ours are means over runs, each read where the paper reads it: for the solvers of
-    :data:`FIRST_REACHED` at the first checkpoint where the relative accuracy against J_opt (DCD at
-    a tight tolerance, in the same experiment) is at most 1%, for the others where their stopping
-    rule fired (:func:`runs_at_level`). The verdict is :func:`_verdict` on the runs' checkpoints.
-
-    ``key`` is the group's key in :data:`TABLES`.
-    """
+    """The Adult and Web rows of one :class:`Group` of tables, re-posed (:func:`_table_rows`), with
+    the note of how exact J_opt is. ``key`` is the group's key in :data:`TABLES`."""
 
     key: str
 
+    def rows(self) -> tuple[Posed | NotReproduced, ...]:
+        """The declared rows, data set by data set."""
+        return tuple(row for dataset in TABLES[self.key].printed for row in _table_rows(self.key, dataset))
+
     def table(self, results: Results) -> Table:
-        """One row per (data set, solver), and the note of how exact J_opt is."""
+        """One row per declaration, and the note of how exact J_opt is."""
         group = TABLES[self.key]
-        rows: list[Cells] = []
+        table = Numbers(self.rows()).table(results)
         gaps = []
-        for dataset, solvers in group.printed.items():
-            name = group.experiment(dataset)
-            res = results.get(name)
-            for solver, (paper_epochs, paper_s) in solvers.items():
-                paper = DATASETS[dataset], solver, _fmt(paper_epochs, "g"), _fmt(paper_s, "g")
-                if res is None:
-                    rows.append(_cells(paper, verdict=results.why_missing(name)))
-                    continue
-                runs = runs_at_level(res, solver)
-                if runs.empty:
-                    rows.append(_cells(paper, verdict="not run: '-' in the paper" if paper_s is None
-                                       else "not in the config"))
-                    continue
-                verdict = _verdict(_relative(res, solver), solver, paper_epochs)
-                rows.append(_cells(paper, float(runs["epoch"].mean()), float(runs["train_time_s"].mean()),
-                                   float(runs["rel_acc"].mean()), verdict))
+        for dataset in group.printed:
+            res = results.get(group.experiment(dataset))
             optimum = None if res is None else res.curves[res.curves["solver"] == "optimum"]
             if optimum is not None and len(optimum) and "relative_accuracy" in optimum:
                 gaps.append(f"{dataset} {final_rows(optimum)['relative_accuracy'].max():.1e}")
-        note = f"J_opt certified by DCD's duality gap to a relative {', '.join(gaps)}." if gaps else ""
-        headers = ("dataset", "solver", "paper epochs", "our epochs", "paper s", "our s", "rel. acc.", "verdict")
+        table.note = f"J_opt certified by DCD's duality gap to a relative {', '.join(gaps)}." if gaps else ""
         single = ", single precision" if group.precision == "single" else ""
-        return Table(headers, rows, heading=f"C = {group.C}{single} ({group.tables} of the paper)", note=note)
+        table.heading = f"C = {group.C}{single} ({group.tables} of the paper)"
+        return table
 
     def kinds(self) -> tuple[Kind, ...]:
-        """A measured number per (data set, solver) the paper prints."""
-        return tuple("number" for solvers in TABLES[self.key].printed.values() for _ in solvers)
+        """Each declared row's kind."""
+        return tuple(kind for row in self.rows() for kind in _kinds(row))
 
 
-def _cells(paper: Cells, epochs: float | None = None, seconds: float | None = None, rel_acc: float | None = None,
-           verdict: str = "") -> Cells:
-    """A row of :class:`EpochsTable`: ``paper`` is (data set, solver, paper epochs, paper seconds)."""
-    dataset, solver, paper_epochs, paper_s = paper
-    return (dataset, solver, paper_epochs, _fmt(epochs, ".1f"), paper_s, _fmt(seconds, ".2f"),
-            _fmt(rel_acc, ".2%"), verdict)
+def _kinds(row: Posed | NotReproduced) -> tuple[Kind, ...]:
+    return row.kinds() if isinstance(row, Posed) else (row.kind,)
 
 # ----------------------------------------------------------------------------- Table 1 and the settings
 
@@ -597,45 +570,10 @@ def _not_run_rows() -> tuple[NotReproduced, ...]:
 # compare our implementations (numba, all in one package), which is what the paper's claims
 # are about only where they are about the algorithms.
 
-
-def _seconds(res: ExperimentResult, solver: str) -> tuple[pd.Series, bool, str]:
-    """Each run's training seconds where the tables read them (:func:`runs_at_level`), whether
-    every run had reached 1% relative accuracy there, and the seconds as text."""
-    runs = runs_at_level(res, solver)
-    mean, se = mean_and_se(runs["train_time_s"])
-    reached = int((runs["rel_acc"] <= LEVEL).sum())
-    return runs["train_time_s"], reached == len(runs), (f"{solver} {mean:.3g} s ± {se:.2g}" + (
-        "" if reached == len(runs) else f" ({reached}/{len(runs)} runs at 1%)"))
-
-
-def _faster(res: ExperimentResult, fast: str, slow: str) -> tuple[bool | None, str]:
-    """Whether ``fast`` takes fewer seconds than ``slow`` where the tables read them: the
-    difference of their means beyond two standard errors (:func:`above_zero`).
-
-    A run stopped (by its eps) before 1% would have taken longer to get there, so ``fast`` is
-    faster only when all its runs reached 1%, and slower only when all of ``slow``'s did; else None.
-    """
-    (a, a_reached, text_a), (b, b_reached, text_b) = _seconds(res, fast), _seconds(res, slow)
-    held = above_zero(*difference(b, a))
-    if (held and not a_reached) or (held is False and not b_reached):
-        held = None
-    return held, f"{text_a}; {text_b}"
-
-
-def _all(verdicts: Sequence[bool | None]) -> bool | None:
-    """True when every verdict is True, False when one is False, else None."""
-    return False if False in verdicts else True if all(verdicts) else None
-
-
-def _time_falls(res: ExperimentResult) -> tuple[bool | None, str]:
-    """Tables 2/3 (C = 1): "a progressive decrease in training time as we move from Pegasos to
-    SGD-m through SGD-r and SGD-s". Held when each solver of the chain reaches 1% faster than the
-    one before it (:func:`_faster`); did not hold when one is slower by two standard errors."""
-    chain = ("pegasos", "sgd-r", "sgd-s", "sgd-m")
-    steps = [_faster(res, fast, slow) for slow, fast in zip(chain, chain[1:], strict=False)]
-    texts = [_seconds(res, solver)[2] for solver in chain]
-    return _all([held for held, _ in steps]), "seconds (mean ± s.e.): " + "; ".join(texts)
-
+#: Results folders of speed runs not stopped short of 1% (uncensored), by the table's experiment
+#: they stand in for in the speed claims: named first in those claims' ``experiments``, so that
+#: the claims read them where they exist, and the table's committed runs (censored) otherwise.
+UNCENSORED: dict[str, str] = {}
 
 #: "Not very large": SGD-m within this factor of DCD's seconds, the paper's largest ratio at
 #: C = 1 (News20: SGD-m 2.1 s, DCD 0.64 s).
@@ -644,246 +582,61 @@ NOT_MUCH = 3.3
 #: smaller ratio on our two data sets at C = 1 (Web: 0.67 s against 0.11 s, 6.1x; Adult 10.4x).
 SUBSTANTIAL = 3.0
 
-
-def _ratio(res: ExperimentResult, slow: str, fast: str) -> tuple[float, float, bool, bool]:
-    """``slow``'s mean seconds over ``fast``'s (:func:`_seconds`), its error (:data:`SPREAD`
-    standard errors), and whether every run of ``slow``, and of ``fast``, reached 1%."""
-    (a, a_reached, _), (b, b_reached, _) = _seconds(res, slow), _seconds(res, fast)
-    (m_a, se_a), (m_b, se_b) = mean_and_se(a), mean_and_se(b)
-    ratio = m_a / m_b
-    return ratio, SPREAD * ratio * float(np.hypot(se_a / m_a, se_b / m_b)), a_reached, b_reached
-
-
-def _not_much_faster(res: ExperimentResult, solver: str) -> tuple[bool | None, str]:
-    """Tables 2/3 (C = 1): "DCD and MPU are certainly statistically faster" than SGD-m, "but their
-    differences from SGD-m are not very large". Held when ``solver`` (DCD or MPU) is faster
-    (:func:`_faster`) and SGD-m's mean seconds are within :data:`NOT_MUCH` times its own, by two
-    standard errors of the ratio; did not hold when it is slower, or the ratio is beyond it, by as much.
-
-    A run stopped before 1% would have taken longer to get there: SGD-m's seconds are then a lower
-    bound of its time to 1% (the ratio can only be larger: "within" is not decided), ``solver``'s a
-    lower bound of its own (the ratio can only be smaller: "beyond" is not decided)."""
-    faster, text = _faster(res, solver, "sgd-m")
-    ratio, err, m_reached, d_reached = _ratio(res, "sgd-m", solver)
-    close = (True if ratio + err <= NOT_MUCH and m_reached else
-             False if ratio - err > NOT_MUCH and d_reached else None)
-    return _all([faster, close]), f"{text}; SGD-m / {solver} {ratio:.2f}x ± {err:.2f} (limit {NOT_MUCH:g}x)"
-
-
-def _substantially_faster(res: ExperimentResult) -> tuple[bool | None, str]:
-    """Tables 2/3 (C = 1): "the overall improvement made by SGD-m over Pegasos is quite
-    substantial": Pegasos's seconds to 1% at least :data:`SUBSTANTIAL` times SGD-m's. Held when the
-    ratio exceeds it by two standard errors and every SGD-m run reached 1% (Pegasos runs that did
-    not leave a lower bound of the ratio); did not hold when it falls short by as much and every
-    Pegasos run reached 1%."""
-    ratio, err, p_reached, m_reached = _ratio(res, "pegasos", "sgd-m")
-    held = (True if ratio - err >= SUBSTANTIAL and m_reached else
-            False if ratio + err < SUBSTANTIAL and p_reached else None)
-    texts = "; ".join(_seconds(res, solver)[2] for solver in ("pegasos", "sgd-m"))
-    return held, f"{texts}; Pegasos / SGD-m {ratio:.2f}x ± {err:.2f} (at least {SUBSTANTIAL:g}x)"
-
-
 #: The SGD algorithms of Tables 2-7 that Section 3 sets against the linear SVMs.
 SGD_ALGORITHMS = ("sgd-r", "sgd-s", "sgd-m")
 
 
-def _log_seconds(res: ExperimentResult, other: ExperimentResult) -> tuple[dict[str, tuple[float, float]], ...]:
-    """Per solver run in both experiments whose every run reached 1% in both, the log of its mean
-    seconds (:func:`_seconds`) and that log's standard error, in ``res`` and in ``other``. A solver
-    with a run short of 1% has only a lower bound of its time to 1%, and is left out."""
-    logs: tuple[dict[str, tuple[float, float]], ...] = ({}, {})
-    both = [name for name in (*SGD_ALGORITHMS, "pegasos", *LINEAR_SVMS)
-            if all((r.curves["solver_name"] == name).any() for r in (res, other))]
-    for name in both:
-        timed = [_seconds(r, name) for r in (res, other)]
-        if all(reached for _, reached, _ in timed):
-            for k, (seconds, _, _) in enumerate(timed):
-                m, se = mean_and_se(seconds)
-                logs[k][name] = (math.log(m), se / m)
-    return logs
+def _speed(name: str) -> tuple[str, ...]:
+    """Where a speed claim on the experiment ``name`` reads its runs: uncensored runs first (:data:`UNCENSORED`)."""
+    return (UNCENSORED[name], name) if name in UNCENSORED else (name,)
 
 
-def _spread(logs: dict[str, tuple[float, float]]) -> tuple[float, float]:
-    """The standard deviation over solvers of their log seconds, and its standard error (the
-    delta method: each solver's log seconds with its own standard error, independent)."""
-    values = np.array([v for v, _ in logs.values()])
-    errors = np.array([e for _, e in logs.values()])
-    k = len(values)
-    spread = float(values.std(ddof=1))
-    gradient = (values - values.mean()) / ((k - 1) * spread)
-    return spread, float(np.sqrt(np.sum((gradient * errors) ** 2)))
+def _eps(res: ExperimentResult) -> float:
+    """One eps for SGD-s and SGD-m: the larger of the two the config gives them (NaN without)."""
+    given = [_config_value(res, solver, "target_accuracy") for solver in ("sgd-s", "sgd-m")]
+    return max((float(v) for v in given if v is not None), default=math.nan)
 
 
-def _differences_change(res: ExperimentResult, at_c1: ExperimentResult, larger: bool) -> tuple[bool | None, str]:
-    """Section 3 on C = 10 against C = 1, "the differences are magnified" (``larger``), and on
-    C = 0.05, "the differences among the algorithms are alleviated": the spread of the solvers'
-    seconds to 1%, the standard deviation of their logs over the solvers run in both experiments
-    (:func:`_log_seconds`), is larger (smaller) than at C = 1. Held when the change exceeds two
-    standard errors in the claimed direction; did not hold when by as much in the other; fewer
-    than three solvers timed in both leave it inconclusive."""
-    here, there = _log_seconds(res, at_c1)
-    if len(here) < 3:
-        return None, f"{len(here)} solver(s) reached 1% in every run of both experiments (3 needed)"
-    (s_here, se_here), (s_c1, se_c1) = _spread(here), _spread(there)
-    change = s_here - s_c1
-    held = above_zero(change if larger else -change, math.hypot(se_here, se_c1))
-    return held, (f"spread of log seconds over {', '.join(here)}: C = 1 {s_c1:.2f} ± {se_c1:.2f} "
-                  f"(a factor {math.exp(s_c1):.1f}), here {s_here:.2f} ± {se_here:.2f} "
-                  f"(a factor {math.exp(s_here):.1f})")
+@dataclass(frozen=True)
+class AtOwnBound:
+    """Each run of ``solver`` at its first checkpoint where its own bound (J - L^T)/L^T
+    (``relative_accuracy``) is at most one eps for SGD-s and SGD-m (:func:`_eps`): the ``epoch``
+    there (a cost; a run whose bound never gets there censored at its end), or ``over_eps``, its
+    relative accuracy against J_opt over that eps."""
+
+    solver: str
+    column: str = "epoch"
+
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        return (self.solver,)
+
+    def read(self, found: Sequence[ExperimentResult]) -> Runs:
+        eps = _eps(found[0])
+        rows = first_reaching(_relative(found[0], self.solver), "relative_accuracy", eps)
+        reached = (rows["relative_accuracy"] <= eps).to_numpy()
+        if self.column == "over_eps":
+            return Runs((rows["rel_acc"] / eps).to_numpy(dtype=float), reached,
+                        f"{self.solver} rel. acc. / eps where its bound reaches eps = {eps:g}")
+        return Runs(rows["epoch"].to_numpy(dtype=float), reached,
+                    f"{self.solver} epochs for its bound to reach eps = {eps:g}")
 
 
-def _favors_sgd(res: ExperimentResult, at_c1: ExperimentResult) -> tuple[bool | None, str]:
-    """Tables 6/7 against 2/3: "lowering C favors the SGD algorithms": from C = 1 to C = 0.05 the
-    mean log seconds of SGD-r, SGD-s and SGD-m fall relative to those of the linear SVMs (over the
-    solvers timed in both experiments, :func:`_log_seconds`). Held when the relative change is
-    below zero by two standard errors; did not hold when above by as much."""
-    here, there = _log_seconds(res, at_c1)
-    gaps = []
-    for logs in (here, there):
-        sgd = [logs[name] for name in SGD_ALGORITHMS if name in logs]
-        svm = [logs[name] for name in LINEAR_SVMS if name in logs]
-        if not sgd or not svm:
-            return None, "no SGD algorithm or no linear SVM reached 1% in every run of both experiments"
-        gap = np.mean([v for v, _ in sgd]) - np.mean([v for v, _ in svm])
-        se = math.hypot(math.hypot(*[e for _, e in sgd]) / len(sgd), math.hypot(*[e for _, e in svm]) / len(svm))
-        gaps.append((float(gap), se))
-    (g_here, se_here), (g_c1, se_c1) = gaps
-    change = g_here - g_c1
-    return above_zero(-change, math.hypot(se_here, se_c1)), (
-        f"SGD over linear SVMs, as a factor of mean seconds ({', '.join(here)}): C = 1 {math.exp(g_c1):.2f}x, "
-        f"here {math.exp(g_here):.2f}x; change of its log {change:.2f} ± {math.hypot(se_here, se_c1):.2f}")
+def _faster(fast: str, slow: str, column: str = "train_time_s") -> Rank:
+    """``fast`` reaches 1% at a lower cost (``column``: seconds or epochs) than ``slow``: each run's
+    first passage under 1%, a run that never gets there censored at its end."""
+    return Rank(AtStop(fast, column, passage=True), AtStop(slow, column, passage=True))
 
 
-def _faster_than(res: ExperimentResult, pairs: tuple[tuple[str, str], ...]) -> tuple[bool | None, str]:
-    """A ranking by time to 1% in one experiment: in each pair ``(fast, slow)`` of ``pairs``, ``fast``
-    reaches 1% relative accuracy before ``slow``. Held when every pair is (:func:`_faster`: the
-    difference of mean seconds beyond two standard errors, the faster one's runs all at 1%); did
-    not hold when one pair is ordered the other way by as much. Without pairs (the paper's table
-    orders none), nothing is decided."""
-    if not pairs:
-        return None, "the paper's table prints no order of these solvers here"
-    verdicts = [_faster(res, fast, slow)[0] for fast, slow in pairs]
-    solvers = dict.fromkeys(name for pair in pairs for name in pair)
-    return _all(verdicts), "seconds (mean ± s.e.): " + "; ".join(_seconds(res, name)[2] for name in solvers)
-
-
-def _relative(res: ExperimentResult, solver: str) -> pd.DataFrame:
-    """Every checkpoint of ``solver`` (``solver_name``) with its ``rel_acc``, (J - J_opt)/J_opt."""
-    c = res.curves
-    j_opt = c.loc[c["solver"] == "optimum", "primal_objective"].min()
-    mine = c[(c["solver_name"] == solver) & (c["solver"] != "optimum")]
-    return mine.assign(rel_acc=(mine["primal_objective"] - j_opt) / j_opt)
-
-
-def _fewer_epochs(res: ExperimentResult) -> tuple[bool | None, str]:
-    """Tables 2-7: "the difference in the number T of epochs between SGD-s and SGD-m reflects the
-    effect of multiple updates": SGD-m needs fewer epochs than SGD-s. Both stop at the paper's eps,
-    chosen so that both end near 1%, so their stopping epochs follow from those eps; the claim is
-    decided instead on the epochs at which each run first reaches 1% relative accuracy against
-    J_opt. A run that never does counts with its last epoch, a lower bound: held when SGD-s's mean
-    exceeds SGD-m's by two standard errors and every SGD-m run reached 1%; did not hold when SGD-m's
-    exceeds SGD-s's by as much and every SGD-s run reached 1%; else inconclusive."""
-    first = {solver: first_reaching(_relative(res, solver), "rel_acc", LEVEL) for solver in ("sgd-s", "sgd-m")}
-    reached = {solver: bool((runs["rel_acc"] <= LEVEL).all()) for solver, runs in first.items()}
-    diff, se = difference(first["sgd-s"]["epoch"], first["sgd-m"]["epoch"])
-    above = above_zero(diff, se)
-    held = (True if above and reached["sgd-m"] else False if above is False and reached["sgd-s"] else None)
-    counts = "; ".join(f"{name} {int((runs['rel_acc'] <= LEVEL).sum())}/{len(runs)} runs at 1%"
-                       for name, runs in (("SGD-s", first["sgd-s"]), ("SGD-m", first["sgd-m"])))
-    return held, (f"epochs to first reach 1% (a run that never does: its last): "
-                  f"SGD-s {first['sgd-s']['epoch'].mean():.3g}, SGD-m {first['sgd-m']['epoch'].mean():.3g}; "
-                  f"difference {diff:.3g} ± {se:.2g} (mean ± s.e.); "
-                  f"{counts}")
-
-
-def _at_common_eps(res: ExperimentResult) -> tuple[float, dict[str, pd.DataFrame]] | tuple[bool | None, str]:
-    """SGD-s and SGD-m at one eps, the larger of the two the config gives them: ``(eps, {solver:
-    each run's first checkpoint where its own bound (J - L^T)/L^T is at most eps})``; else the
-    verdict and why: False without an eps in the config, None when a run's bound never gets there."""
-    given = {solver: _config_value(res, solver, "target_accuracy") for solver in ("sgd-s", "sgd-m")}
-    missing = [solver for solver, eps in given.items() if eps is None]
-    if missing:
-        return False, f"no target_accuracy (eps) for {', '.join(missing)} in the config"
-    eps = max(float(value) for value in given.values() if value is not None)
-    at_eps = {}
-    for solver in given:
-        at = first_reaching(_relative(res, solver), "relative_accuracy", eps)
-        if not (at["relative_accuracy"] <= eps).all():
-            return None, f"the bound (J - L^T)/L^T of {solver} does not reach eps = {eps:g} in every run"
-        at_eps[solver] = at
-    return eps, at_eps
-
-
-def _more_epochs_at_eps(res: ExperimentResult) -> tuple[bool | None, str]:
-    """Table 1's text: "if multiple updates are used a larger number of epochs is, in general,
-    required due to the slower increase of L^T": at one eps for both (:func:`_at_common_eps`), SGD-m
-    needs more epochs than SGD-s for its own bound (J - L^T)/L^T to reach it. Per run, the epoch of
-    the first checkpoint where it does. Held when SGD-m's mean exceeds SGD-s's by two standard
-    errors; did not hold when it is at or below by as much; inconclusive when a run's bound never
-    gets there. (The paper says this of eps = 1e-5, Table 1; our runs decide it at their eps.)"""
-    found = _at_common_eps(res)
-    if isinstance(found[1], str):
-        return found
-    eps, at_eps = found
-    s_epochs, m_epochs = at_eps["sgd-s"]["epoch"], at_eps["sgd-m"]["epoch"]
-    diff, se = difference(m_epochs, s_epochs)
-    return above_zero(diff, se), (f"epochs for the own bound (J - L^T)/L^T to reach eps = {eps:g}: SGD-s "
-                                  f"{s_epochs.mean():.3g}, SGD-m {m_epochs.mean():.3g}; "
-                                  f"SGD-m minus SGD-s {diff:.3g} ± {se:.2g} (mean ± s.e.)")
-
-
-def _closer_to_eps(res: ExperimentResult) -> tuple[bool | None, str]:
-    """Table 1's text: with multiple updates L^T rises more slowly, so "SGD-s achieves, in general,
-    relative accuracy closer to eps than SGD-m does". Each stops at its own eps, chosen so that both
-    end near 1%, so the relative accuracy reached over each one's own eps follows from the eps; the
-    claim is decided at one eps for both, the larger of the two: per run, the relative accuracy
-    against J_opt at the first checkpoint where the solver's own bound (J - L^T)/L^T
-    (``relative_accuracy``) is at most that eps, over that eps. Held when SGD-s's mean exceeds
-    SGD-m's by two standard errors; did not hold when it is below by as much; inconclusive when a
-    run's bound never gets there."""
-    found = _at_common_eps(res)
-    if isinstance(found[1], str):
-        return found
-    eps, at_eps = found
-    ratios = {solver: at["rel_acc"] / eps for solver, at in at_eps.items()}
-    diff, se = difference(ratios["sgd-s"], ratios["sgd-m"])
-    return above_zero(diff, se), (f"at eps = {eps:g} for both (where each run's own bound (J - L^T)/L^T first "
-                                  f"reaches it): relative accuracy / eps, SGD-s {ratios['sgd-s'].mean():.3f}, "
-                                  f"SGD-m {ratios['sgd-m'].mean():.3f}; difference {diff:.3f} ± {se:.2g}")
-
-
-def _log_growth(high: ExperimentResult, low: ExperimentResult, solver: str) -> tuple[float, float, bool, str]:
-    """The log of ``solver``'s mean seconds (:func:`_seconds`) in ``high`` over those in ``low``,
-    its standard error, whether every run of both reached 1%, and the growth as text."""
-    (a, a_reached, _), (b, b_reached, _) = _seconds(high, solver), _seconds(low, solver)
-    (m_a, se_a), (m_b, se_b) = mean_and_se(a), mean_and_se(b)
-    text = f"{solver} {m_b:.3g} s -> {m_a:.3g} s ({m_a / m_b:.1f}x)"
-    return math.log(m_a / m_b), math.hypot(se_a / m_a, se_b / m_b), a_reached and b_reached, text
-
-
-def _scales_better(res: ExperimentResult, at_c1: ExperimentResult, solver: str) -> tuple[bool | None, str]:
-    """Tables 4/5 against 2/3: "the training time of linear SVMs scales much better as C increases"
-    (from C = 1 to C = 10), for the linear SVM ``solver``. Held when SGD-m's seconds grow by a
-    larger factor than ``solver``'s, by two standard errors of the difference of the log factors;
-    did not hold when by a smaller one. A run stopped before 1% leaves its time short of the time
-    to 1%, in either direction of the comparison, so the runs decide only when every one reached 1%."""
-    sgd_m, svm = _log_growth(res, at_c1, "sgd-m"), _log_growth(res, at_c1, solver)
-    diff, se = sgd_m[0] - svm[0], math.hypot(sgd_m[1], svm[1])
-    held = above_zero(diff, se) if sgd_m[2] and svm[2] else None
-    reached = "" if sgd_m[2] and svm[2] else " (not every run at 1%)"
-    return held, (f"C = 1 -> 10: {sgd_m[3]}; {svm[3]}; ratio of the factors {math.exp(diff):.2f} (standard "
-                  f"error of its log {se:.2f}){reached}")
-
-
-def _ranking(key: str, dataset: str, statement: str, fast: tuple[str, ...], slow: tuple[str, ...]) -> Claim:
+def _ranking(key: str, dataset: str, statement: str, fast: tuple[str, ...], slow: tuple[str, ...]) -> Posed:
     """A claim of Section 3 that the solvers ``fast`` are faster than the solvers ``slow``, made in
     the paper over all its data sets, checked on one data set in the order the paper's own table
-    prints for it (:func:`_faster_than`).
+    prints for it: every pair ranked by seconds to 1% (:func:`_faster`).
 
     The paper states such rankings "statistically" or "for most datasets": on a data set where its
     table prints a pair the other way (on Adult at C = 1, OCAS 0.06 s against SGD-m's 0.23 s), the
     row checks that order, and says so; a pair printed with equal seconds, or with '-', orders
-    nothing and is left out.
+    nothing and is left out (a claim left with no pair is not checked).
     """
     printed = TABLES[key].printed[dataset]
     pairs, against = [], []
@@ -899,73 +652,123 @@ def _ranking(key: str, dataset: str, statement: str, fast: tuple[str, ...], slow
     what = f"{statement}, {where}"
     if against:
         what += f" (the paper's table here: {'; '.join(against)}: checked in that order)"
-    compared = tuple(dict.fromkeys(name for pair in pairs for name in pair))
-    return Claim(what, partial(_faster_than, pairs=tuple(pairs)), needs=compared)
+    question = AllOf(tuple(_faster(a, b) for a, b in pairs))
+    return Posed(what, "Section 3", "yes", question, _speed(experiment(key, dataset)))
 
 
-def _claims_on(key: str, dataset: str) -> ClaimsOn:
+def _scaling(solver: str, label: str, name: str, dataset: str) -> Posed:
+    """Tables 4/5 against 2/3: "the training time of linear SVMs scales much better as C increases":
+    SGD-m's factor of seconds from C = 1 to C = 10 over ``solver``'s, above 1."""
+    high, low = experiment("4", dataset), experiment("2", dataset)
+    question = Ratio(((AtStop("sgd-m"), 1), (AtStop("sgd-m", experiment=1), -1),
+                      (AtStop(solver, experiment=1), 1), (AtStop(solver), -1)), 1.0,
+                     "1: a factor larger than the other's, however little",
+                     f"SGD-m's factor C = 1 -> 10 over {label}'s")
+    return Posed(f"{label}'s time grows less than SGD-m's from C = 1 to C = 10 (linear SVMs scale better), {name}",
+                 "Section 3", "yes", question, _speed(high), also=(low,))
+
+
+def _spread_change(key: str, dataset: str, larger: bool) -> Posed:
+    """Section 3 on C = 10 (``larger``, "the differences are magnified") or C = 0.05 ("alleviated")
+    against C = 1: the factor between the solvers the paper's C = 1 table prints slowest and fastest
+    (of those in both configs) grows (shrinks) from C = 1 to the table's C."""
+    name, here, at_c1 = DATASETS[dataset], experiment(key, dataset), experiment("2", dataset)
+    printed = {solver: TABLES["2"].printed[dataset][solver][1] for solver in TABLES[key].printed[dataset]
+               if TABLES[key].printed[dataset][solver][1] is not None and solver in TABLES["2"].printed[dataset]}
+    slow, fast = max(printed, key=lambda k: printed[k] or 0.0), min(printed, key=lambda k: printed[k] or 0.0)
+    sign = 1 if larger else -1
+    question = Ratio(((AtStop(slow), sign), (AtStop(fast), -sign), (AtStop(slow, experiment=1), -sign),
+                      (AtStop(fast, experiment=1), sign)), 1.0, "1: the factor moves in the claimed direction",
+                     f"({slow} / {fast}) here over at C = 1" + ("" if larger else ", inverted"))
+    change = "magnified (C = 10 against C = 1)" if larger else "alleviated as C decreases (C = 0.05 against C = 1)"
+    return Posed(f"The differences among the algorithms are {change}: the factor between {slow} and {fast} "
+                 f"(the paper's slowest and fastest at C = 1), {name}", "Section 3", "yes", question, _speed(here),
+                 also=(at_c1,))
+
+
+def _favors_sgd(dataset: str) -> Posed:
+    """Tables 6/7 against 2/3: "lowering C favors the SGD algorithms": from C = 1 to C = 0.05 the
+    geometric mean of the linear SVMs' seconds grows by a larger factor than that of SGD-r, SGD-s and SGD-m."""
+    name = DATASETS[dataset]
+    svm, sgd = 1 / len(LINEAR_SVMS), 1 / len(SGD_ALGORITHMS)
+    groups = (*((AtStop(s), svm) for s in LINEAR_SVMS), *((AtStop(s, experiment=1), -svm) for s in LINEAR_SVMS),
+              *((AtStop(s), -sgd) for s in SGD_ALGORITHMS), *((AtStop(s, experiment=1), sgd) for s in SGD_ALGORITHMS))
+    question = Ratio(groups, 1.0, "1: the linear SVMs' factor larger than the SGD algorithms', however little",
+                     "linear SVMs' factor C = 1 -> 0.05 over the SGD algorithms' (geometric means)")
+    return Posed(f"Lowering C favors the SGD algorithms (C = 0.05 against C = 1), {name}", "Section 3", "yes",
+                 question, _speed(experiment("6", dataset)), also=(experiment("2", dataset),))
+
+
+def _claims_on(key: str, dataset: str) -> tuple[Posed, ...]:
     """The claims of Section 3 checked on the experiment of one group of tables and data set."""
     name, C = DATASETS[dataset], TABLES[key].C
     at = f"C = {C}, {name}"
+    here = experiment(key, dataset)
     if key == "8":
-        return ClaimsOn(experiment(key, dataset), (
+        return (
             _ranking(key, dataset, "SvmSgd the slowest", ("sgdqn", "sgd-m", "mpu"), ("svmsgd",)),
             _ranking(key, dataset, "MPU the fastest", ("mpu",), ("svmsgd", "sgdqn", "sgd-m")),
             _ranking(key, dataset, "SGD-m outperforms SGD-QN", ("sgd-m",), ("sgdqn",)),
-        ))
+        )
     printed = TABLES[key].printed[dataset]
     t_s, t_m = printed["sgd-s"][0], printed["sgd-m"][0]
-    fewer = Claim(f"SGD-m needs fewer epochs than SGD-s (multiple updates), {at}", _fewer_epochs,
-                  needs=("sgd-s", "sgd-m"))
-    if t_s is not None and t_m is not None and t_m >= t_s:
-        fewer = replace(fewer, paper=f"not claimed here (the paper prints T = {t_s:g} for SGD-s, {t_m:g} for SGD-m)",
-                        outcomes=("SGD-m fewer", "SGD-m not fewer"))
+    claimed = t_s is None or t_m is None or t_m < t_s
+    fewer = Posed(f"SGD-m needs fewer epochs than SGD-s to 1% (multiple updates), {at}", "Tables 2-7",
+                  "yes" if claimed else f"not claimed here (the paper prints T = {t_s:g} for SGD-s, {t_m:g} for SGD-m)",
+                  _faster("sgd-m", "sgd-s", "epoch"), _speed(here),
+                  kind="claim" if claimed else "check",
+                  outcomes=None if claimed else ("SGD-m fewer", "SGD-m not fewer"))
     claims = [
         fewer,
-        Claim(f"SGD-s ends closer to eps than SGD-m (at one eps for both), {at}", _closer_to_eps,
-              needs=("sgd-s", "sgd-m")),
-        Claim(f"SGD-m needs more epochs than SGD-s for its bound (J - L^T)/L^T to reach one eps (slower rise "
-              f"of L^T), {at}", _more_epochs_at_eps, paper="yes (Table 1's text, 'in general')",
-              needs=("sgd-s", "sgd-m")),
+        Posed(f"SGD-s ends closer to eps than SGD-m (at one eps for both), {at}", "Table 1's text", "yes",
+              Exceeds(AtOwnBound("sgd-s", "over_eps"), AtOwnBound("sgd-m", "over_eps"), 0.1,
+                      "a tenth of eps, the finest the paper's eps (one or two digits) tells apart",
+                      "SGD-s minus SGD-m, rel. acc. / eps"), (here,)),
+        Posed(f"SGD-m needs more epochs than SGD-s for its bound (J - L^T)/L^T to reach one eps (slower rise "
+              f"of L^T), {at}", "Table 1's text", "yes ('in general')",
+              Rank(AtOwnBound("sgd-s"), AtOwnBound("sgd-m")), (here,)),
     ]
     if key == "2":
+        chain = ("pegasos", "sgd-r", "sgd-s", "sgd-m")
         claims += [
-            Claim(f"Training time falls from Pegasos to SGD-r, SGD-s, SGD-m, {at}", _time_falls,
-                  needs=("pegasos", "sgd-r", "sgd-s", "sgd-m")),
-            *(Claim(f"{solver.upper()} faster than SGD-m, but not by much, {at}",
-                    partial(_not_much_faster, solver=solver), needs=(solver, "sgd-m")) for solver in ("dcd", "mpu")),
-            Claim(f"The improvement of SGD-m over Pegasos is quite substantial (at least {SUBSTANTIAL:g}x), {at}",
-                  _substantially_faster, needs=("pegasos", "sgd-m")),
+            Posed(f"Training time falls from Pegasos to SGD-r, SGD-s, SGD-m, {at}", "Section 3", "yes",
+                  AllOf(tuple(_faster(fast, slow) for slow, fast in zip(chain, chain[1:], strict=False))),
+                  _speed(here)),
+            *(Posed(f"{solver.upper()} faster than SGD-m, but not by much (within {NOT_MUCH:g}x), {at}", "Section 3",
+                    "yes", AllOf((_faster(solver, "sgd-m"),
+                                  Ratio(((AtStop(solver), 1), (AtStop("sgd-m"), -1)), 1 / NOT_MUCH,
+                                        f"1/{NOT_MUCH:g}: the paper's largest SGD-m / DCD at C = 1 (News20)",
+                                        f"{solver} / SGD-m seconds"))), _speed(here))
+              for solver in ("dcd", "mpu")),
+            Posed(f"The improvement of SGD-m over Pegasos is quite substantial (at least {SUBSTANTIAL:g}x), {at}",
+                  "Section 3", "yes",
+                  Ratio(((AtStop("pegasos"), 1), (AtStop("sgd-m"), -1)), SUBSTANTIAL,
+                        f"{SUBSTANTIAL:g}: half the paper's smaller ratio on Adult and Web at C = 1 (Web 6.1x)",
+                        "Pegasos / SGD-m seconds"), _speed(here)),
             _ranking(key, dataset, "SGD-s and SGD-m considerably faster than SVMperf", ("sgd-s", "sgd-m"),
                      ("svmperf",)),
             _ranking(key, dataset, "SGD-s and SGD-m statistically faster than OCAS", ("sgd-s", "sgd-m"), ("ocas",)),
         ]
     elif key == "6":
-        at_c1 = (experiment("2", dataset),)
         claims += [
-            Claim(f"The differences among the algorithms are alleviated as C decreases (C = 0.05 against C = 1), "
-                  f"{name}", partial(_differences_change, larger=False), needs=("sgd-m",), also=at_c1),
-            Claim(f"Lowering C favors the SGD algorithms (C = 0.05 against C = 1), {name}", _favors_sgd,
-                  needs=("sgd-m",), also=at_c1),
+            _spread_change(key, dataset, larger=False),
+            _favors_sgd(dataset),
             _ranking(key, dataset, "SGD-r, SGD-s and SGD-m all statistically faster than the linear SVMs",
-                     ("sgd-r", "sgd-s", "sgd-m"), LINEAR_SVMS),
+                     SGD_ALGORITHMS, LINEAR_SVMS),
             _ranking(key, dataset, "Pegasos outperforms SVMperf for all data sets", ("pegasos",), ("svmperf",)),
             _ranking(key, dataset, "Pegasos outperforms OCAS for the majority of data sets", ("pegasos",), ("ocas",)),
         ]
     else:
-        at_c1 = (experiment("2", dataset),)
         claims += [
-            Claim(f"The differences among the algorithms are magnified (C = 10 against C = 1), {name}",
-                  partial(_differences_change, larger=True), needs=("sgd-m",), also=at_c1),
-            *(Claim(f"{label}'s time grows less than SGD-m's from C = 1 to C = 10 (linear SVMs scale better), {name}",
-                    partial(_scales_better, solver=solver), needs=(solver, "sgd-m"), also=at_c1)
+            _spread_change(key, dataset, larger=True),
+            *(_scaling(solver, label, name, dataset)
               for solver, label in zip(LINEAR_SVMS, ("SVMperf", "OCAS", "DCD", "MPU"), strict=True)),
             _ranking(key, dataset, "MPU clearly outperforms DCD and OCAS for most data sets", ("mpu",),
                      ("dcd", "ocas")),
             _ranking(key, dataset, "SGD-m statistically faster than SVMperf", ("sgd-m",), ("svmperf",)),
             _ranking(key, dataset, "SGD-m slower than OCAS", ("ocas",), ("sgd-m",)),
         ]
-    return ClaimsOn(experiment(key, dataset), tuple(claims))
+    return tuple(claims)
 
 
 #: The claims that need data or runs not available here.
@@ -978,25 +781,22 @@ NOT_CHECKED = (
     NotChecked("Table 8: SGD-QN fails to reach 1% on News20", UNAVAILABLE["News20"]),
 )
 
-CLAIMS = Claims((*(_claims_on(key, dataset) for key in TABLES for dataset in DATASETS), *NOT_CHECKED))
+CLAIMS = Claims((*(claim for key in TABLES for dataset in DATASETS for claim in _claims_on(key, dataset)),
+                 *NOT_CHECKED))
 
-INTRO = (f"Epochs and seconds to reach (J - J_opt)/J_opt <= 1% ({CITATION}). J_opt: DCD at a tight tolerance "
-         f"(1e-5; 1e-3 at C = 10) on the same data. Epochs: t_max/m for Pegasos and SGD-r (run for the paper's value; "
-         f"ours: where each run first reaches 1%, or its end), T for SvmSgd and SGD-QN (run for a budget of epochs; "
-         f"ours: where each run first reaches 1%), T for SGD-s and SGD-m (stopped by the paper's eps), iterations / n "
-         f"for SVMperf, OCAS, DCD and MPU (stopped by their eps, OCAS by q = 1.01 J_opt or r = 0.01), at the end "
-         f"of each run. A run agrees with the paper when it is at 1% within 2/3 to 1.5 times the paper's epochs (where "
-         f"the paper prints seconds only: where it stops), and disagrees when where it is read lies outside that "
-         f"range, when it stays above 1% there by more than twice its within-run wander (the checkpoint-to-checkpoint "
-         f"noise of its rel. acc. over its last {WANDER_TAIL:.0%} of epochs), or when a solver stopped by its eps ends "
-         f"below {LEVEL / OVERSHOOT:.1%} (its eps took it {OVERSHOOT}x beyond the paper's target). Table 8 runs "
-         f"SvmSgd, SGD-QN, SGD-m and MPU in single precision. Ours: means over runs; a "
-         f"row matches or differs only when every run does, else it is inconclusive; 'rel. acc.' is "
-         f"(J - J_opt)/J_opt, scale-free (we use J = lambda/2 ||w||^2 + mean hinge loss). Seconds: training time on "
-         f"this machine (shared, loaded); paper seconds: {MACHINE}. Our MPU is reconstructed from the MPU paper's "
-         f"abstract and the SGD paper's description (the MPU paper's algorithm was not available; "
-         f"sbpbench/solvers/mpu.py says what is ours), and our SVMperf runs its 1-slack algorithm without SVMperf's "
-         f"shrinking heuristic.")
+INTRO = (f"Each solver read where the paper reads it ({CITATION}): where its own rule stops it (SGD-s and SGD-m at "
+         f"the paper's eps, SVMperf, DCD and MPU at their eps, OCAS at q = 1.01 J_opt), at t_max for Pegasos and "
+         f"SGD-r (run for the paper's t_max/m epochs; never where they first dip under 1%), and where SvmSgd and "
+         f"SGD-QN (run for a budget of epochs) first reach 1%. Per solver, two rows: the epochs T it stops at "
+         f"(SGD-s, SGD-m) or first reaches 1% at (SvmSgd, SGD-QN) against the paper's T, an equivalence test with "
+         f"a margin of {EPOCHS_SHARE:.0%} of T (at least one epoch); and the fraction of runs at 1% relative "
+         f"accuracy (J - J_opt)/J_opt where it stops, against the more than half the paper implies (its eps or t_max "
+         f"was chosen so that its run reached 1%; Wilson's interval). J_opt: DCD at a tight tolerance (1e-5; 1e-3 "
+         f"at C = 10) on the same data; J = lambda/2 ||w||^2 + mean hinge loss. Seconds: training time on this machine "
+         f"(shared, loaded), shown, never a verdict; paper seconds: {MACHINE}. Table 8 runs SvmSgd, SGD-QN, SGD-m "
+         f"and MPU in single precision. Our MPU is reconstructed from the MPU paper's abstract and the SGD paper's "
+         f"description (the MPU paper's algorithm was not available; sbpbench/solvers/mpu.py says what is ours), "
+         f"and our SVMperf runs its 1-slack algorithm without SVMperf's shrinking heuristic.")
 
 PAPER = Paper(
     key="sgd",
@@ -1020,15 +820,16 @@ PAPER = Paper(
                       "precision, read from the configs of the runs."),
         Section("SGD paper, Section 3: the claims", (CLAIMS,),
                 intro="Seconds are compared between solvers of one experiment only (one machine, one run "
-                      "folder): they time our implementations. Differences of means count when beyond two "
-                      "standard errors over the runs; otherwise the verdict is inconclusive."),
+                      "folder): they time our implementations. A ranking is of the cost (seconds or epochs) to 1% "
+                      "relative accuracy, each run's first checkpoint under it; a run that never gets there is "
+                      "censored at its end, not left out (Gehan's test). Ratios of seconds and of factors are "
+                      "read where the tables read the solvers (their stops; t_max for Pegasos and SGD-r), against "
+                      "the threshold each row states."),
         Section("SGD paper, Tables 1-8: rows not run here",
                 (Numbers(_not_run_rows()),),
                 intro="Every other row of the paper's tables, as printed (the columns in the first cell), and why "
                       "it is not run here."),
     ),
-    verdict_rules=("an SGD-table row when every run is at 1% relative accuracy within 2/3 to 1.5 times the paper's "
-                   "epochs (where the paper prints seconds only: where it stops); differs when every run is read "
-                   "outside that range, stays above 1% there by more than twice its within-run wander, or (stopped "
-                   "by its eps) ends below 0.1%; else inconclusive",),
+    verdict_rules=("an SGD-table row's epochs T match within 10% of the paper's (at least one epoch), its runs at "
+                   "1% match when more than half are",),
 )

@@ -1,0 +1,353 @@
+"""The vocabulary of statistical comparisons every verdict of REPRODUCTION.md is made of.
+
+Each comparison takes the runs' values (arrays, one entry per run) and returns an
+:class:`Evidence`: the statistic, its estimate and interval, the test that decided, the runs it
+used, the outcome (``supports``, ``contradicts`` or ``inconclusive``), and, when it is
+inconclusive, how many runs per solver would decide it at the observed spread. The papers
+(:mod:`sbpbench.papers.sbp`, :mod:`~sbpbench.papers.sgd`, ...) only declare which comparison a
+printed number or a claim is, on which runs; they hold no verdict rules of their own.
+
+One significance level, :data:`ALPHA`, holds for the whole report. Every interval is a
+two-sided ``1 - 2 ALPHA`` interval, so that each of its ends is a one-sided test at ``ALPHA``
+(an equivalence test, TOST, is then "the interval lies inside the margin").
+
+The comparisons:
+
+- :func:`equivalence`: a value against a printed number (TOST with a margin; ``differs`` when the
+  interval lies outside the margin);
+- :func:`exceeds`: a mean difference against a threshold, equality counting against the claim
+  (A below B along an axis, a trend's slope); Welch's t interval;
+- :func:`ranking`: costs to a target, a run that stopped before it censored (Gehan's generalized
+  Wilcoxon statistic with an exact permutation test);
+- :func:`reach_fraction`: the fraction of runs at a target, Wilson's interval, against the
+  fraction the paper implies;
+- :func:`log_ratio`: a ratio of mean costs, or of factors (scaling), by the interval of its
+  logarithm (delta method) against a declared threshold;
+- :func:`trend`: the slope of a value over a window, per run, its interval over runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+#: The significance level of the whole report: every interval is a 1 - 2 ALPHA interval.
+ALPHA = 0.05
+
+#: The outcomes of a comparison.
+Outcome = Literal["supports", "contradicts", "inconclusive"]
+
+#: The test names, as the report's preamble names them.
+TESTS = {
+    "TOST": "two one-sided t tests (equivalence within a margin; Welch's t interval of the mean)",
+    "Welch": "Welch's t interval of a difference of means, against a threshold",
+    "Gehan": "Gehan's generalized Wilcoxon rank statistic for censored costs, exact permutation p-value",
+    "Wilson": "Wilson's score interval of a fraction of runs",
+    "log-ratio": "the interval of the log of a ratio of mean costs (delta method, t quantile)",
+    "slope": "least-squares slope per run, t interval of its mean over runs",
+}
+
+#: Inconclusive comparisons cap their runs-needed estimate here: beyond it, more of the same runs
+#: would not decide in practice (the number is said as "more than").
+MAX_RUNS = 10_000
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a comparison measured and decided.
+
+    Parameters
+    ----------
+    test : str
+        The test's name (a key of :data:`TESTS`).
+    statistic : str
+        What ``estimate`` is, in words.
+    estimate : float
+        The statistic's value.
+    interval : tuple of float
+        Its 1 - 2 :data:`ALPHA` interval.
+    n : tuple of int
+        The runs of each group compared.
+    outcome : Outcome
+        What the interval decides.
+    runs_needed : int or None
+        Inconclusive: the runs per group that would decide at the observed spread (None when
+        more of the same runs would not: no spread measured, or the estimate on the boundary).
+    fmt : str
+        How to print the estimate and interval.
+    """
+
+    test: str
+    statistic: str
+    estimate: float
+    interval: tuple[float, float]
+    n: tuple[int, ...]
+    outcome: Outcome
+    runs_needed: int | None = None
+    fmt: str = ".3g"
+
+    def text(self) -> str:
+        """The evidence in words: statistic, estimate, interval, test, runs."""
+        lo, hi = (format(v, self.fmt) for v in self.interval)
+        runs = ", ".join(map(str, self.n))
+        return (f"{self.statistic} {format(self.estimate, self.fmt)} [{lo}, {hi}] "
+                f"({self.test}, {1 - 2 * ALPHA:.0%} interval; n = {runs})")
+
+    def needed(self) -> str:
+        """``inconclusive (n runs; about m runs per solver would decide)``, or why more would not."""
+        n = min(self.n) if self.n else 0
+        if self.runs_needed is None and n < 2:
+            more = "one run has no spread: at least 2 runs per solver are needed to judge it"
+        elif self.runs_needed is None:
+            more = "more of the same runs would not decide it"
+        elif self.runs_needed >= MAX_RUNS:
+            more = f"more than {MAX_RUNS} runs per solver would decide it"
+        else:
+            more = f"about {self.runs_needed} runs per solver would decide it"
+        return f"inconclusive ({n} run{'' if n == 1 else 's'}; {more})"
+
+
+def _t(df: float) -> float:
+    """The one-sided ALPHA quantile of Student's t with ``df`` degrees of freedom (normal when infinite)."""
+    return float(stats.norm.isf(ALPHA) if not math.isfinite(df) else stats.t.isf(ALPHA, df))
+
+
+def _mean_se_df(values: np.ndarray) -> tuple[float, float, float]:
+    """Mean, standard error and degrees of freedom of ``values`` (se NaN below two values)."""
+    n = len(values)
+    mean = float(np.mean(values)) if n else math.nan
+    if n < 2:
+        return mean, math.nan, math.nan
+    return mean, float(np.std(values, ddof=1) / math.sqrt(n)), float(n - 1)
+
+
+def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    """Mean of ``a`` minus mean of ``b``, its standard error and Welch's degrees of freedom."""
+    (ma, sa, _), (mb, sb, _) = _mean_se_df(a), _mean_se_df(b)
+    se = math.hypot(sa, sb)
+    if not se > 0:
+        return ma - mb, se, math.inf
+    df = se ** 4 / (sa ** 4 / (len(a) - 1) + sb ** 4 / (len(b) - 1))
+    return ma - mb, se, df
+
+
+def _runs_needed(n: int, se: float, gap: float) -> int | None:
+    """Runs per group for ``se`` (at ``n`` runs) to shrink below ``gap`` over the one-sided quantile."""
+    if not (se > 0 and gap > 0 and n > 0):
+        return None
+    z = float(stats.norm.isf(ALPHA))
+    return min(MAX_RUNS, max(n + 1, math.ceil(n * (z * se / gap) ** 2)))
+
+
+def _interval(estimate: float, se: float, df: float) -> tuple[float, float]:
+    if math.isnan(se):
+        return -math.inf, math.inf
+    half = _t(df) * se
+    return estimate - half, estimate + half
+
+
+def equivalence(values: Sequence[float] | np.ndarray, printed: float, margin: float,
+                exact: bool = False, other: Sequence[float] | np.ndarray | None = None) -> Evidence:
+    """A measured value against a printed number: TOST with ``margin``.
+
+    ``matches`` (``supports``) when the interval of the runs' mean lies within ``printed +-
+    margin``; ``differs`` (``contradicts``) when it lies wholly outside; else inconclusive, with
+    the runs that would shrink the interval enough at the observed spread. ``exact``: the value
+    is not a random draw (a setting, a certified optimum), its interval the point itself, so one
+    run decides. ``other``: the runs of a second solver, whose mean is subtracted (Welch's
+    interval of the difference; ``printed`` is then the difference expected, 0 for "close").
+    """
+    x = np.asarray(values, dtype=float)
+    if other is None:
+        mean, se, df = _mean_se_df(x)
+        n: tuple[int, ...] = (len(x),)
+    else:
+        y = np.asarray(other, dtype=float)
+        mean, se, df = _welch(x, y)
+        n = (len(x), len(y))
+    if exact or (min(n) >= 2 and se == 0):
+        se, df = 0.0, math.inf
+    lo, hi = _interval(mean - printed, se, df)
+    if -margin <= lo and hi <= margin:
+        outcome: Outcome = "supports"
+    elif lo > margin or hi < -margin:
+        outcome = "contradicts"
+    else:
+        outcome = "inconclusive"
+    gap = abs(abs(mean - printed) - margin)
+    needed = _runs_needed(min(n), se, gap) if outcome == "inconclusive" else None
+    what = "ours minus printed" if other is None else "difference"
+    return Evidence("TOST", f"{what} (margin +-{margin:.3g})", mean - printed, (lo, hi), n, outcome, needed)
+
+
+def exceeds(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray | None, threshold: float,
+            statistic: str) -> Evidence:
+    """Whether mean(a) - mean(b) exceeds ``threshold`` (``b`` None: mean(a) alone).
+
+    ``threshold`` is the least difference that counts (one test point of an error, say), declared
+    with its reason. ``supports`` when the interval lies above it; ``contradicts`` when it lies at
+    or below it: a difference that does not reach it counts against the claim (two identical
+    curves do not make one below the other), so the claim can fail on equal data. Welch's t
+    interval; inconclusive otherwise, with the runs that would decide.
+    """
+    x = np.asarray(a, dtype=float)
+    if b is None:
+        est, se, df = _mean_se_df(x)
+        n: tuple[int, ...] = (len(x),)
+    else:
+        y = np.asarray(b, dtype=float)
+        est, se, df = _welch(x, y)
+        n = (len(x), len(y))
+    if se == 0:
+        df = math.inf
+    lo, hi = _interval(est, se, df)
+    outcome: Outcome = "supports" if lo > threshold else "contradicts" if hi <= threshold else "inconclusive"
+    needed = _runs_needed(min(n), se, abs(est - threshold)) if outcome == "inconclusive" else None
+    return Evidence("Welch", statistic, est, (lo, hi), n, outcome, needed)
+
+
+def _gehan(times: np.ndarray, events: np.ndarray, in_a: np.ndarray) -> float:
+    """Gehan's statistic: over pairs (i in A, j in B), +1 when i is known to come first (an event
+    before j's time), -1 when j is, 0 when censoring leaves the order unknown; the mean over pairs."""
+    a_t, a_e, b_t, b_e = times[in_a], events[in_a], times[~in_a], events[~in_a]
+    first = (a_e[:, None] & (a_t[:, None] < b_t[None, :])).sum()
+    second = (b_e[None, :] & (b_t[None, :] < a_t[:, None])).sum()
+    return float(first - second) / (len(a_t) * len(b_t))
+
+
+def _splits(n: int, k: int, limit: int = 20_000) -> list[np.ndarray]:
+    """Every way to pick ``k`` of ``n`` as group A (a fixed-seed sample of ``limit`` when there are more)."""
+    if math.comb(n, k) <= limit:
+        masks = []
+        for chosen in itertools.combinations(range(n), k):
+            mask = np.zeros(n, dtype=bool)
+            mask[list(chosen)] = True
+            masks.append(mask)
+        return masks
+    rng = np.random.default_rng(0)
+    out = []
+    for _ in range(limit):
+        mask = np.zeros(n, dtype=bool)
+        mask[rng.choice(n, k, replace=False)] = True
+        out.append(mask)
+    return out
+
+
+def ranking(cost_a: Sequence[float] | np.ndarray, reached_a: Sequence[bool] | np.ndarray,
+            cost_b: Sequence[float] | np.ndarray, reached_b: Sequence[bool] | np.ndarray) -> Evidence:
+    """Whether A reaches a target at a lower cost than B, a run short of the target censored.
+
+    A run that stopped before the target (``reached`` False) has a cost only known to exceed its
+    own: it is censored there, not left out. Gehan's generalized Wilcoxon statistic (the mean
+    over pairs of A and B runs of +1 when A's run is known to reach first, -1 when B's is, 0
+    when censoring hides the order) with its exact permutation distribution (all splits of the
+    pooled runs). ``supports`` when the one-sided p-value of A first is below :data:`ALPHA`,
+    ``contradicts`` when that of B first is; else inconclusive, with the runs that would
+    decide at the observed statistic (its z scaled by the square root of the runs). The
+    interval: the statistic's permutation quantiles around the estimate.
+    """
+    ta, tb = np.asarray(cost_a, dtype=float), np.asarray(cost_b, dtype=float)
+    times = np.concatenate([ta, tb])
+    events = np.concatenate([np.asarray(reached_a, dtype=bool), np.asarray(reached_b, dtype=bool)])
+    in_a = np.arange(len(times)) < len(ta)
+    observed = _gehan(times, events, in_a)
+    null = np.array([_gehan(times, events, mask) for mask in _splits(len(times), len(ta))])
+    p_a, p_b = float(np.mean(null >= observed - 1e-12)), float(np.mean(null <= observed + 1e-12))
+    half = float(np.quantile(np.abs(null), 1 - 2 * ALPHA))
+    interval = (max(-1.0, observed - half), min(1.0, observed + half))
+    outcome: Outcome = "supports" if p_a < ALPHA else "contradicts" if p_b < ALPHA else "inconclusive"
+    needed = None
+    if outcome == "inconclusive" and observed != 0 and null.std() > 0:
+        z_obs = abs(observed) / float(null.std())
+        n = min(len(ta), len(tb))
+        needed = min(MAX_RUNS, max(n + 1, math.ceil(n * (float(stats.norm.isf(ALPHA)) / z_obs) ** 2)))
+    return Evidence("Gehan", "P(A first) - P(B first)", observed, interval, (len(ta), len(tb)), outcome,
+                    needed, fmt=".2f")
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """Wilson's 1 - 2 :data:`ALPHA` score interval of a fraction ``k`` of ``n``."""
+    return (0.0, 1.0) if n == 0 else _wilson(k / n, n)
+
+
+def _wilson(p: float, n: int) -> tuple[float, float]:
+    """Wilson's interval of an observed fraction ``p`` of ``n`` runs."""
+    z = float(stats.norm.isf(ALPHA))
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _fraction_runs(p: float, n: int, implied: float) -> int | None:
+    """The fewest runs whose Wilson interval at the observed fraction ``p`` excludes ``implied``
+    (the fraction kept, the runs grown), searched up to :data:`MAX_RUNS`; None when ``p`` is ``implied``."""
+    if not n or p == implied:
+        return None
+    for m in itertools.chain(range(n + 1, 200), range(200, MAX_RUNS, 10)):
+        lo, hi = _wilson(p, m)
+        if lo > implied or hi <= implied:
+            return m
+    return MAX_RUNS
+
+
+def reach_fraction(reached: Sequence[bool] | np.ndarray, implied: float) -> Evidence:
+    """The fraction of runs at a target against the fraction ``implied`` by the paper's text.
+
+    ``supports`` when Wilson's interval lies above ``implied``, ``contradicts`` when it lies at or
+    below it; else inconclusive, with the runs that would decide at the observed fraction.
+    """
+    flags = np.asarray(reached, dtype=bool)
+    n, k = len(flags), int(flags.sum())
+    lo, hi = wilson(k, n)
+    outcome: Outcome = "supports" if lo > implied else "contradicts" if hi <= implied else "inconclusive"
+    p = k / n if n else math.nan
+    needed = _fraction_runs(p, n, implied) if outcome == "inconclusive" else None
+    return Evidence("Wilson", f"fraction of runs (paper implies more than {implied:.0%})", p, (lo, hi), (n,),
+                    outcome, needed, fmt=".0%")
+
+
+def log_ratio(groups: Sequence[tuple[np.ndarray, float]], threshold: float, statistic: str) -> Evidence:
+    """Whether a ratio of mean costs exceeds ``threshold``: the product of mean(values) ** power over ``groups``.
+
+    A ratio (Pegasos' seconds over SGD-m's) has two groups, powers +1 and -1; a ratio of factors
+    (how much one solver's time grows from C = 1 to C = 10 over how much another's does) four;
+    a ratio of geometric means fractional powers. Decided on its logarithm, whose standard error
+    is the delta method's (each group independent), with a t quantile at the fewest runs:
+    ``supports`` when the interval lies above ``threshold``, ``contradicts`` when at or below it
+    (a ratio equal to the threshold counts against); ``threshold`` is declared with its reason.
+    """
+    log_est, var, n = 0.0, 0.0, []
+    for group, power in groups:
+        values = np.asarray(group, dtype=float)
+        mean, se, _ = _mean_se_df(values)
+        log_est += power * math.log(mean)
+        var += (power * se / mean) ** 2
+        n.append(len(values))
+    se = math.sqrt(var)
+    lo, hi = _interval(log_est, se, min(n) - 1 if se > 0 else math.inf)
+    target = math.log(threshold)
+    outcome: Outcome = "supports" if lo > target else "contradicts" if hi <= target else "inconclusive"
+    needed = _runs_needed(min(n), se, abs(log_est - target)) if outcome == "inconclusive" else None
+    return Evidence("log-ratio", f"{statistic} (against {threshold:.3g})", math.exp(log_est),
+                    (math.exp(lo), math.exp(hi)), tuple(n), outcome, needed, fmt=".3g")
+
+
+def trend(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], sign: int, least: float,
+          statistic: str) -> Evidence:
+    """Whether a value moves in direction ``sign`` (+1 rises, -1 falls) over a window, run by run.
+
+    Per run, the least-squares slope of ``ys`` on ``xs`` (the window's checkpoints); over runs,
+    the t interval of the mean slope times ``sign`` against ``least``, the least slope that counts
+    (:func:`exceeds`): a flat value counts against the claim.
+    """
+    slopes = [sign * float(np.polyfit(np.asarray(x, float), np.asarray(y, float), 1)[0])
+              for x, y in zip(xs, ys, strict=True) if len(x) >= 2]
+    found = exceeds(slopes, None, least, statistic)
+    return Evidence("slope", found.statistic, found.estimate, found.interval, found.n, found.outcome,
+                    found.runs_needed, fmt=".3g")

@@ -1,0 +1,239 @@
+"""Comparisons posed on results: what a declaration names to decide a printed number or a claim.
+
+A question (:class:`Match`, :class:`Rank`, :class:`Exceeds`, :class:`Fraction`, :class:`Ratio`,
+:class:`Trend`, :class:`AllOf`) names its readers, each of which takes one value per run from
+the results of an experiment (:class:`Reader`), and one comparison of
+:mod:`sbpbench.papers.comparisons`. It returns the :class:`~sbpbench.papers.comparisons.Evidence`
+and what was measured, as text. The readers are generic (a column at a solver's stopping point,
+a curve over a region, ...): they live with the paper whose results they read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from sbpbench.papers import comparisons as cmp
+from sbpbench.results.lookup import ExperimentResult
+
+
+@dataclass(frozen=True)
+class Runs:
+    """One value per run, whether each run reached the target (all True without one), and what the values are."""
+
+    values: np.ndarray
+    reached: np.ndarray
+    label: str
+
+    def text(self) -> str:
+        """``label mean (range; k/n runs at the target)``."""
+        v = self.values
+        if not len(v):
+            return f"{self.label}: no runs"
+        at = "" if self.reached.all() else f"; {int(self.reached.sum())}/{len(v)} runs at the target"
+        return f"{self.label} {np.mean(v):.3g} ({np.min(v):.3g}-{np.max(v):.3g}{at})"
+
+
+class Reader(Protocol):
+    """Takes one value per run from the results of a claim's experiments (its own first, then its ``also``)."""
+
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        """The solvers (``solver_name``) it reads."""
+        ...
+
+    def read(self, found: Sequence[ExperimentResult]) -> Runs:
+        """The runs' values."""
+        ...
+
+
+class Question(Protocol):
+    """A comparison posed on results."""
+
+    def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
+        """The evidence, and what was measured as text."""
+        ...
+
+    def solvers(self) -> tuple[str, ...]:
+        """The solvers (``solver_name``) whose runs it reads: a result without one of them is not compared."""
+        ...
+
+
+def _solvers(*readers: Reader) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(name for reader in readers for name in reader.solvers))
+
+
+def _measured(runs: Sequence[Runs], evidence: cmp.Evidence) -> str:
+    return "; ".join([*(r.text() for r in runs), evidence.text()])
+
+
+@dataclass(frozen=True)
+class Match:
+    """A measured value against a printed number (:func:`~sbpbench.papers.comparisons.equivalence`).
+
+    ``margin``: the paper's printed precision, or a declared margin, with ``reason``; ``exact``:
+    the value is not a random draw (one run decides). ``other``: a second solver's runs, whose
+    mean is subtracted (``printed`` the difference expected), the margin then at least
+    ``relative`` times that mean. A run short of a target (a censored value) is left out, and
+    the comparison waits for runs that reach it: it is inconclusive until they all do.
+    """
+
+    reader: Reader
+    printed: float
+    margin: float
+    reason: str
+    exact: bool = False
+    other: Reader | None = None
+    relative: float = 0.0
+
+    def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
+        runs = self.reader.read(found)
+        others = self.other.read(found) if self.other is not None else None
+        margin = max(self.margin, self.relative * abs(float(np.mean(others.values)))) if others else self.margin
+        evidence = cmp.equivalence(runs.values[runs.reached], self.printed, margin, self.exact,
+                                   None if others is None else others.values)
+        if not runs.reached.all() and evidence.outcome != "inconclusive":
+            evidence = cmp.Evidence(evidence.test, evidence.statistic, evidence.estimate, evidence.interval,
+                                    evidence.n, "inconclusive", None, evidence.fmt)
+        shown = [runs] if others is None else [runs, others]
+        return evidence, f"{_measured(shown, evidence)}; margin: {self.reason}"
+
+    def solvers(self) -> tuple[str, ...]:
+        return _solvers(self.reader, *(() if self.other is None else (self.other,)))
+
+
+@dataclass(frozen=True)
+class Rank:
+    """``fast`` reaches the target at a lower cost than ``slow``, runs short of it censored
+    (:func:`~sbpbench.papers.comparisons.ranking`)."""
+
+    fast: Reader
+    slow: Reader
+
+    def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
+        a, b = self.fast.read(found), self.slow.read(found)
+        evidence = cmp.ranking(a.values, a.reached, b.values, b.reached)
+        return evidence, _measured([a, b], evidence)
+
+    def solvers(self) -> tuple[str, ...]:
+        return _solvers(self.fast, self.slow)
+
+
+@dataclass(frozen=True)
+class Exceeds:
+    """mean(a) - mean(b) above ``least``, the least difference that counts, with ``reason``
+    (:func:`~sbpbench.papers.comparisons.exceeds`); ``b`` None: mean(a) alone."""
+
+    a: Reader
+    b: Reader | None
+    least: float
+    reason: str
+    statistic: str
+
+    def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
+        a = self.a.read(found)
+        b = self.b.read(found) if self.b is not None else None
+        evidence = cmp.exceeds(a.values, None if b is None else b.values, self.least, self.statistic)
+        return evidence, f"{_measured([a] if b is None else [a, b], evidence)}; least difference: {self.reason}"
+
+    def solvers(self) -> tuple[str, ...]:
+        return _solvers(self.a, *(() if self.b is None else (self.b,)))
+
+
+@dataclass(frozen=True)
+class Fraction:
+    """The fraction of runs at the target against the fraction ``implied`` by the paper, with
+    ``reason`` (:func:`~sbpbench.papers.comparisons.reach_fraction`)."""
+
+    reader: Reader
+    implied: float
+    reason: str
+
+    def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
+        runs = self.reader.read(found)
+        evidence = cmp.reach_fraction(runs.reached, self.implied)
+        return evidence, f"{_measured([runs], evidence)}; {self.reason}"
+
+    def solvers(self) -> tuple[str, ...]:
+        return _solvers(self.reader)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """The product of the readers' mean values, each to its power, above ``threshold``, declared
+    with ``reason`` (:func:`~sbpbench.papers.comparisons.log_ratio`)."""
+
+    groups: tuple[tuple[Reader, float], ...]
+    threshold: float
+    reason: str
+    statistic: str
+
+    def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
+        runs = [(reader.read(found), power) for reader, power in self.groups]
+        evidence = cmp.log_ratio([(r.values, power) for r, power in runs], self.threshold, self.statistic)
+        return evidence, f"{_measured([r for r, _ in runs], evidence)}; threshold: {self.reason}"
+
+    def solvers(self) -> tuple[str, ...]:
+        return _solvers(*(reader for reader, _ in self.groups))
+
+
+class Curves(Protocol):
+    """Takes each run's checkpoints over a window, as (x, y) pairs, from the results."""
+
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        """The solvers (``solver_name``) it reads."""
+        ...
+
+    def read(self, found: Sequence[ExperimentResult]) -> tuple[list[np.ndarray], list[np.ndarray], str]:
+        """Per run, x and y over the window, and what they are as text."""
+        ...
+
+
+@dataclass(frozen=True)
+class Trend:
+    """A value rises (``sign`` +1) or falls (-1) over a window, by more than the slope ``least``
+    with ``reason`` (:func:`~sbpbench.papers.comparisons.trend`)."""
+
+    curves: Curves
+    sign: int
+    least: float
+    reason: str
+
+    def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
+        xs, ys, label = self.curves.read(found)
+        word = "rise" if self.sign > 0 else "fall"
+        evidence = cmp.trend(xs, ys, self.sign, self.least, f"{word} per unit, {label}")
+        return evidence, f"{evidence.text()}; least slope: {self.reason}"
+
+    def solvers(self) -> tuple[str, ...]:
+        return self.curves.solvers
+
+
+@dataclass(frozen=True)
+class AllOf:
+    """Every part must hold: supports when all do, contradicts when one contradicts, else
+    inconclusive (with the most runs a part needs)."""
+
+    parts: tuple[Question, ...]
+
+    def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
+        decided = [part.decide(found) for part in self.parts]
+        outcomes = [evidence.outcome for evidence, _ in decided]
+        outcome: cmp.Outcome = ("contradicts" if "contradicts" in outcomes
+                                else "supports" if all(o == "supports" for o in outcomes) else "inconclusive")
+        open_parts = [evidence for evidence, _ in decided if evidence.outcome == "inconclusive"]
+        needed = None
+        if outcome == "inconclusive" and all(e.runs_needed is not None for e in open_parts):
+            needed = max(e.runs_needed or 0 for e in open_parts)
+        first = decided[0][0]
+        combined = cmp.Evidence(f"all of {len(decided)}", first.statistic, first.estimate, first.interval,
+                                tuple(min(e.n) for e, _ in decided), outcome, needed, first.fmt)
+        text = " ".join(f"({i + 1}) {measured}: {e.outcome}." for i, (e, measured) in enumerate(decided))
+        return combined, text
+
+    def solvers(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(name for part in self.parts for name in part.solvers()))

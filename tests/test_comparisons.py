@@ -1,0 +1,164 @@
+"""The vocabulary of comparisons (sbpbench/papers/comparisons.py): for each kind, supporting data,
+contradicting data, equal data, and that it can fail (the outcome turns when the data do)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sbpbench.papers import comparisons as cmp
+
+RNG = np.random.default_rng(7)
+
+
+def noisy(mean: float, n: int = 10, sd: float = 0.01) -> np.ndarray:
+    return mean + sd * RNG.standard_normal(n)
+
+
+def test_equivalence_supports_contradicts_and_needs_runs():
+    assert cmp.equivalence(noisy(15.0, sd=0.005), 15.0, 0.05).outcome == "supports"
+    assert cmp.equivalence(noisy(15.5, sd=0.005), 15.0, 0.05).outcome == "contradicts"
+    assert cmp.equivalence([15.0, 15.0, 15.0], 15.0, 0.05).outcome == "supports"  # equal data
+    edge = cmp.equivalence(noisy(15.04, n=5, sd=0.05), 15.0, 0.05)
+    assert edge.outcome == "inconclusive" and edge.runs_needed is not None and edge.runs_needed > 5
+    assert "would decide" in edge.needed()
+    # exact values decide from one run; one random run does not
+    assert cmp.equivalence([2.0], 2.0, 0.1, exact=True).outcome == "supports"
+    assert cmp.equivalence([2.0], 2.0, 0.1).outcome == "inconclusive"
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.2, 1.0])
+def test_equivalence_can_fail(shift):
+    """The same spread, moved away from the printed number: it matches near it, differs far from it."""
+    found = cmp.equivalence(noisy(10.0 + shift, sd=0.01), 10.0, 0.1)
+    assert found.outcome == ("supports" if shift < 0.1 else "contradicts")
+
+
+def test_exceeds_equal_data_count_against():
+    a = noisy(0.10)
+    least = 0.02  # the least difference that counts (one test point, say)
+    assert cmp.exceeds(a + 0.05, a, least, "B - A").outcome == "supports"
+    assert cmp.exceeds(a - 0.05, a, least, "B - A").outcome == "contradicts"
+    assert cmp.exceeds(a, a, least, "B - A").outcome == "contradicts"  # identical curves: not below
+    same = np.full(5, 0.2)
+    assert cmp.exceeds(same, same, 0.0, "B - A").outcome == "contradicts"
+    wide = cmp.exceeds(noisy(0.1, n=3, sd=0.05), noisy(0.1, n=3, sd=0.05) - 0.02, 0.0, "B - A")
+    assert wide.outcome in {"inconclusive", "contradicts", "supports"}
+    if wide.outcome == "inconclusive":
+        assert wide.runs_needed is None or wide.runs_needed > 3
+
+
+def test_ranking_censoring():
+    fast, slow = np.array([1.0, 1.1, 1.2, 1.3, 1.4]), np.array([5.0, 5.1, 5.2, 5.3, 5.4])
+    yes = np.ones(5, bool)
+    assert cmp.ranking(fast, yes, slow, yes).outcome == "supports"
+    assert cmp.ranking(slow, yes, fast, yes).outcome == "contradicts"
+    assert cmp.ranking(fast, yes, fast, yes).outcome == "inconclusive"  # equal: no order
+    # B censored later than every A event: A is known to reach first
+    assert cmp.ranking(fast, yes, slow, ~yes).outcome == "supports"
+    # A censored early: the order is unknown, not counted as A first
+    unknown = cmp.ranking(fast, ~yes, slow, yes)
+    assert unknown.outcome != "supports" and unknown.estimate < 1
+    # a censored slow run that dominates can make the claim fail: B reached before A even stopped
+    assert cmp.ranking(slow, ~yes, fast, yes).outcome == "contradicts"
+
+
+def test_reach_fraction():
+    assert cmp.reach_fraction([True] * 5, 0.5).outcome == "supports"
+    assert cmp.reach_fraction([False] * 5, 0.5).outcome == "contradicts"
+    mixed = cmp.reach_fraction([True, False, True, False, False], 0.5)
+    assert mixed.outcome == "inconclusive" and mixed.runs_needed is not None and mixed.runs_needed > 5
+    lo, hi = cmp.wilson(5, 5)
+    assert 0.6 < lo < 0.7 and hi == 1.0
+
+
+def test_log_ratio():
+    a, b = noisy(3.0, sd=0.05), noisy(1.0, sd=0.02)
+    assert cmp.log_ratio([(a, 1), (b, -1)], 2.0, "a / b").outcome == "supports"
+    assert cmp.log_ratio([(a, 1), (b, -1)], 4.0, "a / b").outcome == "contradicts"
+    assert cmp.log_ratio([(b, 1), (b, -1)], 1.1, "b / b").outcome == "contradicts"  # equal: not larger by 10%
+    factors = cmp.log_ratio([(a, 1), (b, -1), (b, 1), (a, -1)], 1.1, "factor over factor")
+    assert factors.outcome == "contradicts" and factors.estimate == pytest.approx(1.0)
+
+
+def test_trend():
+    x = [np.arange(10.0)] * 4
+    assert cmp.trend(x, [2 * xi + noisy(0, 10) for xi in x], +1, 0.01, "slope").outcome == "supports"
+    assert cmp.trend(x, [-2 * xi + noisy(0, 10) for xi in x], +1, 0.01, "slope").outcome == "contradicts"
+    assert cmp.trend(x, [np.ones(10)] * 4, +1, 0.01, "slope").outcome == "contradicts"  # flat: does not rise
+
+
+def test_evidence_text_names_statistic_interval_and_runs():
+    found = cmp.equivalence([1.0, 1.1, 0.9], 1.0, 0.5)
+    text = found.text()
+    assert "TOST" in text and "n = 3" in text and "[" in text
+
+
+def test_one_run_says_it_has_no_spread():
+    found = cmp.equivalence([2.0], 2.0, 0.1)
+    assert found.outcome == "inconclusive" and "at least 2 runs" in found.needed()
+
+
+def test_a_ranking_the_audit_found_unable_to_fail_can_fail():
+    """Issue 36's audit: "SGD-m is slower than OCAS at C = 10" stayed inconclusive with OCAS made 100x
+    slower. Ranked by the cost to 1% with censoring, SGD-m reaching 1% (4 of 5 runs) long before a
+    slow OCAS does makes the claim fail; OCAS at its committed speed makes it hold."""
+    sgd_m, sgd_m_reached = [1.8, 1.9, 2.0, 2.1, 2.8], [True, True, True, True, False]
+    yes = [True] * 5
+    assert cmp.ranking([5.6] * 5, yes, sgd_m, sgd_m_reached).outcome == "contradicts"  # OCAS 100x slower
+    assert cmp.ranking([0.056, 0.05, 0.06, 0.055, 0.058], yes, sgd_m, sgd_m_reached).outcome == "supports"
+
+
+# ----------------------------------------------------------------------------- properties: every comparison can fail
+
+RUNS = st.lists(st.floats(0.5, 50.0, allow_nan=False), min_size=3, max_size=6)
+FIXED = settings(max_examples=40, derandomize=True, database=None, deadline=None)
+
+
+@FIXED
+@given(RUNS, RUNS)
+def test_a_ranking_that_holds_fails_with_the_solvers_swapped(a, b):
+    """Gehan's statistic is antisymmetric: whatever the data, swapping the solvers turns support
+    into contradiction (all runs reached), so a held ranking is one that can fail."""
+    ya, yb = [True] * len(a), [True] * len(b)
+    forward, backward = cmp.ranking(a, ya, b, yb), cmp.ranking(b, yb, a, ya)
+    assert forward.estimate == pytest.approx(-backward.estimate)
+    assert {forward.outcome, backward.outcome} in ({"inconclusive"}, {"supports", "contradicts"})
+
+
+@FIXED
+@given(RUNS, RUNS)
+def test_a_difference_that_holds_fails_with_the_solvers_swapped(a, b):
+    """A difference above its least size holds; the same runs swapped contradict it."""
+    found = cmp.exceeds(a, b, 0.1, "a - b")
+    if found.outcome == "supports":
+        assert cmp.exceeds(b, a, 0.1, "b - a").outcome == "contradicts"
+
+
+@FIXED
+@given(RUNS, RUNS)
+def test_a_ratio_that_holds_fails_inverted(a, b):
+    """A ratio above its threshold (above 1) holds; its inverse contradicts it."""
+    found = cmp.log_ratio([(np.array(a), 1), (np.array(b), -1)], 1.5, "a / b")
+    if found.outcome == "supports":
+        assert cmp.log_ratio([(np.array(b), 1), (np.array(a), -1)], 1.5, "b / a").outcome == "contradicts"
+
+
+@FIXED
+@given(st.lists(st.booleans(), min_size=1, max_size=40))
+def test_a_fraction_that_holds_fails_negated(reached):
+    """More than half at the target holds; the runs negated (fewer than half) contradict it."""
+    if cmp.reach_fraction(reached, 0.5).outcome == "supports":
+        assert cmp.reach_fraction([not r for r in reached], 0.5).outcome == "contradicts"
+
+
+@FIXED
+@given(RUNS, st.floats(0.01, 5.0))
+def test_a_match_fails_when_moved_beyond_its_margin(values, margin):
+    """Values that match a printed number differ from one moved by the margin plus their interval's width."""
+    found = cmp.equivalence(values, float(np.mean(values)), margin)
+    if found.outcome == "supports":
+        width = found.interval[1] - found.interval[0]
+        assert cmp.equivalence(values, float(np.mean(values)) + 2 * margin + width, margin).outcome == "contradicts"
