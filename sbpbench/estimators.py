@@ -287,7 +287,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         limits = Budget(**{name: values[name] for name in Budget.LIMITS}).limits(n)
         snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
         for k, positive_class in enumerate(positives):
-            kernel.reset()
+            kernel.reset(keep_cache=True)  # the classes share the rows: counted per class, computed once
             problem = Problem(kernel, np.where(positive_class, 1.0, -1.0), kernel.X[:0], np.empty(0), lam, nu, bias)
             run = solver.create(problem, np.random.default_rng([seed, k]), params)
             unfinished += not run.advance(limits[0], limits[1], time.perf_counter() + limits[2])
