@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
@@ -343,6 +343,32 @@ def test_the_default_fit_scores_within_one_point_of_svc(cls, data):
         ours = accuracy(cls(random_state=0) if cls.draws else cls(), data)
     theirs = svc_accuracy(data)
     assert theirs > 0.97
+    assert ours >= theirs - TOLERANCE, f"{cls.__name__}: {ours:.4f} against SVC()'s {theirs:.4f}"
+
+
+@functools.cache
+def ten_digits():
+    """scikit-learn's 10 digits, a stratified quarter held out (seed 0)."""
+    X, y = load_digits(return_X_y=True)
+    return train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+
+
+@functools.cache
+def svc_ten_digits() -> float:
+    X_train, X_test, y_train, y_test = ten_digits()
+    return float(make_pipeline(MinMaxScaler(), SVC()).fit(X_train, y_train).score(X_test, y_test))
+
+
+# Pegasos is left out: at C = 1 its one-vs-rest problems score 97.8% against SVC's 98.9% (README)
+@pytest.mark.parametrize("cls", [SBPClassifier, SDCAClassifier, SMOClassifier, PerceptronClassifier],
+                         ids=lambda cls: cls.__name__)
+def test_the_default_fit_on_ten_digits_scores_within_one_point_of_svc(cls):
+    """One-vs-rest over 10 classes against SVC()'s one-vs-one, behind a MinMaxScaler, on the same held-out quarter."""
+    X_train, X_test, y_train, y_test = ten_digits()
+    pipe = make_pipeline(MinMaxScaler(), cls(random_state=0) if cls.draws else cls())
+    ours = pipe.fit(X_train, y_train).score(X_test, y_test)
+    theirs = svc_ten_digits()
+    assert theirs > 0.98
     assert ours >= theirs - TOLERANCE, f"{cls.__name__}: {ours:.4f} against SVC()'s {theirs:.4f}"
 
 
