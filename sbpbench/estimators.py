@@ -213,6 +213,13 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
             The kernel's, the problem's (those the solver needs or takes), the solver's own
             (``Params.declared()``) and the budget's.
         """
+        if cls not in _DECLARED:  # built once per class: each fit reads them (a fixed cost on small data)
+            _DECLARED[cls] = cls._declare()
+        return dict(_DECLARED[cls])
+
+    @classmethod
+    def _declare(cls) -> dict[str, Param]:
+        """:meth:`declared`, built from the declarations."""
         solver = cls.solver_class()
         kernel, problem, budget = KernelSpec.declared(), ProblemParams.declared(), Budget.declared()
         found = {"kernel": kernel["name"], "sigma2": kernel["sigma2"], "cache_mb": kernel["cache_mb"]}
@@ -399,6 +406,10 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+#: :meth:`KernelClassifier.declared` of each class, once built.
+_DECLARED: dict[type[KernelClassifier], dict[str, Param]] = {}
 
 
 #: The Attributes section of every estimator's docstring.
