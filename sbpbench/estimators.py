@@ -67,9 +67,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -244,6 +246,8 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         if cls.draws:
             lines += ["random_state : int, RandomState instance or None, default=None",
                       "    Seed of the binary problems' generators (see the module docstring)."]
+        lines += ["probability : bool, default=False",
+                  "    Also fit Platt scaling for predict_proba (see :meth:`KernelClassifier.predict_proba`)."]
         return "\n".join(lines) + "\n\n" + FITTED_ATTRIBUTES
 
     # -- fitting -----------------------------------------------------------------------------
@@ -281,6 +285,10 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         if (why := solver.refuse(kind, params)) is not None:
             raise ValueError(f"{type(self).__name__}: {why}")
         seed = self._seed()
+        probability = getattr(self, "probability", False)
+        if not isinstance(probability, (bool, np.bool_)):
+            raise ValueError(f"{type(self).__name__}: parameter 'probability': expected True or False, "
+                             f"got {shown(probability)}")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
@@ -314,7 +322,47 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         self._store(X, spec, snapshots)
         self.n_iter_ = np.array(iterations, dtype=np.int64)
         self.kernel_evals_ = int(kernel_evals)
+        self._platt = self._fit_platt(X, y) if probability else None
         return self
+
+    def _fit_platt(self, X: Any, y: np.ndarray) -> CalibratedClassifierCV:
+        """Platt scaling as ``SVC(probability=True)``: sigmoids fitted on 5-fold cross-validated
+        decision values of this estimator's parameters (scikit-learn's ``CalibratedClassifierCV``,
+        ``method='sigmoid'``, ``ensemble=False``), whose final model is refitted on all of ``X``."""
+        inner = clone(self).set_params(probability=False)
+        return CalibratedClassifierCV(inner, method="sigmoid", cv=5, ensemble=False).fit(X, y)
+
+    def _has_probability(self) -> bool:
+        return bool(getattr(self, "probability", False))
+
+    @available_if(_has_probability)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities by Platt scaling (needs ``probability=True`` at fit time).
+
+        A sigmoid of each binary problem's decision value, fitted on 5-fold cross-validated
+        decision values as LIBSVM's ``-b 1`` does; for more than two classes, the one-vs-rest
+        sigmoids normalized to sum to 1 (scikit-learn's ``CalibratedClassifierCV``; SVC couples
+        its one-vs-one pairs instead). The probabilities come from the calibrator's own fit on
+        all the training data with the same parameters, which for a solver that draws with
+        ``random_state=None`` may differ from this estimator's fit, so ``predict`` and the
+        largest probability can disagree near the boundary, as with SVC.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Points to score.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        check_is_fitted(self, "support_vectors_")
+        if self._platt is None:
+            raise NotFittedError(f"{type(self).__name__} was fitted with probability=False: fit it again with "
+                                 "probability=True to call predict_proba")
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return np.asarray(self._platt.predict_proba(X))
 
     def _parameters(self) -> dict[str, Any]:
         """Every declared parameter's value, checked (:func:`checked`), by name."""
@@ -455,7 +503,7 @@ class SBPClassifier(KernelClassifier):
     def __init__(self, *, kernel: str = "gaussian", sigma2: float | str = "scale", cache_mb: float = 256.0,
                  nu: float = 0.002, bias: bool = False, average: bool = True, eta0: float = 0.0,
                  epochs: float | None = 2.0, kernel_evals: float | None = None, seconds: float | None = None,
-                 random_state: Any = None):
+                 random_state: Any = None, probability: bool = False):
         self.kernel = kernel
         self.sigma2 = sigma2
         self.cache_mb = cache_mb
@@ -467,6 +515,7 @@ class SBPClassifier(KernelClassifier):
         self.kernel_evals = kernel_evals
         self.seconds = seconds
         self.random_state = random_state
+        self.probability = probability
 
 
 class PegasosClassifier(KernelClassifier):
@@ -480,7 +529,7 @@ class PegasosClassifier(KernelClassifier):
     def __init__(self, *, kernel: str = "gaussian", sigma2: float | str = "scale", cache_mb: float = 256.0,
                  C: float = 1.0, lam: float | None = None, mini_batch: int = 1, projection: bool = True,
                  representation: str = "auto", epochs: float | None = 5.0, kernel_evals: float | None = None,
-                 seconds: float | None = None, random_state: Any = None):
+                 seconds: float | None = None, random_state: Any = None, probability: bool = False):
         self.kernel = kernel
         self.sigma2 = sigma2
         self.cache_mb = cache_mb
@@ -493,6 +542,7 @@ class PegasosClassifier(KernelClassifier):
         self.kernel_evals = kernel_evals
         self.seconds = seconds
         self.random_state = random_state
+        self.probability = probability
 
 
 class SDCAClassifier(KernelClassifier):
@@ -504,7 +554,8 @@ class SDCAClassifier(KernelClassifier):
 
     def __init__(self, *, kernel: str = "gaussian", sigma2: float | str = "scale", cache_mb: float = 256.0,
                  C: float = 1.0, lam: float | None = None, epochs: float | None = 3.0,
-                 kernel_evals: float | None = None, seconds: float | None = None, random_state: Any = None):
+                 kernel_evals: float | None = None, seconds: float | None = None, random_state: Any = None,
+                 probability: bool = False):
         self.kernel = kernel
         self.sigma2 = sigma2
         self.cache_mb = cache_mb
@@ -514,6 +565,7 @@ class SDCAClassifier(KernelClassifier):
         self.kernel_evals = kernel_evals
         self.seconds = seconds
         self.random_state = random_state
+        self.probability = probability
 
 
 class SMOClassifier(KernelClassifier):
@@ -531,7 +583,7 @@ class SMOClassifier(KernelClassifier):
     def __init__(self, *, kernel: str = "gaussian", sigma2: float | str = "scale", cache_mb: float = 256.0,
                  C: float = 1.0, lam: float | None = None, bias: bool = False, eps: float = 1e-3,
                  shrinking: bool = False, epochs: float | None = None, kernel_evals: float | None = None,
-                 seconds: float | None = None):
+                 seconds: float | None = None, probability: bool = False):
         self.kernel = kernel
         self.sigma2 = sigma2
         self.cache_mb = cache_mb
@@ -543,6 +595,7 @@ class SMOClassifier(KernelClassifier):
         self.epochs = epochs
         self.kernel_evals = kernel_evals
         self.seconds = seconds
+        self.probability = probability
 
 
 class PerceptronClassifier(KernelClassifier):
@@ -554,7 +607,7 @@ class PerceptronClassifier(KernelClassifier):
 
     def __init__(self, *, kernel: str = "gaussian", sigma2: float | str = "scale", cache_mb: float = 256.0,
                  epochs: float | None = 20.0, kernel_evals: float | None = None, seconds: float | None = None,
-                 random_state: Any = None):
+                 random_state: Any = None, probability: bool = False):
         self.kernel = kernel
         self.sigma2 = sigma2
         self.cache_mb = cache_mb
@@ -562,6 +615,7 @@ class PerceptronClassifier(KernelClassifier):
         self.kernel_evals = kernel_evals
         self.seconds = seconds
         self.random_state = random_state
+        self.probability = probability
 
 
 #: Every estimator, one per kernel solver.
