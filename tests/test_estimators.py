@@ -210,6 +210,17 @@ def test_one_vs_rest_on_mnist_digits_is_one_binary_run_per_class(digits):
     assert est.kernel_evals_ == evals
 
 
+def test_one_vs_rest_classes_share_rows_counted_per_class():
+    """Kernel.reset(keep_cache=True), between the classes: a cached row is counted, not computed."""
+    kernel = Kernel(np.random.default_rng(0).random((20, 3)), KernelSpec("gaussian", 1.0))
+    first = kernel.row(4)
+    assert (kernel.kernel_evals, kernel.kernel_evals_computed) == (20, 20)
+    kernel.reset(keep_cache=True)
+    assert kernel.row(4) is first and (kernel.kernel_evals, kernel.kernel_evals_computed) == (20, 0)
+    kernel.reset()
+    assert kernel.row(4) is not first and (kernel.kernel_evals, kernel.kernel_evals_computed) == (20, 20)
+
+
 def test_one_vs_rest_equals_scikit_learns_wrapper(digits):
     """SMO draws nothing, so scikit-learn's OneVsRestClassifier over it gives our one-vs-rest exactly."""
     train, test = digits
