@@ -132,6 +132,10 @@ def param(default: Any, doc: str, *, choices: tuple | None = None, check: Check 
                                             "data_check": data_check, "memory": memory})
 
 
+#: :meth:`Params.declared` of each class of parameters, once read.
+_DECLARED: dict[type, dict[str, Param]] = {}
+
+
 @dataclass(frozen=True)
 class Params:
     """Base of every set of declared parameters: a frozen dataclass, one :func:`param` field each.
@@ -149,7 +153,15 @@ class Params:
 
     @classmethod
     def declared(cls) -> dict[str, Param]:
-        """The declared parameters by name, in declaration order."""
+        """The declared parameters by name, in declaration order (read once per class: every
+        instance is checked against them, a fixed cost of each small fit otherwise)."""
+        if cls not in _DECLARED:
+            _DECLARED[cls] = cls._declare()
+        return dict(_DECLARED[cls])
+
+    @classmethod
+    def _declare(cls) -> dict[str, Param]:
+        """:meth:`declared`, read from the fields and their type hints."""
         hints = get_type_hints(cls)
         found = {}
         for f in fields(cls):

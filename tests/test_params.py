@@ -82,7 +82,7 @@ def test_config_keys_are_the_declarations():
     keys = config.declared_keys()
     assert set(keys) == {"kernel.name", "kernel.sigma2", "kernel.cache_mb", "problem.lambda", "problem.C",
                          "problem.nu", "problem.bias", "budget.epochs", "budget.kernel_evals", "budget.seconds",
-                         "budget.test_error", "checkpoints.per_decade", "checkpoints.epochs"}
+                         "budget.test_error", "budget.primal_objective", "checkpoints.per_decade", "checkpoints.epochs"}
     exp = config.parse({"dataset": "adult", "solvers": ["sbp"], "problem": {"nu": 0.01}}, "t.yaml")
     assert exp.kernel == KernelSpec() and exp.checkpoints == config.Checkpoints() and exp.budget == Budget()
     assert exp.bias is keys["problem.bias"].default

@@ -143,11 +143,22 @@ class Kernel:
         return part
 
     # -- counters -------------------------------------------------------------------------
-    def reset(self) -> None:
-        """Zero the counters and empty the row cache (done at the start of every run)."""
+    def reset(self, keep_cache: bool = False) -> None:
+        """Zero the counters and empty the row cache (done at the start of every run).
+
+        Parameters
+        ----------
+        keep_cache : bool
+            Keep the cached rows: for another problem on the same training points (the
+            estimators' one-vs-rest classes), whose rows are then counted in ``kernel_evals``
+            as the published algorithm computes them, and in ``kernel_evals_computed`` only
+            when not cached.
+        """
         self.kernel_evals = 0
         self.kernel_evals_computed = 0
         self.eval_kernel_evals = 0
+        if keep_cache:
+            return
         #: Row ``i`` -> ``(columns, values)``, least recently used first; ``columns`` is None for a
         #: full row, else the index array a partial row was asked for (:meth:`entries`).
         self._cache: OrderedDict[int, tuple[np.ndarray | None, np.ndarray]] = OrderedDict()
