@@ -66,7 +66,6 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
