@@ -113,9 +113,9 @@ class SealedKernel(Kernel):
         self.store, self.X, self.sq = shown.store, shown.X, shown.sq
         self.served = 0  # the loads of the compiled loops computed a few values
 
-    def reset(self) -> None:
-        """Zero the counters, :attr:`served` with them, and empty the row cache."""
-        super().reset()
+    def reset(self, keep_cache: bool = False) -> None:
+        """Zero the counters, :attr:`served` with them, and empty the row cache (unless ``keep_cache``)."""
+        super().reset(keep_cache)
         self.served = 0
 
     def _compute(self, i: int, idx: np.ndarray, parallel: bool | None = None) -> np.ndarray:
