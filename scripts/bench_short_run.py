@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -47,28 +48,36 @@ def one_run(source: Path, data: Path, results: Path, plot: bool) -> dict[str, fl
     """One fresh ``sbpbench run`` process: its wall time and its run's times from meta.json."""
     env = {**os.environ, "PYTHONPATH": str(source), "SBPBENCH_DATA": str(data)}
     args = [sys.executable, "-m", "sbpbench", "run", str(CONFIG), "--results", str(results), *RUN_ARGS]
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run(args + ([] if plot else ["--no-plot"]), capture_output=True, text=True, env=env)
+    done = subprocess.run(args + ([] if plot else ["--no-plot"]), capture_output=True, text=True, env=env,
+                          cwd=source)  # python -m imports from the working folder first
     whole = time.perf_counter() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         sys.exit(f"bench_short_run.py: error: sbpbench run failed ({source}): {last}")
     run = json.loads((Path(done.stdout.strip().splitlines()[-1]) / "meta.json").read_text())["runs"][0]
     if run["iterations"] != ITERATIONS:
         sys.exit(f"bench_short_run.py: error: the run did {run['iterations']} iterations, not {ITERATIONS}")
-    return {"whole_s": whole, "train_s": run["train_time_s"], "wall_s": run["wall_time_s"]}
+    return {"whole_s": whole, "cpu_s": cpu, "train_s": run["train_time_s"], "wall_s": run["wall_time_s"]}
 
 
-def measure(source: Path, repeats: int) -> dict[str, dict[str, float]]:
-    """Medians over ``repeats`` processes, with and without plotting, after one uncounted process."""
-    found: dict[str, dict[str, float]] = {}
+def measure(sources: dict[str, Path], repeats: int) -> dict[tuple[str, str], dict[str, float]]:
+    """Medians over ``repeats`` processes per source, with and without plotting, after one uncounted
+    process per source; the sources' processes alternate, so that a change of load hits them alike."""
+    times: dict[tuple[str, str], list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-short-") as tmp:
         data, results = Path(tmp) / "data", Path(tmp) / "results"
-        one_run(source, data, results, plot=False)  # fills numba's and the data cache
-        for plot in (False, True):
-            times = [one_run(source, data, results, plot) for _ in range(repeats)]
-            found["with plot" if plot else "--no-plot"] = {k: statistics.median(t[k] for t in times) for k in times[0]}
-    return found
+        for source in sources.values():
+            one_run(source, data, results, plot=False)  # fills numba's and the data cache
+        for _ in range(repeats):
+            for label, source in sources.items():
+                for plot in (False, True):
+                    variant = "with plot" if plot else "--no-plot"
+                    times.setdefault((label, variant), []).append(one_run(source, data, results, plot))
+    return {key: {k: statistics.median(t[k] for t in found) for k in found[0]} for key, found in times.items()}
 
 
 def svm_train_fixed(repeats: int) -> float | None:
@@ -100,27 +109,25 @@ def main() -> None:
     args = parser.parse_args()
     load_before = load_average()
     sources = {"this checkout": ROOT} | ({f"baseline ({args.source.name})": args.source} if args.source else {})
-    found = {}
-    for label, source in sources.items():
-        found[label] = measure(source.resolve(), args.repeats)
-        print(f"{label}: done", flush=True)
+    found = measure({label: source.resolve() for label, source in sources.items()}, args.repeats)
     libsvm = svm_train_fixed(args.repeats)
     lines = [
         f"A short run in a fresh process: `configs/adult.yaml` (full Adult, n = {ADULT_N}, Gaussian sigma^2 = 10, "
         f"nu = 0.011, no bias), SBP only, one run of {ITERATIONS} iterations, `sbpbench run ... -q`, after one "
         "uncounted process that fills numba's cache and the data cache. Medians of "
-        f"{args.repeats} processes: the whole process; the run's `train_time_s` (solver) and `wall_time_s` "
+        f"{args.repeats} processes, the checkouts' alternating: the whole process (wall, and its CPU time, user and "
+        "system, less sensitive to the machine's load); the run's `train_time_s` (solver) and `wall_time_s` "
         "(its warm-up, solver and measuring at the checkpoints), from `meta.json`; fixed cost = whole - "
         "`wall_time_s`; ratio = whole / `wall_time_s` (target: at most 2). "
         f"Load average (1 min) {load_before:.2f} at the start on 2 cores.",
         "",
-        "| sbpbench | figure and page | whole process (s) | train_time_s | wall_time_s | fixed cost (s) | ratio |",
-        "|---|---|---|---|---|---|---|",
+        "| sbpbench | figure and page | whole process (s) | its CPU time (s) | train_time_s | wall_time_s | "
+        "fixed cost (s) | ratio |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for label, variants in found.items():
-        for variant, t in variants.items():
-            lines.append(f"| {label} | {variant} | {t['whole_s']:.2f} | {t['train_s']:.2f} | {t['wall_s']:.2f} | "
-                         f"{t['whole_s'] - t['wall_s']:.2f} | {t['whole_s'] / t['wall_s']:.2f} |")
+    for (label, variant), t in found.items():
+        lines.append(f"| {label} | {variant} | {t['whole_s']:.2f} | {t['cpu_s']:.2f} | {t['train_s']:.2f} | "
+                     f"{t['wall_s']:.2f} | {t['whole_s'] - t['wall_s']:.2f} | {t['whole_s'] / t['wall_s']:.2f} |")
     lines.append("")
     if libsvm is None:
         lines.append("LIBSVM's `svm-train` is not installed here (Debian: `apt-get install libsvm-tools`): no C++ "
