@@ -49,6 +49,7 @@ bench:
 	$(PYTHON) scripts/bench_vs_libsvm.py
 	$(PYTHON) scripts/bench_memory.py
 	$(PYTHON) scripts/bench_first_run.py
+	$(PYTHON) scripts/bench_short_run.py
 	$(PYTHON) scripts/bench_figure2.py
 	$(PYTHON) scripts/bench_figure2.py --experiment mnist
 

@@ -4,6 +4,8 @@ import json
 import logging
 import math
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -12,8 +14,8 @@ import pytest
 from sbpbench.errors import UserError
 from sbpbench.results.store import COLUMNS
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
-from tests.cli_runner import interruption, sbpbench
-from tests.experiments import adult_config, interrupt_run, write_config
+from tests.cli_runner import environment, interruption, sbpbench
+from tests.experiments import adult_config, interrupt_run, write_adult_config, write_config
 
 
 @pytest.fixture
@@ -137,6 +139,22 @@ def test_failed_or_diverged_runs_exit_3_after_writing_everything(monkeypatch, ca
         "diverged"] * 2
     assert "finished" in meta and (run_dir / "figure2.png").exists()
     assert set(pd.read_csv(run_dir / "curves.csv")["solver"]) == {"pegasos", "raises", "diverges"}
+
+
+def test_a_run_without_figure_imports_neither_scikit_learn_nor_matplotlib(tmp_path):
+    """The fixed cost of a short run (issue #37): only the solvers that call scikit-learn import it,
+    and matplotlib is for figures; the bundled Adult is read back parsed the second time."""
+    cfg = write_adult_config(tmp_path, n_train=100, n_test=100, solvers=["sbp"], runs=1)
+    code = ("import sys\nfrom sbpbench.cli import main\ntry:\n    main()\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\nprint(sorted({'sklearn', 'matplotlib'} & set(sys.modules)))")
+    env = environment(SBPBENCH_DATA=str(tmp_path / "data"))
+    # the first parses the bundled Adult (scikit-learn's reader), the second reads it back from the cache
+    for expected in ("['sklearn']", "[]"):
+        done = subprocess.run([sys.executable, "-c", code, "run", str(cfg), "--results", str(tmp_path / "res"),
+                               "--no-plot", "-q"], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == expected
+    assert len(list((tmp_path / "data" / ".parsed").glob("*.npz"))) == 2
 
 
 def test_validate_reads_the_data_files_a_config_names(monkeypatch, capsys, tmp_path):

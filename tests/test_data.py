@@ -41,6 +41,32 @@ def test_damaged_bundle_is_detected(monkeypatch, tmp_path):
         adult.bundled_bytes("a9a")
 
 
+def test_the_bundled_copy_is_parsed_once_then_read_back_the_same(monkeypatch, tmp_path):
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    parsed = adult.load_bundled()
+    calls = []
+    monkeypatch.setattr(adult, "read_libsvm", lambda *a, **k: calls.append(a) or read_libsvm(*a, **k))
+    again = adult.load_bundled()
+    assert calls == []  # read back from <cache>/.parsed, not parsed
+    for a, b in zip(parsed, again):
+        assert type(a.X) is type(b.X) and a.X.shape == b.X.shape and a.provenance == b.provenance
+        for x, y in ((a.X.data, b.X.data), (a.X.indices, b.X.indices), (a.X.indptr, b.X.indptr), (a.y, b.y)):
+            assert x.dtype == y.dtype and np.array_equal(x, y)
+    # a damaged parsed copy is parsed again (and rewritten)
+    stored = next((tmp_path / ".parsed").glob("a9a-*.npz"))
+    stored.write_bytes(stored.read_bytes()[:-100] + b"x" * 100)
+    assert adult.load_bundled()[0].X.nnz == parsed[0].X.nnz and len(calls) == 1
+    adult.load_bundled()
+    assert len(calls) == 1
+
+
+def test_a_cache_that_cannot_be_written_only_costs_the_parse(monkeypatch, tmp_path):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "file"))  # not a folder: nothing can be written
+    train, test = adult.load_bundled()
+    assert train.X.shape == (32561, 123) and test.provenance == adult.BUNDLED_ADULT
+
+
 def test_subsample_is_deterministic_and_sized():
     a = load(DatasetSpec(name="adult", n_train=100, n_test=50), np.random.default_rng(3))
     b = load(DatasetSpec(name="adult", n_train=100, n_test=50), np.random.default_rng(3))

@@ -99,8 +99,6 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     from sbpbench.execution.executors import make_executor
     from sbpbench.execution.sweep import Interrupted, run_experiments
     from sbpbench.experiment import config
-    from sbpbench.outputs.page import write_page
-    from sbpbench.outputs.plotting import plot_results
     from sbpbench.outputs.summary import best_table, summary_table
     from sbpbench.results.store import ended_badly, read_curves, read_meta
 
@@ -125,6 +123,9 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
                 click.echo(best)
             click.echo(wrap(f"results: {printable(str(directory))} (curves.csv, meta.json)"))
         if not no_plot:
+            from sbpbench.outputs.page import write_page  # matplotlib's import only when plotting
+            from sbpbench.outputs.plotting import plot_results
+
             written = plot_results(directory).files
             page = write_page(directory)
             if not quiet:

@@ -11,6 +11,7 @@ downloads are shared by every folder sbpbench is run from::
     <cache>/<dataset>/manifest.json        sha256 and size of the four files above, sha256 of the inputs
     <cache>/.locks/                        lock files of the downloads and conversions
     <cache>/.checksums/                    digests remembered by file stamp (see sbpbench.data.checksums)
+    <cache>/.parsed/<key>.npz (+ .sha256)  parsed copies of files shipped with sbpbench (:func:`parsed_once`)
 
 :func:`prepare` fetches a registered dataset's files and converts them. The dataset folder
 is built under a temporary name and renamed into place, under a lock, so a reader sees
@@ -30,12 +31,14 @@ and verifies; converting or downloading into it is refused in one line.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import shutil
 import stat
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -253,6 +256,54 @@ def _load_npz(path: Path, name: str) -> Split:
             return Split(X, z["y"], f"cached conversion in {path.parent.resolve()}")
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
         raise UserError(f"{path}: cannot load the converted split ({exc}); {refetch(name)}") from None
+
+
+def parsed_once(key: str, provenance: str, parse: Callable[[], Split]) -> Split:
+    """A split parsed once, then read back from ``<cache>/.parsed/<key>.npz``.
+
+    For data shipped with sbpbench (Adult's bundled copy): decompressing and parsing it
+    (scikit-learn's LIBSVM reader, with its import) was most of a short run's start, at every
+    run. ``key`` must name the bytes parsed (e.g. the shipped file's sha256), so that a changed
+    or damaged copy is parsed again, never replaced by another's arrays. The ``.npz`` is
+    checked against the sha256 recorded beside it when written; one that is missing, damaged or
+    unreadable is parsed again and rewritten (under a temporary name, then renamed), and a
+    cache folder that cannot be written only costs the parse.
+
+    Parameters
+    ----------
+    key : str
+        The file name (no suffix) of the parsed copy; names the input bytes.
+    provenance : str
+        The ``provenance`` of the split returned (the same whether parsed or read back).
+    parse : callable
+        Returns the split (its arrays are what is stored).
+
+    Returns
+    -------
+    Split
+        The same arrays (values and dtypes) as ``parse()`` gives.
+    """
+    path = cache_dir() / ".parsed" / f"{key}.npz"
+    record = path.with_name(f"{path.name}.sha256")
+    try:
+        if read_regular(record, "parsed-copy record", 1024).decode().strip() == sha256_of(path):
+            split = _load_npz(path, key)
+            split.X.indptr = split.X.indptr.astype(np.int64)  # as stored and parsed; csr_matrix narrows it
+            return Split(split.X, split.y, provenance)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, UserError):
+        pass  # missing, damaged or not a regular file: parsed again below
+    split = parse()
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _save_npz(tmp, split.X, split.y)
+        digest = sha256_of(tmp)
+        os.replace(tmp, path)
+        record.write_text(digest + "\n")
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+    return Split(split.X, split.y, provenance)
 
 
 def _write_split(folder: Path, role: str, data: SplitData, dataset: Dataset) -> int:

@@ -35,8 +35,6 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import LinearSVC
 
 from sbpbench.params import param, positive, positive_c_int
 from sbpbench.problem import Problem
@@ -97,6 +95,10 @@ class Fourier(Solver[FourierParams]):
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: FourierParams | None = None):
         super().__init__(problem, rng, params)
+        # imported here, out of the training clock, so that runs without this solver skip scikit-learn's import
+        from sklearn.exceptions import ConvergenceWarning
+        from sklearn.svm import LinearSVC
+        self._linear_svc, self._convergence_warning = LinearSVC, ConvergenceWarning
         self.lam = required(problem.lam, "lambda")
         self.sigma = np.sqrt(self.kernel.spec.sigma2)
         self.X = self.kernel.X
@@ -136,11 +138,11 @@ class Fourier(Solver[FourierParams]):
 
     def _fit(self) -> None:
         """The linear SVM optimum on the current features."""
-        svm = LinearSVC(C=1.0 / (self.lam * self.n), loss="hinge", dual=True,
+        svm = self._linear_svc(C=1.0 / (self.lam * self.n), loss="hinge", dual=True,
                         fit_intercept=self.problem.bias, tol=self.params.tol, max_iter=self.params.max_iter,
                         random_state=int(self.rng.integers(2**31 - 1)))
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
+            warnings.simplefilter("ignore", self._convergence_warning)
             svm.fit(fourier_features(self.projections), self.problem.y)
         self.w = svm.coef_.ravel().copy()
         self.b = float(svm.intercept_[0]) if self.problem.bias else 0.0

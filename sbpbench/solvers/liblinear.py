@@ -31,8 +31,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import LinearSVC
 
 from sbpbench.params import param, positive, positive_c_int
 from sbpbench.problem import Problem
@@ -92,6 +90,10 @@ class LibLinear(LinearSolver[LibLinearParams]):
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: LibLinearParams | None = None):
         super().__init__(problem, rng, params)
+        # imported here, out of the training clock, so that runs without this solver skip scikit-learn's import
+        from sklearn.exceptions import ConvergenceWarning
+        from sklearn.svm import LinearSVC
+        self._linear_svc, self._convergence_warning = LinearSVC, ConvergenceWarning
         p = self.params
         self.tols = tolerance_schedule(p.tol_start, p.tol_end, p.per_decade)
         self.seed = int(rng.integers(0, 2**31 - 1))
@@ -104,11 +106,11 @@ class LibLinear(LinearSolver[LibLinearParams]):
     def _step(self, iterations: float, kernel_evals: float) -> bool:
         """One fit, at the next tolerance of the schedule; True after the last."""
         tol = float(self.tols[self.fits])
-        model = LinearSVC(loss="hinge", dual=True, C=self.C, fit_intercept=self.problem.bias,
+        model = self._linear_svc(loss="hinge", dual=True, C=self.C, fit_intercept=self.problem.bias,
                           tol=tol, max_iter=self.params.max_iter, random_state=self.seed)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
+            warnings.simplefilter("ignore", self._convergence_warning)
             model.fit(self.X, self.y)
         self.fit_time = time.perf_counter() - t0
         self.w = np.ravel(model.coef_).astype(np.float64)

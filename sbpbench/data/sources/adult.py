@@ -26,7 +26,9 @@ import hashlib
 import io
 import lzma
 from collections.abc import Sequence
+from functools import partial
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
@@ -162,7 +164,7 @@ def bundled_bytes(filename: str) -> bytes:
     UserError
         The file is missing, not xz, or not the expected bytes (the installed package is damaged).
     """
-    ref = resources.files("sbpbench.data") / "bundled" / f"{filename}.xz"
+    ref = _bundled_file(filename)
     try:
         data = lzma.decompress(ref.read_bytes())
     except (OSError, lzma.LZMAError) as exc:
@@ -177,6 +179,11 @@ def bundled_bytes(filename: str) -> bytes:
     return data
 
 
+def _bundled_file(filename: str) -> Traversable:
+    """The shipped ``.xz`` file of ``a9a`` or ``a9a.t``."""
+    return resources.files("sbpbench.data") / "bundled" / f"{filename}.xz"
+
+
 def check_bundled() -> str | None:
     """Re-check the bundled a9a and a9a.t against :data:`A9A_SHA256`: None when both match, else what is wrong."""
     try:
@@ -188,12 +195,28 @@ def check_bundled() -> str | None:
 
 
 def load_bundled() -> tuple[Split, Split]:
-    """The bundled a9a and a9a.t as the full train and test splits of Adult."""
-    splits = []
-    for filename in ("a9a", "a9a.t"):
+    """The bundled a9a and a9a.t as the full train and test splits of Adult.
+
+    Each file is parsed once and then read back from the data cache
+    (:func:`~sbpbench.data.cache.parsed_once`, keyed by the sha256 of the shipped ``.xz``
+    file, so that a changed or damaged copy is read and checked again): the same arrays, at
+    the cost of reading an ``.npz`` instead of decompressing, checking and parsing the text.
+    """
+    from sbpbench.data.cache import parsed_once  # here: the cache module imports the registry
+
+    def parse(filename: str) -> Split:
         # a9a.t never uses index 123, so the feature count must be given explicitly
         X, labels = read_libsvm(bundled_bytes(filename), f"bundled {filename}", n_features=ADULT_FEATURES)
-        splits.append(Split(X, to_binary(labels, filename, positive=1.0)[0], BUNDLED_ADULT))
+        return Split(X, to_binary(labels, filename, positive=1.0)[0], BUNDLED_ADULT)
+
+    splits = []
+    for filename in ("a9a", "a9a.t"):
+        try:
+            shipped = hashlib.sha256(_bundled_file(filename).read_bytes()).hexdigest()
+        except OSError:
+            shipped = None  # parse() says what is wrong
+        splits.append(parse(filename) if shipped is None else
+                      parsed_once(f"{filename}-{shipped}", BUNDLED_ADULT, partial(parse, filename)))
     return splits[0], splits[1]
 
 
