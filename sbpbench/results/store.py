@@ -216,16 +216,27 @@ def comparable(resolved: Any) -> Any:
 
     So that a run folder made elsewhere (a committed one, a CI reference) can be resumed or
     checked here. The facts go from the top-level problem and from each solver entry's
-    (a sweep's entries record their own).
+    (a sweep's entries record their own). A budget's limits that are not set (None) are left out
+    too: a limit added to :class:`~sbpbench.solvers.base.Budget` later (``primal_objective``) is
+    absent from the folders written before it, which ran without it all the same.
     """
     if not isinstance(resolved, dict):
         return resolved
-    out = _without_machine_facts(resolved)
+    out = _without_unset_limits(_without_machine_facts(resolved))
     if isinstance(dataset := resolved.get("dataset"), dict):
         out["dataset"] = {k: v for k, v in dataset.items() if k != "files"}
     if isinstance(solvers := resolved.get("solvers"), list):
-        out["solvers"] = [_without_machine_facts(s) if isinstance(s, dict) else s for s in solvers]
+        out["solvers"] = [_without_unset_limits(_without_machine_facts(s)) if isinstance(s, dict) else s
+                          for s in solvers]
     return out
+
+
+def _without_unset_limits(holder: dict[str, Any]) -> dict[str, Any]:
+    """``holder`` with the limits of its ``budget`` that are None left out."""
+    budget = holder.get("budget")
+    if not isinstance(budget, dict):
+        return holder
+    return {**holder, "budget": {k: v for k, v in budget.items() if v is not None}}
 
 
 def _without_machine_facts(holder: dict[str, Any]) -> dict[str, Any]:
