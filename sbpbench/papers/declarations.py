@@ -7,9 +7,9 @@ the papers declare. A printed number or a claim is a :class:`Posed` row: one com
 :mod:`sbpbench.papers.questions`, whose evidence the row shows; its kind is a field.
 Settings are rows with a verdict function of their module (:class:`Printed`). A verdict is one
 of: ``matches``; ``differs`` (and why); ``held`` or ``did not hold`` (a claim), or
-``inconclusive (n runs; ...)`` when the runs support neither, with the runs that would decide; ``not run yet`` (configured, too long for the machine
-the committed results were made on) or ``not run here`` (and why: usually data that cannot be
-obtained offline).
+``inconclusive (n runs; ...)`` when the runs support neither, with the runs that would decide;
+``not run yet`` (configured, too long for the machine the committed results were made on) or
+``not run here`` (and why: usually data that cannot be obtained offline).
 """
 
 from __future__ import annotations
