@@ -254,9 +254,11 @@ def shape(question: Any) -> str:
 
 def _posed(key: str, row: Posed) -> Declared:
     """A posed row: its case is its question's :func:`shape`; its builders get the row (``row``)
-    and the experiments it reads (``experiment``, ``also``)."""
-    params = {"row": row, "experiment": row.experiments[0], "also": row.also}
-    return Declared(f"{key}: {row.what}", shape(row.question), params, row.experiments[0],
+    and the experiments it reads (``experiment``, ``also``). The experiment its cases are written
+    as is the last it reads from (the table's own, behind runs made for the question: a speed
+    claim's uncensored runs, tested apart)."""
+    params = {"row": row, "experiment": row.experiments[-1], "also": row.also}
+    return Declared(f"{key}: {row.what}", shape(row.question), params, row.experiments[-1],
                     lambda results: _word(row.decided(results)[0][0][3]), *(row.outcomes or OUTCOMES[row.kind]))
 
 
