@@ -434,6 +434,12 @@ class Figure:
     notes : callable
         ``notes(results)``: more such sentences measured on the results (what the runs did not
         reach, and what it would take).
+    titles : Mapping
+        ``{experiment: title}``: each panel's title as the paper names it (a data set), and for
+        its substitute that title marked so; by default the experiment and its data set.
+    names : Mapping
+        ``{solver label: name}``: the method names the paper's legends show, in place of our
+        labels (``fourier[max_pairs=1024]``: Fourier features); by default the label.
     """
 
     stem: str
@@ -445,6 +451,13 @@ class Figure:
     substitutes: Mapping[str, str] = field(default_factory=dict)
     differences: tuple[str, ...] = ()
     notes: Callable[[Results], tuple[str, ...]] = _no_notes
+    titles: Mapping[str, str] = field(default_factory=dict)
+    names: Mapping[str, str] = field(default_factory=dict)
+
+    def panel_titles(self) -> dict[str, str]:
+        """:attr:`titles`, and under the name of an experiment's substitute its title, marked as a substitute."""
+        return {**{self.substitutes[e]: f"{t} (substitute: {self.substitutes[e]})" for e, t in self.titles.items()
+                   if e in self.substitutes}, **self.titles}
 
     def caption(self, results: Results) -> str:
         """Where our figure differs from the paper's: the declared sentences, then the measured ones."""

@@ -169,6 +169,9 @@ def _no_boosting(res: ExperimentResult) -> tuple[str, str]:
     return "omitted: each run is one Pegasos run of T iterations", "matches"
 
 
+#: Figure 2 (right)'s fixed learning rates ("a fixed value from the set {0.001, 0.01, 0.1, 1, 10}").
+FIGURE2_ETAS = (0.001, 0.01, 0.1, 1.0, 10.0)
+
 #: Fixed-rate SGD's label prefix; the rest of the label is its eta.
 SGD_LABEL = "sgd eta="
 
@@ -209,7 +212,7 @@ SETTINGS = Numbers(settings(
     Printed("Figure 2 (left): iterations", "10^6", ("pegasos-figure2-norma",), partial(_iterations, printed=1e6)),
     Printed("Figure 2 (right): iterations", "10^6", ("pegasos-figure2-sgd",), partial(_iterations, printed=1e6)),
     Printed("Figure 2 (right): fixed learning rates eta", "0.001, 0.01, 0.1, 1, 10", ("pegasos-figure2-sgd",),
-            partial(_eta_set, printed=(0.001, 0.01, 0.1, 1.0, 10.0))),
+            partial(_eta_set, printed=FIGURE2_ETAS)),
     *(Printed(f"Figure 2 ({side}): k (examples per iteration) of every method", "1", (experiment,),
               partial(_mini_batch, printed=1))
       for side, experiment in (("left", "pegasos-figure2-norma"), ("right", "pegasos-figure2-sgd"))),
@@ -461,7 +464,14 @@ PAPER = Paper(
                ObjectiveCurves(dpi=110, test_loss=("pegasos-figure2-norma",),
                                # "We omit the graphs due to the lack of space"
                                extras=("pegasos (no projection)", "norma (projection)"), epochs_axis=True),
-               differences=FIGURE2_DIFFERENCES, notes=_figure2_epochs),
+               differences=FIGURE2_DIFFERENCES, notes=_figure2_epochs,
+               # the caption: "Comparisons of Pegasos to Norma (left) and Pegasos to stochastic gradient
+               # descent with a fixed learning rate (right)"
+               titles={"pegasos-figure2-norma": "Pegasos vs. Norma",
+                       "pegasos-figure2-sgd": "Pegasos vs. SGD with a fixed learning rate"},
+               names={"pegasos": "Pegasos", "norma": "Norma", "pegasos (no projection)": "Pegasos without projection",
+                      "norma (projection)": "Norma with projection",
+                      **{f"{SGD_LABEL}{eta:g}": f"SGD, eta = {eta:g}" for eta in FIGURE2_ETAS}}),
         Figure("pegasos-figure3", "Pegasos paper, Figure 3",
                "Effect of the mini-batch size k: T fixed (left), kT fixed (right)", "Pegasos paper, Figure 3",
                ("pegasos-figure3-k",),
