@@ -6,8 +6,10 @@ Figure 2 (Pegasos against Norma, with and without projection, and against SGD wi
 learning rates) and Figure 3 (the effect of the mini-batch size k), with every claim Section 5
 makes about them, and its data sizes and settings against ours as run. Table 1's configs run
 SVM-Perf (:mod:`sbpbench.solvers.svmperf`) beside Pegasos, but its data sets need downloads not
-available where the committed results were made; the optimum (DCD at a tight tolerance, at least
-as low as SVM-Perf's objective) stands in for SVM-Perf's objective and test error in the claims.
+available where the committed results were made: its numbers and claims are declared not run, with
+why. Every claim on Figures 2 and 3 is a :class:`~sbpbench.papers.declarations.Posed` comparison
+on readers of this module (:class:`FinalOf`, :class:`After`, :class:`IterationsTo`), over a
+declared region where the claim is about a range (of iterations, k, or kT).
 The paper's figures use astro-ph, which is not publicly obtainable: ours use Reuters (linear
 kernel, lambda = 2e-4, as the paper's astro-ph runs).
 
