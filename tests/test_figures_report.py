@@ -186,6 +186,22 @@ def _fourier_result(iterations: list[float], max_iter: float) -> lookup.Experime
     return lookup.ExperimentResult("sbp-figure3-adult", Path("."), pd.DataFrame(rows), meta)
 
 
+def test_sbp_figure2_caption_says_what_the_adult_perceptron_row_decides(tmp_path):
+    """The paper says the Perceptron overfits after its first epoch on Adult: the figure's caption says
+    whether our runs show it, in the verdict of the report's claim row, and nothing without results."""
+    results = papers.results(ROOT / "results" / "paper")
+    row = next(g for g in sbp.CLAIMS.groups if getattr(g, "what", "").startswith("Perceptron overfits")
+               and g.what.endswith(", Adult"))
+    verdict = row.decided(results)[0][0][3]
+    figure = next(f for f in sbp.PAPER.figures if f.stem == "sbp-figure2")
+    caption = figure.caption(results)
+    assert "Perceptron overfits after its first epoch on Adult" in caption
+    assert verdict in caption
+    shown = {"held": "curves show it", "did not hold": "curves do not show it"}.get(verdict, "do not decide it")
+    assert shown in caption
+    assert figure.notes(papers.results(tmp_path)) == ()
+
+
 def test_figure3_caption_measures_the_fourier_solves_that_stopped_at_their_cap():
     capped = _fourier_result([100000, 50], max_iter=100000)
     notes = " ".join(sbp._figure3_notes(SimpleNamespace(get={"sbp-figure3-adult": capped}.get)))
