@@ -284,6 +284,7 @@ def test_a_speed_claim_reads_the_uncensored_runs_with_the_tables_optimum(tmp_pat
                    and d.id.endswith("C = 1, Adult"))
     table, speed = "sgd-table2-c1-adult", sgd.UNCENSORED["sgd-table2-c1-adult"]
     assert verdict.params["row"].experiments == (speed, table) and speed == "sgd-speed-c1-adult"
+    assert set(sgd.UNCENSORED.values()) <= set(sgd.EXPERIMENTS)  # declared: the report says why one is missing
     # the table's runs: every one stopped by its eps at 1.5%, censored before 1%: nothing to rank
     censored = _timed({"sgd-s": (30, 1.0), "sgd-m": (10, 1.0)}, rel_acc=0.015)
     assert verdict.outcome(_write(tmp_path / "a", table, censored)).startswith("inconclusive")
