@@ -186,6 +186,22 @@ def _fourier_result(iterations: list[float], max_iter: float) -> lookup.Experime
     return lookup.ExperimentResult("sbp-figure3-adult", Path("."), pd.DataFrame(rows), meta)
 
 
+def test_sbp_figure2_caption_says_what_the_adult_perceptron_row_decides(tmp_path):
+    """The paper says the Perceptron overfits after its first epoch on Adult: the figure's caption says
+    whether our runs show it, in the verdict of the report's claim row, and nothing without results."""
+    results = papers.results(ROOT / "results" / "paper")
+    row = next(g for g in sbp.CLAIMS.groups if getattr(g, "what", "").startswith("Perceptron overfits")
+               and g.what.endswith(", Adult"))
+    verdict = row.decided(results)[0][0][3]
+    figure = next(f for f in sbp.PAPER.figures if f.stem == "sbp-figure2")
+    caption = figure.caption(results)
+    assert "Perceptron overfits after its first epoch on Adult" in caption
+    assert verdict in caption
+    shown = {"held": "curves show it", "did not hold": "curves do not show it"}.get(verdict, "do not decide it")
+    assert shown in caption
+    assert figure.notes(papers.results(tmp_path)) == ()
+
+
 def test_figure3_caption_measures_the_fourier_solves_that_stopped_at_their_cap():
     capped = _fourier_result([100000, 50], max_iter=100000)
     notes = " ".join(sbp._figure3_notes(SimpleNamespace(get={"sbp-figure3-adult": capped}.get)))
@@ -198,8 +214,8 @@ def test_figure3_caption_measures_the_fourier_solves_that_stopped_at_their_cap()
 
 
 def test_the_declared_figures_show_what_the_committed_runs_hold():
-    """Pegasos Figure 3 (right) reads several values of kT that every k reaches; Figure 2's extras are
-    solvers the committed runs have."""
+    """Pegasos Figure 3 reads its runs at values of T (left) and kT (right, several) that every k reaches,
+    those its claims are judged at; Figure 2's extras are solvers the committed runs have."""
     results = papers.results(ROOT / "results" / "paper")
     fig2, fig3 = pegasos.PAPER.figures
     solvers = set(results.get("pegasos-figure2-norma").curves["solver"])
@@ -207,8 +223,9 @@ def test_the_declared_figures_show_what_the_committed_runs_hold():
     curves = results.get("pegasos-figure3-k").curves
     for group, read in fig3.drawing.read_at.items():
         values = values_by_parameter(curves[curves["solver"].str.startswith(group + ",")], "mini_batch", read)
-        assert len(read.values) > 1 and set(values["at"]) == set(read.values), group
+        assert set(values["at"]) == set(read.values), group
         assert values.groupby("at")["mini_batch"].nunique().min() == 9, group  # every k, at every value
+    assert len(fig3.drawing.read_at["kT fixed"].values) > 1
 
 
 def test_report_says_how_many_runs_each_curve_averages_and_how_to_complete_them():

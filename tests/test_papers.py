@@ -14,15 +14,14 @@ from sbpbench import papers
 from sbpbench.outputs import figures, markdown, plotting, report
 from sbpbench.papers.declarations import (
     NO_RESULTS,
-    Claim,
     Claims,
-    ClaimsOn,
     ErrorCurves,
     Figure,
     FinalAgainstParameter,
     NotReproduced,
     Numbers,
     ObjectiveCurves,
+    Posed,
     Printed,
     Results,
     Section,
@@ -30,6 +29,7 @@ from sbpbench.papers.declarations import (
     needs_download,
     not_run_yet,
 )
+from sbpbench.papers.questions import Exceeds, Runs
 from sbpbench.results.curves import (
     ReadAt,
     covering_mean,
@@ -91,32 +91,45 @@ def test_printed_numbers_are_read_from_the_first_experiment_with_results(results
                           ("impossible", "3%", "-", "not run here: no such data")]
 
 
-def _sbp_runs(res) -> tuple[bool, str]:
-    runs = res.curves.loc[res.curves["solver_name"] == "sbp", "run"].nunique()
-    return runs >= 2, f"{runs} runs"
+class _RunsOf:
+    """A reader for the tests: each run of the solver ``name`` counts 1 (its value), so the mean is 1."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        return (self.name,)
+
+    def read(self, found) -> Runs:
+        c = found[0].curves
+        n = c.loc[c["solver_name"] == self.name, "run"].nunique()
+        return Runs(np.ones(n), np.ones(n, dtype=bool), f"{self.name} runs")
+
+
+def _posed(what: str, experiment: str, least: float = 0.5, name: str = "sbp", **kw) -> Posed:
+    """A claim posed on ``experiment``: each run of ``name`` counts 1, above ``least``."""
+    return Posed(what, "Section 1", kw.pop("paper", "yes"), Exceeds(_RunsOf(name), None, least, "a test", "runs"),
+                 (experiment,), **kw)
 
 
 def test_claims_get_their_verdicts_and_a_row_per_claim_when_results_are_missing(results):
-    claims = (Claim("SBP ran twice", _sbp_runs, needs=("sbp",)),
-              Claim("SBP ran twice, observed", _sbp_runs, paper="not claimed", outcomes=("twice", "once")),
-              Claim("SBP below SMO", _sbp_runs, needs=("sbp", "smo", "sdca")),
-              Claim("inverted", lambda res: (not _sbp_runs(res)[0], "x")))
-    table = Claims((ClaimsOn("exp-a", claims), ClaimsOn("exp-b", claims[:2]),
-                    ClaimsOn("exp-c", claims[:2]))).table(results)
-    runs = f"{REF_RUNS} runs"
-    assert table.headers == ("claim", "paper", "measured here", "verdict")
-    assert table.rows == [
-        ("SBP ran twice", "yes", runs, "held"),
-        ("SBP ran twice, observed", "not claimed", runs, "twice"),
-        ("SBP below SMO", "yes", "-", "not run here: smo, sdca not in exp-a's results"),
-        ("inverted", "yes", "x", "did not hold"),
-        ("SBP ran twice", "yes", "-", "not run yet: configured (configs/exp-b.yaml); too long"),
-        ("SBP ran twice, observed", "not claimed", "-", "not run yet: configured (configs/exp-b.yaml); too long"),
-        ("SBP ran twice", "yes", "-", "not run here: needs the Forest download (not available offline)"),
-        ("SBP ran twice, observed", "not claimed", "-",
-         "not run here: needs the Forest download (not available offline)"),
+    claims = (_posed("SBP ran", "exp-a"),
+              _posed("SBP ran, observed", "exp-a", paper="not claimed", kind="check", outcomes=("ran", "did not")),
+              _posed("SMO ran", "exp-a", name="smo"),
+              _posed("inverted", "exp-a", least=2.0),
+              _posed("SBP ran", "exp-b"), _posed("SBP ran", "exp-c"))
+    rows = Claims(claims).table(results).rows
+    assert [(what, paper, verdict) for what, paper, _, verdict in rows] == [
+        ("SBP ran", "yes", "held"),
+        ("SBP ran, observed", "not claimed", "ran"),
+        ("SMO ran", "yes", "not run here: smo not in exp-a's results"),
+        ("inverted", "yes", "did not hold"),
+        ("SBP ran", "yes", "not run yet: configured (configs/exp-b.yaml); too long"),
+        ("SBP ran", "yes", "not run here: needs the Forest download (not available offline)"),
     ]
-
+    assert f"sbp runs 1 (1-1); runs 1 [1, 1] (Welch, 90% interval; n = {REF_RUNS})" in rows[0][2]
+    assert [measured for _, _, measured, _ in rows[4:]] == ["-", "-"]
 
 
 class _Noted:
@@ -140,12 +153,12 @@ def _with(monkeypatch, paper) -> None:
 
 def test_a_declared_claim_is_reported(monkeypatch, tmp_path):
     _experiment(tmp_path, "sbp-figure2-adult", "ci-adult")
-    claim = Claim("SBP ran at least twice", _sbp_runs, needs=("sbp",))
-    section = Section("A paper, Section 1: a claim", (Claims((ClaimsOn("sbp-figure2-adult", (claim,)),)),))
+    section = Section("A paper, Section 1: a claim", (Claims((_posed("SBP ran", "sbp-figure2-adult"),)),))
     _with(monkeypatch, dataclasses.replace(papers.sgd.PAPER, key="new", sections=(section,)))
     text = report.build(tmp_path)
-    assert f"## A paper, Section 1: a claim\n\n| claim | paper | measured here | verdict |\n|---|---|---|---|\n" \
-           f"| SBP ran at least twice | yes | {REF_RUNS} runs | held |" in text
+    assert "## A paper, Section 1: a claim\n\n| claim | paper | measured here | verdict |\n|---|---|---|---|\n" \
+           "| SBP ran | yes | sbp runs 1 (1-1); runs 1 [1, 1] (Welch" in text
+    assert "(sbp-figure2-adult) | held |" in text
 
 
 def test_a_declared_figure_is_drawn_with_its_kind_of_drawing(monkeypatch, tmp_path):

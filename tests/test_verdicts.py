@@ -23,18 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from sbpbench import papers
-from sbpbench.papers import pegasos, sbp, sgd
+from sbpbench.papers import sbp, sgd
 from sbpbench.papers.declarations import (
     OUTCOMES,
-    Claim,
     Claims,
-    ClaimsOn,
-    NotChecked,
     NotReproduced,
     Numbers,
     Posed,
@@ -153,11 +149,6 @@ ITERATIONS = [1e2, 1e3, 1e4, 1e5, 1e6]
 PEGASOS_PATH = [0.2, 0.07, 0.064, 0.0632, 0.063]
 FAILING_ETA = [0.5, 0.4, 0.35, 0.34, 0.33]
 AS_FAST_ETA = [0.2, 0.07, 0.0639, 0.0632, 0.0631]  # within 0.001 of Pegasos' final objective where Pegasos is
-#: Figure 2 (right) as the paper shows it: a slow eta, one as fast as Pegasos, one that fails.
-SOME_ETAS = {"pegasos": PEGASOS_PATH, "sgd eta=0.001": [0.5, 0.3, 0.15, 0.1, 0.08], "sgd eta=0.01": AS_FAST_ETA,
-             "sgd eta=10": FAILING_ETA}
-
-
 def _objectives(paths: Mapping[str, Sequence[float]], runs: int = 2) -> Synthetic:
     """``runs`` equal runs per solver label (``sgd eta=0.01`` is solver ``sgd``), its primal
     objectives at :data:`ITERATIONS`."""
@@ -196,42 +187,6 @@ def _finals(p: Params, above: float, below: float) -> Synthetic:
                        for label, end in ends.items()))
 
 
-# --- Pegasos paper, Figure 3: the mini-batch size k
-
-KS = (1, 4, 16, 64, 256)
-KT_FRACTIONS = (0.01, 0.1, 1.0)  # checkpoints of the kT-fixed runs: 2560, 25600 and 256000 examples
-
-
-def _figure3(t_fixed: Callable[[int], float], kt_fixed: Callable[[int], Sequence[float]],
-             runs: int = 2) -> Synthetic:
-    """Figure 3's runs, ``runs`` equal ones per k: with T = 1000 fixed, the final objective
-    ``t_fixed(k)``; with kT = 256000 fixed, the objectives ``kt_fixed(k)`` after the examples
-    :data:`KT_FRACTIONS` of kT."""
-    curves = [curve(f"T fixed, k={k}", *[{"iteration": [10, 100, 1000], "primal_objective": [1.0, 0.5, t_fixed(k)]}]
-                    * runs, name="pegasos", params=f"mini_batch={k}") for k in KS]
-    curves += [curve(f"kT fixed, k={k}", *[{"iteration": [f * 256000 / k for f in KT_FRACTIONS],
-                                           "primal_objective": kt_fixed(k)}] * runs,
-                     name="pegasos", params=f"mini_batch={k}") for k in KS]
-    return synthetic(*curves)
-
-
-def _improving_with_k(k: int) -> float:
-    return 0.06 + 0.25 / k
-
-
-def _same_for_every_k(k: int) -> list[float]:
-    return [0.07, 0.064, 0.0635]
-
-
-# --- Pegasos paper, Table 1: time to within 0.001 of the optimal objective (J_opt = 1)
-
-
-def _time_to_optimum(pegasos_objectives: Sequence[float]) -> Synthetic:
-    """The optimum solver ending at J_opt = 1, and Pegasos' objectives after 1, 2, 3 s."""
-    return synthetic(curve("optimum", {"primal_objective": [2.0, 1.0]}, name="dcd"),
-                     curve("pegasos", {"primal_objective": pegasos_objectives, "train_time_s": [1, 2, 3]}))
-
-
 # --- the table
 
 CASES: dict[Any, Case] = {
@@ -245,33 +200,6 @@ CASES: dict[Any, Case] = {
         Contradiction("nu twice the printed value", lambda p: _nu(2 * p["printed"], p)),
         Contradiction("nu below the optimizer's resolution, the printed value above that bound",
                       lambda p: _unresolved(p["printed"])))),
-    pegasos._time_to_optimum: Case(
-        lambda p: _time_to_optimum([1.5, 1.0005, 1.0002]),
-        (Contradiction("Pegasos never within 0.001 of the optimum", lambda p: _time_to_optimum([1.5, 1.2, 1.1])),)),
-    pegasos._projection_improves_norma: Case(lambda p: _projected(NORMA_PATH, PROJECTED_PATH), (
-        Contradiction("Norma ends lower without projection", lambda p: _projected(NORMA_PATH, NORMA_PATH[:4] + [0.17])),
-        Contradiction("the projection higher at 10^3 and 10^4 iterations, lower only at the end",
-                      lambda p: _projected(PROJECTED_PATH[:4] + [0.167], NORMA_PATH[:4] + [0.16])),
-        Contradiction("the projection no lower anywhere", lambda p: _projected(NORMA_PATH, NORMA_PATH)),
-    )),
-    pegasos._some_eta: Case(
-        lambda p: _objectives(SOME_ETAS),
-        (Contradiction("every eta as fast as Pegasos", lambda p: _objectives(
-            {"pegasos": PEGASOS_PATH, "sgd eta=0.01": PEGASOS_PATH, "sgd eta=1": PEGASOS_PATH})),
-         Contradiction("no eta converges", lambda p: _objectives(
-             {"pegasos": PEGASOS_PATH, "sgd eta=0.01": [0.5, 0.3, 0.2, 0.1, 0.09], "sgd eta=10": FAILING_ETA})),
-         Contradiction("the one eta within 0.001 of Pegasos gets there only at its last checkpoint (100x slower)",
-                       lambda p: _objectives({"pegasos": PEGASOS_PATH, "sgd eta=0.01": [0.5, 0.3, 0.15, 0.09, 0.0635],
-                                              "sgd eta=10": FAILING_ETA})))),
-    pegasos._improves_with_k: Case(lambda p: _figure3(_improving_with_k, _same_for_every_k), (
-        Contradiction("the objective grows with k", lambda p: _figure3(lambda k: 0.06 + 0.25 * k / 256,
-                                                                       _same_for_every_k)),)),
-    pegasos._constant_over_k: Case(lambda p: _figure3(_improving_with_k, _same_for_every_k), (
-        Contradiction("final objectives 60% apart", lambda p: _figure3(
-            _improving_with_k, lambda k: [0.2, 0.1, 0.0635 * (1 + 0.6 * np.log2(k) / 8)])),
-        Contradiction("every k converged by kT = 256000, far apart at equal examples before", lambda p: _figure3(
-            _improving_with_k, lambda k: [0.07 * k, 0.064 * np.sqrt(k), 0.0635])),
-    )),
 }
 
 
@@ -304,13 +232,6 @@ def _printed(key: str, row: Printed) -> Declared:
                     lambda results: _word(row.row(results)[3]))
 
 
-def _claim(key: str, experiment: str, claim: Claim) -> Declared:
-    """A claim's verdict; its builders also get the experiments it compares with (``also``)."""
-    params = {**getattr(claim.check, "keywords", {}), "experiment": experiment, "also": claim.also}
-    return Declared(f"{key}: {claim.what}", getattr(claim.check, "func", claim.check), params, experiment,
-                    lambda results: ClaimsOn(experiment, (claim,)).rows(results)[0][3], *claim.outcomes)
-
-
 def shape(question: Any) -> str:
     """What a posed row's question is made of: its class, and the classes of the questions and
     readers inside it (``Rank[AtStop]``): the key of the cases of posed rows, which hold for every
@@ -333,9 +254,11 @@ def shape(question: Any) -> str:
 
 def _posed(key: str, row: Posed) -> Declared:
     """A posed row: its case is its question's :func:`shape`; its builders get the row (``row``)
-    and the experiments it reads (``experiment``, ``also``)."""
-    params = {"row": row, "experiment": row.experiments[0], "also": row.also}
-    return Declared(f"{key}: {row.what}", shape(row.question), params, row.experiments[0],
+    and the experiments it reads (``experiment``, ``also``). The experiment its cases are written
+    as is the last it reads from (the table's own, behind runs made for the question: a speed
+    claim's uncensored runs, tested apart)."""
+    params = {"row": row, "experiment": row.experiments[-1], "also": row.also}
+    return Declared(f"{key}: {row.what}", shape(row.question), params, row.experiments[-1],
                     lambda results: _word(row.decided(results)[0][0][3]), *(row.outcomes or OUTCOMES[row.kind]))
 
 
@@ -354,17 +277,13 @@ def declared() -> list[Declared]:
                               else Declared(f"{paper.key}: {row.what}", type(row), {}, "", str)
                               for row in rows if not isinstance(row, NotReproduced)]
                 elif isinstance(table, Claims):
-                    found += [_posed(paper.key, group) if isinstance(group, Posed)
-                              else _claim(paper.key, group.experiment, claim)
-                              for group in table.groups if not isinstance(group, NotChecked)
-                              for claim in ((group,) if isinstance(group, Posed) else group.claims)]
+                    found += [_posed(paper.key, group) for group in table.groups if isinstance(group, Posed)]
                 else:
                     found.append(Declared(f"{paper.key}: a {type(table).__name__}", type(table), {}, "", str))
     return found
 
 
 DECLARED = declared()
-COVERED = [d for d in DECLARED if d.function in CASES]
 
 
 def _all_cases() -> dict[Callable[..., Any], Case]:
@@ -426,48 +345,3 @@ def verdict_tests(cases: Mapping[Callable[..., Any], Case]) -> tuple[Callable[..
 
 test_a_supporting_result_gets_the_passing_verdict, test_a_contradicting_result_gets_the_failing_verdict = \
     verdict_tests(CASES)
-
-
-# ----------------------------------------------------------------------------- runs that disagree
-
-
-def _one(function: Callable[..., Any]) -> Declared:
-    """The first declared verdict of ``function``."""
-    return next(d for d in COVERED if d.function is function)
-
-
-#: Results whose runs support neither verdict, by verdict function: the verdict names them inconclusive.
-DISAGREEING: dict[Callable[..., Any], Build] = {
-    pegasos._time_to_optimum: lambda p: synthetic(
-        curve("optimum", {"primal_objective": [2.0, 1.0]}, name="dcd"),
-        curve("pegasos", {"primal_objective": [1.5, 1.0005]}, {"primal_objective": [1.5, 1.2]})),
-    pegasos._some_eta: lambda p: synthetic(*(
-        curve(label, *[{"iteration": ITERATIONS, "primal_objective": path} for path in paths], name=label.split(" ")[0])
-        for label, paths in {"pegasos": [PEGASOS_PATH] * 2, "sgd eta=0.01": [AS_FAST_ETA, FAILING_ETA],
-                             "sgd eta=10": [FAILING_ETA] * 2}.items())),
-    pegasos._constant_over_k: lambda p: _figure3(_improving_with_k, _same_for_every_k, runs=1),
-    pegasos._improves_with_k: lambda p: synthetic(*(  # k = 16's runs end 0.1 apart: better than k = 4?
-        curve(f"T fixed, k={k}", *[{"iteration": [10, 100, 1000], "primal_objective": [1.0, 0.5, final]}
-                                   for final in (_improving_with_k(k), _improving_with_k(k) + 0.1 * (k == 16))],
-              name="pegasos", params=f"mini_batch={k}") for k in KS)),
-}
-
-
-@pytest.mark.parametrize("function", DISAGREEING, ids=lambda f: f.__qualname__)
-def test_runs_that_disagree_are_inconclusive(function: Callable[..., Any], tmp_path):
-    """One run agrees and one does not (or a single run, where the verdict needs a spread): inconclusive."""
-    verdict = _one(function)
-    assert _word(verdict.outcome(_write(tmp_path, verdict.experiment, DISAGREEING[function](verdict.params)))) \
-        .startswith("inconclusive")
-
-
-def test_the_projection_improving_norma_is_judged_over_the_papers_range(tmp_path):
-    """Issue #29: at 10^6 iterations Norma and Norma with projection are level within the runs'
-    spread (the old rule, the end alone: inconclusive), at 10^3 they are 5.53 against 0.85: held,
-    and the text names every decade."""
-    end_level = _projected(NORMA_PATH, PROJECTED_PATH[:4] + [0.1653], runs=5, spread=0.02)
-    held, text = pegasos._projection_improves_norma(_write(tmp_path, "pegasos-figure2-norma", end_level)
-                                                     .get("pegasos-figure2-norma"))
-    assert held is True
-    assert "10^3: Norma 5.751 +- 0.16, with projection 0.884 +- 0.024" in text
-    assert "10^6: Norma 0.1737 +- 0.0047, with projection 0.1719 +- 0.0047" in text  # level within the spread

@@ -1,10 +1,10 @@
-"""Every verdict the Pegasos paper declares for its Section 5 numbers and claims can fail (issue #14).
+"""Every verdict the Pegasos paper declares for its Section 5 numbers and claims can fail (issues #14, #36).
 
-The cases of :mod:`tests.test_verdicts` for the verdict functions added to
-:mod:`sbpbench.papers.pegasos` with the rows of every number and claim of the paper's Section 5:
-the claims on Table 1's runs (SVM-Perf's stand-in: the optimum), the omitted projection graph,
-Zhang's eta, and the settings and data sizes read from our configs as run (a different config
-value gives "differs"). :func:`tests.test_verdicts.test_every_declared_verdict_has_a_failing_case`
+The cases of :mod:`tests.test_verdicts` for the Pegasos paper's posed claims on Figures 2 and 3,
+by the make of their question (:func:`tests.test_verdicts.shape`), each a result that supports
+the claim and ones that contradict it, as data built from the declaration's own readers; and
+for the settings and data sizes read from our configs as run (a different config value gives
+"differs"), by their measure. :func:`tests.test_verdicts.test_every_declared_verdict_has_a_failing_case`
 reads :data:`CASES` here too.
 """
 
@@ -13,24 +13,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pytest
 
 from sbpbench.papers import pegasos
-from sbpbench.papers.declarations import Claim, ClaimsOn
 from tests.test_verdicts import (
     AS_FAST_ETA,
     DECLARED,
-    DISAGREEING,
     FAILING_ETA,
     ITERATIONS,
+    NORMA_PATH,
     PEGASOS_PATH,
-    SOME_ETAS,
+    PROJECTED_PATH,
     Case,
     Contradiction,
     Params,
     Synthetic,
     _objectives,
-    _time_to_optimum,
+    _projected,
     _word,
     _write,
     curve,
@@ -38,18 +38,7 @@ from tests.test_verdicts import (
     verdict_tests,
 )
 
-# ----------------------------------------------------------------------------- Table 1's claims (J_opt = 1)
-
-
-def _generalization(pegasos_errors: Sequence[float]) -> Synthetic:
-    """The optimum ending at J_opt = 1 with a 10% test error (10000 test points: 2 binomial
-    standard errors are 0.6 pp), and one Pegasos run per final test error in ``pegasos_errors``."""
-    optimum = curve("optimum", {"primal_objective": [2.0, 1.0], "test_error": [0.3, 0.1]}, name="dcd")
-    runs = [{"primal_objective": [1.5, 1.0005], "test_error": [0.3, e]} for e in pegasos_errors]
-    return synthetic(optimum, curve("pegasos", *runs))
-
-
-# ----------------------------------------------------------------------------- Figure 2: projection, Zhang's eta
+# ----------------------------------------------------------------------------- Figure 2: projection, fixed etas
 
 NO_PROJECTION_SUPPORT = [2.0, 0.1, 0.065, 0.0632, 0.063]  # ten times Pegasos' objective at T = 100, level at 10^6
 
@@ -59,15 +48,53 @@ def _projection(without: Sequence[float], runs: int = 2) -> Synthetic:
     return _objectives({"pegasos": PEGASOS_PATH, "pegasos (no projection)": without}, runs=runs)
 
 
-SLOW_ETA = [0.5, 0.3, 0.15, 0.1, 0.09]
+#: Runs per solver of the fixed-eta cases: five, so that a fraction of runs at the target can decide.
+RUNS = 5
 
 
-def _zhang(p: Params, figure2: Mapping[str, Sequence[float]], small: Mapping[str, Sequence[float]],
-           runs: int = 2) -> dict[str, Synthetic]:
-    """Figure 2's etas (``figure2``, with Pegasos) in the claim's experiment and the small etas
-    (``small``) in the experiment it compares with (pegasos-figure2-zhang)."""
-    return {p["experiment"]: _objectives({"pegasos": PEGASOS_PATH, **figure2}, runs=runs),
-            p["also"][0]: _objectives(small, runs=runs)}
+def _fixed_rates(converging: Sequence[float], failing: Sequence[float] = FAILING_ETA) -> Synthetic:
+    """Pegasos, the claim's converging eta on ``converging`` and its failing eta on ``failing``."""
+    return _objectives({"pegasos": PEGASOS_PATH, pegasos.CONVERGING_ETA: converging, pegasos.FAILING_ETA: failing},
+                       runs=RUNS)
+
+
+def _ordered_finals(p: Params, reverse_first: bool = False, equal: bool = False) -> Mapping[str, Synthetic]:
+    """Every part ``a > b`` of a posed ``AllOf`` of ``Exceeds`` on final objectives ordered as claimed:
+    each label ends 0.01 times the length of the longest chain of labels below it above 0.06
+    (``reverse_first``: the first part's ``a`` 0.01 below its ``b`` instead; ``equal``: all at 0.06),
+    two runs each, in the experiment the reader names."""
+    parts = [(q.a, q.b) for q in p["row"].question.parts]
+    readers = {(r.label, r.experiment): r for pair in parts for r in pair}
+    rank = dict.fromkeys(readers, 0)
+    for _ in readers:
+        for a, b in parts:
+            rank[(a.label, a.experiment)] = max(rank[(a.label, a.experiment)], rank[(b.label, b.experiment)] + 1)
+    ends = {key: 0.06 + (0.0 if equal else 0.01 * r) for key, r in rank.items()}
+    if reverse_first:
+        a, b = parts[0]
+        ends[(a.label, a.experiment)] = ends[(b.label, b.experiment)] - 0.01
+    names = [p["experiment"], *p["also"]]
+    return {name: synthetic(*(curve(label, *[{"iteration": ITERATIONS, "primal_objective": [1.0, 0.5, 0.2, 0.1, end]}]
+                                    * 2, name=readers[(label, i)].name)
+                              for (label, at), end in ends.items() if at == i))
+            for i, name in enumerate(names)}
+
+
+# ----------------------------------------------------------------------------- Figure 3: kT fixed
+
+
+def _kt_fixed(objective: Any, runs: int = 2) -> Synthetic:
+    """The kT-fixed runs of Figure 3, ``runs`` equal ones per k of the claim, each with a checkpoint
+    at kT / k iterations for every judged kT, its objective ``objective(k, kT)`` there."""
+    return synthetic(*(curve(f"kT fixed, k={k}", *[{
+        "iteration": [kt / k for kt in pegasos.KT_JUDGED],
+        "primal_objective": [objective(k, kt) for kt in pegasos.KT_JUDGED]}] * runs, name="pegasos",
+        params=f"mini_batch={k}") for k in pegasos.K_CONSTANT))
+
+
+def _level(k: int, kt: float) -> float:
+    """The same objective for every k at equal examples."""
+    return 0.0635 + 10 / kt
 
 
 # ----------------------------------------------------------------------------- settings from the config as run
@@ -116,23 +143,34 @@ def _bias(bias: bool) -> Synthetic:
 # ----------------------------------------------------------------------------- the cases
 
 CASES = {
-    pegasos._within_optimum: Case(lambda p: _time_to_optimum([1.5, 1.0005, 1.0002]), (
-        Contradiction("Pegasos ends 0.1 above the optimum", lambda p: _time_to_optimum([1.5, 1.2, 1.1])),)),
-    pegasos._same_generalization: Case(lambda p: _generalization([0.102, 0.099]), (
-        Contradiction("Pegasos' test error 5 pp above the optimum's", lambda p: _generalization([0.15, 0.15])),
-        Contradiction("Pegasos' test error 1 pp below the optimum's (beyond 2 binomial standard errors)",
-                      lambda p: _generalization([0.09, 0.09])))),
-    pegasos._projection_matters: Case(lambda p: _projection(NO_PROJECTION_SUPPORT), (
+    "AllOf[After,Exceeds]": Case(lambda p: _projected(NORMA_PATH, PROJECTED_PATH), (
+        Contradiction("Norma as low without projection", lambda p: _projected(NORMA_PATH, NORMA_PATH[:4] + [0.17])),
+        Contradiction("the projection higher at 10^3 and 10^4 iterations, lower only at the end",
+                      lambda p: _projected(PROJECTED_PATH[:4] + [0.167], NORMA_PATH[:4] + [0.16])),
+        Contradiction("the projection no lower anywhere", lambda p: _projected(NORMA_PATH, NORMA_PATH)),
+    )),
+    "AllOf[After,FinalOf,Ratio]": Case(lambda p: _projection(NO_PROJECTION_SUPPORT), (
         Contradiction("no projection as good as Pegasos at every T", lambda p: _projection(PEGASOS_PATH)),
         Contradiction("no projection worse only late", lambda p: _projection([0.2, 0.07, 0.064, 0.07, 0.08])),
         Contradiction("no projection worse at the end than at T = 100",
-                      lambda p: _projection([0.21, 0.1, 0.1, 0.1, 0.1])))),
-    pegasos._best_eta_larger: Case(
-        lambda p: _zhang(p, SOME_ETAS, {"sgd eta=1e-05": FAILING_ETA, "sgd eta=0.0001": SLOW_ETA}),
-        (Contradiction("eta = 1e-5 best", lambda p: _zhang(
-            p, {"sgd eta=0.01": FAILING_ETA}, {"sgd eta=1e-05": AS_FAST_ETA, "sgd eta=0.0001": SLOW_ETA})),
-         Contradiction("eta = 1e-4 best (only 10x Zhang's)", lambda p: _zhang(
-             p, {"sgd eta=1": FAILING_ETA}, {"sgd eta=1e-05": SLOW_ETA, "sgd eta=0.0001": AS_FAST_ETA})))),
+                      lambda p: _projection([0.21, 0.1, 0.1, 0.1, 0.1])),
+    )),
+    "AllOf[FinalOf,Fraction,IterationsTo,Ratio]": Case(lambda p: _fixed_rates(AS_FAST_ETA), (
+        Contradiction("the failing eta converges too", lambda p: _fixed_rates(AS_FAST_ETA, PEGASOS_PATH)),
+        Contradiction("the converging eta never gets within 0.001", lambda p: _fixed_rates([0.5, 0.3, 0.2, 0.1, 0.09])),
+        Contradiction("the converging eta within 0.001 of Pegasos only at its last checkpoint (100x slower)",
+                      lambda p: _fixed_rates([0.5, 0.3, 0.15, 0.09, 0.0635])),
+    )),
+    "AllOf[Exceeds,FinalOf]": Case(_ordered_finals, (
+        Contradiction("the first pair ordered the other way", lambda p: _ordered_finals(p, reverse_first=True)),
+        Contradiction("every one ends equal", lambda p: _ordered_finals(p, equal=True)),
+    )),
+    "AllOf[After,Match]": Case(lambda p: _kt_fixed(_level), (
+        Contradiction("k = 256 ends 60% above k = 1", lambda p: _kt_fixed(
+            lambda k, kt: _level(k, kt) * (1 + 0.6 * np.log2(k) / 8 * (kt == max(pegasos.KT_JUDGED))))),
+        Contradiction("every k level by the end, far apart at equal examples before", lambda p: _kt_fixed(
+            lambda k, kt: _level(k, kt) * (1 if kt == max(pegasos.KT_JUDGED) else np.sqrt(k)))),
+    )),
     pegasos._lambda: Case(lambda p: _ran({"problem": {"lambda": p["printed"]}}), (
         Contradiction("our config's lambda ten times the paper's",
                       lambda p: _ran({"problem": {"lambda": 10 * p["printed"]}})),)),
@@ -165,36 +203,46 @@ test_a_supporting_result_gets_the_passing_verdict, test_a_contradicting_result_g
     verdict_tests(CASES)
 
 
-#: Results whose runs support neither verdict: two runs that disagree, or one run where the
-#: verdict needs a spread.
+#: Results whose runs support neither verdict, by the make of the claim's question: one run where
+#: the comparison needs a spread, or a solver the claim reads not run.
 UNDECIDED = {
-    pegasos._within_optimum: DISAGREEING[pegasos._time_to_optimum],
-    pegasos._same_generalization: lambda p: _generalization([0.1, 0.15]),
-    pegasos._projection_matters: lambda p: _projection(NO_PROJECTION_SUPPORT, runs=1),
-    pegasos._best_eta_larger: lambda p: _zhang(p, {"sgd eta=0.01": AS_FAST_ETA}, {"sgd eta=1e-05": AS_FAST_ETA},
-                                               runs=1),
+    "AllOf[After,FinalOf,Ratio]": lambda p: _projection(NO_PROJECTION_SUPPORT, runs=1),
+    "AllOf[After,Match]": lambda p: _kt_fixed(lambda k, kt: _level(k, kt) * (1 + 0.01 * (k == 2)), runs=1),
+    "AllOf[FinalOf,Fraction,IterationsTo,Ratio]": lambda p: _objectives(
+        {"pegasos": PEGASOS_PATH, pegasos.CONVERGING_ETA: AS_FAST_ETA, pegasos.FAILING_ETA: FAILING_ETA}, runs=2),
 }
 
 
-@pytest.mark.parametrize("function", UNDECIDED, ids=lambda f: f.__qualname__)
-def test_runs_that_disagree_are_inconclusive(function, tmp_path):
-    verdict = next(d for d in MINE if d.function is function)
-    result = _write(tmp_path, verdict.experiment, UNDECIDED[function](verdict.params))
+@pytest.mark.parametrize("shape", UNDECIDED)
+def test_runs_that_do_not_decide_are_inconclusive(shape, tmp_path):
+    verdict = next(d for d in MINE if d.function == shape)
+    result = _write(tmp_path, verdict.experiment, UNDECIDED[shape](verdict.params))
     assert _word(verdict.outcome(result)).startswith("inconclusive")
 
 
-def test_zhangs_eta_is_not_decided_without_a_run_at_it(tmp_path):
-    """Figure 2's etas start at 1e-3, 100 times 1e-5: among them the best is always at least 100
-    times 1e-5, so the claim used to hold whatever the runs did. Without a run at eta = 1e-5 it is
-    now undecided, however much better Figure 2's etas are than 1e-4."""
-    verdict = next(d for d in MINE if d.function is pegasos._best_eta_larger)
-    result = _write(tmp_path, verdict.experiment,
-                    _zhang(verdict.params, SOME_ETAS, {"sgd eta=0.0001": FAILING_ETA}))
-    assert verdict.outcome(result).startswith("inconclusive")
-    assert "eta = 1e-05 not run" in ClaimsOn(verdict.experiment, (_zhang_claim(),)).rows(result)[0][2]
+def test_k_beyond_the_declared_region_does_not_decide_the_improvement(tmp_path):
+    """Figure 3 (left): the objective levels off at large k (ours: k = 128 and 256 within 0.001 of
+    k = 64 at T = 1000). The claim is judged over its declared region, so runs that improve up to
+    k = 64 and are level beyond hold; a run worse at k = 2 than at k = 1 does not."""
+    verdict = next(d for d in MINE if d.function == "AllOf[Exceeds,FinalOf]" and "k grows" in d.id)
+    region = pegasos.K_IMPROVES
+
+    def runs(final: Any) -> Synthetic:
+        return synthetic(*(curve(f"T fixed, k={k}", *[{"iteration": [10, 100, 1000],
+                                                       "primal_objective": [1.0, 0.5, final(k)]}] * 2,
+                                 name="pegasos", params=f"mini_batch={k}") for k in (*region, 128, 256)))
+
+    level = runs(lambda k: 0.06 + 0.25 / min(k, region[-1]))
+    assert verdict.outcome(_write(tmp_path / "a", verdict.experiment, level)) == "held"
+    worse = runs(lambda k: 0.06 + 0.25 / min(k, region[-1]) + 0.5 * (k == 2))
+    assert verdict.outcome(_write(tmp_path / "b", verdict.experiment, worse)) == "did not hold"
 
 
-def _zhang_claim() -> Claim:
-    """The declared claim on Zhang's eta."""
-    return next(claim for group in pegasos.CLAIMS.groups if isinstance(group, ClaimsOn) for claim in group.claims
-                if getattr(claim.check, "func", claim.check) is pegasos._best_eta_larger)
+def test_figure3_is_drawn_where_its_claims_are_judged():
+    """The kT (and T) values the figure reads its runs at are those the claims compare."""
+    figure = next(f for f in pegasos.PAPER.figures if f.stem == "pegasos-figure3")
+    assert figure.drawing.read_at["kT fixed"].values == pegasos.KT_JUDGED
+    assert figure.drawing.read_at["T fixed"].values == (pegasos.T_FIXED,)
+    claims = [d.params["row"].question for d in MINE if d.experiment == "pegasos-figure3-k" and "row" in d.params]
+    judged = {part.reader.examples for q in claims for part in q.parts if hasattr(part, "reader")}
+    assert judged == set(pegasos.KT_JUDGED)

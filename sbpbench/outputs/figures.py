@@ -54,12 +54,13 @@ def draw(figure: Figure, used: list[ExperimentResult], stem: Path) -> list[Path]
     kind = figure.drawing
     if isinstance(kind, ErrorCurves):
         marks = plotting.Marks(baselines=plotting.baselines((res.curves, res.meta) for res in used),
-                               fit_label=kind.fit_label)
+                               fit_label=kind.fit_label, titles=figure.panel_titles(), names=figure.names)
         return plotting.error_curves(curves, stem, kind.cost, figure.label, kind.zoom, kind.dpi, marks)
     if isinstance(kind, ObjectiveCurves):
         if "test_hinge_loss" in curves:  # drawn only in the panels the paper shows it in
             curves["test_hinge_loss"] = curves["test_hinge_loss"].where(curves["experiment"].isin(kind.test_loss))
-        marks = plotting.Marks(extras=kind.extras, epochs_axis=kind.epochs_axis)
+        marks = plotting.Marks(extras=kind.extras, epochs_axis=kind.epochs_axis, titles=figure.panel_titles(),
+                               names=figure.names)
         return plotting.objective_curves(curves, stem, figure.label, kind.dpi, marks)
     return plotting.final_against_parameter(curves, stem, kind.parameter, kind.xlabel, figure.label, kind.dpi,
                                             kind.read_at)

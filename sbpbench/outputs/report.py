@@ -148,9 +148,8 @@ def _claim_outcomes() -> dict[str, str]:
             for source in section.tables:
                 if isinstance(source, Claims):
                     for group in source.groups:
-                        words = ([group.outcomes or OUTCOMES[group.kind]] if isinstance(group, Posed)
-                                 else [claim.outcomes for claim in group.claims])
-                        for supports, contradicts in words:
+                        if isinstance(group, Posed):
+                            supports, contradicts = group.outcomes or OUTCOMES[group.kind]
                             kinds.setdefault(supports, "match")
                             kinds.setdefault(contradicts, "differ")
     return kinds

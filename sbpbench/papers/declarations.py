@@ -4,13 +4,12 @@ A paper module (:mod:`sbpbench.papers.sbp`, ...) declares one :class:`Paper` out
 as data. ``sbpbench report`` and ``sbpbench figures`` (:mod:`sbpbench.outputs`) only render what
 the papers declare. A printed number or a claim is a :class:`Posed` row: one comparison of
 :mod:`sbpbench.papers.comparisons`, posed on the runs by a question of
-:mod:`sbpbench.papers.questions`, whose evidence the row shows; its kind is a field. Settings and
-most of the Pegasos paper's claims are still rows with a verdict function of their module
-(:class:`Printed`, :class:`Claim`). A verdict is one of: ``matches``; ``differs`` (and why);
-``held`` or ``did not hold`` (a claim), or ``inconclusive (n runs; ...)`` when the runs support
-neither, with the runs that would decide; ``not run yet`` (configured, too long for the machine
-the committed results were made on) or ``not run here`` (and why: usually data that cannot be
-obtained offline).
+:mod:`sbpbench.papers.questions`, whose evidence the row shows; its kind is a field.
+Settings are rows with a verdict function of their module (:class:`Printed`). A verdict is one
+of: ``matches``; ``differs`` (and why); ``held`` or ``did not hold`` (a claim), or
+``inconclusive (n runs; ...)`` when the runs support neither, with the runs that would decide;
+``not run yet`` (configured, too long for the machine the committed results were made on) or
+``not run here`` (and why: usually data that cannot be obtained offline).
 """
 
 from __future__ import annotations
@@ -297,106 +296,12 @@ class Numbers:
 
 
 @dataclass(frozen=True)
-class Claim:
-    """A claim of a paper with its verdict function.
-
-    Parameters
-    ----------
-    what : str
-        The claim (the row's first cell).
-    check : callable
-        ``check(result) -> (held, measured)``: whether the claim held on one experiment's
-        results (None when the runs support neither verdict), and what was measured, as text.
-    paper : str
-        What the paper says (``yes``; ``not claimed`` for a claim checked where the paper does
-        not make it, whose ``kind`` is then ``check``).
-    outcomes : tuple of str
-        The verdict when ``check`` says it held, and when not; when it says None, the verdict
-        is ``inconclusive (n runs)``, n the fewest runs of a solver in ``needs``.
-    needs : tuple of str
-        The solvers (``solver_name``) whose runs ``check`` compares; a claim on results
-        without one of them is not checked.
-    also : tuple of str
-        Other experiments the claim compares with (the same data at another setting): ``check``
-        gets their results after the experiment's own, ``check(result, *others)``.
-    kind : Kind
-        ``claim``, or ``check`` for one the paper does not make.
-    """
-
-    what: str
-    check: Callable[..., tuple[bool | None, str]]
-    paper: str = "yes"
-    outcomes: tuple[str, str] = ("held", "did not hold")
-    needs: tuple[str, ...] = ()
-    also: tuple[str, ...] = ()
-    kind: Kind = "claim"
-
-
-@dataclass(frozen=True)
-class ClaimsOn:
-    """Claims checked on the results of one experiment: one row per claim, whether or not the
-    experiment has results (the coverage summary's denominators do not depend on them)."""
-
-    experiment: str
-    claims: tuple[Claim, ...]
-
-    def rows(self, results: Results) -> list[Cells]:
-        """One row per claim: the claim, the paper's word, what was measured, the verdict."""
-        res = results.get(self.experiment)
-        if res is None:
-            why = results.why_missing(self.experiment)
-            return [(claim.what, claim.paper, "-", why) for claim in self.claims]
-        present = set(res.curves["solver_name"])
-        rows: list[Cells] = []
-        for claim in self.claims:
-            others = [results.get(name) for name in claim.also]
-            lacking = [name for name in claim.needs if name not in present]
-            missing = [name for name, other in zip(claim.also, others, strict=True) if other is None]
-            if lacking or missing:
-                why = (results.why_missing(missing[0]) if missing
-                       else f"not run here: {', '.join(lacking)} not in {self.experiment}'s results")
-                rows.append((claim.what, claim.paper, "-", why))
-                continue
-            held, measured = claim.check(res, *others)
-            verdict = (inconclusive(res, claim.needs) if held is None
-                       else claim.outcomes[0 if held else 1])
-            rows.append((claim.what, claim.paper, measured, verdict))
-        return rows
-
-    def decided(self, results: Results) -> list[Decided]:
-        """The rows, with no comparison's evidence."""
-        return [(row, None) for row in self.rows(results)]
-
-    def kinds(self) -> tuple[Kind, ...]:
-        """Each claim's declared kind."""
-        return tuple(claim.kind for claim in self.claims)
-
-
-def inconclusive(res: ExperimentResult, solvers: tuple[str, ...]) -> str:
-    """``inconclusive (n runs)``: the verdict of a claim whose runs support neither outcome.
-
-    n is the fewest runs of a solver in ``solvers`` (``solver_name``), or of any solver when
-    ``solvers`` is empty.
-    """
-    curves = res.curves
-    groups = [curves[curves["solver_name"] == name] for name in solvers] or [curves]
-    n = min(int(group["run"].nunique()) for group in groups)
-    return f"inconclusive ({n} run{'' if n == 1 else 's'})"
-
-
-@dataclass(frozen=True)
 class NotChecked:
-    """A claim of a paper that no experiment here can check, and why: a row of :class:`Claims`.
-
-    ``experiment`` and ``claims`` are empty, as for a group without claims, so that code walking
-    the claims of a table (the report's outcome words, the tests' declared verdicts) passes over it.
-    """
+    """A claim of a paper that no experiment here can check, and why: a row of :class:`Claims`."""
 
     what: str
     why: str
     paper: str = "yes"
-    experiment: str = ""
-    claims: tuple[Claim, ...] = ()
     kind: Kind = "claim"
 
     def rows(self, results: Results) -> list[Cells]:
@@ -416,7 +321,7 @@ class NotChecked:
 class Claims:
     """A table of claims with their verdicts."""
 
-    groups: tuple[ClaimsOn | NotChecked | Posed, ...]
+    groups: tuple[NotChecked | Posed, ...]
 
     def table(self, results: Results) -> Table:
         """The rows of every group, in order."""
@@ -529,6 +434,12 @@ class Figure:
     notes : callable
         ``notes(results)``: more such sentences measured on the results (what the runs did not
         reach, and what it would take).
+    titles : Mapping
+        ``{experiment: title}``: each panel's title as the paper names it (a data set), and for
+        its substitute that title marked so; by default the experiment and its data set.
+    names : Mapping
+        ``{solver label: name}``: the method names the paper's legends show, in place of our
+        labels (``fourier[max_pairs=1024]``: Fourier features); by default the label.
     """
 
     stem: str
@@ -540,6 +451,13 @@ class Figure:
     substitutes: Mapping[str, str] = field(default_factory=dict)
     differences: tuple[str, ...] = ()
     notes: Callable[[Results], tuple[str, ...]] = _no_notes
+    titles: Mapping[str, str] = field(default_factory=dict)
+    names: Mapping[str, str] = field(default_factory=dict)
+
+    def panel_titles(self) -> dict[str, str]:
+        """:attr:`titles`, and under the name of an experiment's substitute its title, marked as a substitute."""
+        return {**{self.substitutes[e]: f"{t} (substitute: {self.substitutes[e]})" for e, t in self.titles.items()
+                   if e in self.substitutes}, **self.titles}
 
     def caption(self, results: Results) -> str:
         """Where our figure differs from the paper's: the declared sentences, then the measured ones."""

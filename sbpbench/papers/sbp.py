@@ -861,6 +861,23 @@ def _figure3_notes(results: Results) -> tuple[str, ...]:
 
 FIGURE3_PANELS = (("Reuters", "sbp-figure3-reuters"), ("Adult", "sbp-figure3-adult"), ("MNIST", "sbp-figure3-mnist"))
 
+#: The paper's method names in its figures' legends, by our solver labels.
+METHOD_NAMES = {"sbp": "SBP", "pegasos": "Pegasos", "sdca": "SDCA", "smo": "SMO", "perceptron": "Perceptron",
+                "fourier[max_pairs=1024]": "Fourier features"}
+
+
+def _figure2_notes(results: Results) -> tuple[str, ...]:
+    """Measured on Figure 2's Adult runs: whether the Perceptron overfits after its first epoch, as
+    the paper's text says it does there, in the words of the report's claim row (its verdict)."""
+    row = next(group for group in CLAIMS.groups if isinstance(group, Posed)
+               and group.what.startswith("Perceptron overfits") and group.what.endswith(", Adult"))
+    (_, _, _, verdict), evidence = row.decided(results)[0]
+    if evidence is None:
+        return ()
+    shown = {"held": "show it", "did not hold": "do not show it"}.get(verdict, f"do not decide it: {verdict}")
+    return (f"Measured: the paper says the Perceptron overfits after its first epoch on Adult; our Adult Perceptron "
+            f"curves {shown} ({evidence.text()}; the claim's row in REPRODUCTION.md).",)
+
 # ----------------------------------------------------------------------------- the paper
 
 PAPER = Paper(
@@ -872,12 +889,14 @@ PAPER = Paper(
                "Test error vs kernel evaluations (Reuters, Adult, MNIST)", "SBP paper, Figure 2",
                ("sbp-figure2-reuters", "sbp-figure2-adult", "sbp-figure2-mnist"),
                ErrorCurves("kernel_evals", zoom=True), {"sbp-figure2-mnist": "sbp-figure2-mnist-t10k"},
-               differences=FIGURE2_DIFFERENCES),
+               differences=FIGURE2_DIFFERENCES, notes=_figure2_notes,
+               titles={exp: dataset for dataset, exp in FIGURE2_PANELS[:3]}, names=METHOD_NAMES),
         Figure("sbp-figure3", "SBP paper, Figure 3 (Appendix A)",
                "Test error vs d-dimensional inner products: SBP vs random Fourier features", "SBP paper, Figure 3",
                ("sbp-figure3-reuters", "sbp-figure3-adult", "sbp-figure3-mnist"),
                ErrorCurves("inner_products", zoom=True, fit_label=("pairs", "k = {:g}")),
-               differences=FIGURE3_DIFFERENCES, notes=_figure3_notes),
+               differences=FIGURE3_DIFFERENCES, notes=_figure3_notes,
+               titles={exp: dataset for dataset, exp in FIGURE3_PANELS}, names=METHOD_NAMES),
     ),
     sections=(
         Section(f"SBP paper, Table 2: nu derived from lambda ({CITATION})", (TABLE2,)),

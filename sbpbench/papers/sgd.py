@@ -43,7 +43,7 @@ from sbpbench.papers.declarations import (
     not_run_yet,
     settings,
 )
-from sbpbench.papers.questions import AllOf, Exceeds, Fraction, Match, Rank, Ratio, Runs
+from sbpbench.papers.questions import AllOf, Exceeds, Fraction, Match, Question, Rank, Ratio, Runs
 from sbpbench.results.curves import final_rows, first_reaching
 from sbpbench.results.lookup import ExperimentResult
 
@@ -143,6 +143,10 @@ EXPERIMENTS: dict[str, NotRun] = {
        for table in TABLES for dataset in DATASETS},
     **{name: not_run_yet("added after the committed runs (DCD at tolerance 1e-5, seconds), left for the next "
                          "`make paper` run") for name in TABLE1.values()},
+    **{f"sgd-speed-c{group.C}-{dataset}": not_run_yet("uncensored speed runs (each solver to 1.01 J_opt), added "
+                                                      "after the committed runs; until they are, the speed claims "
+                                                      "read the table's own runs")
+       for group in TABLES.values() for dataset in DATASETS},
 }
 
 
@@ -170,21 +174,43 @@ EPOCHS_SHARE = 0.1
 EPOCHS_REASON = "10% of the paper's T, at least 1 epoch (T is one run of the paper's, printed without spread)"
 
 
-def _relative(res: ExperimentResult, solver: str) -> pd.DataFrame:
-    """Every checkpoint of ``solver`` (``solver_name``) with its ``rel_acc``, (J - J_opt)/J_opt against
-    J_opt, the final objective of the solver labelled ``optimum`` in the same experiment."""
+def _optimum_for(res: ExperimentResult, found: Sequence[ExperimentResult]) -> float:
+    """J_opt for the runs of ``res``: the final objective of its solver labelled ``optimum``; a
+    speed run (:data:`UNCENSORED`), which has none, takes it from the table's experiment it stands
+    in for, among ``found`` (NaN without one)."""
+    for one in (res, *(other for other in found if UNCENSORED.get(other.name) == res.name)):
+        c = one.curves
+        optimum = c.loc[c["solver"] == "optimum", "primal_objective"]
+        if len(optimum):
+            return float(optimum.min())
+    return math.nan
+
+
+def _relative(res: ExperimentResult, solver: str, precision: str = "double",
+              found: Sequence[ExperimentResult] = ()) -> pd.DataFrame:
+    """Every checkpoint of ``solver`` (``solver_name``) with its ``rel_acc``, (J - J_opt)/J_opt
+    against J_opt (:func:`_optimum_for`: the ``optimum`` solver's of the experiment, or for a speed
+    run that of its table's experiment among ``found``). A speed run holds each solver in both
+    precisions (Table 8's single beside the others' double): there, only the runs in ``precision``
+    (``single`` when the solver's parameters say ``precision=single``); a table's experiment runs
+    all its solvers in its table's precision, and all of them count."""
     c = res.curves
-    j_opt = c.loc[c["solver"] == "optimum", "primal_objective"].min()
+    j_opt = _optimum_for(res, found)
     mine = c[(c["solver_name"] == solver) & (c["solver"] != "optimum")]
+    if res.name in UNCENSORED.values():
+        single = mine["params"].fillna("").astype(str).str.contains("precision=single")
+        mine = mine[single == (precision == "single")]
     return mine.assign(rel_acc=(mine["primal_objective"] - j_opt) / j_opt)
 
 
-def at_stop(res: ExperimentResult, solver: str) -> pd.DataFrame:
-    """One row per run of ``solver`` where the paper's tables read it, with its ``rel_acc``: the
-    solver's own stopping point (its eps, OCAS's q, Pegasos' and SGD-r's t_max), or, for the
-    solvers of :data:`BUDGET`, the first checkpoint at :data:`LEVEL` (the run's end if none is).
-    Empty without such runs."""
-    mine = _relative(res, solver)
+def at_stop(res: ExperimentResult, solver: str, precision: str = "double",
+            found: Sequence[ExperimentResult] = ()) -> pd.DataFrame:
+    """One row per run of ``solver`` (in ``precision``) where the paper's tables read it, with its
+    ``rel_acc`` (:func:`_relative`; ``found``: where a speed run's J_opt is): the solver's own
+    stopping point (its eps, OCAS's q, Pegasos' and SGD-r's t_max; in a speed run, the first
+    checkpoint at or below 1.01 J_opt, or its budget), or, for the solvers of :data:`BUDGET`, the
+    first checkpoint at :data:`LEVEL` (the run's end if none is). Empty without such runs."""
+    mine = _relative(res, solver, precision, found)
     return first_reaching(mine, "rel_acc", LEVEL) if solver in BUDGET else final_rows(mine)
 
 
@@ -198,13 +224,15 @@ class AtStop:
     experiment number ``experiment``: its ``column``. ``target``: a run not at 1% there is
     censored (a cost to 1%); else the stop itself is what is read, every run counted.
     ``passage``: read instead where each run first reaches 1% (its first passage, the cost to
-    the target), a run that never does censored at its end."""
+    the target), a run that never does censored at its end. ``precision``: the runs of the solver
+    in that precision (a speed run holds Table 8's single-precision solvers beside the others)."""
 
     solver: str
     column: str = "train_time_s"
     target: bool = True
     experiment: int = 0
     passage: bool = False
+    precision: str = "double"
 
     @property
     def solvers(self) -> tuple[str, ...]:
@@ -212,8 +240,8 @@ class AtStop:
 
     def read(self, found: Sequence[ExperimentResult]) -> Runs:
         res = found[self.experiment]
-        rows = (first_reaching(_relative(res, self.solver), "rel_acc", LEVEL) if self.passage
-                else at_stop(res, self.solver))
+        rows = (first_reaching(_relative(res, self.solver, self.precision, found), "rel_acc", LEVEL)
+                if self.passage else at_stop(res, self.solver, self.precision, found))
         reached = (rows["rel_acc"] <= LEVEL).to_numpy() if self.target else np.ones(len(rows), dtype=bool)
         where = "to 1%" if self.passage or (self.target and self.solver in BUDGET) else "at its stop"
         label = f"{self.solver} {COLUMNS.get(self.column, self.column)} {where}"
@@ -239,14 +267,16 @@ def _table_rows(key: str, dataset: str) -> tuple[Posed | NotReproduced, ...]:
         if epochs is not None and solver not in AT_T_MAX:
             where = "first at 1%" if solver in BUDGET else "at its stop (the paper's eps)"
             rows.append(Posed(f"{head}: epochs T {where}", group.tables, f"{epochs:g} ({paper_s})",
-                              Match(AtStop(solver, "epoch", target=solver in BUDGET), float(epochs),
+                              Match(AtStop(solver, "epoch", target=solver in BUDGET, precision=group.precision),
+                                    float(epochs),
                                     max(1.0, EPOCHS_SHARE * epochs), EPOCHS_REASON), name, kind="number"))
         if solver not in BUDGET:
             stop = "t_max" if solver in AT_T_MAX else "its stop"
             epochs_word = "t_max/m" if solver in AT_T_MAX else "T"
             printed = f"at 1% ({f'{epochs_word} = {epochs:g}, ' if epochs else ''}{paper_s})"
             rows.append(Posed(f"{head}: runs at 1% relative accuracy at {stop}", group.tables, printed,
-                              Fraction(AtStop(solver), IMPLIED, IMPLIED_REASON), name, kind="number"))
+                              Fraction(AtStop(solver, precision=group.precision), IMPLIED, IMPLIED_REASON), name,
+                              kind="number"))
     return tuple(rows)
 
 
@@ -573,7 +603,11 @@ def _not_run_rows() -> tuple[NotReproduced, ...]:
 #: Results folders of speed runs not stopped short of 1% (uncensored), by the table's experiment
 #: they stand in for in the speed claims: named first in those claims' ``experiments``, so that
 #: the claims read them where they exist, and the table's committed runs (censored) otherwise.
-UNCENSORED: dict[str, str] = {}
+#: Each table's experiment reads the speed runs of its C and data set (Table 8, C = 1 in single
+#: precision, the same runs as Table 2's: the speed configs run its solvers in single precision
+#: beside the double-precision ones; readers tell them apart by :attr:`AtStop.precision`).
+UNCENSORED: dict[str, str] = {experiment(key, dataset): f"sgd-speed-c{group.C}-{dataset}"
+                              for key, group in TABLES.items() for dataset in DATASETS}
 
 #: "Not very large": SGD-m within this factor of DCD's seconds, the paper's largest ratio at
 #: C = 1 (News20: SGD-m 2.1 s, DCD 0.64 s).
@@ -586,9 +620,15 @@ SUBSTANTIAL = 3.0
 SGD_ALGORITHMS = ("sgd-r", "sgd-s", "sgd-m")
 
 
-def _speed(name: str) -> tuple[str, ...]:
-    """Where a speed claim on the experiment ``name`` reads its runs: uncensored runs first (:data:`UNCENSORED`)."""
-    return (UNCENSORED[name], name) if name in UNCENSORED else (name,)
+def _speed(what: str, where: str, paper: str, question: Question, name: str, also: tuple[str, ...] = (),
+           kind: Kind = "claim", outcomes: tuple[str, str] | None = None) -> Posed:
+    """A speed claim on the experiment ``name``: it reads uncensored runs first (:data:`UNCENSORED`),
+    the table's own runs when those are missing; the table's runs also come last in ``also``
+    (after the claim's own), where the readers of a speed run, which has no ``optimum`` solver,
+    take J_opt from (:func:`_optimum_for`)."""
+    if name in UNCENSORED:
+        return Posed(what, where, paper, question, (UNCENSORED[name], name), kind, (*also, name), outcomes)
+    return Posed(what, where, paper, question, (name,), kind, also, outcomes)
 
 
 def _eps(res: ExperimentResult) -> float:
@@ -622,10 +662,11 @@ class AtOwnBound:
                     f"{self.solver} epochs for its bound to reach eps = {eps:g}")
 
 
-def _faster(fast: str, slow: str, column: str = "train_time_s") -> Rank:
-    """``fast`` reaches 1% at a lower cost (``column``: seconds or epochs) than ``slow``: each run's
-    first passage under 1%, a run that never gets there censored at its end."""
-    return Rank(AtStop(fast, column, passage=True), AtStop(slow, column, passage=True))
+def _faster(fast: str, slow: str, column: str = "train_time_s", precision: str = "double") -> Rank:
+    """``fast`` reaches 1% at a lower cost (``column``: seconds or epochs) than ``slow``, both run in
+    ``precision``: each run's first passage under 1%, a run that never gets there censored at its end."""
+    return Rank(AtStop(fast, column, passage=True, precision=precision),
+                AtStop(slow, column, passage=True, precision=precision))
 
 
 def _ranking(key: str, dataset: str, statement: str, fast: tuple[str, ...], slow: tuple[str, ...]) -> Posed:
@@ -652,8 +693,8 @@ def _ranking(key: str, dataset: str, statement: str, fast: tuple[str, ...], slow
     what = f"{statement}, {where}"
     if against:
         what += f" (the paper's table here: {'; '.join(against)}: checked in that order)"
-    question = AllOf(tuple(_faster(a, b) for a, b in pairs))
-    return Posed(what, "Section 3", "yes", question, _speed(experiment(key, dataset)))
+    question = AllOf(tuple(_faster(a, b, precision=TABLES[key].precision) for a, b in pairs))
+    return _speed(what, "Section 3", "yes", question, experiment(key, dataset))
 
 
 def _scaling(solver: str, label: str, name: str, dataset: str) -> Posed:
@@ -664,8 +705,8 @@ def _scaling(solver: str, label: str, name: str, dataset: str) -> Posed:
                       (AtStop(solver, experiment=1), 1), (AtStop(solver), -1)), 1.0,
                      "1: a factor larger than the other's, however little",
                      f"SGD-m's factor C = 1 -> 10 over {label}'s")
-    return Posed(f"{label}'s time grows less than SGD-m's from C = 1 to C = 10 (linear SVMs scale better), {name}",
-                 "Section 3", "yes", question, _speed(high), also=(low,))
+    return _speed(f"{label}'s time grows less than SGD-m's from C = 1 to C = 10 (linear SVMs scale better), {name}",
+                 "Section 3", "yes", question, high, (low,))
 
 
 def _spread_change(key: str, dataset: str, larger: bool) -> Posed:
@@ -681,9 +722,9 @@ def _spread_change(key: str, dataset: str, larger: bool) -> Posed:
                       (AtStop(fast, experiment=1), sign)), 1.0, "1: the factor moves in the claimed direction",
                      f"({slow} / {fast}) here over at C = 1" + ("" if larger else ", inverted"))
     change = "magnified (C = 10 against C = 1)" if larger else "alleviated as C decreases (C = 0.05 against C = 1)"
-    return Posed(f"The differences among the algorithms are {change}: the factor between {slow} and {fast} "
-                 f"(the paper's slowest and fastest at C = 1), {name}", "Section 3", "yes", question, _speed(here),
-                 also=(at_c1,))
+    return _speed(f"The differences among the algorithms are {change}: the factor between {slow} and {fast} "
+                 f"(the paper's slowest and fastest at C = 1), {name}", "Section 3", "yes", question,
+                 here, (at_c1,))
 
 
 def _favors_sgd(dataset: str) -> Posed:
@@ -695,8 +736,8 @@ def _favors_sgd(dataset: str) -> Posed:
               *((AtStop(s), -sgd) for s in SGD_ALGORITHMS), *((AtStop(s, experiment=1), sgd) for s in SGD_ALGORITHMS))
     question = Ratio(groups, 1.0, "1: the linear SVMs' factor larger than the SGD algorithms', however little",
                      "linear SVMs' factor C = 1 -> 0.05 over the SGD algorithms' (geometric means)")
-    return Posed(f"Lowering C favors the SGD algorithms (C = 0.05 against C = 1), {name}", "Section 3", "yes",
-                 question, _speed(experiment("6", dataset)), also=(experiment("2", dataset),))
+    return _speed(f"Lowering C favors the SGD algorithms (C = 0.05 against C = 1), {name}", "Section 3", "yes",
+                 question, experiment("6", dataset), (experiment("2", dataset),))
 
 
 def _claims_on(key: str, dataset: str) -> tuple[Posed, ...]:
@@ -713,9 +754,9 @@ def _claims_on(key: str, dataset: str) -> tuple[Posed, ...]:
     printed = TABLES[key].printed[dataset]
     t_s, t_m = printed["sgd-s"][0], printed["sgd-m"][0]
     claimed = t_s is None or t_m is None or t_m < t_s
-    fewer = Posed(f"SGD-m needs fewer epochs than SGD-s to 1% (multiple updates), {at}", "Tables 2-7",
+    fewer = _speed(f"SGD-m needs fewer epochs than SGD-s to 1% (multiple updates), {at}", "Tables 2-7",
                   "yes" if claimed else f"not claimed here (the paper prints T = {t_s:g} for SGD-s, {t_m:g} for SGD-m)",
-                  _faster("sgd-m", "sgd-s", "epoch"), _speed(here),
+                  _faster("sgd-m", "sgd-s", "epoch"), here,
                   kind="claim" if claimed else "check",
                   outcomes=None if claimed else ("SGD-m fewer", "SGD-m not fewer"))
     claims = [
@@ -731,20 +772,20 @@ def _claims_on(key: str, dataset: str) -> tuple[Posed, ...]:
     if key == "2":
         chain = ("pegasos", "sgd-r", "sgd-s", "sgd-m")
         claims += [
-            Posed(f"Training time falls from Pegasos to SGD-r, SGD-s, SGD-m, {at}", "Section 3", "yes",
+            _speed(f"Training time falls from Pegasos to SGD-r, SGD-s, SGD-m, {at}", "Section 3", "yes",
                   AllOf(tuple(_faster(fast, slow) for slow, fast in zip(chain, chain[1:], strict=False))),
-                  _speed(here)),
-            *(Posed(f"{solver.upper()} faster than SGD-m, but not by much (within {NOT_MUCH:g}x), {at}", "Section 3",
+                  here),
+            *(_speed(f"{solver.upper()} faster than SGD-m, but not by much (within {NOT_MUCH:g}x), {at}", "Section 3",
                     "yes", AllOf((_faster(solver, "sgd-m"),
                                   Ratio(((AtStop(solver), 1), (AtStop("sgd-m"), -1)), 1 / NOT_MUCH,
                                         f"1/{NOT_MUCH:g}: the paper's largest SGD-m / DCD at C = 1 (News20)",
-                                        f"{solver} / SGD-m seconds"))), _speed(here))
+                                        f"{solver} / SGD-m seconds"))), here)
               for solver in ("dcd", "mpu")),
-            Posed(f"The improvement of SGD-m over Pegasos is quite substantial (at least {SUBSTANTIAL:g}x), {at}",
+            _speed(f"The improvement of SGD-m over Pegasos is quite substantial (at least {SUBSTANTIAL:g}x), {at}",
                   "Section 3", "yes",
                   Ratio(((AtStop("pegasos"), 1), (AtStop("sgd-m"), -1)), SUBSTANTIAL,
                         f"{SUBSTANTIAL:g}: half the paper's smaller ratio on Adult and Web at C = 1 (Web 6.1x)",
-                        "Pegasos / SGD-m seconds"), _speed(here)),
+                        "Pegasos / SGD-m seconds"), here),
             _ranking(key, dataset, "SGD-s and SGD-m considerably faster than SVMperf", ("sgd-s", "sgd-m"),
                      ("svmperf",)),
             _ranking(key, dataset, "SGD-s and SGD-m statistically faster than OCAS", ("sgd-s", "sgd-m"), ("ocas",)),

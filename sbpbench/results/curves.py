@@ -171,18 +171,6 @@ def mean_and_se(values: np.ndarray | pd.Series) -> tuple[float, float]:
     return float(v.mean()), se
 
 
-#: Standard errors either side of a mean within which the runs decide nothing (about 95%).
-SPREAD = 2.0
-
-
-def above_zero(mean: float, se: float) -> bool | None:
-    """Whether runs show a quantity above zero: True when ``mean - SPREAD se > 0``, False when
-    ``mean + SPREAD se <= 0``, None otherwise (or without a spread: fewer than 2 runs)."""
-    if math.isnan(se):
-        return None
-    return True if mean - SPREAD * se > 0 else False if mean + SPREAD * se <= 0 else None
-
-
 def difference(a: np.ndarray | pd.Series, b: np.ndarray | pd.Series) -> tuple[float, float]:
     """Mean of ``a`` minus mean of ``b`` (independent runs) and its standard error."""
     (m_a, se_a), (m_b, se_b) = mean_and_se(a), mean_and_se(b)
