@@ -39,7 +39,7 @@ def finished(monkeypatch, capsys, tmp_path, config_path):
     drawn = []
     real = plotting._draw_curve
     monkeypatch.setattr(plotting, "_draw_curve", lambda ax, label, *a: drawn.append(label) or real(ax, label, *a))
-    assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res", "-q") == 0
+    assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res") == 0
     (directory,) = (tmp_path / "res" / "labels").iterdir()
     return directory, drawn, capsys.readouterr().out
 

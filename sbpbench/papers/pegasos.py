@@ -44,7 +44,7 @@ from sbpbench.papers.declarations import (
     needs_download,
     settings,
 )
-from sbpbench.papers.questions import AllOf, Exceeds, Fraction, Match, Ratio, Runs
+from sbpbench.papers.questions import AllOf, Exceeds, FinalOf, Fraction, Match, Ratio, Runs
 from sbpbench.results.curves import (
     ReadAt,
     final_rows,
@@ -237,28 +237,6 @@ SETTINGS = Numbers(settings(
 #: "Has not converged": a final objective more than this factor above Pegasos'.
 NOT_CONVERGED = 1.1
 NOT_CONVERGED_REASON = f"{NOT_CONVERGED:g}: not converged, more than 10% above Pegasos'"
-
-
-@dataclass(frozen=True)
-class FinalOf:
-    """Each run of the solver labelled ``label`` (``solver_name`` ``name``) in the claim's
-    experiment number ``experiment`` (0 its own, 1 its first ``also``): its ``column`` at its last
-    checkpoint (Figure 2's end, 10^6 iterations; Figure 3's T-fixed runs, T = 1000)."""
-
-    label: str
-    name: str
-    column: str = "primal_objective"
-    experiment: int = 0
-
-    @property
-    def solvers(self) -> tuple[str, ...]:
-        return (self.name,)
-
-    def read(self, found: Sequence[ExperimentResult]) -> Runs:
-        curves = found[self.experiment].curves
-        rows = final_rows(curves[curves["solver"] == self.label])
-        values = rows[self.column].to_numpy(dtype=float) if self.column in rows else np.array([])
-        return Runs(values, np.ones(len(values), dtype=bool), f"{self.label} final {self.column.replace('_', ' ')}")
 
 
 def _objective_after(run: pd.DataFrame, examples: float, per: int) -> float:

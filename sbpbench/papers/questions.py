@@ -17,6 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from sbpbench.papers import comparisons as cmp
+from sbpbench.results.curves import final_rows
 from sbpbench.results.lookup import ExperimentResult
 
 
@@ -237,3 +238,26 @@ class AllOf:
 
     def solvers(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(name for part in self.parts for name in part.solvers()))
+
+
+@dataclass(frozen=True)
+class FinalOf:
+    """Each run of the solver labelled ``label`` (``solver_name`` ``name``) in the claim's
+    experiment number ``experiment`` (0 its own, 1 its first ``also``): its ``column`` at its last
+    checkpoint (e.g. the Pegasos paper's Figure 2 at its end, 10^6 iterations; the epoch at which
+    an entry of a sweep stopped)."""
+
+    label: str
+    name: str
+    column: str = "primal_objective"
+    experiment: int = 0
+
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        return (self.name,)
+
+    def read(self, found: Sequence[ExperimentResult]) -> Runs:
+        curves = found[self.experiment].curves
+        rows = final_rows(curves[curves["solver"] == self.label])
+        values = rows[self.column].to_numpy(dtype=float) if self.column in rows else np.array([])
+        return Runs(values, np.ones(len(values), dtype=bool), f"{self.label} final {self.column.replace('_', ' ')}")
