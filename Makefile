@@ -17,8 +17,9 @@ install: $(PYTHON)
 run:
 	$(PYTHON) -m sbpbench run configs/quickstart.yaml
 
+# The suite on every core (pytest-xdist); `$(PYTHON) -m pytest tests/test_x.py` runs one file.
 test:
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m pytest -q -n logical
 
 # The gate CI runs besides the tests: ruff (style, imports, likely bugs) and mypy (types),
 # both configured in pyproject.toml.

@@ -29,7 +29,8 @@ def test_a_new_source_module_is_registered_and_listed(tmp_path):
     mirror = tmp_path / "mirror"
     mirror.mkdir()
     (mirror / "zz.svm").write_bytes(b"+1 1:1\n-1 3:0.5\n")
-    env = {**os.environ, "PYTHONPATH": str(tmp_path), "SBPBENCH_DATA": str(tmp_path / "cache")}
+    # wide enough that no line of the listing wraps, however long the temporary folder's path
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "SBPBENCH_DATA": str(tmp_path / "cache"), "COLUMNS": "1000"}
 
     def sbpbench_cli(*args: str) -> str:
         return subprocess.run(command(*args), capture_output=True, text=True, env=env, cwd=tmp_path,

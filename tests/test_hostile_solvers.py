@@ -152,6 +152,16 @@ def test_sys_exit_at_import_is_one_line_naming_the_file(tmp_path):
         load_file(solver_file(tmp_path / "other", at_import="raise SystemExit(3)"))
 
 
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler while the test runs: a test worker (pytest-xdist's) may have
+    inherited SIGINT ignored, as a background job of a shell does, where no Ctrl-C arrives."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+@pytest.mark.usefixtures("python_sigint")
 def test_the_users_ctrl_c_still_interrupts_the_run(tmp_path):
     """A SIGINT this process receives while a step runs ends the whole run (exit 130), as before."""
     with workspace() as workdir:
@@ -162,6 +172,7 @@ def test_the_users_ctrl_c_still_interrupts_the_run(tmp_path):
     assert meta["interrupted"] is True and [r["status"] for r in meta["runs"]] == ["budget", "interrupted"]
 
 
+@pytest.mark.usefixtures("python_sigint")
 def test_a_keyboard_interrupt_is_the_users_only_after_a_sigint():
     since = guard.sigints()
     assert not guard.users_interrupt(KeyboardInterrupt(), since)

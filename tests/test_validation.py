@@ -154,7 +154,7 @@ def test_the_best_setting_under_folds_is_chosen_on_the_mean_over_folds(tmp_path,
                        n_train=120, n_test=100)
     doc["dataset"]["folds"] = 3
     path = write_config(tmp_path / "cv.yaml", doc)
-    assert sbpbench(monkeypatch, "run", path, "--results", tmp_path / "res", "--no-plot", "-q") == 0
+    assert sbpbench(monkeypatch, "run", path, "--results", tmp_path / "res", "--no-plot") == 0
     out = capsys.readouterr().out
     (run,) = (tmp_path / "res" / "cv").iterdir()
     final = read_curves(run).groupby(["solver", "run"]).last().reset_index()
