@@ -525,13 +525,15 @@ def misnamed(cls: type[Solver[Any]]) -> str | None:
     -------
     str or None
         One line naming the solver, its first parameter with a reserved name
-        (:data:`RESERVED_NAMES`) and every reserved name, or None.
+        (:data:`RESERVED_NAMES`) and where the reserved names are listed, or None. (Listing
+        them all made the line longer than a line, beside a config's and a solver file's paths.)
     """
     clash = next((name for name in cls.Params.declared() if name in RESERVED_NAMES), None)
     if clash is None:
         return None
     return (f"solver {cls.name!r}: parameter {clash!r} has a reserved name, as a config or an estimator "
-            f"writes it for something else; rename it (reserved: {', '.join(RESERVED_NAMES)})")
+            "writes it for something else; rename it (the reserved names: RESERVED_NAMES in "
+            "sbpbench/solvers/base.py, listed in CONTRIBUTING.md)")
 
 
 #: Every registered solver class by name.
