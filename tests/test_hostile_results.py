@@ -375,3 +375,21 @@ def test_a_meta_json_without_what_the_report_reads_is_refused(monkeypatch, capsy
     (paper / "meta.json").write_text(json.dumps(data))
     assert sbpbench(monkeypatch, "report", "--results", tmp_path / "paper", "--out", tmp_path / "R.md") == 2
     one_error_line(capsys.readouterr().err, f"{paper / 'meta.json'}: not a sbpbench meta.json (no key 'resolved.{key}")
+
+
+@pytest.mark.parametrize("key", ["kernel", "problem.lambda", "problem.nu"])
+def test_a_meta_json_without_a_value_a_verdict_reads_is_refused(monkeypatch, capsys, tmp_path, tiny_run, key):
+    """A key deeper in ``resolved`` that one of the report's readers needs, deleted by hand: one line
+    naming the file and the key, not a KeyError."""
+    _, ref_dir = tiny_run
+    paper = tmp_path / "paper" / "sbp-figure2-adult"
+    shutil.copytree(ref_dir, paper)
+    data = meta(paper)
+    *parents, last = key.split(".")
+    node = data["resolved"]
+    for part in parents:
+        node = node[part]
+    del node[last]
+    (paper / "meta.json").write_text(json.dumps(data))
+    assert sbpbench(monkeypatch, "report", "--results", tmp_path / "paper", "--out", tmp_path / "R.md") == 2
+    one_error_line(capsys.readouterr().err, f"{paper / 'meta.json'}: no key 'resolved.{key}', which the report reads")

@@ -50,7 +50,7 @@ from sbpbench.results.curves import (
     final_rows,
     first_reaching,
 )
-from sbpbench.results.lookup import ExperimentResult
+from sbpbench.results.lookup import ExperimentResult, resolved
 
 CITATION = "Shalev-Shwartz, Singer, Srebro, Pegasos, ICML 2007"
 
@@ -109,7 +109,7 @@ TABLE1_NOT_RUN = Numbers((
 
 def _lambda(res: ExperimentResult, printed: float) -> tuple[str, str]:
     """A setting: lambda as our config ran it, against the paper's."""
-    ours = float(res.meta["resolved"]["problem"]["lambda"])
+    ours = float(resolved(res, "problem.lambda"))
     return f"{ours:g}", "matches" if np.isclose(ours, printed, rtol=1e-9, atol=0) else \
         f"differs: our config sets lambda = {ours:g}"
 
@@ -156,7 +156,7 @@ def _mini_batch(res: ExperimentResult, printed: int) -> tuple[str, str]:
 
 def _no_bias(res: ExperimentResult) -> tuple[str, str]:
     """A setting: Section 5 runs every experiment without a bias term; whether ours does."""
-    bias = bool(res.meta["resolved"]["problem"]["bias"])
+    bias = bool(resolved(res, "problem.bias"))
     return ("bias" if bias else "no bias"), "differs: our config adds a bias term" if bias else "matches"
 
 

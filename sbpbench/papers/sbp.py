@@ -50,7 +50,7 @@ from sbpbench.results.curves import (
     settle_point,
     values_before,
 )
-from sbpbench.results.lookup import ExperimentResult
+from sbpbench.results.lookup import ExperimentResult, resolved
 
 CITATION = "Cotter, Shalev-Shwartz, Srebro, The Kernelized Stochastic Batch Perceptron, ICML 2012"
 
@@ -186,8 +186,8 @@ def _nu(res: ExperimentResult, printed: float, paper_n: int, data: DataCopy,
     ``analysis``: where ``scripts/nu_hypotheses.py`` wrote the hypotheses it tested for a
     difference (relative to the results root), quoted in the reason."""
     problem = res.meta["resolved"]["problem"]
-    nu = float(problem["nu"])
-    derived = res.meta["config"].get("problem", {}).get("nu") == "from_lambda"
+    nu = float(resolved(res, "problem.nu"))
+    derived = (res.meta.get("config") or {}).get("problem", {}).get("nu") == "from_lambda"
     n = res.meta["resolved"]["dataset"]["n_train"]
     optimum = problem.get("optimum") or {}
     timing = f"; exact optimum in {optimum['seconds']:.0f} s" if "seconds" in optimum else ""
@@ -252,7 +252,7 @@ def _size(res: ExperimentResult, printed: int, split: Literal["n_train", "n_test
           analysis: str = "") -> tuple[str, str]:
     """A data set's training or test size (``split``) against the printed one; ``copy``: what our
     copy is; ``analysis``: the repeated rows counted in it (:func:`_repeated_rows`), quoted."""
-    ours = int(res.meta["resolved"]["dataset"][split])
+    ours = int(resolved(res, f"dataset.{split}"))
     measured = f"{ours} ({res.name})"
     if ours == printed:
         return measured, "matches"
@@ -263,7 +263,7 @@ def _size(res: ExperimentResult, printed: int, split: Literal["n_train", "n_test
 def _sigma2(res: ExperimentResult, printed: float) -> tuple[str, str]:
     """The Gaussian kernel's sigma^2 as run (meta.json's resolved kernel) against the printed one;
     a kernel other than the Gaussian (Table 2's caption) differs whatever its sigma^2."""
-    kernel = res.meta["resolved"]["kernel"]
+    kernel = resolved(res, "kernel")
     ours = float(kernel.get("sigma2", math.nan))
     same = kernel.get("name") == "gaussian" and math.isclose(ours, printed, rel_tol=1e-12)
     return f"{ours:g} ({kernel.get('name')} kernel; {res.name})", "matches" if same else "differs"
@@ -273,7 +273,7 @@ def _lambda(res: ExperimentResult, per_n: float) -> tuple[str, str]:
     """lambda as run against the printed ``per_n / n`` (n: our training size)."""
     problem = res.meta["resolved"]["problem"]
     n = int(res.meta["resolved"]["dataset"]["n_train"])
-    ours = float(problem["lambda"])
+    ours = float(resolved(res, "problem.lambda"))
     measured = f"{ours:.4g} = {ours * n:.4g}/n ({problem.get('lambda_expression', '?')}; n = {n}; {res.name})"
     return measured, "matches" if math.isclose(ours * n, per_n, rel_tol=1e-9) else "differs"
 

@@ -45,7 +45,7 @@ from sbpbench.papers.declarations import (
 )
 from sbpbench.papers.questions import AllOf, Exceeds, FinalOf, Fraction, Match, Question, Rank, Ratio, Runs
 from sbpbench.results.curves import final_rows, first_reaching
-from sbpbench.results.lookup import ExperimentResult
+from sbpbench.results.lookup import ExperimentResult, resolved
 
 CITATION = "Panagiotakopoulos, Tsampouka, The SGD for the Primal L1-SVM Optimization Revisited, ECML PKDD 2013"
 MACHINE = "2.5 GHz Intel Core 2 Duo (the SGD paper)"
@@ -331,13 +331,13 @@ OCAS_Q, OCAS_R = 1.01, 0.01
 
 def _size(res: ExperimentResult, key: str, printed: int) -> tuple[str, str]:
     """A data size of the run (``n_train`` or ``n_features`` of its resolved data set) against ``printed``."""
-    ours = int(res.meta["resolved"]["dataset"][key])
+    ours = int(resolved(res, f"dataset.{key}"))
     return str(ours), "matches" if ours == printed else f"differs ({ours - printed:+d})"
 
 
 def _config_entry(res: ExperimentResult, solver: str) -> dict[str, Any]:
     """The config's entry of ``solver`` without a label (empty when there is none)."""
-    entries = [entry for entry in res.meta["config"].get("solvers", [])
+    entries = [entry for entry in (res.meta.get("config") or {}).get("solvers", [])
                if isinstance(entry, dict) and entry.get("name") == solver and "label" not in entry]
     return entries[0] if entries else {}
 
@@ -364,7 +364,7 @@ def _half_unit(printed: str) -> float:
 def _j_opt(res: ExperimentResult) -> float:
     """J_opt on the paper's scale: the final objective of the solver labelled ``optimum`` over lambda."""
     optimum = final_rows(res.curves[res.curves["solver"] == "optimum"])
-    return float(optimum["primal_objective"].min()) / float(res.meta["resolved"]["problem"]["lambda"])
+    return float(optimum["primal_objective"].min()) / float(resolved(res, "problem.lambda"))
 
 
 def _objective(res: ExperimentResult, J: str, L: str) -> tuple[str, str]:

@@ -28,6 +28,25 @@ _STAMP = re.compile(r"(\d{8})-(\d{6})(?:-(\d+))?")
 NEEDED = ("resolved.dataset.n_train", "resolved.dataset.n_test", "resolved.problem")
 
 
+def resolved(res: ExperimentResult, key: str) -> Any:
+    """The value of ``resolved.<key>`` (dotted) in an experiment's ``meta.json``, for a reader of
+    the report that needs it.
+
+    Raises
+    ------
+    UserError
+        ``PATH/meta.json: no key 'resolved.kernel', which the report reads (not written by this
+        sbpbench, or edited)``: missing, or null.
+    """
+    node: Any = res.meta.get("resolved")
+    for part in key.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+        if node is None:
+            raise UserError(f"{res.directory / 'meta.json'}: no key 'resolved.{key}', which the report reads "
+                            "(not written by this sbpbench, or edited)")
+    return node
+
+
 def stamp(folder: Path) -> tuple[str, str, int] | None:
     """The time stamp ``(day, clock, k)`` of a run folder's name, or None if it is not one."""
     match = _STAMP.fullmatch(folder.name)
