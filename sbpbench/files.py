@@ -81,6 +81,27 @@ def remove_leftovers(path: Path) -> list[Path]:
     return left
 
 
+#: What a run folder's files end with (curves, meta.json, the page, the figures).
+RUN_FILE_SUFFIXES = (".csv", ".json", ".html", ".png", ".svg")
+
+
+def remove_run_leftovers(folder: Path) -> list[Path]:
+    """Delete the temporary files that :func:`atomic_write` left in a run folder when a process
+    was killed mid-write: ``.NAME.XXXXXXXX`` for every ``NAME`` ending in one of
+    :data:`RUN_FILE_SUFFIXES` (curves, ``meta.json``, ``index.html``, figures), whether or not
+    ``NAME`` itself was ever written. Call this only while holding the folder's lock.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files deleted.
+    """
+    names = {p.name[1:-9] for p in folder.glob(".*.*")
+             if p.name[-9:-8] == "." and _TEMPORARY.fullmatch(p.name[-8:])}
+    return [left for name in sorted(names) if name.endswith(RUN_FILE_SUFFIXES)
+            for left in remove_leftovers(folder / name)]
+
+
 #: The random part of the name of a temporary file of :func:`tempfile.mkstemp`.
 _TEMPORARY = re.compile(r"[a-z0-9_]{8}")
 

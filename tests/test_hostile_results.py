@@ -285,7 +285,8 @@ def files_locked(folder: Path):
 def test_a_resume_removes_the_leftovers_of_a_killed_write(tmp_path, tiny_run):
     ref_path, ref_dir = tiny_run
     copy = copy_of(ref_dir, tmp_path)
-    leftovers = [copy / ".curves.csv.k3j_9x2a", copy / ".meta.json.abcdefgh"]
+    leftovers = [copy / ".curves.csv.k3j_9x2a", copy / ".meta.json.abcdefgh", copy / ".index.html.a1b2c3d4",
+                 copy / ".figure2.png.zz9_abcd"]
     for path in leftovers:
         path.write_text("half")
     (copy / ".notes.txt").write_text("the user's")  # not sbpbench's: kept

@@ -24,7 +24,7 @@ from sbpbench.execution.executors import Executor, Reporter, SequentialExecutor,
 from sbpbench.execution.problems import ProblemCache
 from sbpbench.experiment import assemble
 from sbpbench.experiment.config import Experiment
-from sbpbench.files import remove_leftovers
+from sbpbench.files import remove_run_leftovers
 from sbpbench.results import datafiles
 from sbpbench.results.folder_lock import folder_lock
 from sbpbench.results.lookup import newest_run
@@ -320,8 +320,7 @@ def _open(start: _Start, results_root: Path, executor: Executor, reporter: Repor
         writer.flush()
         return _Opened(writer, plan(start.exp))
 
-    for name in ("curves.csv", "meta.json"):
-        remove_leftovers(resumed.directory / name)
+    remove_run_leftovers(resumed.directory)
     writer = ResultsWriter(resumed.directory,
                            {k: v for k, v in resumed.old.items() if k not in ("interrupted", "finished")})
     writer.meta["solver_traits"] = start.meta["solver_traits"]  # a folder written before they were recorded
