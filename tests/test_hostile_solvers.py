@@ -30,7 +30,7 @@ from sbpbench.errors import UserError
 from sbpbench.execution import guard, loop
 from sbpbench.solvers.base import MEASURED_COLUMNS
 from sbpbench.solvers.external import load_file
-from tests.cli_runner import ROOT, command, environment, invoke
+from tests.cli_runner import ROOT, command, environment, invoke, one_error_line
 from tests.test_fuzz import workspace
 from tests.test_hostile_inputs import config_data, refused, write_config
 
@@ -393,3 +393,22 @@ def test_runs_left_without_workers_fail_in_time(short_dask_timeout, tmp_path):
             executor.close()
     assert [s.split(" (")[0] for s in statuses(directory)] == ["failed: no Dask worker for 2 s: the run was not "
                                                                 "started"] * 2
+
+
+@pytest.mark.parametrize(("method", "code"), [
+    ("refuse", "raise RuntimeError('boom')"),
+    ("memory_needs", "sys.exit(0)"),
+])
+def test_a_solver_class_whose_own_checks_raise_is_refused_in_one_line(tmp_path, method, code):
+    """A solver's ``refuse`` or ``memory_needs``, run when the config is checked, that raises (or
+    exits): one line naming the solver, its file and the method, exit 2, before anything runs."""
+    with workspace() as workdir:
+        solver = solver_file(workdir)
+        signature = "kind, params" if method == "refuse" else "params, n, d"
+        solver.write_text(solver.read_text() + textwrap.indent(
+            f"\n@classmethod\ndef {method}(cls, {signature}):\n    {code}\n", "    "))
+        code_, stderr = invoke("run", str(hostile_config(workdir, solver)), "--results", str(tmp_path),
+                               "--no-plot", "--quiet")
+    assert code_ == 2, stderr[-800:]
+    one_error_line(stderr, f"solver {solver.stem!r} ({solver}): its {method}() raised")
+    assert not list(tmp_path.iterdir())

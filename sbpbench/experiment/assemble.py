@@ -32,6 +32,7 @@ from sbpbench.kernels import KernelSpec, memory_needs
 from sbpbench.kernels.bandwidth import sigma2_from_data
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS
+from sbpbench.solvers.base import own_code
 
 
 def resolve(exp: Experiment, n_train: int) -> dict[str, Any]:
@@ -182,9 +183,12 @@ def check_sizes(exp: Experiment, train: data.Split, test: data.Split) -> None:
             key = why.replace("key '", "key 'budget.", 1)
             raise UserError(f"{exp.source}: {whose}{key}")
         cls, params = SOLVERS[spec.name], spec.solver_params()
-        if (why := cls.refuse_data(params, n, d)) is not None:
+        with own_code(cls, "refuse_data"):
+            why = cls.refuse_data(params, n, d)
+        if why is not None:
             raise UserError(f"{exp.source}: solver {spec.label!r}: {why}")
-        needs = {**cls.memory_needs(params, n, d), **(cache if cls.fills_row_cache else {})}
+        with own_code(cls, "memory_needs"):
+            needs = {**cls.memory_needs(params, n, d), **(cache if cls.fills_row_cache else {})}
         if sum(needs.values()) > sum(largest.values()):
             largest = needs
     memory.require({**kernel, **largest}, f"{exp.source}: {n} training examples of {d} features")

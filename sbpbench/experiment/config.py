@@ -40,7 +40,7 @@ from sbpbench.kernels.bandwidth import RULES as SIGMA2_RULES
 from sbpbench.params import MAX_INT, Param, Params, non_negative, param, positive
 from sbpbench.problem import ProblemParams
 from sbpbench.solvers import SOLVERS, ProblemKind, SolverParams
-from sbpbench.solvers.base import ENTRY_KEYS, Budget
+from sbpbench.solvers.base import ENTRY_KEYS, Budget, own_code
 from sbpbench.solvers.external import FILES as FILE_SOLVERS
 from sbpbench.solvers.external import load_file
 
@@ -595,7 +595,9 @@ def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[tuple[Sol
             params = dict(zip(entry.values, combination))
             bias = combination[len(params)]
             overrides = dict(zip(sweep, combination[len(params) + 1:]))
-            if (why := cls.refuse(ProblemKind(problem["kernel"], bias, defines), cls.Params(**params))) is not None:
+            with own_code(cls, "refuse"):
+                why = cls.refuse(ProblemKind(problem["kernel"], bias, defines), cls.Params(**params))
+            if why is not None:
                 varying = {**{p: params[p] for p in swept}, **({"bias": bias} if len(entry.bias or ()) > 1 else {})}
                 where = f" (sweep combination {_describe(varying, {})})" if varying else ""
                 entry.sec.fail("bias" if entry.bias else "name", why + where)

@@ -29,14 +29,17 @@ module of the package, so adding a solver is adding a module.
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
 
+from sbpbench.errors import UserError
 from sbpbench.kernels.spec import KernelSpec
 from sbpbench.params import Params, fraction, param, positive
 from sbpbench.problem import Problem, ProblemParams
@@ -534,6 +537,30 @@ def misnamed(cls: type[Solver[Any]]) -> str | None:
     return (f"solver {cls.name!r}: parameter {clash!r} has a reserved name, as a config or an estimator "
             "writes it for something else; rename it (the reserved names: RESERVED_NAMES in "
             "sbpbench/solvers/base.py, listed in CONTRIBUTING.md)")
+
+
+@contextmanager
+def own_code(cls: type, method: str) -> Iterator[None]:
+    """Run a solver class's own code at validation (its ``refuse``, ``refuse_data``,
+    ``memory_needs``): whatever it raises, ``sys.exit`` included, is one line naming the solver,
+    its file and the method, as a user error (exit 2), before anything runs.
+
+    Raises
+    ------
+    UserError
+        ``solver 'NAME' (FILE): its refuse() raised RuntimeError: why``.
+    """
+    try:
+        yield
+    except UserError:
+        raise
+    except (Exception, SystemExit) as exc:
+        try:
+            where = inspect.getsourcefile(cls) or cls.__module__
+        except TypeError:
+            where = cls.__module__
+        raise UserError(f"solver {getattr(cls, 'name', cls.__name__)!r} ({where}): its {method}() raised "
+                        f"{type(exc).__name__}: {exc}") from None
 
 
 #: Every registered solver class by name.
