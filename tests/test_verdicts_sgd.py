@@ -33,10 +33,10 @@ def _timed(by_solver: dict[str, tuple[float, float]], rel_acc: float = 0.009,
     return synthetic(optimum, *curves, meta=_meta(config=config))
 
 
-def _ranked(pairs: list[tuple[str, str]], reverse_first: bool = False) -> Any:
-    """Every solver of ``pairs`` ``(fast, slow)`` reaching 1% in 2^k seconds (and epochs), k the length
-    of the longest chain of faster solvers before it, so that each pair is ordered as claimed;
-    ``reverse_first``: the first pair's fast solver three times slower than its slow one instead."""
+def ranked_times(pairs: list[tuple[str, str]], reverse_first: bool = False) -> dict[str, float]:
+    """Seconds to 1% for every solver of ``pairs`` ``(fast, slow)``: 2^k, k the length of the longest
+    chain of faster solvers before it, so that each pair is ordered as claimed; ``reverse_first``:
+    the first pair's fast solver three times slower than its slow one instead."""
     names = list(dict.fromkeys(name for pair in pairs for name in pair))
     rank = dict.fromkeys(names, 0)
     for _ in names:  # longest paths in the (acyclic) order of the pairs
@@ -46,7 +46,12 @@ def _ranked(pairs: list[tuple[str, str]], reverse_first: bool = False) -> Any:
     if reverse_first:
         fast, slow = pairs[0]
         times[fast] = 3 * times[slow]
-    return _timed({name: (10 * t, t) for name, t in times.items()})
+    return times
+
+
+def _ranked(pairs: list[tuple[str, str]], reverse_first: bool = False) -> Any:
+    """The solvers of ``pairs`` reaching 1% in :func:`ranked_times` seconds (and ten times as many epochs)."""
+    return _timed({name: (10 * t, t) for name, t in ranked_times(pairs, reverse_first).items()})
 
 
 def _pairs(p: Any) -> list[tuple[str, str]]:
@@ -196,20 +201,8 @@ def cases() -> dict[Any, Any]:
         return (narrow, wide) if larger else (wide, narrow)
 
     def ranked(p: Params, reverse_first: bool = False) -> Synthetic:
-        """Every solver of the claim's ``pairs`` ``(fast, slow)`` reaching 1% in 2^k seconds, k the length
-        of the longest chain of faster solvers before it, so that each pair is ordered as the claim says;
-        ``reverse_first``: the first pair's fast solver three times slower than its slow one instead."""
-        pairs = p["pairs"]
-        names = list(dict.fromkeys(name for pair in pairs for name in pair))
-        rank = dict.fromkeys(names, 0)
-        for _ in names:  # longest paths in the (acyclic) order of the pairs
-            for fast, slow in pairs:
-                rank[slow] = max(rank[slow], rank[fast] + 1)
-        times = {name: 2.0 ** rank[name] for name in names}
-        if reverse_first:
-            fast, slow = pairs[0]
-            times[fast] = 3 * times[slow]
-        return solvers({name: (10, t, 0.009) for name, t in times.items()})
+        """Every solver of the claim's ``pairs`` reaching 1% in :func:`ranked_times` seconds."""
+        return solvers({name: (10, t, 0.009) for name, t in ranked_times(p["pairs"], reverse_first).items()})
 
     def ocas(ratio: float | None, tol_rel: float = 0.01) -> Synthetic:
         """J_opt = 100 (lambda 1e-4); the config gives OCAS q = ``ratio`` J_opt and ``tol_rel``."""
