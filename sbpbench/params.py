@@ -12,10 +12,12 @@ Every parameter a user sets is declared so, once: the kernel's (``KernelSpec`` i
 budget's (``Budget`` in ``sbpbench/solvers/base.py``), the checkpoints' (``Checkpoints`` in
 ``sbpbench/experiment/config.py``) and each solver's (a ``SolverParams`` subclass). Config
 validation, the scikit-learn estimators (their constructors' defaults, ``get_params`` and
-docstrings), ``sbpbench solvers`` and the README's tables (``tests/test_docs.py``) read them.
+docstrings), ``sbpbench solvers`` and the tables of ``docs/`` (``tests/test_docs.py``) read them.
 
 The checks here (:func:`positive`, :func:`non_negative`, :func:`fraction`, ...) are the ones
-the declarations name; each returns an error text for a bad value, or None.
+the declarations name; each returns an error text for a bad value, or None. Each is documented,
+with what it accepts and its error text, in ``docs/writing-a-solver.md`` ("Parameters and their
+checks"), which ``tests/test_docs.py`` holds to the functions here.
 """
 
 from __future__ import annotations

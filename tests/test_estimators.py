@@ -3,7 +3,7 @@
 Every estimator passes ``parametrize_with_checks`` (none is declared as an expected failure: none
 is needed). On real data (Adult rows, MNIST digits) the estimator's predictor is the snapshot of
 the solver run directly with the same seed, its ``kernel_evals_`` the kernel's count, and
-one-vs-rest, sparse input, the budgets, the parameter errors and the README's example are checked.
+one-vs-rest, sparse input, the budgets, the parameter errors and the example of docs/estimators.md are checked.
 The defaults are a scikit-learn user's: ``sigma2='scale'`` and ``C = 1`` are SVC's, and each
 estimator's default fit scores within 1 percentage point of ``SVC()``'s on scikit-learn's bundled data.
 """
@@ -15,7 +15,6 @@ import inspect
 import pickle
 import re
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -46,9 +45,9 @@ from sbpbench.estimators import (
 from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS
+from tests.docs_pages import section as docs_section
 from tests.problems import SHARED
 
-ROOT = Path(__file__).resolve().parents[1]
 SIGMA2 = 10.0  # Table 2 of the SBP paper for Adult
 SEED = 5
 
@@ -372,7 +371,7 @@ def svc_ten_digits() -> float:
     return float(make_pipeline(MinMaxScaler(), SVC()).fit(X_train, y_train).score(X_test, y_test))
 
 
-# Pegasos is left out: at C = 1 its one-vs-rest problems score 97.8% against SVC's 98.9% (README)
+# Pegasos is left out: at C = 1 its one-vs-rest problems score 97.8% against SVC's 98.9% (docs/estimators.md)
 @pytest.mark.parametrize("cls", [SBPClassifier, SDCAClassifier, SMOClassifier, PerceptronClassifier],
                          ids=lambda cls: cls.__name__)
 def test_the_default_fit_on_ten_digits_scores_within_one_point_of_svc(cls):
@@ -413,13 +412,13 @@ def test_lam_replaces_C_at_its_default(adult_small):
     np.testing.assert_allclose(by_lam.dual_coef_, by_C.dual_coef_, rtol=1e-12)
 
 
-# ----------------------------------------------------------------------------- the README's example
+# ----------------------------------------------------------------------------- the docs' example
 
 
-def test_readme_table_lists_each_estimators_parameters_and_defaults():
+def test_the_docs_table_lists_each_estimators_parameters_and_defaults():
     """A row per estimator naming its parameters besides the kernel's and the budget's, and any default it
     gives as the declaration's."""
-    section = (ROOT / "README.md").read_text().split("## Python (scikit-learn) API", 1)[1].split("\n## ", 1)[0]
+    section = docs_section("Python (scikit-learn) API")
     rows = dict(re.findall(r"^\| `(\w+Classifier)` \| `\w+` \| (.*) \|$", section, flags=re.M))
     assert set(rows) == {cls.__name__ for cls in ESTIMATORS}
     for cls in ESTIMATORS:
@@ -431,12 +430,12 @@ def test_readme_table_lists_each_estimators_parameters_and_defaults():
             assert float(default) == declared[name].default, (cls.__name__, name)
 
 
-def test_readme_example_runs_as_written(capsys):
-    section = (ROOT / "README.md").read_text().split("## Python (scikit-learn) API", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_example_runs_as_written(capsys):
+    section = docs_section("Python (scikit-learn) API")
     code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert code is not None, "README's scikit-learn section has no python block"
+    assert code is not None, "the scikit-learn page has no python block"
     namespace: dict = {}
-    exec(compile(code.group(1), "README.md", "exec"), namespace)
+    exec(compile(code.group(1), "docs/estimators.md", "exec"), namespace)
     search = namespace["search"]
     assert isinstance(search.best_estimator_["svm"], KernelClassifier) and search.best_score_ > 0.75
     out = capsys.readouterr().out

@@ -1,7 +1,7 @@
 """Solvers defined outside the package: a file a config names, an entry point, ``check-solver``.
 
-The README's worked example (``examples/my_solver.py`` run by ``examples/my-solver.yaml``)
-runs beside SBP in worker processes and on resume, passes the contract command, and is drawn
+The worked example of docs/writing-a-solver.md (``examples/my_solver.py`` run by ``examples/my-solver.yaml``)
+runs beside SBP in worker processes and on resume, passes the contract command (as the page shows it), and is drawn
 and checked from what its ``meta.json`` records, with no solver name in ``sbpbench/outputs/``.
 """
 
@@ -20,6 +20,7 @@ from sbpbench.outputs import plotting
 from sbpbench.results.store import read_curves, solver_trait
 from sbpbench.solvers.base import TRAITS
 from tests.cli_runner import command, environment, sbpbench
+from tests.docs_pages import python_block, section
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "my_solver.py"
@@ -96,8 +97,10 @@ def test_traits_come_from_meta_then_from_the_built_in_solver_by_name_then_the_de
     assert solver_trait(recorded.iloc[[2]], "maximizes_objective") is True
 
 
-def test_check_solver_passes_the_example_and_fails_a_wrong_cost_model(tmp_path):
-    done = _cli("check-solver", EXAMPLE)
+def test_check_solver_passes_the_example_as_the_docs_show_it_and_fails_a_wrong_cost_model(tmp_path):
+    shown = tmp_path / "my_solver.py"  # the complete file a user copies from docs/writing-a-solver.md
+    shown.write_text(python_block(section("Writing a solver")))
+    done = _cli("check-solver", shown)
     lines = done.stdout.splitlines()
     assert done.returncode == 0 and len(lines) == 11 and all(line.endswith(": ok") for line in lines), done.stdout
     broken = tmp_path / "broken.py"
@@ -181,7 +184,6 @@ def test_solvers_lists_a_solver_file():
 
 
 
-def test_the_readme_shows_the_example_as_it_is():
-    readme = (ROOT / "README.md").read_text()
-    assert f"```python\n{EXAMPLE.read_text().rstrip()}\n```" in readme
+def test_the_docs_show_the_example_as_it_is():
+    assert python_block(section("Writing a solver")) == EXAMPLE.read_text()
     assert "- {name: margin-perceptron, path: my_solver.py, margin: 1.0}" in CONFIG.read_text()

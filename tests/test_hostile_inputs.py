@@ -150,7 +150,7 @@ def test_a_config_larger_than_the_limit_is_refused(tmp_path):
     path.write_bytes(dump(config_data()) + b"#" * config.MAX_CONFIG_BYTES)
     line = refused(tmp_path, "validate", str(path))
     assert f"huge.yaml: cannot read config: it holds more than {amount(config.MAX_CONFIG_BYTES)}" in line
-    assert amount(config.MAX_CONFIG_BYTES) == "4 MiB"  # as the README says
+    assert amount(config.MAX_CONFIG_BYTES) == "4 MiB"  # as docs/commands.md says
 
 
 def test_a_meta_json_that_is_a_pipe_is_refused_by_the_readers(tmp_path):

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "sbpbench"
 
 #: The stages in the order a module may depend on them: a module imports only its own
-#: stage and earlier ones (README, "Layout"); stages of one rank are siblings, which do not
+#: stage and earlier ones (docs/layout.md); stages of one rank are siblings, which do not
 #: import each other.
 LAYERS = (
     ("errors",),

@@ -10,6 +10,7 @@ import pytest
 from sbpbench.solvers import SOLVERS, Solver, SolverParams, param, register
 from sbpbench.solvers.base import RESERVED_NAMES
 from tests.cli_runner import ROOT, one_error_line, sbpbench
+from tests.docs_pages import everything
 
 
 def test_solvers_says_whether_the_bias_is_required_supported_or_refused(monkeypatch, capsys):
@@ -99,7 +100,7 @@ def test_the_reserved_names_cover_every_key_a_solver_entry_or_an_estimator_has_b
         assert not set(cls.Params.declared()) & set(RESERVED_NAMES), cls.name
 
 
-def test_contributing_and_the_readme_list_every_reserved_name():
+def test_contributing_and_the_docs_list_every_reserved_name():
     listed = ", ".join(f"`{n}`" for n in RESERVED_NAMES)
     assert f"reserved: {listed}" in " ".join((ROOT / "CONTRIBUTING.md").read_text().split())
-    assert f"parameters: {listed} (a solver" in " ".join((ROOT / "README.md").read_text().split())
+    assert f"parameters: {listed} (a solver" in everything()  # docs/writing-a-solver.md

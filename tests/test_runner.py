@@ -60,7 +60,7 @@ def test_epoch_ends_are_checkpoints_on_a_size_no_power_of_ten(adult_small):
 
 
 def test_a_zero_decision_value_is_an_error(problem):
-    """The test error counts y f(x) <= 0 (README, results): a point on the decision boundary is
+    """The test error counts y f(x) <= 0 (docs/results.md): a point on the decision boundary is
     misclassified whichever its label, through the kernel expansion and through ``predict``."""
     nothing = Snapshot(support=np.zeros(0, dtype=np.int64), coef=np.zeros(0))  # f = 0 everywhere
     assert nothing.test_measures(problem) == {"test_error": 1.0, "test_hinge_loss": 1.0}

@@ -4,8 +4,8 @@ Every key is checked: an unknown key, a wrong type, an unknown solver or dataset
 unreadable file ends with one :class:`~sbpbench.errors.UserError` line naming the file and
 the key (with the valid choices). The kernel's, the problem's, the budget's, the
 checkpoints' and the solvers' keys are read from their declarations (:mod:`sbpbench.params`:
-type, default, check; :data:`DECLARED` names them by section), which the README's table of
-keys follows (``tests/test_docs.py``).
+type, default, check; :data:`DECLARED` names them by section), which the table of
+keys in ``docs/configs.md`` follows (``tests/test_docs.py``).
 
 Sweeps: a solver parameter, ``kernel.sigma2``, ``problem.lambda``, ``problem.C`` and
 ``problem.nu`` may hold a list of values (:data:`SWEEPABLE`). Each solver entry becomes one

@@ -2,7 +2,7 @@
 
 The SBP paper compares solvers by the number of kernel evaluations, so that the comparison
 does not depend on an implementation (docs/design.md, "Kernel evaluations are the unit of
-work"; README, "Solvers and how kernel evaluations are counted"). A :class:`Kernel` owns the
+work"; docs/solvers.md, "Solvers and how kernel evaluations are counted"). A :class:`Kernel` owns the
 training data and three counters:
 
 ``kernel_evals``
