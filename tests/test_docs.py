@@ -113,6 +113,23 @@ def test_the_solver_table_lists_every_built_in_solver():
     assert sorted(listed) == sorted(built_in)
 
 
+def test_the_solver_table_says_what_each_solver_needs():
+    """The "needs" column of docs/solvers.md names lambda, nu and a bias exactly where the solver's declaration
+    (``needs``, ``requires_bias``) does, as ``sbpbench solvers`` says it."""
+    from sbpbench.solvers import SOLVERS
+
+    rows = re.findall(r"^\| (`[^|]*`) \|.*\| ([^|]*) \|$", section("Solvers and how kernel evaluations are counted"),
+                      flags=re.M)
+    wrong = []
+    for names, needs in rows:
+        said = set(re.findall(r"\b(lambda|nu|bias)\b", needs))
+        for name in re.findall(r"`([\w-]+)`", names):
+            cls = SOLVERS[name]
+            if said != set(cls.needs) | ({"bias"} if cls.requires_bias else set()):
+                wrong.append((name, needs))
+    assert len(rows) > 10 and wrong == []
+
+
 def test_the_dataset_table_lists_every_registered_dataset():
     """CONTRIBUTING, "Add a dataset": a registered dataset has a place in the table of docs/datasets.md."""
     from sbpbench.data import REGISTRY
@@ -316,3 +333,12 @@ def test_the_results_table_lists_every_column_and_design_names_the_measured_ones
     design = DESIGN.read_text()
     assert sorted(c for c in MEASURED_COLUMNS - set(COLUMNS) - set(TRAITS) if f"`{c}`" not in design) == []
     assert "`interrupted`" in design
+
+
+def test_the_pages_the_code_points_to_exist():
+    """A message, help text or docstring of the package that sends its reader to a page of docs/ names one
+    that exists."""
+    named = {name for path in (ROOT / "sbpbench").rglob("*.py")
+             for name in re.findall(r"\bdocs/[\w-]+\.md\b", path.read_text())}
+    assert {"docs/writing-a-solver.md", "docs/design.md"} <= named
+    assert sorted(name for name in named if not (ROOT / name).exists()) == []

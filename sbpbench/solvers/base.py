@@ -536,7 +536,7 @@ def misnamed(cls: type[Solver[Any]]) -> str | None:
         return None
     return (f"solver {cls.name!r}: parameter {clash!r} has a reserved name, as a config or an estimator "
             "writes it for something else; rename it (the reserved names: RESERVED_NAMES in "
-            "sbpbench/solvers/base.py, listed in CONTRIBUTING.md)")
+            "sbpbench/solvers/base.py, listed in docs/writing-a-solver.md)")
 
 
 @contextmanager

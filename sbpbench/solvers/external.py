@@ -60,7 +60,7 @@ def load_file(path: str | Path) -> list[str]:
                if isinstance(cls, type) and issubclass(cls, Solver) and cls.__module__ == module_name
                and isinstance(vars(cls).get("name"), str)]
     if not defined:
-        raise UserError(f"{path}: defines no Solver subclass with a 'name' (see CONTRIBUTING.md, 'Add a solver')")
+        raise UserError(f"{path}: defines no Solver subclass with a 'name' (see docs/writing-a-solver.md)")
     for cls in defined:
         _register(cls, str(path))
         FILES[cls.name] = str(path)
