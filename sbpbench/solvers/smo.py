@@ -102,7 +102,7 @@ import numpy as np
 from sbpbench.params import param, positive
 from sbpbench.problem import Problem
 from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register
-from sbpbench.solvers.dual import TAU, box_bound, dual_snapshot
+from sbpbench.solvers.dual import TAU, box_bounds, dual_snapshot
 
 #: LIBSVM shrinks every ``min(n, SHRINK_INTERVAL)`` iterations.
 SHRINK_INTERVAL = 1000
@@ -141,7 +141,7 @@ def _select_i(y, G, alpha, C, act):
     imax, gmax, gmax2 = -1, -np.inf, -np.inf
     for r in range(act.shape[0]):
         t = act[r]
-        imax, gmax, gmax2 = _candidate(t, y[t], G[t], alpha[t], C, imax, gmax, gmax2)
+        imax, gmax, gmax2 = _candidate(t, y[t], G[t], alpha[t], C[t], imax, gmax, gmax2)
     return imax, gmax, gmax2
 
 
@@ -155,7 +155,7 @@ def _select_j(y, G, alpha, C, diag, i, K_i, gmax, act):
     for r in range(act.shape[0]):
         t = act[r]
         at = alpha[t]
-        in_low = (at > 0) if y[t] > 0 else (at < C)
+        in_low = (at > 0) if y[t] > 0 else (at < C[t])
         grad_diff = gmax + y[t] * G[t]
         quad = diag[i] + diag[t] - 2.0 * K_i[r]
         quad = TAU if quad <= 0 else quad
@@ -167,8 +167,9 @@ def _select_j(y, G, alpha, C, diag, i, K_i, gmax, act):
 
 
 @numba.njit(cache=True)
-def _pair_step(yi, yj, ai, aj, Gi, Gj, Kii, Kjj, Kij, C):
-    """LIBSVM's analytic two-variable update clipped to the box (equal bounds ``C``)."""
+def _pair_step(yi, yj, ai, aj, Gi, Gj, Kii, Kjj, Kij, Ci, Cj):
+    """LIBSVM's analytic two-variable update clipped to the box ``[0, Ci] x [0, Cj]`` (its
+    ``get_C``: with equal bounds, the same branches and arithmetic as the equal-box form)."""
     quad = Kii + Kjj - 2.0 * Kij
     if quad <= 0:
         quad = TAU
@@ -184,29 +185,29 @@ def _pair_step(yi, yj, ai, aj, Gi, Gj, Kii, Kjj, Kij, C):
         elif ai < 0:
             ai = 0.0
             aj = -diff
-        if diff > 0:
-            if ai > C:
-                ai = C
-                aj = C - diff
-        elif aj > C:
-            aj = C
-            ai = C + diff
+        if diff > Ci - Cj:
+            if ai > Ci:
+                ai = Ci
+                aj = Ci - diff
+        elif aj > Cj:
+            aj = Cj
+            ai = Cj + diff
     else:
         delta = (Gi - Gj) / quad
         total = ai + aj
         ai -= delta
         aj += delta
-        if total > C:
-            if ai > C:
-                ai = C
-                aj = total - C
+        if total > Ci:
+            if ai > Ci:
+                ai = Ci
+                aj = total - Ci
         elif aj < 0:
             aj = 0.0
             ai = total
-        if total > C:
-            if aj > C:
-                aj = C
-                ai = total - C
+        if total > Cj:
+            if aj > Cj:
+                aj = Cj
+                ai = total - Cj
         elif ai < 0:
             ai = 0.0
             aj = total
@@ -224,7 +225,7 @@ def _add_pair_select_i(G, y, alpha, C, K_i, ci, K_j, cj, act):
         t = act[r]
         g = G[t] + y[t] * (ci * K_i[r] + cj * K_j[r])
         G[t] = g
-        imax, gmax, gmax2 = _candidate(t, y[t], g, alpha[t], C, imax, gmax, gmax2)
+        imax, gmax, gmax2 = _candidate(t, y[t], g, alpha[t], C[t], imax, gmax, gmax2)
     return imax, gmax, gmax2
 
 
@@ -237,7 +238,7 @@ def _rho(y, G, alpha, C):
     total = 0.0
     for t in range(G.shape[0]):
         yG = y[t] * G[t]
-        if alpha[t] >= C:
+        if alpha[t] >= C[t]:
             if y[t] < 0:
                 ub = min(ub, yG)
             else:
@@ -270,13 +271,13 @@ def _select_single(G, alpha, C, diag, act):
     for r in range(act.shape[0]):
         t = act[r]
         g = G[t]
-        if alpha[t] < C and -g > up:
+        if alpha[t] < C[t] and -g > up:
             up = -g
         if alpha[t] > 0 and g > down:
             down = g
-        if (g < 0 and alpha[t] < C) or (g > 0 and alpha[t] > 0):
+        if (g < 0 and alpha[t] < C[t]) or (g > 0 and alpha[t] > 0):
             a = diag[t] if diag[t] > 0 else TAU
-            target = min(max(alpha[t] - g / a, 0.0), C)
+            target = min(max(alpha[t] - g / a, 0.0), C[t])
             d = target - alpha[t]
             gain = -(g * d + 0.5 * a * d * d)
             if gain >= best:
@@ -311,7 +312,7 @@ def _shrink(y, G, alpha, C, act, gmax1, gmax2):
     for r in range(act.shape[0]):
         t = act[r]
         yG = y[t] * G[t]
-        if alpha[t] >= C:
+        if alpha[t] >= C[t]:
             out = -yG > gmax1 if y[t] > 0 else yG > gmax2
         elif alpha[t] <= 0:
             out = yG > gmax2 if y[t] > 0 else -yG > gmax1
@@ -342,13 +343,14 @@ class SMO(Solver[SMOParams]):
     Params = SMOParams
     needs = frozenset({"lambda"})
     supports_bias = True
+    supports_weights = True
     swings_before_settling = True  # the SBP paper's Figure 2: "little progress until a critical point"
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: SMOParams | None = None):
         super().__init__(problem, rng, params)
         self.y = problem.y
         self.bias = problem.bias
-        self.C = box_bound(problem)
+        self.C = box_bounds(problem)  # C_i of each example (LIBSVM's get_C)
         self.diag = self.kernel.diag()
         self.alpha = np.zeros(self.n)
         self.G = -np.ones(self.n)
@@ -419,7 +421,7 @@ class SMO(Solver[SMOParams]):
             K_j = self._active_row(j)
             old_i, old_j = alpha[i], alpha[j]
             alpha[i], alpha[j] = _pair_step(y[i], y[j], old_i, old_j, G[i], G[j],
-                                            self.diag[i], self.diag[j], K_i[r], C)
+                                            self.diag[i], self.diag[j], K_i[r], C[i], C[j])
             self._next_i = _add_pair_select_i(G, y, alpha, C, K_i, y[i] * (alpha[i] - old_i),
                                               K_j, y[j] * (alpha[j] - old_j), act)
             if self.params.shrinking:
@@ -449,7 +451,7 @@ class SMO(Solver[SMOParams]):
     # -- shrinking (LIBSVM's Solver::do_shrinking, reconstruct_gradient and the G_bar update) -----
     def _update_G_bar(self, t: int, old: float, K_t: np.ndarray) -> None:
         """Keep ``G_bar = sum_{alpha_s = C} C Q_s`` when ``alpha_t`` enters or leaves the upper bound."""
-        was_upper, is_upper = old >= self.C, self.alpha[t] >= self.C
+        was_upper, is_upper = old >= self.C[t], self.alpha[t] >= self.C[t]
         if was_upper == is_upper:
             return
         if self.active.size == self.n:
@@ -458,7 +460,7 @@ class SMO(Solver[SMOParams]):
             K_full = self.kernel.row(t)
             self.bound_rows += 1
         sign = 1.0 if is_upper else -1.0
-        _add_single(self.G_bar, self.y, K_full, sign * self.C * self.y[t], self._all)
+        _add_single(self.G_bar, self.y, K_full, sign * self.C[t] * self.y[t], self._all)
 
     def _do_shrinking(self) -> None:
         """Unshrink once when the violation is within ``10 eps``, then drop what ``be_shrunk`` says."""
@@ -482,7 +484,7 @@ class SMO(Solver[SMOParams]):
     def _free_active(self) -> np.ndarray:
         """Boolean mask over ``active``: the free variables (``0 < alpha < C``), all of them active."""
         a = self.alpha[self.active]
-        return (a > 0) & (a < self.C)
+        return (a > 0) & (a < self.C[self.active])
 
     def _reconstruct_gradient(self) -> None:
         """LIBSVM's ``reconstruct_gradient``: the exact ``G`` of the shrunk variables.
