@@ -501,12 +501,14 @@ def small_breast_cancer(n=150):
     return X, y[:n], np.random.default_rng(0).integers(1, 4, size=n)
 
 
-def test_weighted_smo_with_bias_is_svc_with_the_same_weights():
+@pytest.mark.parametrize("shrinking", [False, True])
+def test_weighted_smo_with_bias_is_svc_with_the_same_weights(shrinking):
     """An independent exact answer: SVC's C_i = C class_weight[y_i] sample_weight_i is SMO's box."""
     X, y, weights = small_breast_cancer()
     class_weight = {0: 2.5, 1: 0.5}
-    ours = SMOClassifier(bias=True, eps=1e-6, class_weight=class_weight).fit(X, y, sample_weight=weights)
-    svc = SVC(tol=1e-6, shrinking=False, class_weight=class_weight).fit(X, y, sample_weight=weights)
+    ours = SMOClassifier(bias=True, eps=1e-6, shrinking=shrinking, class_weight=class_weight).fit(
+        X, y, sample_weight=weights)
+    svc = SVC(tol=1e-6, shrinking=shrinking, class_weight=class_weight).fit(X, y, sample_weight=weights)
     Z = breast_cancer()[0][150:250] / breast_cancer()[0].max(axis=0)
     np.testing.assert_allclose(ours.decision_function(Z), svc.decision_function(Z), atol=1e-4)
     np.testing.assert_array_equal(ours.support_, np.sort(svc.support_))
@@ -538,6 +540,12 @@ def test_weights_of_one_are_no_weights_and_balanced_is_its_sample_weight(cls):
     by_hand = cls(**seed).fit(X, y, sample_weight=y.size / (2.0 * np.bincount(y)[y]))
     np.testing.assert_array_equal(balanced.dual_coef_, by_hand.dual_coef_)
     assert not np.array_equal(balanced.dual_coef_, plain.dual_coef_)
+    weights = np.linspace(0.5, 2.0, y.size)
+    platt = cls(probability=True, **seed).fit(X, y, sample_weight=weights)
+    refitted = platt._platt.calibrated_classifiers_[0].estimator  # Platt's model, refitted on all of X
+    np.testing.assert_array_equal(refitted.dual_coef_, platt.dual_coef_)  # with the same weights
+    assert not np.array_equal(platt.dual_coef_, plain.dual_coef_)
+    np.testing.assert_allclose(platt.predict_proba(X).sum(axis=1), 1.0)
 
 
 @pytest.mark.parametrize("estimator, weights, message", [
