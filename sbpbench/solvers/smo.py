@@ -95,6 +95,7 @@ active set) and, with shrinking, ``active_size``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -259,32 +260,51 @@ def _rho(y, G, alpha, C):
 # ----------------------------------------------------------------------------- without bias (single)
 
 
+@numba.njit(cache=True, inline="always")
+def _single_candidate(t, g, at, Ct, dt, found):
+    """:func:`_select_single`'s rule for one variable ``t`` (``G_t``, ``alpha_t``, ``C_t``,
+    ``K_tt``): the running ``(i, new, up, down, best)`` after it."""
+    imax, new, up, down, best = found
+    if at < Ct and -g > up:
+        up = -g
+    if at > 0 and g > down:
+        down = g
+    if (g < 0 and at < Ct) or (g > 0 and at > 0):
+        a = dt if dt > 0 else TAU
+        target = min(max(at - g / a, 0.0), Ct)
+        d = target - at
+        gain = -(g * d + 0.5 * a * d * d)
+        if gain >= best:
+            best = gain
+            imax = t
+            new = target
+    return imax, new, up, down, best
+
+
 @numba.njit(cache=True)
 def _select_single(G, alpha, C, diag, act):
     """Over the active set ``act``: the coordinate with the largest clipped second-order gain, its
-    new value, and the two one-sided violations ``up`` and ``down``."""
-    best = 0.0
-    imax = -1
-    new = 0.0
-    up = 0.0  # max(0, max {-G_t : alpha_t < C})
-    down = 0.0  # max(0, max {G_t : alpha_t > 0})
+    new value, and the two one-sided violations ``up = max(0, max {-G_t : alpha_t < C_t})`` and
+    ``down = max(0, max {G_t : alpha_t > 0})``."""
+    found = (-1, 0.0, 0.0, 0.0, 0.0)
     for r in range(act.shape[0]):
         t = act[r]
-        g = G[t]
-        if alpha[t] < C[t] and -g > up:
-            up = -g
-        if alpha[t] > 0 and g > down:
-            down = g
-        if (g < 0 and alpha[t] < C[t]) or (g > 0 and alpha[t] > 0):
-            a = diag[t] if diag[t] > 0 else TAU
-            target = min(max(alpha[t] - g / a, 0.0), C[t])
-            d = target - alpha[t]
-            gain = -(g * d + 0.5 * a * d * d)
-            if gain >= best:
-                best = gain
-                imax = t
-                new = target
-    return imax, new, up, down
+        found = _single_candidate(t, G[t], alpha[t], C[t], diag[t], found)
+    return found[0], found[1], found[2], found[3]
+
+
+@numba.njit(cache=True)
+def _add_single_select(G, y, alpha, C, diag, K_i, ci, act):
+    """:func:`_add_single` fused with the next iteration's :func:`_select_single` (``alpha``
+    already updated): one pass over the active set instead of two, the same ``G`` and selection
+    bit for bit (as :func:`_add_pair_select_i` with a bias)."""
+    found = (-1, 0.0, 0.0, 0.0, 0.0)
+    for r in range(act.shape[0]):
+        t = act[r]
+        g = G[t] + y[t] * ci * K_i[r]
+        G[t] = g
+        found = _single_candidate(t, g, alpha[t], C[t], diag[t], found)
+    return found[0], found[1], found[2], found[3]
 
 
 @numba.njit(cache=True)
@@ -356,7 +376,8 @@ class SMO(Solver[SMOParams]):
         self.G = -np.ones(self.n)
         self.violation = np.inf  # m - M at the last selection (over the active set)
         #: With bias: ``(i, m, -M)`` on the current active set, found by the last update's pass.
-        self._next_i: tuple[int, float, float] | None = None
+        #: Without bias: ``(i, new, up, down)`` likewise.
+        self._next_i: tuple[Any, ...] | None = None
         self._all = np.arange(self.n, dtype=np.int64)
         #: Indices of the active (not shrunk) variables, increasing; all of them without shrinking.
         self.active = self._all
@@ -398,15 +419,16 @@ class SMO(Solver[SMOParams]):
     def _select(self) -> tuple[int, float]:
         """Choose the working set on the active set and set ``violation``; returns what ``_update`` takes.
 
-        With bias the first index comes from the previous update's fused pass when there is one
-        (``_next_i``, dropped whenever the active set changes), else from a pass of its own.
+        The selection (with bias, of the first index) comes from the previous update's fused pass
+        when there is one (``_next_i``, dropped whenever the active set changes), else from a pass
+        of its own.
         """
+        found, self._next_i = self._next_i, None
         if self.bias:
-            found, self._next_i = self._next_i, None
             i, gmax, gmax2 = found or _select_i(self.y, self.G, self.alpha, self.C, self.active)
             self.violation = gmax + gmax2
             return i, gmax
-        i, new, up, down = _select_single(self.G, self.alpha, self.C, self.diag, self.active)
+        i, new, up, down = found or _select_single(self.G, self.alpha, self.C, self.diag, self.active)
         self.violation = up + down
         return i, new
 
@@ -430,7 +452,7 @@ class SMO(Solver[SMOParams]):
         else:
             old = alpha[i]
             alpha[i] = value
-            _add_single(G, y, K_i, y[i] * (value - old), act)
+            self._next_i = _add_single_select(G, y, alpha, C, self.diag, K_i, y[i] * (value - old), act)
             if self.params.shrinking:
                 self._update_G_bar(i, old, K_i)
 
