@@ -32,7 +32,10 @@ breast-cancer and digits data (``tests/test_estimators.py`` holds each estimator
 ``random_state=0``, on the 10 digits too but for Pegasos, 1.1 points below at C = 1; the
 Perceptron's last iterate, unregularized, is 1.1 points below on breast-cancer on average over
 seeds). The classes of a one-vs-rest fit share the kernel's row cache
-(``Kernel.reset(keep_cache=True)``): a row is computed once and counted once per class.
+(``Kernel.reset(keep_cache=True)``): a row is computed once and counted once per class. Data of
+fewer than :data:`ONE_THREAD_BELOW` values are fitted on one numba thread, as SVC fits: their
+rows are too short for threads to pay, and a row split over threads waits for a busy core
+(the same numbers either way).
 
 Fitting builds the problem through the same API as the runner: one counting
 :class:`~sbpbench.kernels.Kernel` over the training data, a
@@ -72,10 +75,14 @@ import math
 import numbers
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, ClassVar
 
+import numba
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
@@ -118,6 +125,26 @@ def estimator_param(name: str, p: Param) -> Param:
     """Declaration ``p`` of parameter ``name`` as the estimators take it (:data:`ESTIMATOR_PARAMS`)."""
     note, changes = ESTIMATOR_PARAMS.get(name, ("", {}))
     return replace(p, doc=f"{p.doc}; {note}" if note else p.doc, **changes)
+
+
+#: Training data of fewer values (nonzeros when sparse) than this are fitted on one numba thread:
+#: a kernel row of them costs at most about 0.4 ms on one thread, and a row split over threads
+#: waits for every thread, which on a busy machine is a scheduler time slice (a median 16 ms
+#: against 40 microseconds on one thread for a row of scikit-learn's digits, 2 busy cores).
+ONE_THREAD_BELOW = 2**20
+
+
+@contextmanager
+def numba_threads(count: int) -> Iterator[None]:
+    """numba's thread count at most ``count`` in this thread for the block (numba's setting is
+    per thread), then as it was; the numbers do not depend on it (every threaded loop gives its
+    serial loop's bits)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(count, before))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 #: What a parameter of each type must be, for error messages.
@@ -315,19 +342,21 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         if self.sigma2_ == SCALE:
             self.sigma2_ = self._derived("sigma2", SCALE, "sigma2", scale_sigma2(X), "")
         spec = KernelSpec(values["kernel"], self.sigma2_, values["cache_mb"])
-        kernel = Kernel(X, spec)
         positives = [codes == 1] if self.classes_.size == 2 else [codes == k for k in range(self.classes_.size)]
         limits = Budget(**{name: values[name] for name in Budget.LIMITS}).limits(n)
         snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
-        for k, positive_class in enumerate(positives):
-            kernel.reset(keep_cache=True)  # the classes share the rows: counted per class, computed once
-            problem = Problem(kernel, np.where(positive_class, 1.0, -1.0), kernel.X[:0], np.empty(0), lam, nu, bias,
-                              weights=weights)
-            run = solver.create(problem, np.random.default_rng([seed, k]), params)
-            unfinished += not run.advance(limits[0], limits[1], time.perf_counter() + limits[2])
-            snapshots.append(run.snapshot())
-            iterations.append(run.iteration)
-            kernel_evals += kernel.kernel_evals
+        size = X.nnz if sp.issparse(X) else X.size
+        with numba_threads(1 if size < ONE_THREAD_BELOW else numba.get_num_threads()):
+            kernel = Kernel(X, spec)
+            for k, positive_class in enumerate(positives):
+                kernel.reset(keep_cache=True)  # the classes share the rows: counted per class, computed once
+                problem = Problem(kernel, np.where(positive_class, 1.0, -1.0), kernel.X[:0], np.empty(0), lam, nu,
+                                  bias, weights=weights)
+                run = solver.create(problem, np.random.default_rng([seed, k]), params)
+                unfinished += not run.advance(limits[0], limits[1], time.perf_counter() + limits[2])
+                snapshots.append(run.snapshot())
+                iterations.append(run.iteration)
+                kernel_evals += kernel.kernel_evals
         if self.converges and unfinished:
             warnings.warn(f"{type(self).__name__}: the budget stopped {unfinished} of {len(positives)} binary "
                           f"problems before solver {self.solver!r} converged; raise epochs, kernel_evals or seconds",

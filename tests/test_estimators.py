@@ -21,6 +21,7 @@ import re
 import warnings
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -36,6 +37,7 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from sbpbench import estimators
 from sbpbench.data.sources.mnist import read_idx
 from sbpbench.data.split import Split
 from sbpbench.estimators import (
@@ -576,3 +578,32 @@ def test_the_other_estimators_and_solvers_take_no_weights():
                           weights=weights.astype(float))
         with pytest.raises(ValueError, match=f"solver '{name}' takes no example weights"):
             SOLVERS[name].create(problem, np.random.default_rng(0))
+
+
+# ----------------------------------------------------------------------------- fixed costs
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
+def test_small_data_is_fitted_on_one_numba_thread(monkeypatch):
+    """Below ONE_THREAD_BELOW values the fit runs on one numba thread (a threaded row waits for a
+    busy core), with the same numbers; numba's thread count is restored after."""
+    seen = []
+
+    class Recording(Kernel):
+        def __init__(self, *args, **kwargs):
+            seen.append(numba.get_num_threads())
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(estimators, "Kernel", Recording)
+    X, y, _ = small_breast_cancer()
+    before = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        small = SDCAClassifier(random_state=0).fit(X, y)
+        assert seen == [1] and numba.get_num_threads() == 2
+        monkeypatch.setattr(estimators, "ONE_THREAD_BELOW", X.size)
+        threaded = SDCAClassifier(random_state=0).fit(X, y)
+        assert seen == [1, 2] and numba.get_num_threads() == 2
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(threaded.dual_coef_, small.dual_coef_)
