@@ -32,7 +32,10 @@ breast-cancer and digits data (``tests/test_estimators.py`` holds each estimator
 ``random_state=0``, on the 10 digits too but for Pegasos, 1.1 points below at C = 1; the
 Perceptron's last iterate, unregularized, is 1.1 points below on breast-cancer on average over
 seeds). The classes of a one-vs-rest fit share the kernel's row cache
-(``Kernel.reset(keep_cache=True)``): a row is computed once and counted once per class.
+(``Kernel.reset(keep_cache=True)``): a row is computed once and counted once per class. Data of
+fewer than :data:`ONE_THREAD_BELOW` values are fitted on one numba thread, as SVC fits: their
+rows are too short for threads to pay, and a row split over threads waits for a busy core
+(the same numbers either way).
 
 Fitting builds the problem through the same API as the runner: one counting
 :class:`~sbpbench.kernels.Kernel` over the training data, a
@@ -50,6 +53,16 @@ builds a counting kernel over ``support_vectors_`` and scores through its measur
 (:meth:`~sbpbench.kernels.Kernel.decision`), the same code that measures test error in a run;
 its evaluations are that kernel's, never added to ``kernel_evals_``.
 
+Example weights (``fit``'s ``sample_weight``, the ``class_weight`` parameter, as SVC's) are
+taken where the solver's problem has them: SDCA and SMO solve the dual with a box per example,
+``C_i = C sample_weight_i class_weight[y_i]`` (LIBSVM's, :class:`WeightedFit`). The others have
+no ``class_weight`` and their ``fit`` no ``sample_weight`` (scikit-learn's way of saying so:
+meta-estimators check ``fit``'s signature): SBP's slack budget ``sum_i xi_i <= n nu`` with
+weights would be a capped simplex of unequal caps, which the paper's water level (equal caps
+``1/(n nu)``) does not solve; Pegasos's weighted hinge loss is a problem, but its projection
+radius ``1/sqrt(lambda)`` and its steps are derived for unit weights and weighted versions are
+not implemented; the Perceptron minimizes no objective that weights could enter.
+
 A parameter that is not allowed, and a problem the solver refuses
 (:meth:`~sbpbench.solvers.base.Solver.refuse`), end ``fit`` with a ValueError naming the
 parameter; nothing is checked in ``__init__`` or ``set_params`` (scikit-learn's convention).
@@ -62,17 +75,22 @@ import math
 import numbers
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, ClassVar
 
+import numba
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from sbpbench.errors import shown
 from sbpbench.kernels import Kernel, KernelSpec
@@ -107,6 +125,26 @@ def estimator_param(name: str, p: Param) -> Param:
     """Declaration ``p`` of parameter ``name`` as the estimators take it (:data:`ESTIMATOR_PARAMS`)."""
     note, changes = ESTIMATOR_PARAMS.get(name, ("", {}))
     return replace(p, doc=f"{p.doc}; {note}" if note else p.doc, **changes)
+
+
+#: Training data of fewer values (nonzeros when sparse) than this are fitted on one numba thread:
+#: a kernel row of them costs at most about 0.4 ms on one thread, and a row split over threads
+#: waits for every thread, which on a busy machine is a scheduler time slice (a median 16 ms
+#: against 40 microseconds on one thread for a row of scikit-learn's digits, 2 busy cores).
+ONE_THREAD_BELOW = 2**20
+
+
+@contextmanager
+def numba_threads(count: int) -> Iterator[None]:
+    """numba's thread count at most ``count`` in this thread for the block (numba's setting is
+    per thread), then as it was; the numbers do not depend on it (every threaded loop gives its
+    serial loop's bits)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(count, before))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 #: What a parameter of each type must be, for error messages.
@@ -183,10 +221,14 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
     converges: ClassVar[bool] = False
     #: The ``epochs`` of a default fit (None: none, for a solver that stops by itself).
     default_epochs: ClassVar[float | None] = 10.0
+    #: Whether the solver takes example weights (then the estimator takes ``class_weight`` and
+    #: ``fit``'s ``sample_weight``, :class:`WeightedFit`).
+    weighted: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.__doc__ = inspect.cleandoc(cls.__doc__ or "") + "\n\n" + cls._sections()
+        if hasattr(cls, "solver"):  # not an intermediate base (WeightedFit)
+            cls.__doc__ = inspect.cleandoc(cls.__doc__ or "") + "\n\n" + cls._sections()
 
     @classmethod
     def solver_class(cls) -> type[Solver[Any]]:
@@ -234,6 +276,10 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         if cls.draws:
             lines += ["random_state : int, RandomState instance or None, default=None",
                       "    Seed of the binary problems' generators (see the module docstring)."]
+        if cls.weighted:
+            lines += ["class_weight : dict, 'balanced' or None, default=None",
+                      "    Multiplies the box C_i of class i's examples (C_i = C class_weight[y_i] sample_weight_i, "
+                      "as SVC's); 'balanced': n_samples / (n_classes count(y_i))."]
         lines += ["probability : bool, default=False",
                   "    Also fit Platt scaling for predict_proba (see :meth:`KernelClassifier.predict_proba`)."]
         return "\n".join(lines) + "\n\n" + FITTED_ATTRIBUTES
@@ -265,6 +311,10 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         ConvergenceWarning
             When a solver that stops by itself (SMO) was stopped by the budget first.
         """
+        return self._fit(X, y, None)
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any) -> KernelClassifier:
+        """:meth:`fit` with example weights (:meth:`WeightedFit.fit`; None: none)."""
         values = self._parameters()
         solver = self.solver_class()
         params = solver.Params(**{name: values[name] for name in solver.Params.declared()})
@@ -282,6 +332,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         classes, codes = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class")
+        weights = self._weights(X, codes, classes, sample_weight)
         self.classes_ = classes  # only now: a fit that failed leaves the estimator unfitted
         n = X.shape[0]
         if "lambda" in solver.needs and lam is None:
@@ -291,18 +342,21 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         if self.sigma2_ == SCALE:
             self.sigma2_ = self._derived("sigma2", SCALE, "sigma2", scale_sigma2(X), "")
         spec = KernelSpec(values["kernel"], self.sigma2_, values["cache_mb"])
-        kernel = Kernel(X, spec)
         positives = [codes == 1] if self.classes_.size == 2 else [codes == k for k in range(self.classes_.size)]
         limits = Budget(**{name: values[name] for name in Budget.LIMITS}).limits(n)
         snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
-        for k, positive_class in enumerate(positives):
-            kernel.reset(keep_cache=True)  # the classes share the rows: counted per class, computed once
-            problem = Problem(kernel, np.where(positive_class, 1.0, -1.0), kernel.X[:0], np.empty(0), lam, nu, bias)
-            run = solver.create(problem, np.random.default_rng([seed, k]), params)
-            unfinished += not run.advance(limits[0], limits[1], time.perf_counter() + limits[2])
-            snapshots.append(run.snapshot())
-            iterations.append(run.iteration)
-            kernel_evals += kernel.kernel_evals
+        size = X.nnz if sp.issparse(X) else X.size
+        with numba_threads(1 if size < ONE_THREAD_BELOW else numba.get_num_threads()):
+            kernel = Kernel(X, spec)
+            for k, positive_class in enumerate(positives):
+                kernel.reset(keep_cache=True)  # the classes share the rows: counted per class, computed once
+                problem = Problem(kernel, np.where(positive_class, 1.0, -1.0), kernel.X[:0], np.empty(0), lam, nu,
+                                  bias, weights=weights)
+                run = solver.create(problem, np.random.default_rng([seed, k]), params)
+                unfinished += not run.advance(limits[0], limits[1], time.perf_counter() + limits[2])
+                snapshots.append(run.snapshot())
+                iterations.append(run.iteration)
+                kernel_evals += kernel.kernel_evals
         if self.converges and unfinished:
             warnings.warn(f"{type(self).__name__}: the budget stopped {unfinished} of {len(positives)} binary "
                           f"problems before solver {self.solver!r} converged; raise epochs, kernel_evals or seconds",
@@ -310,15 +364,34 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         self._store(X, spec, snapshots)
         self.n_iter_ = np.array(iterations, dtype=np.int64)
         self.kernel_evals_ = int(kernel_evals)
-        self._platt = self._fit_platt(X, y) if probability else None
+        self._platt = self._fit_platt(X, y, sample_weight) if probability else None
         return self
 
-    def _fit_platt(self, X: Any, y: np.ndarray) -> CalibratedClassifierCV:
+    def _weights(self, X: Any, codes: np.ndarray, classes: np.ndarray, sample_weight: Any) -> np.ndarray | None:
+        """Each example's weight, ``sample_weight`` times its class's ``class_weight`` (None when
+        both are None); a ValueError for negative weights, or weights all zero."""
+        class_weight = getattr(self, "class_weight", None)
+        if sample_weight is None and class_weight is None:
+            return None
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True)
+        if class_weight is not None:
+            if not (isinstance(class_weight, dict) or (isinstance(class_weight, str) and class_weight == "balanced")):
+                raise ValueError(f"{type(self).__name__}: parameter 'class_weight': expected None, 'balanced' or a "
+                                 f"dict from class to weight, got {shown(class_weight)}")
+            weights *= compute_class_weight(class_weight, classes=classes, y=classes[codes])[codes]
+        if not np.all(np.isfinite(weights)) or not weights.any():
+            raise ValueError(f"{type(self).__name__}: the example weights (sample_weight times class_weight) must be "
+                             "finite, and not all zero")
+        return weights
+
+    def _fit_platt(self, X: Any, y: np.ndarray, sample_weight: Any) -> CalibratedClassifierCV:
         """Platt scaling as ``SVC(probability=True)``: sigmoids fitted on 5-fold cross-validated
         decision values of this estimator's parameters (scikit-learn's ``CalibratedClassifierCV``,
-        ``method='sigmoid'``, ``ensemble=False``), whose final model is refitted on all of ``X``."""
+        ``method='sigmoid'``, ``ensemble=False``), whose final model is refitted on all of ``X``
+        (with the same example weights)."""
         inner = clone(self).set_params(probability=False)
-        return CalibratedClassifierCV(inner, method="sigmoid", cv=5, ensemble=False).fit(X, y)
+        calibrated = CalibratedClassifierCV(inner, method="sigmoid", cv=5, ensemble=False)
+        return calibrated.fit(X, y) if sample_weight is None else calibrated.fit(X, y, sample_weight=sample_weight)
 
     def _has_probability(self) -> bool:
         return bool(getattr(self, "probability", False))
@@ -480,6 +553,44 @@ feature_names_in_ : numpy.ndarray of shape (n_features_in_,)
     Feature names seen in ``fit``, when ``X`` had string column names."""
 
 
+class WeightedFit(KernelClassifier):
+    """Base of the estimators whose solver takes example weights (SDCA, SMO): ``fit`` takes
+    ``sample_weight`` and the estimator ``class_weight``, as SVC's.
+
+    Example ``i`` of binary problem ``k`` gets the box ``C_i = C w_i`` of the weighted dual
+    (:attr:`~sbpbench.problem.Problem.weights`: its hinge loss counted ``w_i`` times), with
+    ``w_i = sample_weight_i class_weight[y_i]`` (its own class's weight, also in the
+    one-vs-rest problems of the other classes). Weights of 1 are no weights: the same numbers.
+    """
+
+    weighted = True
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelClassifier:
+        """Train as :meth:`KernelClassifier.fit`, each example's loss weighted.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training examples (sparse input is used as CSR).
+        y : array-like of shape (n_samples,)
+            Class labels, at least two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each example (>= 0, not all 0), multiplied by ``class_weight``'s; None: 1.
+
+        Returns
+        -------
+        self : KernelClassifier
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`KernelClassifier.fit`; also negative, infinite or all-zero weights, or a
+            ``class_weight`` that is not None, 'balanced' or a dict of the classes.
+        """
+        return self._fit(X, y, sample_weight)
+
+
 class SBPClassifier(KernelClassifier):
     """The Stochastic Batch Perceptron (the kernelized SBP paper, Algorithm 1; Algorithm 3 with
     ``bias``), maximizing the margin under a slack budget ``nu``. Cost: n kernel evaluations per
@@ -533,7 +644,7 @@ class PegasosClassifier(KernelClassifier):
         self.probability = probability
 
 
-class SDCAClassifier(KernelClassifier):
+class SDCAClassifier(WeightedFit):
     """Stochastic dual coordinate ascent (Hsieh et al. 2008), kernelized, coordinates drawn
     uniformly at random. Cost: n kernel evaluations per coordinate step that changes alpha."""
 
@@ -543,7 +654,7 @@ class SDCAClassifier(KernelClassifier):
     def __init__(self, *, kernel: str = "gaussian", sigma2: float | str = "scale", cache_mb: float = 256.0,
                  C: float = 1.0, lam: float | None = None, epochs: float | None = 3.0,
                  kernel_evals: float | None = None, seconds: float | None = None, random_state: Any = None,
-                 probability: bool = False):
+                 class_weight: Any = None, probability: bool = False):
         self.kernel = kernel
         self.sigma2 = sigma2
         self.cache_mb = cache_mb
@@ -553,10 +664,11 @@ class SDCAClassifier(KernelClassifier):
         self.kernel_evals = kernel_evals
         self.seconds = seconds
         self.random_state = random_state
+        self.class_weight = class_weight
         self.probability = probability
 
 
-class SMOClassifier(KernelClassifier):
+class SMOClassifier(WeightedFit):
     """SMO with LIBSVM's second-order working-set selection; with ``bias`` LIBSVM's C-SVC
     (``C`` is LIBSVM's C). It stops when the KKT violation is below ``eps`` or at the budget,
     whichever comes first (``epochs=None`` with no other budget: at ``eps`` only; a
@@ -571,7 +683,7 @@ class SMOClassifier(KernelClassifier):
     def __init__(self, *, kernel: str = "gaussian", sigma2: float | str = "scale", cache_mb: float = 256.0,
                  C: float = 1.0, lam: float | None = None, bias: bool = False, eps: float = 1e-3,
                  shrinking: bool = False, epochs: float | None = None, kernel_evals: float | None = None,
-                 seconds: float | None = None, probability: bool = False):
+                 seconds: float | None = None, class_weight: Any = None, probability: bool = False):
         self.kernel = kernel
         self.sigma2 = sigma2
         self.cache_mb = cache_mb
@@ -583,6 +695,7 @@ class SMOClassifier(KernelClassifier):
         self.epochs = epochs
         self.kernel_evals = kernel_evals
         self.seconds = seconds
+        self.class_weight = class_weight
         self.probability = probability
 
 

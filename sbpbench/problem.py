@@ -58,6 +58,11 @@ class Problem:
     validation_X, validation_y
         Held-out training examples (in the kernel's storage format) and labels, on which the
         runner measures a validation error (None without a validation split).
+    weights : numpy.ndarray or None
+        Per-example weights of the hinge losses (scikit-learn's ``sample_weight``):
+        Problem 2.2 becomes ``lambda/2 ||w||^2 + (1/n) sum_i weights_i hinge_i``, whose dual box
+        is ``0 <= alpha_i <= weights_i / (lambda n)``. Only solvers with ``supports_weights``
+        take them (the estimators pass them; a config never sets them); None: all 1.
     """
 
     kernel: Kernel
@@ -69,6 +74,7 @@ class Problem:
     bias: bool
     validation_X: object = None
     validation_y: np.ndarray | None = None
+    weights: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -101,10 +107,13 @@ class Problem:
         Problem
         """
         return Problem(self.kernel.subset(rows), self.y[rows], cast(Any, self.test_X)[test_rows],
-                       self.test_y[test_rows], self.lam, self.nu, self.bias)
+                       self.test_y[test_rows], self.lam, self.nu, self.bias,
+                       weights=None if self.weights is None else self.weights[rows])
 
     def hinge_objective(self, responses: np.ndarray, norm2: float) -> float | None:
-        """Objective of Problem 2.2 from margins ``y_i f(x_i)`` and ``||w||^2`` (None without lambda)."""
+        """Objective of Problem 2.2 from margins ``y_i f(x_i)`` and ``||w||^2`` (None without lambda),
+        its losses weighted by :attr:`weights` when set."""
         if self.lam is None:
             return None
-        return 0.5 * self.lam * norm2 + float(np.maximum(0.0, 1.0 - responses).mean())
+        losses = np.maximum(0.0, 1.0 - responses)
+        return 0.5 * self.lam * norm2 + float((losses if self.weights is None else self.weights * losses).mean())

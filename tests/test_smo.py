@@ -76,7 +76,7 @@ def test_single_coordinate_gain_is_the_best_clipped_newton_step():
     G = rng.normal(size=n)
     alpha = rng.choice([0.0, C, 0.1], size=n)
     diag = rng.uniform(0.5, 2.0, size=n)
-    i, new, up_, down_ = _select_single(G, alpha, C, diag, np.arange(n))
+    i, new, up_, down_ = _select_single(G, alpha, np.full(n, C), diag, np.arange(n))
     steps = np.clip(alpha - G / diag, 0, C) - alpha
     gains = -(G * steps + 0.5 * diag * steps**2)
     assert i == np.argmax(gains) and new == pytest.approx(alpha[i] + steps[i])
@@ -85,18 +85,20 @@ def test_single_coordinate_gain_is_the_best_clipped_newton_step():
     assert (up_, down_) == pytest.approx((up, down))
 
 
-def test_pair_step_optimizes_the_two_variable_subproblem():
-    # brute force along the feasible segment y_i a_i + y_j a_j = const inside the box
+@pytest.mark.parametrize("equal_boxes", [True, False])
+def test_pair_step_optimizes_the_two_variable_subproblem(equal_boxes):
+    # brute force along the feasible segment y_i a_i + y_j a_j = const inside the box (the boxes
+    # differ with example weights: C_i and C_j)
     rng = np.random.default_rng(2)
-    C = 1.0
     for _ in range(200):
+        Ci, Cj = (1.0, 1.0) if equal_boxes else rng.uniform(0.2, 2.0, size=2)
         yi, yj = rng.choice([-1.0, 1.0], size=2)
-        ai, aj = rng.uniform(0, C, size=2)
+        ai, aj = rng.uniform(0, Ci), rng.uniform(0, Cj)
         Gi, Gj = rng.normal(size=2)
         Kii, Kjj = 1.0, 1.0
         Kij = rng.uniform(-0.9, 0.9)
-        new_i, new_j = _pair_step(yi, yj, ai, aj, Gi, Gj, Kii, Kjj, Kij, C)
-        assert 0 <= new_i <= C and 0 <= new_j <= C
+        new_i, new_j = _pair_step(yi, yj, ai, aj, Gi, Gj, Kii, Kjj, Kij, Ci, Cj)
+        assert 0 <= new_i <= Ci and 0 <= new_j <= Cj
         assert yi * new_i + yj * new_j == pytest.approx(yi * ai + yj * aj)
 
         def change(t, yi=yi, yj=yj, Gi=Gi, Gj=Gj, Kii=Kii, Kjj=Kjj, Kij=Kij):  # change for a_i + t, a_j - yi yj t
@@ -104,8 +106,8 @@ def test_pair_step_optimizes_the_two_variable_subproblem():
             Qij = yi * yj * Kij
             return Gi * di + Gj * dj + 0.5 * (Kii * di * di + Kjj * dj * dj + 2 * Qij * di * dj)
 
-        ts = np.linspace(-C, C, 20001)
-        feasible = [(t) for t in ts if 0 <= ai + t <= C and 0 <= aj - yi * yj * t <= C]
+        ts = np.linspace(-2.0, 2.0, 40001)
+        feasible = [(t) for t in ts if 0 <= ai + t <= Ci and 0 <= aj - yi * yj * t <= Cj]
         best = min(change(t) for t in feasible)
         assert change(new_i - ai) <= best + 1e-6
 

@@ -142,7 +142,7 @@ def test_reconstruct_gradient_is_exact_with_libsvm_cost(bias, n_active, n_free, 
     problem = real_problem("w8a", 300, bias=bias)
     n, y = problem.n, problem.y
     s = smo(problem, shrinking=True)
-    C = s.C
+    C = s.C[0]  # every box is C (no example weights)
     rng = np.random.default_rng(3)
     order = rng.permutation(n)
     active = np.sort(order[:n_active])

@@ -278,6 +278,9 @@ class Solver(Generic[P]):
     Params: ClassVar[type[SolverParams]] = SolverParams
     needs: ClassVar[frozenset[str]] = frozenset()
     supports_bias: ClassVar[bool] = False
+    #: Whether it solves the problem with example weights (:attr:`~sbpbench.problem.Problem.weights`);
+    #: one that does not refuses a weighted problem when made.
+    supports_weights: ClassVar[bool] = False
     requires_bias: ClassVar[bool] = False
     kernels: ClassVar[tuple[str, ...]] = ("gaussian", "linear")
     counts_kernel_evals: ClassVar[bool] = True
@@ -406,6 +409,8 @@ class Solver(Generic[P]):
         self.params: P = cast(P, self.Params()) if params is None else params
         if (why := self.refuse(ProblemKind.of(problem), self.params)) is not None:
             raise ValueError(why)  # also when made directly, not through create()
+        if problem.weights is not None and not self.supports_weights:
+            raise ValueError(f"solver {self.name!r} takes no example weights")
         self.problem = problem
         self.kernel = problem.kernel
         self.rng = rng

@@ -33,6 +33,13 @@ def box_bound(problem: Problem) -> float:
     return 1.0 / (required(problem.lam, "lambda") * problem.n)
 
 
+def box_bounds(problem: Problem) -> np.ndarray:
+    """The upper bound of each dual variable: :func:`box_bound` times the problem's example
+    weights (``weights_i / (lambda n)``, LIBSVM's ``C_i``), or ``C`` for every one without weights."""
+    C = box_bound(problem)
+    return np.full(problem.n, C) if problem.weights is None else C * problem.weights
+
+
 def dual_snapshot(problem: Problem, alpha: np.ndarray, q: np.ndarray, bias: float = 0.0,
                   extra: dict[str, float] | None = None) -> Snapshot:
     """The predictor of a dual point and its primal and dual objectives (no kernel evaluation).
@@ -42,7 +49,7 @@ def dual_snapshot(problem: Problem, alpha: np.ndarray, q: np.ndarray, bias: floa
     problem : Problem
         The problem (``lam`` must be set).
     alpha : numpy.ndarray
-        Dual variables in ``[0, 1/(lambda n)]``.
+        Dual variables in their box (:func:`box_bounds`).
     q : numpy.ndarray
         ``Q alpha``, the responses ``y_i <w, Phi(x_i)>`` without the bias.
     bias : float

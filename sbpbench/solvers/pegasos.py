@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 
 from sbpbench.params import param
@@ -41,6 +42,41 @@ from sbpbench.solvers.base import ProblemKind, Snapshot, Solver, SolverParams, r
 from sbpbench.solvers.primal_sgd import PEGASOS, PrimalSGD, StepRule, mini_batch_param
 from sbpbench.solvers.responses import add_row
 from sbpbench.solvers.sampling import BatchDraws
+
+
+@numba.njit(cache=True)
+def _shrink(s, norm2, t):
+    """The scale and ``||w||^2`` after iteration ``t``'s shrink by ``1 - 1/t`` (``w_1 = 0`` at ``t = 1``)."""
+    shrink = 1.0 - 1.0 / t
+    if shrink == 0.0:  # t = 1: w_1 = 0 stays 0 before the additions
+        return 1.0, 0.0
+    return s * shrink, norm2 * (shrink * shrink)
+
+
+@numba.njit(cache=True)
+def _project(s, norm2, lam):
+    """The scale and ``||w||^2`` after the projection onto the ball of radius ``1/sqrt(lambda)``."""
+    if norm2 * lam > 1.0:
+        return s * (1.0 / np.sqrt(lam * norm2)), 1.0 / lam
+    return s, norm2
+
+
+@numba.njit(cache=True)
+def _quiet_steps(batches, ct, s, norm2, done, lam, projection):
+    """Iterations ``done + 1, ...`` over ``batches`` while no example of a batch violates its
+    margin (``s ct_i < 1``): each only shrinks and projects, and evaluates no kernel.
+
+    Returns how many batches were quiet (the next one, if any, has a violation), and the
+    scale and ``||w||^2`` after them; the arithmetic of :meth:`Pegasos._violating_step`.
+    """
+    for p in range(batches.shape[0]):
+        for i in batches[p]:
+            if s * ct[i] < 1.0:
+                return p, s, norm2
+        s, norm2 = _shrink(s, norm2, done + p + 1)
+        if projection:
+            s, norm2 = _project(s, norm2, lam)
+    return batches.shape[0], s, norm2
 
 
 @dataclass(frozen=True)
@@ -91,6 +127,18 @@ class Pegasos(Solver[PegasosParams]):
         self._draws = BatchDraws(rng, n, self.params.mini_batch)
 
     def _step(self, iterations: float, kernel_evals: float) -> bool:
+        """The iterations without a margin violation among the next draws (at most ``iterations``),
+        in one compiled loop (:func:`_quiet_steps`), then one iteration with a violation."""
+        batches = self._draws.peek(iterations)
+        quiet, self.s, self.norm2 = _quiet_steps(batches, self.ct, self.s, self.norm2, self.iteration, self.lam,
+                                                 self.params.projection)
+        self._draws.skip(quiet)
+        self.iteration += quiet
+        if quiet < batches.shape[0]:
+            self._violating_step()
+        return False
+
+    def _violating_step(self) -> None:
         """One iteration: a batch, its margin violations, the shrink, the additions, the projection."""
         k = self.kernel
         mini_batch, lam = self.params.mini_batch, self.lam
@@ -98,13 +146,7 @@ class Pegasos(Solver[PegasosParams]):
         t = self.iteration
         batch = self._draws.next()
         violators = batch[self.s * self.ct[batch] < 1.0]
-        shrink = 1.0 - 1.0 / t
-        if shrink == 0.0:  # t = 1: w_1 = 0 stays 0 before the additions
-            self.s = 1.0
-            self.norm2 = 0.0
-        else:
-            self.s *= shrink
-            self.norm2 *= shrink * shrink
+        self.s, self.norm2 = _shrink(self.s, self.norm2, t)
         add = 1.0 / (lam * t * mini_batch)
         for i in violators:
             row = k.row(i)
@@ -113,11 +155,8 @@ class Pegasos(Solver[PegasosParams]):
             self.a[i] += step
             add_row(self.ct, self.y, row, step * self.y[i])
         self.violations += violators.size
-        if self.params.projection and self.norm2 * lam > 1.0:
-            factor = 1.0 / np.sqrt(lam * self.norm2)
-            self.s *= factor
-            self.norm2 = 1.0 / lam
-        return False
+        if self.params.projection:
+            self.s, self.norm2 = _project(self.s, self.norm2, lam)
 
     def snapshot(self) -> Snapshot:
         support = np.flatnonzero(self.a)

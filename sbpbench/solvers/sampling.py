@@ -50,6 +50,15 @@ class BatchDraws:
         self._pos += m
         return self._chunk[self._pos - m:self._pos]
 
+    def peek(self, count: float) -> np.ndarray:
+        """The batches :meth:`take` would give, without taking them (:meth:`skip` takes them)."""
+        self._fill()
+        return self._chunk[self._pos:self._pos + int(min(self._chunk.shape[0] - self._pos, count))]
+
+    def skip(self, count: int) -> None:
+        """Take the next ``count`` batches, at most those :meth:`peek` gave."""
+        self._pos += count
+
     def next(self) -> np.ndarray:
         """The next batch (``take(1)[0]`` without its slicing: kernel Pegasos calls it every iteration)."""
         self._fill()

@@ -9,6 +9,8 @@ which we do not use), and takes the closed-form clipped Newton step of Algorithm
 
 ``G = (Q alpha)_i - 1``,  ``alpha_i <- min(max(alpha_i - G / Q_ii, 0), C)``
 
+(with example weights, :attr:`~sbpbench.problem.Problem.weights`, ``C_i = weights_i C`` in place of ``C``)
+
 (``Q_ii = K_ii``; ``TAU = 1e-12`` replaces ``Q_ii = 0``, which only a zero vector under the
 linear kernel has, sending ``alpha_i`` to its bound). The responses ``q = Q alpha`` of all
 training points are kept, so ``G`` is free and ``q`` is updated with one kernel row when
@@ -28,7 +30,7 @@ import numpy as np
 
 from sbpbench.problem import Problem
 from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register
-from sbpbench.solvers.dual import TAU, box_bound, dual_snapshot
+from sbpbench.solvers.dual import TAU, box_bounds, dual_snapshot
 from sbpbench.solvers.responses import add_row
 from sbpbench.solvers.sampling import DRAW_CHUNK
 
@@ -42,7 +44,7 @@ def _next_step(draws, start, stop, q, alpha, diag, C):
     for p in range(start, stop):
         i = draws[p]
         a = diag[i] if diag[i] > 0 else TAU
-        new = min(max(alpha[i] - (q[i] - 1.0) / a, 0.0), C)
+        new = min(max(alpha[i] - (q[i] - 1.0) / a, 0.0), C[i])
         if new != alpha[i]:
             return p, new
     return stop, 0.0
@@ -54,11 +56,12 @@ class SDCA(Solver[SolverParams]):
 
     name = "sdca"
     needs = frozenset({"lambda"})
+    supports_weights = True
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: SolverParams | None = None):
         super().__init__(problem, rng, params)
         self.y = problem.y
-        self.C = box_bound(problem)
+        self.C = box_bounds(problem)  # C_i of each example
         self.diag = self.kernel.diag()
         self.alpha = np.zeros(self.n)
         self.q = np.zeros(self.n)  # Q alpha: the responses y_i <w, Phi(x_i)>

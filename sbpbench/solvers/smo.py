@@ -95,6 +95,7 @@ active set) and, with shrinking, ``active_size``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -102,7 +103,7 @@ import numpy as np
 from sbpbench.params import param, positive
 from sbpbench.problem import Problem
 from sbpbench.solvers.base import Snapshot, Solver, SolverParams, register
-from sbpbench.solvers.dual import TAU, box_bound, dual_snapshot
+from sbpbench.solvers.dual import TAU, box_bounds, dual_snapshot
 
 #: LIBSVM shrinks every ``min(n, SHRINK_INTERVAL)`` iterations.
 SHRINK_INTERVAL = 1000
@@ -141,7 +142,7 @@ def _select_i(y, G, alpha, C, act):
     imax, gmax, gmax2 = -1, -np.inf, -np.inf
     for r in range(act.shape[0]):
         t = act[r]
-        imax, gmax, gmax2 = _candidate(t, y[t], G[t], alpha[t], C, imax, gmax, gmax2)
+        imax, gmax, gmax2 = _candidate(t, y[t], G[t], alpha[t], C[t], imax, gmax, gmax2)
     return imax, gmax, gmax2
 
 
@@ -155,7 +156,7 @@ def _select_j(y, G, alpha, C, diag, i, K_i, gmax, act):
     for r in range(act.shape[0]):
         t = act[r]
         at = alpha[t]
-        in_low = (at > 0) if y[t] > 0 else (at < C)
+        in_low = (at > 0) if y[t] > 0 else (at < C[t])
         grad_diff = gmax + y[t] * G[t]
         quad = diag[i] + diag[t] - 2.0 * K_i[r]
         quad = TAU if quad <= 0 else quad
@@ -167,8 +168,9 @@ def _select_j(y, G, alpha, C, diag, i, K_i, gmax, act):
 
 
 @numba.njit(cache=True)
-def _pair_step(yi, yj, ai, aj, Gi, Gj, Kii, Kjj, Kij, C):
-    """LIBSVM's analytic two-variable update clipped to the box (equal bounds ``C``)."""
+def _pair_step(yi, yj, ai, aj, Gi, Gj, Kii, Kjj, Kij, Ci, Cj):
+    """LIBSVM's analytic two-variable update clipped to the box ``[0, Ci] x [0, Cj]`` (its
+    ``get_C``: with equal bounds, the same branches and arithmetic as the equal-box form)."""
     quad = Kii + Kjj - 2.0 * Kij
     if quad <= 0:
         quad = TAU
@@ -184,29 +186,29 @@ def _pair_step(yi, yj, ai, aj, Gi, Gj, Kii, Kjj, Kij, C):
         elif ai < 0:
             ai = 0.0
             aj = -diff
-        if diff > 0:
-            if ai > C:
-                ai = C
-                aj = C - diff
-        elif aj > C:
-            aj = C
-            ai = C + diff
+        if diff > Ci - Cj:
+            if ai > Ci:
+                ai = Ci
+                aj = Ci - diff
+        elif aj > Cj:
+            aj = Cj
+            ai = Cj + diff
     else:
         delta = (Gi - Gj) / quad
         total = ai + aj
         ai -= delta
         aj += delta
-        if total > C:
-            if ai > C:
-                ai = C
-                aj = total - C
+        if total > Ci:
+            if ai > Ci:
+                ai = Ci
+                aj = total - Ci
         elif aj < 0:
             aj = 0.0
             ai = total
-        if total > C:
-            if aj > C:
-                aj = C
-                ai = total - C
+        if total > Cj:
+            if aj > Cj:
+                aj = Cj
+                ai = total - Cj
         elif ai < 0:
             ai = 0.0
             aj = total
@@ -224,7 +226,7 @@ def _add_pair_select_i(G, y, alpha, C, K_i, ci, K_j, cj, act):
         t = act[r]
         g = G[t] + y[t] * (ci * K_i[r] + cj * K_j[r])
         G[t] = g
-        imax, gmax, gmax2 = _candidate(t, y[t], g, alpha[t], C, imax, gmax, gmax2)
+        imax, gmax, gmax2 = _candidate(t, y[t], g, alpha[t], C[t], imax, gmax, gmax2)
     return imax, gmax, gmax2
 
 
@@ -237,7 +239,7 @@ def _rho(y, G, alpha, C):
     total = 0.0
     for t in range(G.shape[0]):
         yG = y[t] * G[t]
-        if alpha[t] >= C:
+        if alpha[t] >= C[t]:
             if y[t] < 0:
                 ub = min(ub, yG)
             else:
@@ -258,32 +260,51 @@ def _rho(y, G, alpha, C):
 # ----------------------------------------------------------------------------- without bias (single)
 
 
+@numba.njit(cache=True, inline="always")
+def _single_candidate(t, g, at, Ct, dt, found):
+    """:func:`_select_single`'s rule for one variable ``t`` (``G_t``, ``alpha_t``, ``C_t``,
+    ``K_tt``): the running ``(i, new, up, down, best)`` after it."""
+    imax, new, up, down, best = found
+    if at < Ct and -g > up:
+        up = -g
+    if at > 0 and g > down:
+        down = g
+    if (g < 0 and at < Ct) or (g > 0 and at > 0):
+        a = dt if dt > 0 else TAU
+        target = min(max(at - g / a, 0.0), Ct)
+        d = target - at
+        gain = -(g * d + 0.5 * a * d * d)
+        if gain >= best:
+            best = gain
+            imax = t
+            new = target
+    return imax, new, up, down, best
+
+
 @numba.njit(cache=True)
 def _select_single(G, alpha, C, diag, act):
     """Over the active set ``act``: the coordinate with the largest clipped second-order gain, its
-    new value, and the two one-sided violations ``up`` and ``down``."""
-    best = 0.0
-    imax = -1
-    new = 0.0
-    up = 0.0  # max(0, max {-G_t : alpha_t < C})
-    down = 0.0  # max(0, max {G_t : alpha_t > 0})
+    new value, and the two one-sided violations ``up = max(0, max {-G_t : alpha_t < C_t})`` and
+    ``down = max(0, max {G_t : alpha_t > 0})``."""
+    found = (-1, 0.0, 0.0, 0.0, 0.0)
     for r in range(act.shape[0]):
         t = act[r]
-        g = G[t]
-        if alpha[t] < C and -g > up:
-            up = -g
-        if alpha[t] > 0 and g > down:
-            down = g
-        if (g < 0 and alpha[t] < C) or (g > 0 and alpha[t] > 0):
-            a = diag[t] if diag[t] > 0 else TAU
-            target = min(max(alpha[t] - g / a, 0.0), C)
-            d = target - alpha[t]
-            gain = -(g * d + 0.5 * a * d * d)
-            if gain >= best:
-                best = gain
-                imax = t
-                new = target
-    return imax, new, up, down
+        found = _single_candidate(t, G[t], alpha[t], C[t], diag[t], found)
+    return found[0], found[1], found[2], found[3]
+
+
+@numba.njit(cache=True)
+def _add_single_select(G, y, alpha, C, diag, K_i, ci, act):
+    """:func:`_add_single` fused with the next iteration's :func:`_select_single` (``alpha``
+    already updated): one pass over the active set instead of two, the same ``G`` and selection
+    bit for bit (as :func:`_add_pair_select_i` with a bias)."""
+    found = (-1, 0.0, 0.0, 0.0, 0.0)
+    for r in range(act.shape[0]):
+        t = act[r]
+        g = G[t] + y[t] * ci * K_i[r]
+        G[t] = g
+        found = _single_candidate(t, g, alpha[t], C[t], diag[t], found)
+    return found[0], found[1], found[2], found[3]
 
 
 @numba.njit(cache=True)
@@ -311,7 +332,7 @@ def _shrink(y, G, alpha, C, act, gmax1, gmax2):
     for r in range(act.shape[0]):
         t = act[r]
         yG = y[t] * G[t]
-        if alpha[t] >= C:
+        if alpha[t] >= C[t]:
             out = -yG > gmax1 if y[t] > 0 else yG > gmax2
         elif alpha[t] <= 0:
             out = yG > gmax2 if y[t] > 0 else -yG > gmax1
@@ -342,19 +363,21 @@ class SMO(Solver[SMOParams]):
     Params = SMOParams
     needs = frozenset({"lambda"})
     supports_bias = True
+    supports_weights = True
     swings_before_settling = True  # the SBP paper's Figure 2: "little progress until a critical point"
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: SMOParams | None = None):
         super().__init__(problem, rng, params)
         self.y = problem.y
         self.bias = problem.bias
-        self.C = box_bound(problem)
+        self.C = box_bounds(problem)  # C_i of each example (LIBSVM's get_C)
         self.diag = self.kernel.diag()
         self.alpha = np.zeros(self.n)
         self.G = -np.ones(self.n)
         self.violation = np.inf  # m - M at the last selection (over the active set)
         #: With bias: ``(i, m, -M)`` on the current active set, found by the last update's pass.
-        self._next_i: tuple[int, float, float] | None = None
+        #: Without bias: ``(i, new, up, down)`` likewise.
+        self._next_i: tuple[Any, ...] | None = None
         self._all = np.arange(self.n, dtype=np.int64)
         #: Indices of the active (not shrunk) variables, increasing; all of them without shrinking.
         self.active = self._all
@@ -396,15 +419,16 @@ class SMO(Solver[SMOParams]):
     def _select(self) -> tuple[int, float]:
         """Choose the working set on the active set and set ``violation``; returns what ``_update`` takes.
 
-        With bias the first index comes from the previous update's fused pass when there is one
-        (``_next_i``, dropped whenever the active set changes), else from a pass of its own.
+        The selection (with bias, of the first index) comes from the previous update's fused pass
+        when there is one (``_next_i``, dropped whenever the active set changes), else from a pass
+        of its own.
         """
+        found, self._next_i = self._next_i, None
         if self.bias:
-            found, self._next_i = self._next_i, None
             i, gmax, gmax2 = found or _select_i(self.y, self.G, self.alpha, self.C, self.active)
             self.violation = gmax + gmax2
             return i, gmax
-        i, new, up, down = _select_single(self.G, self.alpha, self.C, self.diag, self.active)
+        i, new, up, down = found or _select_single(self.G, self.alpha, self.C, self.diag, self.active)
         self.violation = up + down
         return i, new
 
@@ -419,7 +443,7 @@ class SMO(Solver[SMOParams]):
             K_j = self._active_row(j)
             old_i, old_j = alpha[i], alpha[j]
             alpha[i], alpha[j] = _pair_step(y[i], y[j], old_i, old_j, G[i], G[j],
-                                            self.diag[i], self.diag[j], K_i[r], C)
+                                            self.diag[i], self.diag[j], K_i[r], C[i], C[j])
             self._next_i = _add_pair_select_i(G, y, alpha, C, K_i, y[i] * (alpha[i] - old_i),
                                               K_j, y[j] * (alpha[j] - old_j), act)
             if self.params.shrinking:
@@ -428,7 +452,7 @@ class SMO(Solver[SMOParams]):
         else:
             old = alpha[i]
             alpha[i] = value
-            _add_single(G, y, K_i, y[i] * (value - old), act)
+            self._next_i = _add_single_select(G, y, alpha, C, self.diag, K_i, y[i] * (value - old), act)
             if self.params.shrinking:
                 self._update_G_bar(i, old, K_i)
 
@@ -449,7 +473,7 @@ class SMO(Solver[SMOParams]):
     # -- shrinking (LIBSVM's Solver::do_shrinking, reconstruct_gradient and the G_bar update) -----
     def _update_G_bar(self, t: int, old: float, K_t: np.ndarray) -> None:
         """Keep ``G_bar = sum_{alpha_s = C} C Q_s`` when ``alpha_t`` enters or leaves the upper bound."""
-        was_upper, is_upper = old >= self.C, self.alpha[t] >= self.C
+        was_upper, is_upper = old >= self.C[t], self.alpha[t] >= self.C[t]
         if was_upper == is_upper:
             return
         if self.active.size == self.n:
@@ -458,7 +482,7 @@ class SMO(Solver[SMOParams]):
             K_full = self.kernel.row(t)
             self.bound_rows += 1
         sign = 1.0 if is_upper else -1.0
-        _add_single(self.G_bar, self.y, K_full, sign * self.C * self.y[t], self._all)
+        _add_single(self.G_bar, self.y, K_full, sign * self.C[t] * self.y[t], self._all)
 
     def _do_shrinking(self) -> None:
         """Unshrink once when the violation is within ``10 eps``, then drop what ``be_shrunk`` says."""
@@ -482,7 +506,7 @@ class SMO(Solver[SMOParams]):
     def _free_active(self) -> np.ndarray:
         """Boolean mask over ``active``: the free variables (``0 < alpha < C``), all of them active."""
         a = self.alpha[self.active]
-        return (a > 0) & (a < self.C)
+        return (a > 0) & (a < self.C[self.active])
 
     def _reconstruct_gradient(self) -> None:
         """LIBSVM's ``reconstruct_gradient``: the exact ``G`` of the shrunk variables.
