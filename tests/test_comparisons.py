@@ -55,7 +55,8 @@ def test_ranking_censoring():
     yes = np.ones(5, bool)
     assert cmp.ranking(fast, yes, slow, yes).outcome == "supports"
     assert cmp.ranking(slow, yes, fast, yes).outcome == "contradicts"
-    assert cmp.ranking(fast, yes, fast, yes).outcome == "inconclusive"  # equal: no order
+    same = cmp.ranking(fast, yes, fast, yes)  # equal samples with a spread: no order, none excluded
+    assert same.outcome == "inconclusive" and same.interval[1] > 0
     # B censored later than every A event: A is known to reach first
     assert cmp.ranking(fast, yes, slow, ~yes).outcome == "supports"
     # A censored early: the order is unknown, not counted as A first
@@ -63,6 +64,22 @@ def test_ranking_censoring():
     assert unknown.outcome != "supports" and unknown.estimate < 1
     # a censored slow run that dominates can make the claim fail: B reached before A even stopped
     assert cmp.ranking(slow, ~yes, fast, yes).outcome == "contradicts"
+
+
+def test_a_ranking_of_runs_that_all_tie_did_not_hold():
+    """Equality counts against "fewer" or "faster": runs that all tie (every SGD-s and SGD-m run
+    at 2 epochs) give the interval [0, 0], which excludes any advantage for A: the claim fails,
+    either way round, however many runs tie."""
+    for n in (2, 5, 30):
+        ties = np.full(n, 2.0)
+        found = cmp.ranking(ties, np.ones(n, bool), ties, np.ones(n, bool))
+        assert (found.estimate, found.interval, found.outcome) == (0.0, (0.0, 0.0), "contradicts")
+    # runs that all stopped short of the target (censored) show nothing: not refuted
+    short = cmp.ranking(np.full(5, 2.0), np.zeros(5, bool), np.full(5, 2.0), np.zeros(5, bool))
+    assert short.interval == (0.0, 0.0) and short.outcome == "inconclusive"
+    # one run of A a little sooner than the others moves the interval above 0: no longer refuted
+    sooner = cmp.ranking([1.5, 2.0, 2.0], np.ones(3, bool), [2.0, 2.0, 2.0], np.ones(3, bool))
+    assert sooner.interval[1] > 0 and sooner.outcome != "contradicts"
 
 
 def test_reach_fraction():
@@ -121,11 +138,16 @@ FIXED = settings(max_examples=40, derandomize=True, database=None, deadline=None
 @given(RUNS, RUNS)
 def test_a_ranking_that_holds_fails_with_the_solvers_swapped(a, b):
     """Gehan's statistic is antisymmetric: whatever the data, swapping the solvers turns support
-    into contradiction (all runs reached), so a held ranking is one that can fail."""
+    into contradiction (all runs reached), so a held ranking is one that can fail. Equality counts
+    against: a way round whose interval shows A no advantage (upper end at or below 0) fails even
+    where the other way round is not supported (both fail where every pair ties, [0, 0])."""
     ya, yb = [True] * len(a), [True] * len(b)
     forward, backward = cmp.ranking(a, ya, b, yb), cmp.ranking(b, yb, a, ya)
     assert forward.estimate == pytest.approx(-backward.estimate)
-    assert {forward.outcome, backward.outcome} in ({"inconclusive"}, {"supports", "contradicts"})
+    for one, other in ((forward, backward), (backward, forward)):
+        if one.outcome == "supports":
+            assert other.outcome == "contradicts"
+        assert (one.outcome == "contradicts") == (other.outcome == "supports" or one.interval[1] <= 0)  # all reached
 
 
 @FIXED

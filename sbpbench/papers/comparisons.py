@@ -221,6 +221,15 @@ def _gehan(times: np.ndarray, events: np.ndarray, in_a: np.ndarray) -> float:
     return float(first - second) / (len(a_t) * len(b_t))
 
 
+def _hidden(times: np.ndarray, events: np.ndarray, in_a: np.ndarray) -> float:
+    """The share of pairs (i in A, j in B) whose order censoring hides: neither known to come
+    first (:func:`_gehan`) nor a known tie (both reached the target at the same cost)."""
+    a_t, a_e, b_t, b_e = times[in_a], events[in_a], times[~in_a], events[~in_a]
+    known = ((a_e[:, None] & (a_t[:, None] < b_t[None, :])) | (b_e[None, :] & (b_t[None, :] < a_t[:, None]))
+             | (a_e[:, None] & b_e[None, :] & (a_t[:, None] == b_t[None, :])))
+    return 1.0 - float(known.mean())
+
+
 def _splits(n: int, k: int, limit: int = 20_000) -> list[np.ndarray]:
     """Every way to pick ``k`` of ``n`` as group A (a fixed-seed sample of ``limit`` when there are more)."""
     if math.comb(n, k) <= limit:
@@ -247,10 +256,14 @@ def ranking(cost_a: Sequence[float] | np.ndarray, reached_a: Sequence[bool] | np
     own: it is censored there, not left out. Gehan's generalized Wilcoxon statistic (the mean
     over pairs of A and B runs of +1 when A's run is known to reach first, -1 when B's is, 0
     when censoring hides the order) with its exact permutation distribution (all splits of the
-    pooled runs). ``supports`` when the one-sided p-value of A first is below :data:`ALPHA`,
-    ``contradicts`` when that of B first is; else inconclusive, with the runs that would
-    decide at the observed statistic (its z scaled by the square root of the runs). The
-    interval: the statistic's permutation quantiles around the estimate.
+    pooled runs). ``supports`` when the one-sided p-value of A first is below :data:`ALPHA`;
+    ``contradicts`` when that of B first is, or when the interval excludes any advantage for A
+    even with every pair whose order censoring hides counted as A first (its upper end plus the
+    share of those pairs at or below 0: runs that all reach the target at one cost, say, show A
+    no sooner than B, and equality counts against "fewer", "faster" or "more", as in
+    :func:`exceeds`; runs that all stopped short of it show nothing either way); else inconclusive, with
+    the runs that would decide at the observed statistic (its z scaled by the square root of the
+    runs). The interval: the statistic's permutation quantiles around the estimate.
     """
     ta, tb = np.asarray(cost_a, dtype=float), np.asarray(cost_b, dtype=float)
     times = np.concatenate([ta, tb])
@@ -261,7 +274,9 @@ def ranking(cost_a: Sequence[float] | np.ndarray, reached_a: Sequence[bool] | np
     p_a, p_b = float(np.mean(null >= observed - 1e-12)), float(np.mean(null <= observed + 1e-12))
     half = float(np.quantile(np.abs(null), 1 - 2 * ALPHA))
     interval = (max(-1.0, observed - half), min(1.0, observed + half))
-    outcome: Outcome = "supports" if p_a < ALPHA else "contradicts" if p_b < ALPHA else "inconclusive"
+    no_advantage = interval[1] + _hidden(times, events, in_a) <= 0
+    outcome: Outcome = ("supports" if p_a < ALPHA else "contradicts" if p_b < ALPHA or no_advantage
+                        else "inconclusive")
     needed = None
     if outcome == "inconclusive" and observed != 0 and null.std() > 0:
         z_obs = abs(observed) / float(null.std())
