@@ -212,40 +212,39 @@ def exceeds(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray | N
     return Evidence("Welch", statistic, est, (lo, hi), n, outcome, needed)
 
 
-def _gehan(times: np.ndarray, events: np.ndarray, in_a: np.ndarray) -> float:
-    """Gehan's statistic: over pairs (i in A, j in B), +1 when i is known to come first (an event
-    before j's time), -1 when j is, 0 when censoring leaves the order unknown; the mean over pairs."""
-    a_t, a_e, b_t, b_e = times[in_a], events[in_a], times[~in_a], events[~in_a]
-    first = (a_e[:, None] & (a_t[:, None] < b_t[None, :])).sum()
-    second = (b_e[None, :] & (b_t[None, :] < a_t[:, None])).sum()
-    return float(first - second) / (len(a_t) * len(b_t))
+def _pair_scores(times: np.ndarray, events: np.ndarray) -> np.ndarray:
+    """Gehan's score of every ordered pair of the pooled runs: +1 where run i is known to come
+    first (it reached the target before j's cost), -1 where j is, 0 where censoring hides the
+    order or the two tie."""
+    first = (events[:, None] & (times[:, None] < times[None, :])).astype(float)
+    return first - first.T
+
+
+def _gehan(scores: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Gehan's statistic of each split (a row of ``masks``: True in group A): the mean over pairs
+    (i in A, j in B) of their score (:func:`_pair_scores`), all splits at once."""
+    a = masks.astype(float)
+    k = a.sum(axis=1)
+    return ((a @ scores) * (1.0 - a)).sum(axis=1) / (k * (masks.shape[1] - k))
 
 
 def _hidden(times: np.ndarray, events: np.ndarray, in_a: np.ndarray) -> float:
     """The share of pairs (i in A, j in B) whose order censoring hides: neither known to come
-    first (:func:`_gehan`) nor a known tie (both reached the target at the same cost)."""
-    a_t, a_e, b_t, b_e = times[in_a], events[in_a], times[~in_a], events[~in_a]
-    known = ((a_e[:, None] & (a_t[:, None] < b_t[None, :])) | (b_e[None, :] & (b_t[None, :] < a_t[:, None]))
-             | (a_e[:, None] & b_e[None, :] & (a_t[:, None] == b_t[None, :])))
-    return 1.0 - float(known.mean())
+    first (:func:`_pair_scores`) nor a known tie (both reached the target at the same cost)."""
+    known = (_pair_scores(times, events) != 0) | (events[:, None] & events[None, :] & (times[:, None] == times))
+    return 1.0 - float(known[np.ix_(in_a, ~in_a)].mean())
 
 
-def _splits(n: int, k: int, limit: int = 20_000) -> list[np.ndarray]:
-    """Every way to pick ``k`` of ``n`` as group A (a fixed-seed sample of ``limit`` when there are more)."""
+def _splits(n: int, k: int, limit: int = 20_000) -> np.ndarray:
+    """Every way to pick ``k`` of ``n`` as group A, one row of a boolean array each (a fixed-seed
+    uniform sample of ``limit`` of them when there are more)."""
     if math.comb(n, k) <= limit:
-        masks = []
-        for chosen in itertools.combinations(range(n), k):
-            mask = np.zeros(n, dtype=bool)
-            mask[list(chosen)] = True
-            masks.append(mask)
-        return masks
-    rng = np.random.default_rng(0)
-    out = []
-    for _ in range(limit):
-        mask = np.zeros(n, dtype=bool)
-        mask[rng.choice(n, k, replace=False)] = True
-        out.append(mask)
-    return out
+        chosen = np.array(list(itertools.combinations(range(n), k)), dtype=int).reshape(-1, k)
+    else:
+        chosen = np.argsort(np.random.default_rng(0).random((limit, n)), axis=1)[:, :k]
+    masks = np.zeros((len(chosen), n), dtype=bool)
+    np.put_along_axis(masks, chosen, True, axis=1)
+    return masks
 
 
 def ranking(cost_a: Sequence[float] | np.ndarray, reached_a: Sequence[bool] | np.ndarray,
@@ -269,8 +268,9 @@ def ranking(cost_a: Sequence[float] | np.ndarray, reached_a: Sequence[bool] | np
     times = np.concatenate([ta, tb])
     events = np.concatenate([np.asarray(reached_a, dtype=bool), np.asarray(reached_b, dtype=bool)])
     in_a = np.arange(len(times)) < len(ta)
-    observed = _gehan(times, events, in_a)
-    null = np.array([_gehan(times, events, mask) for mask in _splits(len(times), len(ta))])
+    scores = _pair_scores(times, events)
+    observed = float(_gehan(scores, in_a[None, :])[0])
+    null = _gehan(scores, _splits(len(times), len(ta)))
     p_a, p_b = float(np.mean(null >= observed - 1e-12)), float(np.mean(null <= observed + 1e-12))
     half = float(np.quantile(np.abs(null), 1 - 2 * ALPHA))
     interval = (max(-1.0, observed - half), min(1.0, observed + half))
