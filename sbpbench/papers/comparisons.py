@@ -23,7 +23,9 @@ The comparisons:
   fraction the paper implies;
 - :func:`log_ratio`: a ratio of mean costs, or of factors (scaling), by the interval of its
   logarithm (delta method) against a declared threshold;
-- :func:`trend`: the slope of a value over a window, per run, its interval over runs.
+- :func:`trend`: the slope of a value over a window, per run, its interval over runs;
+- :func:`identical`: a setting as run (a configuration value, a data size) against the paper's,
+  every value equal within a declared tolerance; not a random draw, so one run decides.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ TESTS = {
     "Wilson": "Wilson's score interval of a fraction of runs",
     "log-ratio": "the interval of the log of a ratio of mean costs (delta method, t quantile)",
     "slope": "least-squares slope per run, t interval of its mean over runs",
+    "exact": "a setting as run against the paper's, every value equal (within a declared tolerance); "
+             "not a random draw, so one run decides",
 }
 
 #: Inconclusive comparisons cap their runs-needed estimate here: beyond it, more of the same runs
@@ -81,6 +85,9 @@ class Evidence:
         more of the same runs would not: no spread measured, or the estimate on the boundary).
     fmt : str
         How to print the estimate and interval.
+    why_not : str
+        Inconclusive: why more of the same runs would not decide, where another kind of run
+        would (a tighter optimum, say); empty otherwise.
     """
 
     test: str
@@ -91,18 +98,25 @@ class Evidence:
     outcome: Outcome
     runs_needed: int | None = None
     fmt: str = ".3g"
+    why_not: str = ""
 
     def text(self) -> str:
         """The evidence in words: statistic, estimate, interval, test, runs."""
         lo, hi = (format(v, self.fmt) for v in self.interval)
         runs = ", ".join(map(str, self.n))
+        if self.test == "exact":
+            return f"{self.statistic} {format(self.estimate, self.fmt)} (exact; n = {runs})"
         return (f"{self.statistic} {format(self.estimate, self.fmt)} [{lo}, {hi}] "
                 f"({self.test}, {1 - 2 * ALPHA:.0%} interval; n = {runs})")
 
     def needed(self) -> str:
         """``inconclusive (n runs; about m runs per solver would decide)``, or why more would not."""
         n = min(self.n) if self.n else 0
-        if self.runs_needed is None and n < 2:
+        if self.why_not:
+            more = self.why_not
+        elif self.runs_needed is None and n == 0:
+            more = "no value to compare: the runs do not record it"
+        elif self.runs_needed is None and n < 2:
             more = "one run has no spread: at least 2 runs per solver are needed to judge it"
         elif self.runs_needed is None:
             more = "more of the same runs would not decide it"
@@ -153,7 +167,8 @@ def _interval(estimate: float, se: float, df: float) -> tuple[float, float]:
 
 
 def equivalence(values: Sequence[float] | np.ndarray, printed: float, margin: float,
-                exact: bool = False, other: Sequence[float] | np.ndarray | None = None) -> Evidence:
+                exact: bool = False, other: Sequence[float] | np.ndarray | None = None,
+                bounds: tuple[float, float] | None = None) -> Evidence:
     """A measured value against a printed number: TOST with ``margin``.
 
     ``matches`` (``supports``) when the interval of the runs' mean lies within ``printed +-
@@ -162,6 +177,9 @@ def equivalence(values: Sequence[float] | np.ndarray, printed: float, margin: fl
     is not a random draw (a setting, a certified optimum), its interval the point itself, so one
     run decides. ``other``: the runs of a second solver, whose mean is subtracted (Welch's
     interval of the difference; ``printed`` is then the difference expected, 0 for "close").
+    ``bounds``: an exact value known only to lie between these (an optimum certified by its
+    duality gap): its interval; inconclusive when it straddles the margin's edge, and then a
+    tighter optimum, not more runs, would decide.
     """
     x = np.asarray(values, dtype=float)
     if other is None:
@@ -173,7 +191,7 @@ def equivalence(values: Sequence[float] | np.ndarray, printed: float, margin: fl
         n = (len(x), len(y))
     if exact or (min(n) >= 2 and se == 0):
         se, df = 0.0, math.inf
-    lo, hi = _interval(mean - printed, se, df)
+    lo, hi = _interval(mean - printed, se, df) if bounds is None else (bounds[0] - printed, bounds[1] - printed)
     if -margin <= lo and hi <= margin:
         outcome: Outcome = "supports"
     elif lo > margin or hi < -margin:
@@ -181,9 +199,12 @@ def equivalence(values: Sequence[float] | np.ndarray, printed: float, margin: fl
     else:
         outcome = "inconclusive"
     gap = abs(abs(mean - printed) - margin)
-    needed = _runs_needed(min(n), se, gap) if outcome == "inconclusive" else None
+    needed = _runs_needed(min(n), se, gap) if outcome == "inconclusive" and bounds is None else None
     what = "ours minus printed" if other is None else "difference"
-    return Evidence("TOST", f"{what} (margin +-{margin:.3g})", mean - printed, (lo, hi), n, outcome, needed)
+    why_not = ("more runs would not decide it: the value is exact, known only within bounds that straddle the "
+               "margin, and a tighter optimum would" if outcome == "inconclusive" and bounds is not None else "")
+    return Evidence("TOST", f"{what} (margin +-{margin:.3g})", mean - printed, (lo, hi), n, outcome, needed,
+                    why_not=why_not)
 
 
 def exceeds(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray | None, threshold: float,
@@ -366,3 +387,29 @@ def trend(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], sign: int, least: 
     found = exceeds(slopes, None, least, statistic)
     return Evidence("slope", found.statistic, found.estimate, found.interval, found.n, found.outcome,
                     found.runs_needed, fmt=".3g")
+
+
+def _same(value: object, expected: object, rel_tol: float, within: float) -> bool:
+    """Whether ``value`` equals ``expected``: numbers within ``rel_tol`` (relative) or ``within``
+    (absolute), anything else (text, a tuple, None) exactly."""
+    def number(x: object) -> bool:
+        return isinstance(x, int | float | np.number) and not isinstance(x, bool)
+    if number(value) and number(expected):
+        return math.isclose(float(value), float(expected), rel_tol=rel_tol, abs_tol=within)  # type: ignore[arg-type]
+    return value == expected
+
+
+def identical(values: Sequence[object], expected: object, rel_tol: float = 0.0, within: float = 0.0) -> Evidence:
+    """A setting as run (one value per run, solver or entry) against the paper's ``expected``.
+
+    ``supports`` when every value equals it (numbers within ``rel_tol`` relative or ``within``
+    absolute, each declared with its reason); ``contradicts`` when one does not (a value the run
+    lacks, None, counts against); inconclusive without any value. A setting is not a random
+    draw: one run decides, and more of the same would not change it. The statistic: the number
+    of values other than the paper's.
+    """
+    n = len(values)
+    k = sum(not _same(value, expected, rel_tol, within) for value in values)
+    outcome: Outcome = "inconclusive" if not n else "supports" if k == 0 else "contradicts"
+    return Evidence("exact", "values other than the paper's", float(k), (float(k), float(k)), (n,), outcome,
+                    fmt=".0f")
