@@ -107,6 +107,34 @@ def test_trend():
     assert cmp.trend(x, [np.ones(10)] * 4, +1, 0.01, "slope").outcome == "contradicts"  # flat: does not rise
 
 
+def test_identical_settings():
+    """A setting as run: every value equal to the paper's holds, one other value (or a missing one)
+    fails it; numbers within a declared tolerance; no value decides nothing."""
+    assert cmp.identical([10, 10, 10], 10).outcome == "supports"  # equal data: a setting that equals the paper's
+    assert cmp.identical([10, 10, 9], 10).outcome == "contradicts"
+    assert cmp.identical([10, None], 10).outcome == "contradicts"
+    assert cmp.identical([("gaussian", 10.0)], ("gaussian", 10.0)).outcome == "supports"
+    assert cmp.identical([("laplacian", 10.0)], ("gaussian", 10.0)).outcome == "contradicts"
+    assert cmp.identical([1.0 + 1e-12], 1.0, rel_tol=1e-9).outcome == "supports"
+    assert cmp.identical([0.71], 0.708, within=0.008).outcome == "supports"
+    assert cmp.identical([0.72], 0.708, within=0.008).outcome == "contradicts"
+    assert cmp.identical([False], False).outcome == "supports" and cmp.identical([True], False).outcome == "contradicts"
+    none = cmp.identical([], 10)
+    assert none.outcome == "inconclusive" and "no value" in none.needed()
+    found = cmp.identical([10, 9], 10)
+    assert found.estimate == 1 and found.text() == "values other than the paper's 1 (exact; n = 2)"
+
+
+def test_equivalence_of_an_exact_value_known_within_bounds():
+    """A value certified only to lie within bounds (an optimum and its duality gap): it matches
+    when the bounds lie within the margin, differs when they lie beyond it, and is otherwise
+    inconclusive, with a tighter optimum, not more runs, to decide it."""
+    assert cmp.equivalence([1.0], 1.0, 0.1, exact=True, bounds=(0.95, 1.0)).outcome == "supports"
+    assert cmp.equivalence([2.0], 1.0, 0.1, exact=True, bounds=(1.9, 2.0)).outcome == "contradicts"
+    wide = cmp.equivalence([1.0], 1.05, 0.1, exact=True, bounds=(0.0, 1.2))
+    assert wide.outcome == "inconclusive" and wide.runs_needed is None and "tighter optimum" in wide.needed()
+
+
 def test_evidence_text_names_statistic_interval_and_runs():
     found = cmp.equivalence([1.0, 1.1, 0.9], 1.0, 0.5)
     text = found.text()
@@ -184,3 +212,12 @@ def test_a_match_fails_when_moved_beyond_its_margin(values, margin):
     if found.outcome == "supports":
         width = found.interval[1] - found.interval[0]
         assert cmp.equivalence(values, float(np.mean(values)) + 2 * margin + width, margin).outcome == "contradicts"
+
+
+@FIXED
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=8), st.integers(0, 5))
+def test_an_identical_setting_fails_when_one_value_changes(values, expected):
+    """Whatever the values, the setting holds exactly when all equal the paper's, and one changed fails it."""
+    found = cmp.identical(values, expected)
+    assert (found.outcome == "supports") == all(v == expected for v in values)
+    assert cmp.identical([*values, expected + 1], expected).outcome == "contradicts"
