@@ -353,3 +353,14 @@ def test_nu_below_the_optimizers_resolution_is_inconclusive_or_differs(tmp_path)
     assert evidence is not None and evidence.interval == pytest.approx((-6.42e-11, 1e-9 - 6.42e-11))
     above = dataclasses.replace(row, question=dataclasses.replace(row.question, printed=1e-6))
     assert above.decided(results)[0][0][3] == "differs"
+
+
+def test_a_nu_the_config_gives_is_not_compared(tmp_path):
+    """A config that gives nu as a number (not ``from_lambda``) has derived nothing: the row says so
+    and decides nothing, rather than matching the printed value with itself."""
+    row = next(r for r in sbp.TABLE2.rows if r.what == "nu, MNIST 8 vs rest, without bias")
+    meta = _meta(60000, {"nu": 2.21e-4, "optimum": {}}, {"problem": {"nu": 2.21e-4}})
+    results = _write(tmp_path, row.experiments[0], synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta))
+    (_, _, measured, verdict), _ = row.decided(results)[0]
+    assert "not derived here" in measured
+    assert verdict == "inconclusive (0 runs; no value to compare (the measured cell says why))"

@@ -115,7 +115,7 @@ class Evidence:
         if self.why_not:
             more = self.why_not
         elif self.runs_needed is None and n == 0:
-            more = "no value to compare: the runs do not record it"
+            more = "no value to compare (the measured cell says why)"
         elif self.runs_needed is None and n < 2:
             more = "one run has no spread: at least 2 runs per solver are needed to judge it"
         elif self.runs_needed is None:

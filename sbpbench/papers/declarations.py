@@ -219,7 +219,7 @@ class Posed:
             return [((self.what, self.paper, "-", results.why_missing(self.experiments[0])), None)]
         others = [results.get(name) for name in self.also]
         missing = [name for name, other in zip(self.also, others, strict=True) if other is None]
-        present = set(res.curves["solver_name"])
+        present = set(res.curves["solver_name"].unique())
         lacking = [name for name in self.question.solvers() if name not in present]
         if missing or lacking:
             why = (results.why_missing(missing[0]) if missing

@@ -191,9 +191,10 @@ class Nu:
 
     def read(self, found: Sequence[ExperimentResult]) -> Runs:
         res = found[0]
-        if (res.meta.get("config") or {}).get("problem", {}).get("nu") != "from_lambda":
-            return Runs(np.array([]), np.array([], dtype=bool), "not derived here: the printed value is used")
         nu = float(resolved(res, "problem.nu"))
+        if (res.meta.get("config") or {}).get("problem", {}).get("nu") != "from_lambda":
+            return Runs(np.array([]), np.array([], dtype=bool),
+                        f"nu = {nu:.4e} as the config gives it: not derived here, nothing to compare")
         n = res.meta["resolved"]["dataset"]["n_train"]
         optimum = res.meta["resolved"]["problem"].get("optimum") or {}
         timing = f"; exact optimum in {optimum['seconds']:.0f} s" if "seconds" in optimum else ""
