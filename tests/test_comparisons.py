@@ -87,6 +87,8 @@ def test_reach_fraction():
     assert cmp.reach_fraction([False] * 5, 0.5).outcome == "contradicts"
     mixed = cmp.reach_fraction([True, False, True, False, False], 0.5)
     assert mixed.outcome == "inconclusive" and mixed.runs_needed is not None and mixed.runs_needed > 5
+    half = cmp.reach_fraction([True, False] * 15, 0.5)  # exactly the implied fraction: open, and says why
+    assert half.outcome == "inconclusive" and half.runs_needed is None and "is the implied one" in half.needed()
     lo, hi = cmp.wilson(5, 5)
     assert 0.6 < lo < 0.7 and hi == 1.0
 

@@ -344,8 +344,10 @@ def reach_fraction(reached: Sequence[bool] | np.ndarray, implied: float) -> Evid
     outcome: Outcome = "supports" if lo > implied else "contradicts" if hi <= implied else "inconclusive"
     p = k / n if n else math.nan
     needed = _fraction_runs(p, n, implied) if outcome == "inconclusive" else None
+    why_not = ("the observed fraction is the implied one: at it no number of runs would decide, only runs whose "
+               "fraction turns out on one side" if outcome == "inconclusive" and n and p == implied else "")
     return Evidence("Wilson", f"fraction of runs (paper implies more than {implied:.0%})", p, (lo, hi), (n,),
-                    outcome, needed, fmt=".0%")
+                    outcome, needed, fmt=".0%", why_not=why_not)
 
 
 def log_ratio(groups: Sequence[tuple[np.ndarray, float]], threshold: float, statistic: str) -> Evidence:
