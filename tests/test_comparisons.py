@@ -55,7 +55,8 @@ def test_ranking_censoring():
     yes = np.ones(5, bool)
     assert cmp.ranking(fast, yes, slow, yes).outcome == "supports"
     assert cmp.ranking(slow, yes, fast, yes).outcome == "contradicts"
-    assert cmp.ranking(fast, yes, fast, yes).outcome == "inconclusive"  # equal: no order
+    same = cmp.ranking(fast, yes, fast, yes)  # equal samples with a spread: no order, none excluded
+    assert same.outcome == "inconclusive" and same.interval[1] > 0
     # B censored later than every A event: A is known to reach first
     assert cmp.ranking(fast, yes, slow, ~yes).outcome == "supports"
     # A censored early: the order is unknown, not counted as A first
@@ -65,11 +66,29 @@ def test_ranking_censoring():
     assert cmp.ranking(slow, ~yes, fast, yes).outcome == "contradicts"
 
 
+def test_a_ranking_of_runs_that_all_tie_did_not_hold():
+    """Equality counts against "fewer" or "faster": runs that all tie (every SGD-s and SGD-m run
+    at 2 epochs) give the interval [0, 0], which excludes any advantage for A: the claim fails,
+    either way round, however many runs tie."""
+    for n in (2, 5, 30):
+        ties = np.full(n, 2.0)
+        found = cmp.ranking(ties, np.ones(n, bool), ties, np.ones(n, bool))
+        assert (found.estimate, found.interval, found.outcome) == (0.0, (0.0, 0.0), "contradicts")
+    # runs that all stopped short of the target (censored) show nothing: not refuted
+    short = cmp.ranking(np.full(5, 2.0), np.zeros(5, bool), np.full(5, 2.0), np.zeros(5, bool))
+    assert short.interval == (0.0, 0.0) and short.outcome == "inconclusive"
+    # one run of A a little sooner than the others moves the interval above 0: no longer refuted
+    sooner = cmp.ranking([1.5, 2.0, 2.0], np.ones(3, bool), [2.0, 2.0, 2.0], np.ones(3, bool))
+    assert sooner.interval[1] > 0 and sooner.outcome != "contradicts"
+
+
 def test_reach_fraction():
     assert cmp.reach_fraction([True] * 5, 0.5).outcome == "supports"
     assert cmp.reach_fraction([False] * 5, 0.5).outcome == "contradicts"
     mixed = cmp.reach_fraction([True, False, True, False, False], 0.5)
     assert mixed.outcome == "inconclusive" and mixed.runs_needed is not None and mixed.runs_needed > 5
+    half = cmp.reach_fraction([True, False] * 15, 0.5)  # exactly the implied fraction: open, and says why
+    assert half.outcome == "inconclusive" and half.runs_needed is None and "is the implied one" in half.needed()
     lo, hi = cmp.wilson(5, 5)
     assert 0.6 < lo < 0.7 and hi == 1.0
 
@@ -88,6 +107,34 @@ def test_trend():
     assert cmp.trend(x, [2 * xi + noisy(0, 10) for xi in x], +1, 0.01, "slope").outcome == "supports"
     assert cmp.trend(x, [-2 * xi + noisy(0, 10) for xi in x], +1, 0.01, "slope").outcome == "contradicts"
     assert cmp.trend(x, [np.ones(10)] * 4, +1, 0.01, "slope").outcome == "contradicts"  # flat: does not rise
+
+
+def test_identical_settings():
+    """A setting as run: every value equal to the paper's holds, one other value (or a missing one)
+    fails it; numbers within a declared tolerance; no value decides nothing."""
+    assert cmp.identical([10, 10, 10], 10).outcome == "supports"  # equal data: a setting that equals the paper's
+    assert cmp.identical([10, 10, 9], 10).outcome == "contradicts"
+    assert cmp.identical([10, None], 10).outcome == "contradicts"
+    assert cmp.identical([("gaussian", 10.0)], ("gaussian", 10.0)).outcome == "supports"
+    assert cmp.identical([("laplacian", 10.0)], ("gaussian", 10.0)).outcome == "contradicts"
+    assert cmp.identical([1.0 + 1e-12], 1.0, rel_tol=1e-9).outcome == "supports"
+    assert cmp.identical([0.71], 0.708, within=0.008).outcome == "supports"
+    assert cmp.identical([0.72], 0.708, within=0.008).outcome == "contradicts"
+    assert cmp.identical([False], False).outcome == "supports" and cmp.identical([True], False).outcome == "contradicts"
+    none = cmp.identical([], 10)
+    assert none.outcome == "inconclusive" and "no value" in none.needed()
+    found = cmp.identical([10, 9], 10)
+    assert found.estimate == 1 and found.text() == "values other than the paper's 1 (exact; n = 2)"
+
+
+def test_equivalence_of_an_exact_value_known_within_bounds():
+    """A value certified only to lie within bounds (an optimum and its duality gap): it matches
+    when the bounds lie within the margin, differs when they lie beyond it, and is otherwise
+    inconclusive, with a tighter optimum, not more runs, to decide it."""
+    assert cmp.equivalence([1.0], 1.0, 0.1, exact=True, bounds=(0.95, 1.0)).outcome == "supports"
+    assert cmp.equivalence([2.0], 1.0, 0.1, exact=True, bounds=(1.9, 2.0)).outcome == "contradicts"
+    wide = cmp.equivalence([1.0], 1.05, 0.1, exact=True, bounds=(0.0, 1.2))
+    assert wide.outcome == "inconclusive" and wide.runs_needed is None and "tighter optimum" in wide.needed()
 
 
 def test_evidence_text_names_statistic_interval_and_runs():
@@ -121,11 +168,16 @@ FIXED = settings(max_examples=40, derandomize=True, database=None, deadline=None
 @given(RUNS, RUNS)
 def test_a_ranking_that_holds_fails_with_the_solvers_swapped(a, b):
     """Gehan's statistic is antisymmetric: whatever the data, swapping the solvers turns support
-    into contradiction (all runs reached), so a held ranking is one that can fail."""
+    into contradiction (all runs reached), so a held ranking is one that can fail. Equality counts
+    against: a way round whose interval shows A no advantage (upper end at or below 0) fails even
+    where the other way round is not supported (both fail where every pair ties, [0, 0])."""
     ya, yb = [True] * len(a), [True] * len(b)
     forward, backward = cmp.ranking(a, ya, b, yb), cmp.ranking(b, yb, a, ya)
     assert forward.estimate == pytest.approx(-backward.estimate)
-    assert {forward.outcome, backward.outcome} in ({"inconclusive"}, {"supports", "contradicts"})
+    for one, other in ((forward, backward), (backward, forward)):
+        if one.outcome == "supports":
+            assert other.outcome == "contradicts"
+        assert (one.outcome == "contradicts") == (other.outcome == "supports" or one.interval[1] <= 0)  # all reached
 
 
 @FIXED
@@ -162,3 +214,12 @@ def test_a_match_fails_when_moved_beyond_its_margin(values, margin):
     if found.outcome == "supports":
         width = found.interval[1] - found.interval[0]
         assert cmp.equivalence(values, float(np.mean(values)) + 2 * margin + width, margin).outcome == "contradicts"
+
+
+@FIXED
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=8), st.integers(0, 5))
+def test_an_identical_setting_fails_when_one_value_changes(values, expected):
+    """Whatever the values, the setting holds exactly when all equal the paper's, and one changed fails it."""
+    found = cmp.identical(values, expected)
+    assert (found.outcome == "supports") == all(v == expected for v in values)
+    assert cmp.identical([*values, expected + 1], expected).outcome == "contradicts"

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from sbpbench.errors import UserError
 from sbpbench.papers import sbp
-from tests.test_verdicts import _meta, curve, synthetic
+from tests.test_verdicts import _meta, _write, curve, synthetic
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))  # the scripts import their helper module by name
@@ -30,31 +30,28 @@ def test_rows_repeat_only_when_label_indices_and_values_are_equal(adult_small):
     assert duplicate_rows.repeats(doubled) == duplicate_rows.repeats(keys[:5])  # labels differ: no new repeats
 
 
-class _Result:
-    """An experiment result in a results tree (only what :func:`sbp._size` reads)."""
-
-    def __init__(self, root: Path, n_test: int):
-        meta = _meta()
-        meta["resolved"]["dataset"]["n_test"] = n_test
-        self.meta, self.name, self.directory = meta, "sbp-figure2-reuters", root / "sbp-figure2-reuters"
-        self.curves = synthetic(curve("sbp", {"test_error": [0.1]}), meta=meta).curves
-
-
 def test_the_test_size_row_quotes_the_counts(tmp_path):
     analysis = tmp_path / "analyses" / "rows-reuters.json"
     analysis.parent.mkdir()
     analysis.write_text(json.dumps({"dataset": "reuters", "n_train": 7770, "n_test": 3299,
                                     "test_rows_repeating_a_test_row": 70, "test_rows_equal_to_a_training_row": 0,
                                     "training_rows_repeating_a_training_row": 1}))
-    res = _Result(tmp_path, 3299)
-    _, verdict = sbp._size(res, 3229, "n_test", "a copy", "analyses/rows-reuters.json")
-    assert verdict.startswith("differs (+70 rows)") and verdict.endswith("without the repeats: the paper's size")
-    _, verdict = sbp._size(res, 3200, "n_test", "a copy", "analyses/rows-reuters.json")
-    assert verdict.endswith("3229, not the paper's 3200")
-    assert sbp._size(_Result(tmp_path, 3229), 3229, "n_test", "a copy", "analyses/rows-reuters.json")[1] == "matches"
+
+    def read(n_test: int, printed: int) -> str:
+        meta = _meta()
+        meta["resolved"]["dataset"]["n_test"] = n_test
+        results = _write(tmp_path / f"{n_test}-{printed}", "sbp-figure2-reuters",
+                         synthetic(curve("sbp", {"test_error": [0.1]}), meta=meta))
+        return sbp.DataSize("n_test", printed, "../analyses/rows-reuters.json").read(
+            [results.get("sbp-figure2-reuters")]).text
+
+    text = read(3299, 3229)
+    assert text.startswith("n_test = 3299 (+70 rows)") and text.endswith("without the repeats: the paper's size")
+    assert read(3299, 3200).endswith("3229, not the paper's 3200")
+    assert read(3229, 3229) == "n_test = 3229"  # no gap: nothing to explain
     analysis.write_text("{}")
     with pytest.raises(UserError, match="not the output of scripts/duplicate_rows.py"):
-        sbp._size(res, 3229, "n_test", "a copy", "analyses/rows-reuters.json")
+        read(3299, 3228)
 
 
 def test_an_unknown_dataset_is_one_error_line_and_writes_nothing(tmp_path):

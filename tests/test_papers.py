@@ -22,14 +22,13 @@ from sbpbench.papers.declarations import (
     Numbers,
     ObjectiveCurves,
     Posed,
-    Printed,
     Results,
     Section,
     Table,
     needs_download,
     not_run_yet,
 )
-from sbpbench.papers.questions import Exceeds, Runs
+from sbpbench.papers.questions import Equal, Exceeds, Runs, RunsPerSolver
 from sbpbench.results.curves import (
     ReadAt,
     covering_mean,
@@ -73,22 +72,24 @@ def test_results_say_why_an_experiment_is_missing(results):
     assert results.why_missing("exp-z") == NO_RESULTS.text
 
 
-def _final_sbp_error(res) -> tuple[str, str]:
-    rows = final_rows(res.curves[res.curves["solver_name"] == "sbp"])
-    return f"{100 * rows['test_error'].mean():.2f}%", "measured"
-
-
 def test_printed_numbers_are_read_from_the_first_experiment_with_results(results):
-    ours = _final_sbp_error(results.get("exp-a"))[0]
+    runs = results.get("exp-a").curves.groupby("solver_name")["run"].nunique()
+    assert runs.nunique() == 1  # every solver of ci-adult has as many runs
     table = Numbers((
-        Printed("stand-in", "1%", ("exp-b", "exp-a"), _final_sbp_error),
-        Printed("missing", "2%", ("exp-b", "exp-z"), _final_sbp_error),
+        Posed("stand-in", "Section 1", "runs", Equal(RunsPerSolver(), int(runs.iloc[0])), ("exp-b", "exp-a"),
+              kind="setting"),
+        Posed("other", "Section 1", "runs", Equal(RunsPerSolver(), int(runs.iloc[0]) + 1), ("exp-a",),
+              kind="setting"),
+        Posed("missing", "Section 1", "2%", Equal(RunsPerSolver(), 1), ("exp-b", "exp-z"), kind="setting"),
         NotReproduced("impossible", "3%", "not run here: no such data"),
     )).table(results)
     assert table.headers == ("what", "paper", "measured here", "verdict")
-    assert table.rows == [("stand-in", "1%", ours, "measured"),
-                          ("missing", "2%", "-", "not run yet: configured (configs/exp-b.yaml); too long"),
-                          ("impossible", "3%", "-", "not run here: no such data")]
+    (what, paper, measured, verdict), other, *rest = table.rows
+    assert (what, paper, verdict) == ("stand-in", "runs", "matches") and measured.endswith("(exp-a)")
+    assert "values other than the paper's 0 (exact; n = " in measured
+    assert other[3] == "differs"
+    assert rest == [("missing", "2%", "-", "not run yet: configured (configs/exp-b.yaml); too long"),
+                    ("impossible", "3%", "-", "not run here: no such data")]
 
 
 class _RunsOf:

@@ -27,14 +27,13 @@ import pandas as pd
 import pytest
 
 from sbpbench import papers
-from sbpbench.papers import sbp, sgd
+from sbpbench.papers import sgd
 from sbpbench.papers.declarations import (
     OUTCOMES,
     Claims,
     NotReproduced,
     Numbers,
     Posed,
-    Printed,
     Results,
 )
 from sbpbench.results.store import curves_frame
@@ -130,9 +129,9 @@ def _cannot_fail(why: str) -> str:
 _OPTIMUM = {"mean_hinge": 0.1, "duality_gap": 1e-9, "norm": 10.0, "seconds": 1.0}  # resolved: hinge >> gap
 
 
-def _nu(nu: float, params: Params, optimum: Mapping[str, float] = _OPTIMUM) -> Synthetic:
+def _nu(nu: float, paper_n: int, optimum: Mapping[str, float] = _OPTIMUM) -> Synthetic:
     """An experiment whose nu was derived from lambda (at an exact optimum) as ``nu``."""
-    meta = _meta(params["paper_n"], {"nu": nu, "optimum": dict(optimum)}, {"problem": {"nu": "from_lambda"}})
+    meta = _meta(paper_n, {"nu": nu, "optimum": dict(optimum)}, {"problem": {"nu": "from_lambda"}})
     return synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta)
 
 
@@ -140,7 +139,7 @@ def _unresolved(printed: float) -> Synthetic:
     """nu below the optimizer's resolution (mean hinge loss equal to the duality gap), whose bound
     10 gap / ||w|| is a hundredth of the printed value."""
     gap = printed / 100
-    return _nu(printed / 1000, {"paper_n": 1000}, {"mean_hinge": gap, "duality_gap": gap, "norm": 10.0})
+    return _nu(printed / 1000, 1000, {"mean_hinge": gap, "duality_gap": gap, "norm": 10.0})
 
 
 # --- Pegasos paper, Figure 2: primal objective against iterations
@@ -187,19 +186,112 @@ def _finals(p: Params, above: float, below: float) -> Synthetic:
                        for label, end in ends.items()))
 
 
+# --- settings: a value as run (meta.json, or the runs' ends) against the paper's, built from the declaration
+
+
+def _other(value: Any) -> Any:
+    """A value other than ``value``, of its kind: a number doubled plus one, a truth negated, a text
+    or a tuple changed in its first place."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return 2 * value + 1
+    if isinstance(value, tuple):
+        return (_other(value[0]), *value[1:]) if value else ("other",)
+    return f"other than {value}"
+
+
+def _nested(path: str, value: Any) -> dict[str, Any]:
+    """``{"a": {"b": value}}`` for the path ``a.b``."""
+    head, _, rest = path.partition(".")
+    return {head: _nested(rest, value) if rest else value}
+
+
+def _merge(tree: dict[str, Any], more: Mapping[str, Any]) -> dict[str, Any]:
+    for key, value in more.items():
+        tree[key] = _merge(tree.get(key, {}), value) if isinstance(value, Mapping) else value
+    return tree
+
+
+def _resolved(p: Params, change: bool = False) -> Synthetic:
+    """A run whose meta.json ``resolved`` values at the row's paths give its expected value (a sum
+    its first, a product its first times ones; ``change``: another value)."""
+    question = p["row"].question
+    paths, expected = question.reader.paths, _other(question.expected) if change else question.expected
+    if len(paths) == 1:
+        values = [expected]
+    elif question.reader.combine == "tuple":
+        values = list(expected)
+    else:
+        values = [expected] + [0 if question.reader.combine == "sum" else 1] * (len(paths) - 1)
+    meta = _meta()
+    for path, value in zip(paths, values, strict=True):
+        _merge(meta["resolved"], _nested(path, value))
+    return synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta)
+
+
+def _params(p: Params, where: str, change: str = "") -> Synthetic:
+    """A run whose solvers of the row (``pegasos`` for every solver) are given the expected value of
+    its key, in the config (``where`` ``config``: entries without a label) or as run
+    (``resolved``); ``change``: ``value`` another value for the first, ``missing`` no entries."""
+    reader, expected = p["row"].question.reader, p["row"].question.expected
+    solvers = reader.solvers or ("pegasos",)
+    entries = [] if change == "missing" else [
+        {"name": s, **({"label": s, "params": {reader.key: v}} if where == "resolved" else {reader.key: v})}
+        for s, v in zip(solvers, [_other(expected) if change == "value" else expected]
+                        + [expected] * (len(solvers) - 1), strict=True)]
+    meta = _meta()
+    meta["config" if where == "config" else "resolved"]["solvers"] = entries
+    return synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta)
+
+
+def _ends(p: Params, change: bool = False) -> Synthetic:
+    """Two runs of each solver of the row (``pegasos`` for every solver) whose ``column`` ends at its
+    expected value (``change``: one run of the first elsewhere)."""
+    reader, expected = p["row"].question.reader, p["row"].question.expected
+    return synthetic(*(curve(name, *[{reader.column: [expected / 2, _other(expected) if change and i == j == 0
+                                                      else expected], "test_error": [0.2, 0.1]}
+                                     for j in range(2)])
+                       for i, name in enumerate(reader.solvers or ("pegasos",))))
+
+
+def _runs_each(p: Params, fewer: int = 0) -> Synthetic:
+    """The row's expected number of runs of two solvers (``fewer`` less of the second)."""
+    runs = p["row"].question.expected
+    return synthetic(*(curve(name, *[{"test_error": [0.2, 0.1]}] * (runs - fewer * i))
+                       for i, name in enumerate(("sbp", "pegasos"))))
+
+
+#: The cases of the settings read from a run by the generic readers of sbpbench/papers/questions.py.
+SETTINGS: dict[str, Case] = {
+    "Equal[Resolved]": Case(_resolved, (Contradiction("another value as run", lambda p: _resolved(p, True)),)),
+    "Equal[RunParam]": Case(lambda p: _params(p, "resolved"), (
+        Contradiction("another value for one solver", lambda p: _params(p, "resolved", "value")),
+        Contradiction("the solvers not run", lambda p: _params(p, "resolved", "missing"),
+                      applies=lambda p: bool(p["row"].question.reader.solvers)))),
+    "Equal[ConfigParam]": Case(lambda p: _params(p, "config"), (
+        Contradiction("another value for one solver", lambda p: _params(p, "config", "value")),
+        Contradiction("no entry for the solvers", lambda p: _params(p, "config", "missing"),
+                      applies=lambda p: p["row"].question.reader.default is None))),
+    "Equal[Ends]": Case(_ends, (Contradiction("one run ending elsewhere", lambda p: _ends(p, True)),)),
+    "Equal[RunsPerSolver]": Case(_runs_each, (Contradiction("one run fewer", lambda p: _runs_each(p, 1)),)),
+}
+
+
 # --- the table
 
-CASES: dict[Any, Case] = {
+CASES: dict[Any, Case] = {**SETTINGS,
     "Ratio[FinalOf]": Case(lambda p: _finals(p, 0.167, 0.063), (
         Contradiction("Norma ends within 10% of Pegasos", lambda p: _finals(p, 0.066, 0.063)),)),
     "Exceeds[FinalOf]": Case(lambda p: _finals(p, 0.12, 0.09), (
         Contradiction("the other ends lower", lambda p: _finals(p, 0.088, 0.092)),
         Contradiction("the two end equal", lambda p: _finals(p, 0.09, 0.09)),
     )),
-    sbp._nu: Case(lambda p: _nu(p["printed"], p), (
-        Contradiction("nu twice the printed value", lambda p: _nu(2 * p["printed"], p)),
+    "Match[Nu]": Case(lambda p: _nu(p["row"].question.printed, p["row"].question.reader.paper_n), (
+        Contradiction("nu twice the printed value",
+                      lambda p: _nu(2 * p["row"].question.printed, p["row"].question.reader.paper_n)),
         Contradiction("nu below the optimizer's resolution, the printed value above that bound",
-                      lambda p: _unresolved(p["printed"])))),
+                      lambda p: _unresolved(p["row"].question.printed)))),
 }
 
 
@@ -221,15 +313,9 @@ class Declared:
 
 
 def _word(verdict: str) -> str:
-    """``matches`` or ``differs`` from a number's verdict (``error matches; time: ...``), else the verdict."""
+    """``matches`` or ``differs`` from a number's verdict (``differs: our copy is ...``), else the verdict."""
     found = re.match(r"(?:error )?(matches|differs)\b", verdict)
     return found[1] if found else verdict
-
-
-def _printed(key: str, row: Printed) -> Declared:
-    return Declared(f"{key}: {row.what}", getattr(row.measure, "func", row.measure),
-                    getattr(row.measure, "keywords", {}), row.experiments[0],
-                    lambda results: _word(row.row(results)[3]))
 
 
 def shape(question: Any) -> str:
@@ -259,7 +345,8 @@ def _posed(key: str, row: Posed) -> Declared:
     claim's uncensored runs, tested apart)."""
     params = {"row": row, "experiment": row.experiments[-1], "also": row.also}
     return Declared(f"{key}: {row.what}", shape(row.question), params, row.experiments[-1],
-                    lambda results: _word(row.decided(results)[0][0][3]), *(row.outcomes or OUTCOMES[row.kind]))
+                    lambda results: _word(row.decided(results)[0][0][3]),
+                    *map(_word, row.outcomes or OUTCOMES[row.kind]))
 
 
 def declared() -> list[Declared]:
@@ -272,8 +359,7 @@ def declared() -> list[Declared]:
                 rows = (table.rows if isinstance(table, Numbers) else table.rows() if isinstance(table, sgd.EpochsTable)
                         else None)
                 if rows is not None:
-                    found += [_printed(paper.key, row) if isinstance(row, Printed)
-                              else _posed(paper.key, row) if isinstance(row, Posed)
+                    found += [_posed(paper.key, row) if isinstance(row, Posed)
                               else Declared(f"{paper.key}: {row.what}", type(row), {}, "", str)
                               for row in rows if not isinstance(row, NotReproduced)]
                 elif isinstance(table, Claims):

@@ -148,22 +148,7 @@ def _bound_case(eps: dict[str, float], s_rel: float, m_rel: float) -> Any:
 
 def cases() -> dict[Any, Any]:
     """The cases, by verdict function (imported here: ``tests/test_verdicts.py`` calls this as it loads)."""
-    from sbpbench.papers import sgd
     from tests.test_verdicts import Case, Contradiction, Params, Synthetic, _meta, curve, synthetic
-
-    def sizes(n_train: int, n_features: int) -> Synthetic:
-        meta = _meta(n_train)
-        meta["resolved"]["dataset"]["n_features"] = n_features
-        return synthetic(curve("dcd", {"primal_objective": [1.0]}), meta=meta)
-
-    def size(p: Params, shift: int) -> Synthetic:
-        n = {"n_train": 1000, "n_features": 100, p["key"]: p["printed"] + shift}
-        return sizes(n["n_train"], n["n_features"])
-
-    def setting(p: Params, value: float | None) -> Synthetic:
-        entry = {"name": p["solver"], **({} if value is None else {p["key"]: value})}
-        config = {"solvers": [entry, {"name": p["solver"], "label": "optimum", p["key"]: p["printed"]}]}
-        return synthetic(curve("dcd", {"primal_objective": [1.0]}), meta=_meta(config=config))
 
     lam = 1e-4
 
@@ -174,7 +159,8 @@ def cases() -> dict[Any, Any]:
                          meta=_meta(problem={"lambda": lam}))
 
     def between(p: Params) -> float:
-        return (float(p["J"]) + float(p["L"])) / 2
+        """The middle of the paper's [L^T, J] (the row's printed value)."""
+        return float(p["row"].question.printed)
 
     def solvers(runs: dict[str, tuple[float, float, float]], eps: dict[str, float] | None = None) -> Synthetic:
         """J_opt = 1, and three runs per solver, each one checkpoint at (epochs, seconds, relative
@@ -210,46 +196,16 @@ def cases() -> dict[Any, Any]:
         return synthetic(curve("optimum", {"primal_objective": [2 * lam * 100, lam * 100]}, name="dcd"),
                          meta=_meta(problem={"lambda": lam}, config={"solvers": [entry]}))
 
-    def precision(p: Params, last: str | None) -> Synthetic:
-        """Every solver of the row single precision but the last, given ``last`` (None: not given)."""
-        entries = [{"name": name, "precision": "single"} for name in p["solvers"]]
-        entries[-1] = {"name": p["solvers"][-1]} | ({} if last is None else {"precision": last})
-        return synthetic(curve("dcd", {"primal_objective": [1.0]}), meta=_meta(config={"solvers": entries}))
-
-    def as_run(p: Params, value: float | None) -> Synthetic:
-        """The row's solvers ran with ``value`` of its parameter; None: the last one without it
-        (the others with the printed value)."""
-        given = [p["printed"] if value is None else value] * (len(p["solvers"]) - 1) + [value]
-        entries = [{"name": name, "label": name, "params": {} if v is None else {p["key"]: v}}
-                   for name, v in zip(p["solvers"], given, strict=True)]
-        meta = _meta()
-        meta["resolved"]["solvers"] = entries
-        return synthetic(curve("dcd", {"primal_objective": [1.0]}), meta=meta)
-
     return {
         **posed(),
-        sgd._param_as_run: Case(lambda p: as_run(p, p["printed"]), (
-            Contradiction("the solvers run with another value", lambda p: as_run(p, p["printed"] + 1)),
-            Contradiction("the last solver without the parameter", lambda p: as_run(p, None)),
-        )),
-        sgd._ocas_setting: Case(lambda p: ocas(1.01), (
+        "AllOf[ConfigParam,Equal,OcasBound]": Case(lambda p: ocas(1.01), (
             Contradiction("q = 1.02 J_opt", lambda p: ocas(1.02)),
             Contradiction("the paper's q with another relative tolerance", lambda p: ocas(1.01, tol_rel=0.001)),
             Contradiction("no q in the config", lambda p: ocas(None)),
         )),
-        sgd._precision: Case(lambda p: precision(p, "single"), (
-            Contradiction("one solver in double precision", lambda p: precision(p, "double")),
-            Contradiction("one solver without a precision (double, the default)", lambda p: precision(p, None)),
-        )),
-        sgd._size: Case(lambda p: size(p, 0), (
-            Contradiction("a data set one row or attribute larger", lambda p: size(p, 1)),)),
-        sgd._setting: Case(lambda p: setting(p, p["printed"]), (
-            Contradiction("a config giving the solver another eps", lambda p: setting(p, 2 * p["printed"])),
-            Contradiction("a config giving the solver no eps (only the optimum's)", lambda p: setting(p, None)),
-        )),
-        sgd._objective: Case(lambda p: optimum(between(p), 1e-8), (
-            Contradiction("an optimum 0.1% above the paper's J", lambda p: optimum(1.001 * float(p["J"]), 1e-8)),
-            Contradiction("an optimum 0.1% below the paper's L^T", lambda p: optimum(0.999 * float(p["L"]), 1e-8)),
+        "Match[Optimum]": Case(lambda p: optimum(between(p), 1e-8), (
+            Contradiction("an optimum 0.1% above the paper's J", lambda p: optimum(1.001 * between(p), 1e-8)),
+            Contradiction("an optimum 0.1% below the paper's L^T", lambda p: optimum(0.999 * between(p), 1e-8)),
         )),
     }
 

@@ -228,7 +228,7 @@ def coverage_counts(results: Results) -> tuple[dict[Kind, dict[str, int]], dict[
 
 def _runs_needed(open_rows: list[Evidence], inconclusive: int) -> str:
     """What would decide the ``inconclusive`` rows: the runs needed of those a comparison made
-    (``open_rows``), added up, and how many a verdict function made (they give none)."""
+    (``open_rows``), added up, and how many more of the same runs would not decide."""
     if not inconclusive:
         return ""
     counted = [e.runs_needed for e in open_rows if e.runs_needed is not None]
@@ -239,9 +239,6 @@ def _runs_needed(open_rows: list[Evidence], inconclusive: int) -> str:
     if len(counted) < len(open_rows):
         parts.append(f"{len(open_rows) - len(counted)} would not (no spread measured, no difference observed, "
                      "or censored runs: they need other runs, each row says)")
-    if inconclusive > len(open_rows):
-        parts.append(f"{inconclusive - len(open_rows)} made by a verdict function not yet posed as a comparison "
-                     "give no runs needed")
     return " (of the inconclusive rows: " + "; ".join(parts) + ")"
 
 

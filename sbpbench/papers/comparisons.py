@@ -23,7 +23,9 @@ The comparisons:
   fraction the paper implies;
 - :func:`log_ratio`: a ratio of mean costs, or of factors (scaling), by the interval of its
   logarithm (delta method) against a declared threshold;
-- :func:`trend`: the slope of a value over a window, per run, its interval over runs.
+- :func:`trend`: the slope of a value over a window, per run, its interval over runs;
+- :func:`identical`: a setting as run (a configuration value, a data size) against the paper's,
+  every value equal within a declared tolerance; not a random draw, so one run decides.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ TESTS = {
     "Wilson": "Wilson's score interval of a fraction of runs",
     "log-ratio": "the interval of the log of a ratio of mean costs (delta method, t quantile)",
     "slope": "least-squares slope per run, t interval of its mean over runs",
+    "exact": "a setting as run against the paper's, every value equal (within a declared tolerance); "
+             "not a random draw, so one run decides",
 }
 
 #: Inconclusive comparisons cap their runs-needed estimate here: beyond it, more of the same runs
@@ -81,6 +85,9 @@ class Evidence:
         more of the same runs would not: no spread measured, or the estimate on the boundary).
     fmt : str
         How to print the estimate and interval.
+    why_not : str
+        Inconclusive: why more of the same runs would not decide, where another kind of run
+        would (a tighter optimum, say); empty otherwise.
     """
 
     test: str
@@ -91,18 +98,25 @@ class Evidence:
     outcome: Outcome
     runs_needed: int | None = None
     fmt: str = ".3g"
+    why_not: str = ""
 
     def text(self) -> str:
         """The evidence in words: statistic, estimate, interval, test, runs."""
         lo, hi = (format(v, self.fmt) for v in self.interval)
         runs = ", ".join(map(str, self.n))
+        if self.test == "exact":
+            return f"{self.statistic} {format(self.estimate, self.fmt)} (exact; n = {runs})"
         return (f"{self.statistic} {format(self.estimate, self.fmt)} [{lo}, {hi}] "
                 f"({self.test}, {1 - 2 * ALPHA:.0%} interval; n = {runs})")
 
     def needed(self) -> str:
         """``inconclusive (n runs; about m runs per solver would decide)``, or why more would not."""
         n = min(self.n) if self.n else 0
-        if self.runs_needed is None and n < 2:
+        if self.why_not:
+            more = self.why_not
+        elif self.runs_needed is None and n == 0:
+            more = "no value to compare (the measured cell says why)"
+        elif self.runs_needed is None and n < 2:
             more = "one run has no spread: at least 2 runs per solver are needed to judge it"
         elif self.runs_needed is None:
             more = "more of the same runs would not decide it"
@@ -153,7 +167,8 @@ def _interval(estimate: float, se: float, df: float) -> tuple[float, float]:
 
 
 def equivalence(values: Sequence[float] | np.ndarray, printed: float, margin: float,
-                exact: bool = False, other: Sequence[float] | np.ndarray | None = None) -> Evidence:
+                exact: bool = False, other: Sequence[float] | np.ndarray | None = None,
+                bounds: tuple[float, float] | None = None) -> Evidence:
     """A measured value against a printed number: TOST with ``margin``.
 
     ``matches`` (``supports``) when the interval of the runs' mean lies within ``printed +-
@@ -162,6 +177,9 @@ def equivalence(values: Sequence[float] | np.ndarray, printed: float, margin: fl
     is not a random draw (a setting, a certified optimum), its interval the point itself, so one
     run decides. ``other``: the runs of a second solver, whose mean is subtracted (Welch's
     interval of the difference; ``printed`` is then the difference expected, 0 for "close").
+    ``bounds``: an exact value known only to lie between these (an optimum certified by its
+    duality gap): its interval; inconclusive when it straddles the margin's edge, and then a
+    tighter optimum, not more runs, would decide.
     """
     x = np.asarray(values, dtype=float)
     if other is None:
@@ -173,7 +191,7 @@ def equivalence(values: Sequence[float] | np.ndarray, printed: float, margin: fl
         n = (len(x), len(y))
     if exact or (min(n) >= 2 and se == 0):
         se, df = 0.0, math.inf
-    lo, hi = _interval(mean - printed, se, df)
+    lo, hi = _interval(mean - printed, se, df) if bounds is None else (bounds[0] - printed, bounds[1] - printed)
     if -margin <= lo and hi <= margin:
         outcome: Outcome = "supports"
     elif lo > margin or hi < -margin:
@@ -181,9 +199,12 @@ def equivalence(values: Sequence[float] | np.ndarray, printed: float, margin: fl
     else:
         outcome = "inconclusive"
     gap = abs(abs(mean - printed) - margin)
-    needed = _runs_needed(min(n), se, gap) if outcome == "inconclusive" else None
+    needed = _runs_needed(min(n), se, gap) if outcome == "inconclusive" and bounds is None else None
     what = "ours minus printed" if other is None else "difference"
-    return Evidence("TOST", f"{what} (margin +-{margin:.3g})", mean - printed, (lo, hi), n, outcome, needed)
+    why_not = ("more runs would not decide it: the value is exact, known only within bounds that straddle the "
+               "margin, and a tighter optimum would" if outcome == "inconclusive" and bounds is not None else "")
+    return Evidence("TOST", f"{what} (margin +-{margin:.3g})", mean - printed, (lo, hi), n, outcome, needed,
+                    why_not=why_not)
 
 
 def exceeds(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray | None, threshold: float,
@@ -212,31 +233,39 @@ def exceeds(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray | N
     return Evidence("Welch", statistic, est, (lo, hi), n, outcome, needed)
 
 
-def _gehan(times: np.ndarray, events: np.ndarray, in_a: np.ndarray) -> float:
-    """Gehan's statistic: over pairs (i in A, j in B), +1 when i is known to come first (an event
-    before j's time), -1 when j is, 0 when censoring leaves the order unknown; the mean over pairs."""
-    a_t, a_e, b_t, b_e = times[in_a], events[in_a], times[~in_a], events[~in_a]
-    first = (a_e[:, None] & (a_t[:, None] < b_t[None, :])).sum()
-    second = (b_e[None, :] & (b_t[None, :] < a_t[:, None])).sum()
-    return float(first - second) / (len(a_t) * len(b_t))
+def _pair_scores(times: np.ndarray, events: np.ndarray) -> np.ndarray:
+    """Gehan's score of every ordered pair of the pooled runs: +1 where run i is known to come
+    first (it reached the target before j's cost), -1 where j is, 0 where censoring hides the
+    order or the two tie."""
+    first = (events[:, None] & (times[:, None] < times[None, :])).astype(float)
+    return first - first.T
 
 
-def _splits(n: int, k: int, limit: int = 20_000) -> list[np.ndarray]:
-    """Every way to pick ``k`` of ``n`` as group A (a fixed-seed sample of ``limit`` when there are more)."""
+def _gehan(scores: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Gehan's statistic of each split (a row of ``masks``: True in group A): the mean over pairs
+    (i in A, j in B) of their score (:func:`_pair_scores`), all splits at once."""
+    a = masks.astype(float)
+    k = a.sum(axis=1)
+    return ((a @ scores) * (1.0 - a)).sum(axis=1) / (k * (masks.shape[1] - k))
+
+
+def _hidden(times: np.ndarray, events: np.ndarray, in_a: np.ndarray) -> float:
+    """The share of pairs (i in A, j in B) whose order censoring hides: neither known to come
+    first (:func:`_pair_scores`) nor a known tie (both reached the target at the same cost)."""
+    known = (_pair_scores(times, events) != 0) | (events[:, None] & events[None, :] & (times[:, None] == times))
+    return 1.0 - float(known[np.ix_(in_a, ~in_a)].mean())
+
+
+def _splits(n: int, k: int, limit: int = 20_000) -> np.ndarray:
+    """Every way to pick ``k`` of ``n`` as group A, one row of a boolean array each (a fixed-seed
+    uniform sample of ``limit`` of them when there are more)."""
     if math.comb(n, k) <= limit:
-        masks = []
-        for chosen in itertools.combinations(range(n), k):
-            mask = np.zeros(n, dtype=bool)
-            mask[list(chosen)] = True
-            masks.append(mask)
-        return masks
-    rng = np.random.default_rng(0)
-    out = []
-    for _ in range(limit):
-        mask = np.zeros(n, dtype=bool)
-        mask[rng.choice(n, k, replace=False)] = True
-        out.append(mask)
-    return out
+        chosen = np.array(list(itertools.combinations(range(n), k)), dtype=int).reshape(-1, k)
+    else:
+        chosen = np.argsort(np.random.default_rng(0).random((limit, n)), axis=1)[:, :k]
+    masks = np.zeros((len(chosen), n), dtype=bool)
+    np.put_along_axis(masks, chosen, True, axis=1)
+    return masks
 
 
 def ranking(cost_a: Sequence[float] | np.ndarray, reached_a: Sequence[bool] | np.ndarray,
@@ -247,21 +276,28 @@ def ranking(cost_a: Sequence[float] | np.ndarray, reached_a: Sequence[bool] | np
     own: it is censored there, not left out. Gehan's generalized Wilcoxon statistic (the mean
     over pairs of A and B runs of +1 when A's run is known to reach first, -1 when B's is, 0
     when censoring hides the order) with its exact permutation distribution (all splits of the
-    pooled runs). ``supports`` when the one-sided p-value of A first is below :data:`ALPHA`,
-    ``contradicts`` when that of B first is; else inconclusive, with the runs that would
-    decide at the observed statistic (its z scaled by the square root of the runs). The
-    interval: the statistic's permutation quantiles around the estimate.
+    pooled runs). ``supports`` when the one-sided p-value of A first is below :data:`ALPHA`;
+    ``contradicts`` when that of B first is, or when the interval excludes any advantage for A
+    even with every pair whose order censoring hides counted as A first (its upper end plus the
+    share of those pairs at or below 0: runs that all reach the target at one cost, say, show A
+    no sooner than B, and equality counts against "fewer", "faster" or "more", as in
+    :func:`exceeds`; runs that all stopped short of it show nothing either way); else inconclusive, with
+    the runs that would decide at the observed statistic (its z scaled by the square root of the
+    runs). The interval: the statistic's permutation quantiles around the estimate.
     """
     ta, tb = np.asarray(cost_a, dtype=float), np.asarray(cost_b, dtype=float)
     times = np.concatenate([ta, tb])
     events = np.concatenate([np.asarray(reached_a, dtype=bool), np.asarray(reached_b, dtype=bool)])
     in_a = np.arange(len(times)) < len(ta)
-    observed = _gehan(times, events, in_a)
-    null = np.array([_gehan(times, events, mask) for mask in _splits(len(times), len(ta))])
+    scores = _pair_scores(times, events)
+    observed = float(_gehan(scores, in_a[None, :])[0])
+    null = _gehan(scores, _splits(len(times), len(ta)))
     p_a, p_b = float(np.mean(null >= observed - 1e-12)), float(np.mean(null <= observed + 1e-12))
     half = float(np.quantile(np.abs(null), 1 - 2 * ALPHA))
     interval = (max(-1.0, observed - half), min(1.0, observed + half))
-    outcome: Outcome = "supports" if p_a < ALPHA else "contradicts" if p_b < ALPHA else "inconclusive"
+    no_advantage = interval[1] + _hidden(times, events, in_a) <= 0
+    outcome: Outcome = ("supports" if p_a < ALPHA else "contradicts" if p_b < ALPHA or no_advantage
+                        else "inconclusive")
     needed = None
     if outcome == "inconclusive" and observed != 0 and null.std() > 0:
         z_obs = abs(observed) / float(null.std())
@@ -308,8 +344,10 @@ def reach_fraction(reached: Sequence[bool] | np.ndarray, implied: float) -> Evid
     outcome: Outcome = "supports" if lo > implied else "contradicts" if hi <= implied else "inconclusive"
     p = k / n if n else math.nan
     needed = _fraction_runs(p, n, implied) if outcome == "inconclusive" else None
+    why_not = ("the observed fraction is the implied one: at it no number of runs would decide, only runs whose "
+               "fraction turns out on one side" if outcome == "inconclusive" and n and p == implied else "")
     return Evidence("Wilson", f"fraction of runs (paper implies more than {implied:.0%})", p, (lo, hi), (n,),
-                    outcome, needed, fmt=".0%")
+                    outcome, needed, fmt=".0%", why_not=why_not)
 
 
 def log_ratio(groups: Sequence[tuple[np.ndarray, float]], threshold: float, statistic: str) -> Evidence:
@@ -351,3 +389,29 @@ def trend(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], sign: int, least: 
     found = exceeds(slopes, None, least, statistic)
     return Evidence("slope", found.statistic, found.estimate, found.interval, found.n, found.outcome,
                     found.runs_needed, fmt=".3g")
+
+
+def _same(value: object, expected: object, rel_tol: float, within: float) -> bool:
+    """Whether ``value`` equals ``expected``: numbers within ``rel_tol`` (relative) or ``within``
+    (absolute), anything else (text, a tuple, None) exactly."""
+    def number(x: object) -> bool:
+        return isinstance(x, int | float | np.number) and not isinstance(x, bool)
+    if number(value) and number(expected):
+        return math.isclose(float(value), float(expected), rel_tol=rel_tol, abs_tol=within)  # type: ignore[arg-type]
+    return value == expected
+
+
+def identical(values: Sequence[object], expected: object, rel_tol: float = 0.0, within: float = 0.0) -> Evidence:
+    """A setting as run (one value per run, solver or entry) against the paper's ``expected``.
+
+    ``supports`` when every value equals it (numbers within ``rel_tol`` relative or ``within``
+    absolute, each declared with its reason); ``contradicts`` when one does not (a value the run
+    lacks, None, counts against); inconclusive without any value. A setting is not a random
+    draw: one run decides, and more of the same would not change it. The statistic: the number
+    of values other than the paper's.
+    """
+    n = len(values)
+    k = sum(not _same(value, expected, rel_tol, within) for value in values)
+    outcome: Outcome = "inconclusive" if not n else "supports" if k == 0 else "contradicts"
+    return Evidence("exact", "values other than the paper's", float(k), (float(k), float(k)), (n,), outcome,
+                    fmt=".0f")

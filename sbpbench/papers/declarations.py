@@ -5,8 +5,9 @@ as data. ``sbpbench report`` and ``sbpbench figures`` (:mod:`sbpbench.outputs`) 
 the papers declare. A printed number or a claim is a :class:`Posed` row: one comparison of
 :mod:`sbpbench.papers.comparisons`, posed on the runs by a question of
 :mod:`sbpbench.papers.questions`, whose evidence the row shows; its kind is a field.
-Settings are rows with a verdict function of their module (:class:`Printed`). A verdict is one
-of: ``matches``; ``differs`` (and why); ``held`` or ``did not hold`` (a claim), or
+A setting (a configuration value or a data size as run) is a :class:`Posed` row too, its
+comparison an exact one (:class:`~sbpbench.papers.questions.Equal`). A verdict is one of:
+``matches``; ``differs`` (and why); ``held`` or ``did not hold`` (a claim), or
 ``inconclusive (n runs; ...)`` when the runs support neither, with the runs that would decide;
 ``not run yet`` (configured, too long for the machine the committed results were made on) or
 ``not run here`` (and why: usually data that cannot be obtained offline).
@@ -152,43 +153,6 @@ class TableSource(Protocol):
 
 
 @dataclass(frozen=True)
-class Printed:
-    """A number a paper prints, next to ours: one row of a :class:`Numbers` table.
-
-    Parameters
-    ----------
-    what : str
-        What the number is (the row's first cell).
-    paper : str
-        The number as the paper prints it.
-    experiments : tuple of str
-        Where our number is read: the first of these experiments that has results (the
-        first is the one that reproduces it; the others are cheaper runs of the same problem).
-    measure : callable
-        ``measure(result) -> (ours, verdict)``: our number and the verdict, as text.
-    kind : Kind
-        ``number`` (a measured number) or ``setting`` (a configuration or data size).
-    """
-
-    what: str
-    paper: str
-    experiments: tuple[str, ...]
-    measure: Callable[[ExperimentResult], tuple[str, str]]
-    kind: Kind = "number"
-
-    def row(self, results: Results) -> Cells:
-        """The row: what, the paper's number, ours, the verdict."""
-        res = results.first(self.experiments)
-        if res is None:
-            return self.what, self.paper, "-", results.why_missing(self.experiments[0])
-        return self.what, self.paper, *self.measure(res)
-
-    def decided(self, results: Results) -> list[Decided]:
-        """The row, with no comparison's evidence."""
-        return [(self.row(results), None)]
-
-
-@dataclass(frozen=True)
 class NotReproduced:
     """A number (or setting, or claim: ``kind``) a paper prints that no experiment here can reproduce, and why."""
 
@@ -255,7 +219,7 @@ class Posed:
             return [((self.what, self.paper, "-", results.why_missing(self.experiments[0])), None)]
         others = [results.get(name) for name in self.also]
         missing = [name for name, other in zip(self.also, others, strict=True) if other is None]
-        present = set(res.curves["solver_name"])
+        present = set(res.curves["solver_name"].unique())
         lacking = [name for name in self.question.solvers() if name not in present]
         if missing or lacking:
             why = (results.why_missing(missing[0]) if missing
@@ -273,7 +237,7 @@ class Posed:
         return (self.kind,)
 
 
-def settings(*rows: Printed | NotReproduced) -> tuple[Printed | NotReproduced, ...]:
+def settings(*rows: NotReproduced | Posed) -> tuple[NotReproduced | Posed, ...]:
     """``rows`` declared as settings (kind ``setting``): each says that a configuration or a data
     size equals the paper's, which is not a verdict on an outcome."""
     return tuple(replace(row, kind="setting") for row in rows)
@@ -283,7 +247,7 @@ def settings(*rows: Printed | NotReproduced) -> tuple[Printed | NotReproduced, .
 class Numbers:
     """A table of printed numbers next to ours."""
 
-    rows: tuple[Printed | NotReproduced | Posed, ...]
+    rows: tuple[NotReproduced | Posed, ...]
 
     def table(self, results: Results) -> Table:
         """One row per printed number."""

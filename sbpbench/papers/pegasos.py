@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -38,19 +37,31 @@ from sbpbench.papers.declarations import (
     ObjectiveCurves,
     Paper,
     Posed,
-    Printed,
     Results,
     Section,
     needs_download,
     settings,
 )
-from sbpbench.papers.questions import AllOf, Exceeds, FinalOf, Fraction, Match, Ratio, Runs
+from sbpbench.papers.questions import (
+    AllOf,
+    Ends,
+    Equal,
+    Exceeds,
+    FinalOf,
+    Fraction,
+    Match,
+    Ratio,
+    Resolved,
+    RunParam,
+    Runs,
+    Setting,
+)
 from sbpbench.results.curves import (
     ReadAt,
     final_rows,
     first_reaching,
 )
-from sbpbench.results.lookup import ExperimentResult, resolved
+from sbpbench.results.lookup import ExperimentResult
 
 CITATION = "Shalev-Shwartz, Singer, Srebro, Pegasos, ICML 2007"
 
@@ -107,70 +118,6 @@ TABLE1_NOT_RUN = Numbers((
 # ----------------------------------------------------------------------------- Section 5: data sets and settings
 
 
-def _lambda(res: ExperimentResult, printed: float) -> tuple[str, str]:
-    """A setting: lambda as our config ran it, against the paper's."""
-    ours = float(resolved(res, "problem.lambda"))
-    return f"{ours:g}", "matches" if np.isclose(ours, printed, rtol=1e-9, atol=0) else \
-        f"differs: our config sets lambda = {ours:g}"
-
-
-def _data_size(res: ExperimentResult, printed: int, what: str) -> tuple[str, str]:
-    """The size of our copy of a data set (``what``: ``examples``, training plus test, or
-    ``features``), against the paper's."""
-    data = res.meta["resolved"]["dataset"]
-    ours = int(data["n_train"] + data["n_test"] if what == "examples" else data["n_features"])
-    return f"{ours:,}", "matches" if ours == printed else f"differs: our copy has {ours:,} {what}"
-
-
-def _astro_ph_split(res: ExperimentResult, train: int, test: int) -> tuple[str, str]:
-    """The training and test sizes of Figure 2's data, against the paper's astro-ph split."""
-    data = res.meta["resolved"]["dataset"]
-    ours = (int(data["n_train"]), int(data["n_test"]))
-    verdict = "matches" if ours == (train, test) else \
-        f"differs: {data.get('name')} stands in for astro-ph, which is not obtainable"
-    return f"{ours[0]:,} / {ours[1]:,}", verdict
-
-
-def _norma_p(res: ExperimentResult, low: float, high: float) -> tuple[str, str]:
-    """Norma's p in every Norma run of our config, against the paper's optimal range."""
-    ps = sorted({float(s["params"]["p"]) for s in res.meta["resolved"]["solvers"] if s["name"] == "norma"})
-    text = ", ".join(f"{p:.4g}" for p in ps) or "no Norma run"
-    ok = bool(ps) and all(low <= p <= high for p in ps)
-    return text, "matches" if ok else f"differs: p = {text}, not in [{low:g}, {high:g}]"
-
-
-def _iterations(res: ExperimentResult, printed: float) -> tuple[str, str]:
-    """A setting: the iterations every run of every solver ends at, against the paper's (within 1%)."""
-    ends = final_rows(res.curves)["iteration"]
-    text = f"{ends.min():,.0f}" if ends.min() == ends.max() else f"{ends.min():,.0f} to {ends.max():,.0f}"
-    ok = bool(np.isclose(ends, printed, rtol=0.01, atol=0).all())
-    return text, "matches" if ok else f"differs: runs end at {text} iterations"
-
-
-def _mini_batch(res: ExperimentResult, printed: int) -> tuple[str, str]:
-    """A setting: the mini-batch size k of every solver of our config, against the paper's."""
-    ks = sorted({int(s["params"]["mini_batch"]) for s in res.meta["resolved"]["solvers"]})
-    text = ", ".join(map(str, ks)) or "no solver"
-    return text, "matches" if ks == [printed] else f"differs: our solvers use k = {text}"
-
-
-def _no_bias(res: ExperimentResult) -> tuple[str, str]:
-    """A setting: Section 5 runs every experiment without a bias term; whether ours does."""
-    bias = bool(resolved(res, "problem.bias"))
-    return ("bias" if bias else "no bias"), "differs: our config adds a bias term" if bias else "matches"
-
-
-def _no_boosting(res: ExperimentResult) -> tuple[str, str]:
-    """A setting: Section 5 runs Figure 1 without boosting the confidence (s runs of T/s
-    iterations, one of their vectors picked); whether ours does: every Pegasos run of our
-    config is one run to its budget, unless a solver parameter says otherwise."""
-    boosting = sorted({name for s in res.meta["resolved"]["solvers"] if s["name"] == "pegasos"
-                       for name in s["params"] if "boost" in name or "confidence" in name})
-    if boosting:
-        return ", ".join(boosting), f"differs: our Pegasos sets {', '.join(boosting)}"
-    return "omitted: each run is one Pegasos run of T iterations", "matches"
-
-
 #: Figure 2 (right)'s fixed learning rates ("a fixed value from the set {0.001, 0.01, 0.1, 1, 10}").
 FIGURE2_ETAS = (0.001, 0.01, 0.1, 1.0, 10.0)
 
@@ -178,53 +125,82 @@ FIGURE2_ETAS = (0.001, 0.01, 0.1, 1.0, 10.0)
 SGD_LABEL = "sgd eta="
 
 
-def _fixed_etas(res: ExperimentResult) -> dict[str, float]:
-    """The fixed-rate SGD solvers of a result: label -> eta."""
-    return {label: float(label[len(SGD_LABEL):]) for label in dict.fromkeys(res.curves["solver"])
-            if label.startswith(SGD_LABEL)}
+@dataclass(frozen=True)
+class FixedEtas:
+    """The fixed learning rates of a run's fixed-rate SGD solvers (their labels), as one sorted set."""
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        etas = tuple(sorted(float(label[len(SGD_LABEL):]) for label in dict.fromkeys(found[0].curves["solver"])
+                            if label.startswith(SGD_LABEL)))
+        return Setting((etas,), f"eta = {', '.join(f'{eta:g}' for eta in etas) or 'none'}")
 
 
-def _eta_set(res: ExperimentResult, printed: tuple[float, ...]) -> tuple[str, str]:
-    """A setting: the fixed learning rates our runs use, against the paper's set."""
-    ours = sorted(_fixed_etas(res).values())
-    text = ", ".join(f"{eta:g}" for eta in ours)
-    return text, "matches" if np.array_equal(ours, sorted(printed)) else f"differs: our runs use {{{text}}}"
+@dataclass(frozen=True)
+class Boosting:
+    """The parameters of a run's Pegasos solvers that boost the confidence (Figure 1 run s times
+    T/s iterations, one vector picked: a parameter named for boosting or confidence), as one set:
+    empty when every Pegasos run is one run to its budget."""
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        names = tuple(sorted({name for s in found[0].meta.get("resolved", {}).get("solvers", [])
+                              if s.get("name") == "pegasos" for name in s.get("params", {})
+                              if "boost" in name or "confidence" in name}))
+        return Setting((names,), f"Pegasos boosting parameters: {', '.join(names) or 'none (one run of T iterations)'}")
 
 
 _SIZES = (("CCAT", "pegasos-table1-ccat", 804_414, 47_236), ("Covertype", "pegasos-table1-covertype", 581_012, 54))
 
+#: Where the paper gives its data sets and settings.
+SECTION5 = "Section 5"
+
+#: A lambda as run equals the paper's to the rounding of a float (the config's expression evaluated).
+LAMBDA_TOLERANCE = (1e-9, "relative 1e-9, the rounding of the config's lambda expression")
+
+
+def _lambda(what: str, printed: float, experiment: str) -> Posed:
+    """lambda as our config ran it against the paper's (printed as ``1e-4``)."""
+    return Posed(what, SECTION5, f"{printed:.0e}".replace("e-0", "e-"), Equal(Resolved(("problem.lambda",)), printed,
+                                                       rel_tol=LAMBDA_TOLERANCE[0], reason=LAMBDA_TOLERANCE[1]),
+                 (experiment,))
+
+
 #: Section 5's data sets and settings: the paper's numbers, ours as configured and run.
 SETTINGS = Numbers(settings(
-    *(Printed(f"{name}: {what}", f"{printed:,}", (experiment,), partial(_data_size, printed=printed, what=what))
+    *(Posed(f"{name}: {what}", SECTION5, f"{printed:,}", Equal(Resolved(paths, "sum"), printed), (experiment,))
       for name, experiment, examples, features in _SIZES
-      for what, printed in (("examples", examples), ("features", features))),
+      for what, printed, paths in (("examples", examples, ("dataset.n_train", "dataset.n_test")),
+                                   ("features", features, ("dataset.n_features",)))),
     NotReproduced("CCAT: sparsity", "0.16%", "not run here: needs the RCV1-v2 download; meta.json records no sparsity"),
     NotReproduced("Covertype: sparsity", "22.22%",
                   "not run here: needs the Forest/Covertype download; meta.json records no sparsity"),
     NotReproduced("astro-ph: examples, features, sparsity", "62,369, 99,757, 0.08%",
                   "not run here: astro-ph (Joachims 2006) is not publicly obtainable"),
-    Printed("lambda, CCAT", "1e-4", ("pegasos-table1-ccat",), partial(_lambda, printed=1e-4)),
-    Printed("lambda, Covertype", "1e-6", ("pegasos-table1-covertype",), partial(_lambda, printed=1e-6)),
-    Printed("lambda, astro-ph (ours: its substitute, Reuters)", "2e-4", ("pegasos-figure2-norma",),
-            partial(_lambda, printed=2e-4)),
-    Printed("Figure 2: astro-ph training / test examples", "29,882 / 32,487", ("pegasos-figure2-norma",),
-            partial(_astro_ph_split, train=ASTRO_PH_TRAIN, test=32_487)),
-    Printed("Figure 2 (left): Norma's optimal p", "in [0.7, 0.716]", ("pegasos-figure2-norma",),
-            partial(_norma_p, low=0.7, high=0.716)),
-    Printed("Figure 2 (left): iterations", "10^6", ("pegasos-figure2-norma",), partial(_iterations, printed=1e6)),
-    Printed("Figure 2 (right): iterations", "10^6", ("pegasos-figure2-sgd",), partial(_iterations, printed=1e6)),
-    Printed("Figure 2 (right): fixed learning rates eta", "0.001, 0.01, 0.1, 1, 10", ("pegasos-figure2-sgd",),
-            partial(_eta_set, printed=FIGURE2_ETAS)),
-    *(Printed(f"Figure 2 ({side}): k (examples per iteration) of every method", "1", (experiment,),
-              partial(_mini_batch, printed=1))
+    _lambda("lambda, CCAT", 1e-4, "pegasos-table1-ccat"),
+    _lambda("lambda, Covertype", 1e-6, "pegasos-table1-covertype"),
+    _lambda("lambda, astro-ph (ours: its substitute, Reuters)", 2e-4, "pegasos-figure2-norma"),
+    Posed("Figure 2: astro-ph training / test examples", SECTION5, "29,882 / 32,487",
+          Equal(Resolved(("dataset.n_train", "dataset.n_test")), (ASTRO_PH_TRAIN, 32_487)), ("pegasos-figure2-norma",),
+          outcomes=("matches", "differs: Reuters stands in for astro-ph, which is not obtainable")),
+    Posed("Figure 2 (left): Norma's optimal p", SECTION5, "in [0.7, 0.716]",
+          Equal(RunParam(("norma",), "p"), 0.708, within=0.008, reason="the paper's range [0.7, 0.716]"),
+          ("pegasos-figure2-norma",)),
+    *(Posed(f"Figure 2 ({side}): iterations", SECTION5, "10^6",
+            Equal(Ends("iteration", per="run"), 1e6, rel_tol=0.01, reason="1%"), (experiment,))
+      for side, experiment in (("left", "pegasos-figure2-norma"), ("right", "pegasos-figure2-sgd"))),
+    Posed("Figure 2 (right): fixed learning rates eta", SECTION5, "0.001, 0.01, 0.1, 1, 10",
+          Equal(FixedEtas(), tuple(sorted(FIGURE2_ETAS))), ("pegasos-figure2-sgd",)),
+    *(Posed(f"Figure 2 ({side}): k (examples per iteration) of every method", SECTION5, "1",
+            Equal(RunParam((), "mini_batch"), 1), (experiment,))
       for side, experiment in (("left", "pegasos-figure2-norma"), ("right", "pegasos-figure2-sgd"))),
     NotReproduced("machine (Table 1's times)", "Pegasos in C++, 2.8 GHz Intel Xeon, 4 GB, Linux",
                   "not run here: Table 1 is not run and no other row compares seconds with the paper's; "
                   "each run's machine is in its meta.json (host)"),
-    *(Printed(f"boosting the confidence, {what}", "omitted (Figure 1 as printed)", (experiment,), _no_boosting)
+    *(Posed(f"boosting the confidence, {what}", SECTION5, "omitted (Figure 1 as printed)", Equal(Boosting(), ()),
+            (experiment,))
       for what, experiment in (("Figure 2 (left)", "pegasos-figure2-norma"),
                                ("Figure 2 (right)", "pegasos-figure2-sgd"), ("Figure 3", "pegasos-figure3-k"))),
-    *(Printed(f"bias term, {what}", "none (all experiments)", (experiment,), _no_bias)
+    *(Posed(f"bias term, {what}", SECTION5, "none (all experiments)", Equal(Resolved(("problem.bias",)), False),
+            (experiment,))
       for what, experiment in (("Table 1, CCAT", "pegasos-table1-ccat"),
                                ("Table 1, Covertype", "pegasos-table1-covertype"),
                                ("Figure 2 (left)", "pegasos-figure2-norma"),

@@ -1,33 +1,39 @@
 """Comparisons posed on results: what a declaration names to decide a printed number or a claim.
 
 A question (:class:`Match`, :class:`Rank`, :class:`Exceeds`, :class:`Fraction`, :class:`Ratio`,
-:class:`Trend`, :class:`AllOf`) names its readers, each of which takes one value per run from
-the results of an experiment (:class:`Reader`), and one comparison of
-:mod:`sbpbench.papers.comparisons`. It returns the :class:`~sbpbench.papers.comparisons.Evidence`
-and what was measured, as text. The readers are generic (a column at a solver's stopping point,
-a curve over a region, ...): they live with the paper whose results they read.
+:class:`Trend`, :class:`AllOf`, :class:`Equal`) names its readers, each of which takes one value
+per run from the results of an experiment (:class:`Reader`; a setting's: :class:`SettingReader`),
+and one comparison of :mod:`sbpbench.papers.comparisons`. It returns the
+:class:`~sbpbench.papers.comparisons.Evidence` and what was measured, as text. The readers of
+the runs' curves (a column at a solver's stopping point, a curve over a region, ...) live with
+the paper whose results they read; the readers of a run's meta.json (:class:`Resolved`,
+:class:`ConfigParam`, :class:`RunParam`) and of its runs' ends (:class:`RunsPerSolver`,
+:class:`Ends`) are here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from sbpbench.papers import comparisons as cmp
 from sbpbench.results.curves import final_rows
-from sbpbench.results.lookup import ExperimentResult
+from sbpbench.results.lookup import ExperimentResult, resolved
 
 
 @dataclass(frozen=True)
 class Runs:
-    """One value per run, whether each run reached the target (all True without one), and what the values are."""
+    """One value per run, whether each run reached the target (all True without one), and what the
+    values are; ``bounds``: an exact value known only to lie between these (an optimum certified
+    by its duality gap), which :class:`Match` compares in place of an interval over runs."""
 
     values: np.ndarray
     reached: np.ndarray
     label: str
+    bounds: tuple[float, float] | None = None
 
     def text(self) -> str:
         """``label mean (range; k/n runs at the target)``."""
@@ -95,7 +101,7 @@ class Match:
         others = self.other.read(found) if self.other is not None else None
         margin = max(self.margin, self.relative * abs(float(np.mean(others.values)))) if others else self.margin
         evidence = cmp.equivalence(runs.values[runs.reached], self.printed, margin, self.exact,
-                                   None if others is None else others.values)
+                                   None if others is None else others.values, runs.bounds)
         if not runs.reached.all() and evidence.outcome != "inconclusive":
             evidence = cmp.Evidence(evidence.test, evidence.statistic, evidence.estimate, evidence.interval,
                                     evidence.n, "inconclusive", None, evidence.fmt)
@@ -261,3 +267,151 @@ class FinalOf:
         rows = final_rows(curves[curves["solver"] == self.label])
         values = rows[self.column].to_numpy(dtype=float) if self.column in rows else np.array([])
         return Runs(values, np.ones(len(values), dtype=bool), f"{self.label} final {self.column.replace('_', ' ')}")
+
+
+# ----------------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A setting as run: its values (one per run, solver or entry) and what they are, as text."""
+
+    values: tuple[Any, ...]
+    text: str
+
+
+class SettingReader(Protocol):
+    """Takes a setting as run from the results of a row's experiment."""
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        """The values as run."""
+        ...
+
+
+@dataclass(frozen=True)
+class Equal:
+    """A setting as run against the paper's ``expected`` (:func:`~sbpbench.papers.comparisons.identical`):
+    every value the reader takes equal to it, numbers within ``rel_tol`` (relative) or ``within``
+    (absolute), a tolerance declared with ``reason``."""
+
+    reader: SettingReader
+    expected: Any
+    rel_tol: float = 0.0
+    within: float = 0.0
+    reason: str = ""
+
+    def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
+        setting = self.reader.read(found)
+        evidence = cmp.identical(setting.values, self.expected, self.rel_tol, self.within)
+        return evidence, "; ".join([setting.text, evidence.text(), *([f"tolerance: {self.reason}"] if self.reason
+                                                                     else [])])
+
+    def solvers(self) -> tuple[str, ...]:
+        return ()
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A value of the run's meta.json ``resolved`` tree at ``paths`` (dotted; a missing one is refused
+    in one line, :func:`~sbpbench.results.lookup.resolved`): one path's value, or of several
+    their ``sum``, ``product`` (lambda times n) or ``tuple``."""
+
+    paths: tuple[str, ...]
+    combine: Literal["sum", "product", "tuple"] = "tuple"
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        values = [resolved(found[0], path) for path in self.paths]
+        if len(values) == 1:
+            value: Any = values[0]
+        elif self.combine == "tuple":
+            value = tuple(values)
+        else:
+            value = float(np.sum(values) if self.combine == "sum" else np.prod(values))
+        shown = " / ".join(map(_show, values)) if len(values) > 1 and self.combine == "tuple" else _show(value)
+        word = {"sum": " + ", "product": " x "}.get(self.combine, ", ")
+        return Setting((value,), f"{word.join(self.paths)} = {shown}")
+
+
+def _show(value: Any) -> str:
+    """A value as run, as text (a float to 6 significant digits)."""
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def _entries(res: ExperimentResult, solvers: tuple[str, ...], where: Literal["config", "resolved"]) -> list[Any]:
+    """The solver entries of ``solvers`` (all, when empty) in the run's config (the entries without a
+    label: the solvers as the table runs them) or in its resolved solvers (but the ``optimum``)."""
+    if where == "config":
+        entries = [e for e in (res.meta.get("config") or {}).get("solvers", []) if isinstance(e, dict)
+                   and "label" not in e]
+    else:
+        entries = [e for e in res.meta.get("resolved", {}).get("solvers", []) if e.get("label") != "optimum"]
+    return [e for e in entries if not solvers or e.get("name") in solvers]
+
+
+@dataclass(frozen=True)
+class ConfigParam:
+    """The value of ``key`` the run's config gives each of ``solvers`` (its entry without a label;
+    ``default``: the solver's own default when the config gives none; a solver without an entry
+    reads None, which equals no setting)."""
+
+    solvers: tuple[str, ...]
+    key: str
+    default: Any = None
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        entries = {e["name"]: e for e in _entries(found[0], self.solvers, "config")}
+        values = tuple(entries[s].get(self.key, self.default) if s in entries else None for s in self.solvers)
+        return Setting(values, ", ".join(f"{s} {self.key} = {_show(v)}"
+                                         for s, v in zip(self.solvers, values, strict=True)))
+
+
+@dataclass(frozen=True)
+class RunParam:
+    """The parameter ``key`` each solver entry of ``solvers`` (every solver, when empty) ran with: its
+    meta.json resolved parameters, defaults included (None where it has none)."""
+
+    solvers: tuple[str, ...]
+    key: str
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        entries = _entries(found[0], self.solvers, "resolved")
+        named = {e["name"] for e in entries}
+        values = tuple(e.get("params", {}).get(self.key) for e in entries) + tuple(
+            None for s in self.solvers if s not in named)
+        shown = [f"{e.get('label', e['name'])} {_show(e.get('params', {}).get(self.key))}" for e in entries]
+        shown += [f"{s} not run" for s in self.solvers if s not in named]
+        return Setting(values, f"{self.key}: {', '.join(shown) or 'no solver'}")
+
+
+@dataclass(frozen=True)
+class RunsPerSolver:
+    """The number of runs of each solver (``solver_name``) in the run's curves."""
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        runs = found[0].curves.groupby("solver_name")["run"].nunique()
+        return Setting(tuple(int(v) for v in runs), "runs: " + ", ".join(f"{k} {v}" for k, v in runs.items()))
+
+
+@dataclass(frozen=True)
+class Ends:
+    """``column`` at the last checkpoint of the runs of ``solvers`` (``solver_name``; every solver,
+    when empty): per solver the mean over its runs (``per`` ``solver``: each solver's epochs), or
+    every run's own (``run``)."""
+
+    column: str
+    solvers: tuple[str, ...] = ()
+    per: Literal["solver", "run"] = "solver"
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        curves = found[0].curves
+        names = self.solvers or tuple(dict.fromkeys(curves["solver_name"]))
+        ends = {name: final_rows(curves[curves["solver_name"] == name])[self.column].to_numpy(float)
+                for name in names}
+        if self.per == "run":
+            values = tuple(float(v) for end in ends.values() for v in end)
+            shown = (f"{min(values):,.6g}" if min(values) == max(values) else f"{min(values):,.6g} to "
+                     f"{max(values):,.6g}") if values else "no run"
+            return Setting(values, f"{self.column} at every run's end: {shown}")
+        means = {name: float(end.mean()) if len(end) else None for name, end in ends.items()}
+        return Setting(tuple(means.values()), f"{self.column} at the runs' ends (mean): "
+                       + ", ".join(f"{k} {'-' if v is None else format(v, '.4g')}" for k, v in means.items()))

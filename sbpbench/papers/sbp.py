@@ -16,7 +16,6 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -33,14 +32,25 @@ from sbpbench.papers.declarations import (
     Numbers,
     Paper,
     Posed,
-    Printed,
     Results,
     Section,
     needs_download,
     not_run_yet,
     settings,
 )
-from sbpbench.papers.questions import AllOf, Exceeds, Match, Rank, Runs, Trend
+from sbpbench.papers.questions import (
+    AllOf,
+    Ends,
+    Equal,
+    Exceeds,
+    Match,
+    Rank,
+    Resolved,
+    Runs,
+    RunsPerSolver,
+    Setting,
+    Trend,
+)
 from sbpbench.results.curves import (
     SETTLED_WITHIN,
     final_rows,
@@ -82,34 +92,22 @@ SHARED_RUNS = {"sbp-figure3-mnist": ("sbp-figure2-mnist", "sbp")}
 # ----------------------------------------------------------------------------- Table 2: nu
 
 
-def _sig3(x: float) -> float:
-    return float(f"{x:.2e}")
-
-
 #: A mean hinge loss within this factor of the optimum's duality gap is not resolved by the optimization.
 HINGE_RESOLUTION = 10.0
 
 
-def _below_resolution(optimum: dict[str, Any], printed: float) -> str | None:
-    """The verdict when nu is zero within the optimizer's tolerance (near-separable data), else None.
+def _resolution_bound(optimum: dict[str, Any]) -> float | None:
+    """How far the optimization resolves nu, or None where it does.
 
     nu = mean hinge / ||w||. The duality gap bounds how far the objective (lambda/2 ||w||^2 +
-    mean hinge) is from its optimum; when the mean hinge loss is within
-    :data:`HINGE_RESOLUTION` times the gap, the optimization does not determine it, so
-    only ``nu <= HINGE_RESOLUTION * gap / ||w||`` is known. A printed value below that bound
-    is consistent with ours (inconclusive: the digits cannot be compared); one above it
-    differs.
+    mean hinge) is from its optimum; when the mean hinge loss is within :data:`HINGE_RESOLUTION`
+    times the gap, the optimization does not determine it, so only ``nu <= HINGE_RESOLUTION *
+    gap / ||w||`` is known (near-separable data): that bound.
     """
     hinge, gap, norm = optimum.get("mean_hinge"), optimum.get("duality_gap"), optimum.get("norm")
     if hinge is None or gap is None or not norm or hinge > HINGE_RESOLUTION * gap:
         return None
-    bound = HINGE_RESOLUTION * gap / norm
-    why = (f"below the optimizer's resolution: our mean hinge loss {hinge:.2g} is within {HINGE_RESOLUTION:g}x "
-           f"of the duality gap {gap:.2g}, so nu is only known to be below {HINGE_RESOLUTION:g} gap / ||w|| = "
-           f"{bound:.2g}")
-    if printed <= bound:
-        return f"inconclusive, {why}; the printed value is below that bound too (consistent)"
-    return f"differs: ours is {why}; the printed value is above that bound"
+    return float(HINGE_RESOLUTION * gap / norm)
 
 
 #: How our copy of a data set compares with the paper's: the same files as far as we know
@@ -168,50 +166,67 @@ def _hypotheses(res: ExperimentResult, analysis: str) -> str:
     return _analysis(res, analysis, "nu_hypotheses.py", read) or ""
 
 
-def _digits_off(nu: float, printed: float) -> str:
-    """How far ``nu`` is from the printed value in units of its third significant digit, the
-    printed precision (rounding allows half a unit)."""
-    unit = 10.0 ** (math.floor(math.log10(printed)) - 2)
-    return f"{(nu - printed) / unit:+.1f} units of the printed third digit, rounding allows 0.5"
+def _digit(printed: float) -> float:
+    """A unit of the third significant digit of ``printed``, the paper's printed precision of nu."""
+    return 10.0 ** (math.floor(math.log10(printed)) - 2)
 
 
-def _nu(res: ExperimentResult, printed: float, paper_n: int, data: DataCopy,
-        analysis: str = "") -> tuple[str, str]:
-    """Our nu (from the experiment's meta.json) and its verdict: matches when it rounds to the
-    printed value at its 3 significant digits (within half a unit of the third digit, the printed
-    precision: 0.23% of 2.21e-4), else differs however small the gap, with the gap in units of
-    that digit: our nu comes from an optimum exact to its duality gap, so the gap is not ours to
-    round away; whether the paper's optimum was as exact it does not say.
+@dataclass(frozen=True)
+class Nu:
+    """Our nu, from the experiment's meta.json (derived from lambda at an exact optimum): one exact
+    value, or where the optimization does not resolve it (:func:`_resolution_bound`) the bounds
+    [0, that bound]; none where the config gives nu as printed (not derived here). Its text says
+    how far it is from ``printed`` in units of the third digit and, beyond half a unit, what is
+    known of the cause (``paper_n``: the paper's training size; ``data``: what our copy is;
+    ``analysis``: the hypotheses ``scripts/nu_hypotheses.py`` tested, quoted)."""
 
-    ``analysis``: where ``scripts/nu_hypotheses.py`` wrote the hypotheses it tested for a
-    difference (relative to the results root), quoted in the reason."""
-    problem = res.meta["resolved"]["problem"]
-    nu = float(resolved(res, "problem.nu"))
-    derived = (res.meta.get("config") or {}).get("problem", {}).get("nu") == "from_lambda"
-    n = res.meta["resolved"]["dataset"]["n_train"]
-    optimum = problem.get("optimum") or {}
-    timing = f"; exact optimum in {optimum['seconds']:.0f} s" if "seconds" in optimum else ""
-    ours = f"{nu:.4e} ({'from lambda' if derived else 'as printed'}; n = {n}{timing}; {res.name})"
-    if not derived:
-        return ours, "not derived here: the printed value is used"
-    if _sig3(nu) == _sig3(printed):
-        return ours, "matches"
-    if (unresolved := _below_resolution(optimum, printed)) is not None:
-        return ours, unresolved
-    if data == "substitute":
-        return ours, (f"differs ({nu / printed:.3g}x), as expected: a substitute data set (n = {n} "
-                      f"instead of {paper_n}), not comparable")
-    return ours, (f"differs ({nu / printed:.3g}x, {_digits_off(nu, printed)}): " + _nu_reason(nu / printed, n, paper_n,
-                                                                  optimum.get("duality_gap"), data)
-                  + _hypotheses(res, analysis))
+    printed: float
+    paper_n: int
+    data: DataCopy = "copy"
+    analysis: str = ""
+
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        return ()
+
+    def read(self, found: Sequence[ExperimentResult]) -> Runs:
+        res = found[0]
+        nu = float(resolved(res, "problem.nu"))
+        if (res.meta.get("config") or {}).get("problem", {}).get("nu") != "from_lambda":
+            return Runs(np.array([]), np.array([], dtype=bool),
+                        f"nu = {nu:.4e} as the config gives it: not derived here, nothing to compare")
+        n = res.meta["resolved"]["dataset"]["n_train"]
+        optimum = res.meta["resolved"]["problem"].get("optimum") or {}
+        timing = f"; exact optimum in {optimum['seconds']:.0f} s" if "seconds" in optimum else ""
+        label = f"nu = {nu:.4e} (from lambda; n = {n}{timing})"
+        bound = _resolution_bound(optimum)
+        if bound is not None:
+            return Runs(np.array([nu]), np.array([True]), (
+                f"{label}; below the optimizer's resolution: the mean hinge loss {optimum['mean_hinge']:.2g} is "
+                f"within {HINGE_RESOLUTION:g}x of the duality gap {optimum['duality_gap']:.2g}, so nu is only known "
+                f"to lie in [0, {HINGE_RESOLUTION:g} gap / ||w|| = {bound:.2g}]: a tighter optimum would decide"),
+                        (0.0, bound))
+        off = (nu - self.printed) / _digit(self.printed)
+        label += f"; {nu / self.printed:.3g}x the printed value, {off:+.1f} units of its third digit"
+        if abs(off) > 0.5 and self.data != "substitute":
+            label += (": " + _nu_reason(nu / self.printed, n, self.paper_n, optimum.get("duality_gap"), self.data)
+                      + _hypotheses(res, self.analysis))
+        return Runs(np.array([nu]), np.array([True]), label)
 
 
 def _nu_row(dataset: str, bias: bool, experiments: tuple[str, ...], printed: float, paper_n: int,
-            data: DataCopy = "copy", analysis: str = "") -> Printed:
-    """Table 2's nu for one data set, with or without bias; ``paper_n``: the paper's training size;
-    ``analysis``: the hypotheses tested for a difference (see :func:`_nu`)."""
-    return Printed(f"nu, {dataset}, {'with' if bias else 'without'} bias", f"{printed:.3g}", experiments,
-                   partial(_nu, printed=printed, paper_n=paper_n, data=data, analysis=analysis))
+            data: DataCopy = "copy", analysis: str = "") -> Posed:
+    """Table 2's nu for one data set, with or without bias, against ours (:class:`Nu`): it matches
+    when ours rounds to the printed value at its 3 significant digits (within half a unit of the
+    third digit, the printed precision: 0.23% of 2.21e-4), and differs however small a gap beyond
+    that: our nu comes from an optimum exact to its duality gap, so the gap is not ours to round
+    away; whether the paper's optimum was as exact it does not say. A substitute data set differs
+    as expected."""
+    return Posed(f"nu, {dataset}, {'with' if bias else 'without'} bias", "Table 2", f"{printed:.3g}",
+                 Match(Nu(printed, paper_n, data, analysis), printed, 0.5 * _digit(printed),
+                       "half a unit of the printed third digit (rounding)", exact=True), experiments, kind="number",
+                 outcomes=("matches", f"differs, as expected: a substitute data set (the paper's n = {paper_n}), "
+                                      "not comparable") if data == "substitute" else None)
 
 
 #: Table 2: nu per data set, without and with bias. Ours is in the meta.json of the experiment
@@ -248,59 +263,67 @@ def _repeated_rows(res: ExperimentResult, analysis: str, split: Literal["n_train
     return _analysis(res, analysis, "duplicate_rows.py", read) or ""
 
 
-def _size(res: ExperimentResult, printed: int, split: Literal["n_train", "n_test"], copy: str,
-          analysis: str = "") -> tuple[str, str]:
-    """A data set's training or test size (``split``) against the printed one; ``copy``: what our
-    copy is; ``analysis``: the repeated rows counted in it (:func:`_repeated_rows`), quoted."""
-    ours = int(resolved(res, f"dataset.{split}"))
-    measured = f"{ours} ({res.name})"
-    if ours == printed:
-        return measured, "matches"
-    return measured, (f"differs ({ours - printed:+d} rows): our copy is {copy}; the paper's copy is not available; "
-                      f"cause not established" + _repeated_rows(res, analysis, split, printed))
+@dataclass(frozen=True)
+class DataSize:
+    """A data set's training or test size as run (``split``), with its gap to the paper's ``printed``
+    in rows and, where ``scripts/duplicate_rows.py`` counted them (``analysis``), the repeated rows
+    of our copy (:func:`_repeated_rows`)."""
+
+    split: Literal["n_train", "n_test"]
+    printed: int
+    analysis: str = ""
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        ours = int(resolved(found[0], f"dataset.{self.split}"))
+        gap = "" if ours == self.printed else f" ({ours - self.printed:+d} rows)"
+        return Setting((ours,), f"{self.split} = {ours}{gap}" + (_repeated_rows(found[0], self.analysis, self.split,
+                                                                                self.printed) if gap else ""))
 
 
-def _sigma2(res: ExperimentResult, printed: float) -> tuple[str, str]:
-    """The Gaussian kernel's sigma^2 as run (meta.json's resolved kernel) against the printed one;
-    a kernel other than the Gaussian (Table 2's caption) differs whatever its sigma^2."""
-    kernel = resolved(res, "kernel")
-    ours = float(kernel.get("sigma2", math.nan))
-    same = kernel.get("name") == "gaussian" and math.isclose(ours, printed, rel_tol=1e-12)
-    return f"{ours:g} ({kernel.get('name')} kernel; {res.name})", "matches" if same else "differs"
+@dataclass(frozen=True)
+class FourierDoubling:
+    """Per checkpoint of the Fourier runs, its number of pairs k over 2^(t-1) at set t (Figure 3's
+    caption: k = 1, 2, 4, 8, ...): 1 at every checkpoint where k doubles from one pair."""
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        four = _solver(found[0], "fourier")
+        pairs, sets = four["pairs"].to_numpy(float), four["iteration"].to_numpy(float)
+        return Setting(tuple(float(v) for v in pairs / 2.0 ** (sets - 1)),
+                       f"k = {', '.join(f'{k:g}' for k in sorted(set(pairs)))} at the checkpoints; k / 2^(t-1) at "
+                       "set t")
 
 
-def _lambda(res: ExperimentResult, per_n: float) -> tuple[str, str]:
-    """lambda as run against the printed ``per_n / n`` (n: our training size)."""
-    problem = res.meta["resolved"]["problem"]
-    n = int(res.meta["resolved"]["dataset"]["n_train"])
-    ours = float(resolved(res, "problem.lambda"))
-    measured = f"{ours:.4g} = {ours * n:.4g}/n ({problem.get('lambda_expression', '?')}; n = {n}; {res.name})"
-    return measured, "matches" if math.isclose(ours * n, per_n, rel_tol=1e-9) else "differs"
+@dataclass(frozen=True)
+class SmoSelection:
+    """SMO's working-set selection as run: ours has only LIBSVM's second-order WSS2
+    (:mod:`sbpbench.solvers.smo`; tests/test_smo.py checks it against LIBSVM), so ``second order``
+    where the run's resolved solvers include SMO, else ``SMO not run``."""
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        entries = [s for s in found[0].meta["resolved"].get("solvers", []) if s.get("name") == "smo"]
+        if not entries:
+            return Setting(("SMO not run",), "no SMO in the run")
+        params = ", ".join(f"{key} = {value}" for key, value in entries[0].get("params", {}).items())
+        return Setting(("second order",), f"smo: WSS2, LIBSVM's second-order selection, the only one it has "
+                                          f"({params})")
 
 
-def _runs_of(res: ExperimentResult, printed: int) -> tuple[str, str]:
-    """The number of runs of every solver (the committed curves) against the printed one."""
-    runs = res.curves.groupby("solver_name")["run"].nunique()
-    measured = ", ".join(f"{name} {count}" for name, count in runs.items())
-    return measured, "matches" if bool((runs == printed).all()) else "differs"
+@dataclass(frozen=True)
+class SmoEnds:
+    """The epochs each SMO run of Figure 2 ended at (epochs are kernel evaluations over n^2), and
+    whether it stopped by its own rule: its largest KKT violation against its ``eps``."""
 
-
-def _epochs_of(res: ExperimentResult, printed: float, solvers: tuple[str, ...]) -> tuple[str, str]:
-    """The epochs ``solvers`` ran (each run's last checkpoint; the mean over runs) against the printed ones."""
-    ends = {name: float(final_rows(_solver(res, name))["epoch"].mean()) for name in solvers}
-    measured = ", ".join(f"{name} {epochs:.3g}" for name, epochs in ends.items())
-    return measured, "matches" if all(math.isclose(e, printed, rel_tol=1e-9) for e in ends.values()) else "differs"
-
-
-def _fourier_pairs(res: ExperimentResult) -> tuple[str, str]:
-    """The numbers k of Fourier feature pairs run (Figure 3's caption: k = 1, 2, 4, 8, ...):
-    matches when the first set has one pair and the t-th set 2^(t-1), at every checkpoint."""
-    four = _solver(res, "fourier")
-    pairs, sets = four["pairs"].to_numpy(float), four["iteration"].to_numpy(float)
-    doubling = bool(len(pairs)) and bool(np.all(pairs == 2.0 ** (sets - 1)))
-    measured = (f"k = {', '.join(f'{k:g}' for k in sorted(set(pairs)))} at the checkpoints "
-                f"(k = 2^(t-1) at set t: {'yes' if doubling else 'no'})")
-    return measured, "matches" if doubling else "differs"
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        res = found[0]
+        smo = final_rows(_solver(res, "smo"))
+        eps = next((float(s["params"]["eps"]) for s in res.meta["resolved"].get("solvers", [])
+                    if s.get("name") == "smo"), math.nan)
+        violation = float(smo["kkt_violation"].max()) if "kkt_violation" in smo else math.nan
+        why = (f"SMO stopped at its own convergence, largest KKT violation {violation:.4g} below its eps = {eps:g} "
+               "in every run" if violation < eps else "no KKT violation below eps")
+        return Setting(tuple(float(v) for v in smo["epoch"]),
+                       f"{float(smo['epoch'].mean()):.3g} epochs = {float(smo['kernel_evals'].mean()):.3g} kernel "
+                       f"evaluations (mean over {len(smo)} runs); {why}")
 
 
 #: Table 2's data sets: the experiments that solve each problem without and with a bias, and
@@ -326,73 +349,46 @@ def _lambda_text(per_n: float) -> str:
 
 
 def _table2_settings(dataset: str, without: tuple[str, ...], with_bias: tuple[str, ...], n_train: int,
-                     n_test: int, copy: str, analysis: str = "") -> tuple[Printed, ...]:
+                     n_test: int, copy: str, analysis: str = "") -> tuple[Posed, ...]:
     """Table 2's training and test sizes, sigma^2 and lambda of one data set, read from the runs;
-    ``analysis``: the repeated rows counted in our copy (:func:`_repeated_rows`)."""
+    ``copy``: what our copy is (said where a size differs); ``analysis``: the repeated rows counted
+    in it (:func:`_repeated_rows`). sigma^2 is the Gaussian kernel's (Table 2's caption): another
+    kernel differs whatever its sigma^2; lambda is compared as lambda n (n: our training size)."""
     experiments = without or with_bias
-    rows = [Printed(f"training size n, {dataset}", str(n_train), experiments,
-                    partial(_size, printed=n_train, split="n_train", copy=copy, analysis=analysis)),
-            Printed(f"testing size, {dataset}", str(n_test), experiments,
-                    partial(_size, printed=n_test, split="n_test", copy=copy, analysis=analysis))]
+    differs = f"differs: our copy is {copy}; the paper's copy is not available; cause not established"
+    splits: tuple[tuple[str, Literal["n_train", "n_test"], int], ...] = (
+        ("training size n", "n_train", n_train), ("testing size", "n_test", n_test))
+    rows = [Posed(f"{what}, {dataset}", "Table 2", str(printed), Equal(DataSize(split, printed, analysis), printed),
+                  experiments, outcomes=("matches", differs)) for what, split, printed in splits]
     for bias, exps, parameters in ((False, without, TABLE2_PARAMETERS[dataset][0]),
                                    (True, with_bias, TABLE2_PARAMETERS[dataset][1])):
         if parameters is None:
             continue
         sigma2, per_n = parameters
         which = "with" if bias else "without"
-        rows += [Printed(f"sigma^2, {dataset}, {which} bias", f"{sigma2:g}", exps, partial(_sigma2, printed=sigma2)),
-                 Printed(f"lambda, {dataset}, {which} bias", _lambda_text(per_n), exps, partial(_lambda, per_n=per_n))]
+        rows += [Posed(f"sigma^2, {dataset}, {which} bias", "Table 2", f"{sigma2:g}",
+                       Equal(Resolved(("kernel.name", "kernel.sigma2")), ("gaussian", sigma2)), exps),
+                 Posed(f"lambda, {dataset}, {which} bias", "Table 2", _lambda_text(per_n),
+                       Equal(Resolved(("problem.lambda", "dataset.n_train"), "product"), per_n, rel_tol=1e-9,
+                             reason="relative 1e-9, the rounding of the config's lambda expression"), exps)]
     return tuple(rows)
 
 
-def _figure_settings(dataset: str, figure2: str, figure3: str) -> tuple[Printed, ...]:
+def _figure_settings(dataset: str, figure2: str, figure3: str) -> tuple[Posed, ...]:
     """The captions' settings of one data set: ten runs (Figures 2 and 3), ten epochs (Figure 2),
     the Perceptron's epochs (100 on Adult, ten elsewhere), the pairs of Fourier features (Figure 3)."""
     perceptron = 100 if dataset == "Adult" else 10
+    epochs = "the runs' epochs, to the rounding of a float"
     return (
-        Printed(f"runs per solver, Figure 2, {dataset}", "10", (figure2,), partial(_runs_of, printed=10)),
-        Printed(f"epochs of SBP, Pegasos and SDCA, Figure 2, {dataset}", "10", (figure2,),
-                partial(_epochs_of, printed=10.0, solvers=("sbp", "pegasos", "sdca"))),
-        Printed(f"epochs of the Perceptron, Figure 2, {dataset}", str(perceptron), (figure2,),
-                partial(_epochs_of, printed=float(perceptron), solvers=("perceptron",))),
-        Printed(f"runs per solver, Figure 3, {dataset}", "10", (figure3,), partial(_runs_of, printed=10)),
-        Printed(f"pairs k of Fourier features, Figure 3, {dataset}", "1, 2, 4, 8, ...", (figure3,), _fourier_pairs),
+        Posed(f"runs per solver, Figure 2, {dataset}", "Figure 2", "10", Equal(RunsPerSolver(), 10), (figure2,)),
+        Posed(f"epochs of SBP, Pegasos and SDCA, Figure 2, {dataset}", "Figure 2", "10",
+              Equal(Ends("epoch", ("sbp", "pegasos", "sdca")), 10.0, rel_tol=1e-9, reason=epochs), (figure2,)),
+        Posed(f"epochs of the Perceptron, Figure 2, {dataset}", "Figure 2", str(perceptron),
+              Equal(Ends("epoch", ("perceptron",)), float(perceptron), rel_tol=1e-9, reason=epochs), (figure2,)),
+        Posed(f"runs per solver, Figure 3, {dataset}", "Figure 3", "10", Equal(RunsPerSolver(), 10), (figure3,)),
+        Posed(f"pairs k of Fourier features, Figure 3, {dataset}", "Figure 3", "1, 2, 4, 8, ...",
+              Equal(FourierDoubling(), 1.0), (figure3,)),
     )
-
-
-def _smo_epochs(res: ExperimentResult) -> tuple[str, str]:
-    """The epochs SMO ran in Figure 2 (each run's last checkpoint; epochs are kernel evaluations
-    over n^2) against the caption's "all algorithms were run for ten epochs".
-
-    Matches at ten epochs. SMO stops by its own rule (the KKT violation below its ``eps``); when
-    every run ended so, the row differs for that measured reason, with the violation and eps;
-    otherwise the cause is not established.
-    """
-    smo = final_rows(_solver(res, "smo"))
-    epochs = float(smo["epoch"].mean())
-    measured = (f"{epochs:.3g} epochs = {float(smo['kernel_evals'].mean()):.3g} kernel evaluations "
-                f"(mean over {len(smo)} runs; {res.name})")
-    if math.isclose(epochs, 10.0, rel_tol=1e-9):
-        return measured, "matches"
-    eps = next((float(s["params"]["eps"]) for s in res.meta["resolved"].get("solvers", []) if s.get("name") == "smo"),
-               math.nan)
-    violation = float(smo["kkt_violation"].max()) if "kkt_violation" in smo else math.nan
-    if violation < eps:
-        return measured, (f"differs: SMO stopped at its own convergence, largest KKT violation {violation:.4g} "
-                          f"below its eps = {eps:g} in every run, before ten epochs")
-    return measured, "differs: SMO stopped before ten epochs, cause not established (no KKT violation below eps)"
-
-
-def _smo_working_set(res: ExperimentResult) -> tuple[str, str]:
-    """SMO's working-set selection: the paper's is second order (Fan, Chen, Lin 2005). Ours has no
-    other (:mod:`sbpbench.solvers.smo`, LIBSVM's WSS2; tests/test_smo.py checks it against LIBSVM),
-    so the row matches when the run's resolved solvers include SMO, and differs when they do not."""
-    entries = [s for s in res.meta["resolved"].get("solvers", []) if s.get("name") == "smo"]
-    if not entries:
-        return f"no SMO in {res.name}", "differs (SMO not run)"
-    params = ", ".join(f"{key} = {value}" for key, value in entries[0].get("params", {}).items())
-    return (f"smo: WSS2, LIBSVM's second-order selection, the only one it has ({params}; {res.name})",
-            "matches")
 
 
 #: The experiments of Figure 2 on each data set.
@@ -402,13 +398,16 @@ SETTINGS = Numbers(settings(
     *(row for data in TABLE2_DATA for row in _table2_settings(*data)),
     *(row for dataset, name in (("Reuters", "reuters"), ("Adult", "adult"), ("MNIST", "mnist"))
       for row in _figure_settings(dataset, f"sbp-figure2-{name}", f"sbp-figure3-{name}")),
-    Printed("SMO's working-set selection, Figure 2", "second order (Fan, Chen, Lin 2005)",
-            tuple(exp for _, exp in FIGURE2_DATA), _smo_working_set),
+    Posed("SMO's working-set selection, Figure 2", "Section 5", "second order (Fan, Chen, Lin 2005)",
+          Equal(SmoSelection(), "second order"), tuple(exp for _, exp in FIGURE2_DATA)),
 ))
 
-#: The epochs SMO ran in Figure 2: a measured number (it stops by its own rule), not a setting.
-SMO_EPOCHS = Numbers(tuple(Printed(f"epochs of SMO, Figure 2, {dataset}",
-                                   "10 (\"all algorithms were run for ten epochs\")", (exp,), _smo_epochs)
+#: The epochs SMO ran in Figure 2: a measured number (it stops by its own rule), not a setting:
+#: every run at the caption's ten epochs, or it differs (the row says whether SMO stopped at its eps).
+SMO_EPOCHS = Numbers(tuple(Posed(f"epochs of SMO, Figure 2, {dataset}", "Figure 2",
+                                 "10 (\"all algorithms were run for ten epochs\")",
+                                 Equal(SmoEnds(), 10.0, rel_tol=1e-9, reason="the rounding of a float"), (exp,),
+                                 kind="number")
                            for dataset, exp in FIGURE2_DATA))
 
 # ----------------------------------------------------------------------------- Section 5: LIBSVM

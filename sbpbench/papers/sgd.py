@@ -17,8 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -35,7 +33,6 @@ from sbpbench.papers.declarations import (
     Numbers,
     Paper,
     Posed,
-    Printed,
     Results,
     Section,
     Table,
@@ -43,7 +40,22 @@ from sbpbench.papers.declarations import (
     not_run_yet,
     settings,
 )
-from sbpbench.papers.questions import AllOf, Exceeds, FinalOf, Fraction, Match, Question, Rank, Ratio, Runs
+from sbpbench.papers.questions import (
+    AllOf,
+    ConfigParam,
+    Equal,
+    Exceeds,
+    FinalOf,
+    Fraction,
+    Match,
+    Question,
+    Rank,
+    Ratio,
+    Resolved,
+    RunParam,
+    Runs,
+    Setting,
+)
 from sbpbench.results.curves import final_rows, first_reaching
 from sbpbench.results.lookup import ExperimentResult, resolved
 
@@ -329,31 +341,12 @@ EPS_KEY = {"sgd-s": "target_accuracy", "sgd-m": "target_accuracy", "svmperf": "e
 OCAS_Q, OCAS_R = 1.01, 0.01
 
 
-def _size(res: ExperimentResult, key: str, printed: int) -> tuple[str, str]:
-    """A data size of the run (``n_train`` or ``n_features`` of its resolved data set) against ``printed``."""
-    ours = int(resolved(res, f"dataset.{key}"))
-    return str(ours), "matches" if ours == printed else f"differs ({ours - printed:+d})"
-
-
-def _config_entry(res: ExperimentResult, solver: str) -> dict[str, Any]:
-    """The config's entry of ``solver`` without a label (empty when there is none)."""
-    entries = [entry for entry in (res.meta.get("config") or {}).get("solvers", [])
-               if isinstance(entry, dict) and entry.get("name") == solver and "label" not in entry]
-    return entries[0] if entries else {}
-
-
 def _config_value(res: ExperimentResult, solver: str, key: str) -> float | None:
     """The value of ``key`` the config gives ``solver`` (its entry without a label), if any."""
-    value = _config_entry(res, solver).get(key)
+    entries = [entry for entry in (res.meta.get("config") or {}).get("solvers", [])
+               if isinstance(entry, dict) and entry.get("name") == solver and "label" not in entry]
+    value = entries[0].get(key) if entries else None
     return None if value is None else float(value)
-
-
-def _setting(res: ExperimentResult, solver: str, key: str, printed: float) -> tuple[str, str]:
-    """The value of ``key`` the config gives ``solver`` against ``printed``."""
-    ours = _config_value(res, solver, key)
-    if ours is None:
-        return "-", f"differs (no {key} for {solver} in the config)"
-    return f"{key} = {float(ours):g}", "matches" if float(ours) == printed else "differs (the config's value)"
 
 
 def _half_unit(printed: str) -> float:
@@ -367,21 +360,32 @@ def _j_opt(res: ExperimentResult) -> float:
     return float(optimum["primal_objective"].min()) / float(resolved(res, "problem.lambda"))
 
 
-def _objective(res: ExperimentResult, J: str, L: str) -> tuple[str, str]:
-    """The optimum on the paper's scale against the paper's J and L^T (printed as text).
+@dataclass(frozen=True)
+class Optimum:
+    """The optimum on the paper's scale, J_opt: the final primal objective of the solver labelled
+    ``optimum`` over lambda (the paper's J = ||w||^2/2 + C sum(hinge) is ours over lambda =
+    1/(C m)), an exact value whose duality gap certifies it to [J (1 - gap), J] (its bounds)."""
 
-    Ours is the final primal objective of the solver labelled ``optimum`` divided by lambda (the
-    paper's J = ||w||^2/2 + C sum(hinge) is ours over lambda = 1/(C m)); its duality gap
-    certifies J_opt in [J (1 - gap), J]. The paper's J_opt lies in [L^T, J]. ``matches`` when
-    the two intervals meet (the paper's widened by half a unit of its last printed digit).
-    """
-    ours = _j_opt(res)
-    gap = float(final_rows(res.curves[res.curves["solver"] == "optimum"])["relative_accuracy"].max())
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        return ()
+
+    def read(self, found: Sequence[ExperimentResult]) -> Runs:
+        ours = _j_opt(found[0])
+        gap = float(final_rows(found[0].curves[found[0].curves["solver"] == "optimum"])["relative_accuracy"].max())
+        return Runs(np.array([ours]), np.array([True]), f"J_opt = {ours:.7g} (certified to a relative {gap:.1e})",
+                    (ours * (1 - gap), ours))
+
+
+def _optimum_row(name: str, dataset: str, J: str, L: str) -> Posed:
+    """Table 1's J and L^T at C = 0.1 against our certified optimum: the paper's J_opt lies in [L^T, J]
+    (widened by half a unit of their last printed digits), ours in its certified bounds; it matches
+    when ours lies within the paper's, differs when wholly outside."""
     low, high = float(L) - _half_unit(L), float(J) + _half_unit(J)
-    text = f"J_opt = {ours:.7g} (certified to a relative {gap:.1e})"
-    if ours >= low and ours * (1 - gap) <= high:
-        return text, "matches (within the paper's [L^T, J])"
-    return text, f"differs ({(ours - float(J)) / float(J):+.2e} relative to the paper's J)"
+    return Posed(f"Table 1, {name}: J and L^T at C = 0.1", "Table 1", f"J {J}, L^T {L}",
+                 Match(Optimum(), (low + high) / 2, (high - low) / 2,
+                       "the paper's J_opt lies in [L^T, J], each widened by half a unit of its last printed digit",
+                       exact=True), (TABLE1[dataset],), kind="number")
 
 
 #: Why SGD-s is not run to Table 1's eps = 1e-5 on Adult (its config is ready: a sweep over f).
@@ -397,15 +401,14 @@ TABLE1_ENTRY = "sgd-s[f=100.0;target_accuracy=1e-05]"
 TABLE1_RUN = ("w8a",)
 
 
-def _table1_rows(dataset: str) -> tuple[Printed | NotReproduced | Posed, ...]:
+def _table1_rows(dataset: str) -> tuple[NotReproduced | Posed, ...]:
     n, d, epochs, J, L = TABLE1_PRINTED[dataset]
     name, sizes = DATASETS[dataset], (TABLE1[dataset], experiment("2", dataset))
     return (
-        *settings(Printed(f"Table 1, {name}: #instances", str(n), sizes, partial(_size, key="n_train", printed=n)),
-                  Printed(f"Table 1, {name}: #attributes", str(d), sizes,
-                          partial(_size, key="n_features", printed=d))),
-        Printed(f"Table 1, {name}: J and L^T at C = 0.1", f"J {J}, L^T {L}", (TABLE1[dataset],),
-                partial(_objective, J=J, L=L)),
+        *settings(*(Posed(f"Table 1, {name}: {what}", "Table 1", str(printed),
+                          Equal(Resolved((f"dataset.{key}",)), printed), sizes)
+                    for what, key, printed in (("#instances", "n_train", n), ("#attributes", "n_features", d)))),
+        _optimum_row(name, dataset, J, L),
         Posed(f"Table 1, {name}: SGD-s epochs T to (J - L^T)/L^T <= 1e-5 at C = 0.1, at f = 100 (the largest "
               "f of the sweep; the paper raises f until T stabilizes)", "Table 1", str(epochs),
               Match(FinalOf(TABLE1_ENTRY, "sgd-s", "epoch"), float(epochs), max(1.0, EPOCHS_SHARE * epochs),
@@ -416,27 +419,16 @@ def _table1_rows(dataset: str) -> tuple[Printed | NotReproduced | Posed, ...]:
     )
 
 
-def _ocas_setting(res: ExperimentResult) -> tuple[str, str]:
-    """OCAS's q and r in the config against the paper's q = 1.01 J_opt and r = 0.01.
+@dataclass(frozen=True)
+class OcasBound:
+    """The objective bound q the config gives OCAS, over this experiment's J_opt (None without a q)."""
 
-    q is a number in the config (the paper's J_opt is not printed): it matches when it is 1.01
-    times this experiment's J_opt to the 5 digits a config gives it.
-    """
-    q = _config_value(res, "ocas", "objective_bound")
-    r = _config_value(res, "ocas", "tol_rel")
-    r = OCAS_R if r is None else r  # the solver's default
-    if q is None:
-        return "-", "differs (no objective_bound for ocas in the config)"
-    ratio = q / _j_opt(res)
-    ok = abs(ratio - OCAS_Q) <= 1e-5 * OCAS_Q and r == OCAS_R
-    return f"q = {q:g} = {ratio:.5f} J_opt, r = {r:g}", "matches" if ok else "differs (the config's values)"
-
-
-def _precision(res: ExperimentResult, solvers: tuple[str, ...]) -> tuple[str, str]:
-    """The precision the config gives each of ``solvers`` against the paper's single precision."""
-    given = {solver: str(_config_entry(res, solver).get("precision", "double")) for solver in solvers}
-    text = ", ".join(f"{solver} {value}" for solver, value in given.items())
-    return text, "matches" if set(given.values()) == {"single"} else "differs (the config's values)"
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        q = _config_value(found[0], "ocas", "objective_bound")
+        if q is None:
+            return Setting((None,), "no objective_bound for ocas in the config")
+        ratio = q / _j_opt(found[0])
+        return Setting((ratio,), f"q = {q:g} = {ratio:.5f} J_opt")
 
 
 def _table_of(key: str, solver: str) -> str:
@@ -444,34 +436,23 @@ def _table_of(key: str, solver: str) -> str:
     return str(int(key) + 1) if key != "8" and solver in LINEAR_SVMS else key
 
 
-def _setting_rows(key: str, dataset: str) -> tuple[Printed | NotReproduced, ...]:
+def _setting_rows(key: str, dataset: str) -> tuple[NotReproduced | Posed, ...]:
     """The parameters the paper gives the solvers of one group and data set, against the config's."""
     group, name = TABLES[key], DATASETS[dataset]
     where = (group.experiment(dataset),)
-    rows = [Printed(f"Table {_table_of(key, solver)}, {name}, C = {group.C}: {solver} eps", f"{eps:g}", where,
-                    partial(_setting, solver=solver, key=EPS_KEY[solver], printed=eps))
+    rows = [Posed(f"Table {_table_of(key, solver)}, {name}, C = {group.C}: {solver} eps", group.tables, f"{eps:g}",
+                  Equal(ConfigParam((solver,), EPS_KEY[solver]), eps), where)
             for solver, eps in group.eps[dataset].items()]
     if "ocas" in group.printed[dataset]:
-        rows.append(Printed(f"Table {_table_of(key, 'ocas')}, {name}, C = {group.C}: OCAS q and r",
-                            f"q = {OCAS_Q:g} J_opt, r = {OCAS_R:g}", where, _ocas_setting))
+        rows.append(Posed(f"Table {_table_of(key, 'ocas')}, {name}, C = {group.C}: OCAS q and r", group.tables,
+                          f"q = {OCAS_Q:g} J_opt, r = {OCAS_R:g}",
+                          AllOf((Equal(OcasBound(), OCAS_Q, rel_tol=1e-5, reason="the 5 digits a config gives q"),
+                                 Equal(ConfigParam(("ocas",), "tol_rel", OCAS_R), OCAS_R))), where))
     if group.precision == "single":
         solvers = tuple(group.printed[dataset])
-        rows.append(Printed(f"Table {key}, {name}, C = {group.C}: single precision", ", ".join(solvers), where,
-                            partial(_precision, solvers=solvers)))
+        rows.append(Posed(f"Table {key}, {name}, C = {group.C}: single precision", group.tables, ", ".join(solvers),
+                          Equal(ConfigParam(solvers, "precision", "double"), "single"), where))
     return settings(*rows)
-
-
-def _param_as_run(res: ExperimentResult, solvers: tuple[str, ...], key: str, printed: float) -> tuple[str, str]:
-    """The parameter ``key`` each of ``solvers`` ran with (meta.json's resolved solvers, defaults
-    included) against ``printed``: matches when every one of them ran with it."""
-    given = {entry["name"]: entry.get("params", {}).get(key) for entry in res.meta["resolved"].get("solvers", [])
-             if entry.get("name") in solvers and entry.get("label") != "optimum"}
-    text = ", ".join(f"{name} {value}" for name, value in given.items()) + f" ({res.name})"
-    lacking = [name for name in solvers if given.get(name) is None]
-    if lacking:
-        return text, f"differs (no {key} for {', '.join(lacking)} in the run)"
-    same = all(float(value) == printed for value in given.values())
-    return text, "matches" if same else "differs (the run's values)"
 
 
 #: The paper's settings of its own algorithms and of Pegasos (Section 3): (what, printed, solvers,
@@ -494,12 +475,11 @@ DCD_VERSION = NotReproduced(
     "than 1.7), not run in these tables", kind="setting")
 
 
-def _algorithm_settings(dataset: str) -> tuple[Printed | NotReproduced, ...]:
+def _algorithm_settings(dataset: str) -> tuple[NotReproduced | Posed, ...]:
     """The settings of :data:`ALGORITHM_SETTINGS`, read from the runs of Tables 2/3 (C = 1) on ``dataset``."""
     name = DATASETS[dataset]
-    return settings(*(Printed(f"Tables 2-7, {name}: {what} (the C = 1 runs)", f"{printed:g}",
-                              (experiment("2", dataset),),
-                              partial(_param_as_run, solvers=solvers, key=key, printed=float(printed)))
+    return settings(*(Posed(f"Tables 2-7, {name}: {what} (the C = 1 runs)", "Section 3", f"{printed:g}",
+                            Equal(RunParam(solvers, key), printed), (experiment("2", dataset),))
                       for what, printed, solvers, key in ALGORITHM_SETTINGS))
 
 

@@ -39,11 +39,12 @@ def resolved(res: ExperimentResult, key: str) -> Any:
         sbpbench, or edited)``: missing, or null.
     """
     node: Any = res.meta.get("resolved")
-    for part in key.split("."):
+    parts = key.split(".")
+    for i, part in enumerate(parts):
         node = node.get(part) if isinstance(node, dict) else None
-        if node is None:
-            raise UserError(f"{res.directory / 'meta.json'}: no key 'resolved.{key}', which the report reads "
-                            "(not written by this sbpbench, or edited)")
+        if node is None:  # the first part of the key that is missing
+            raise UserError(f"{res.directory / 'meta.json'}: no key 'resolved.{'.'.join(parts[:i + 1])}', which the "
+                            "report reads (not written by this sbpbench, or edited)")
     return node
 
 
