@@ -2,7 +2,7 @@
 VENV   ?= .venv
 PYTHON ?= $(VENV)/bin/python
 
-.PHONY: install run test lint speed-gate figures bench clean
+.PHONY: install run test test-slow lint speed-gate figures bench clean
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -17,9 +17,14 @@ install: $(PYTHON)
 run:
 	$(PYTHON) -m sbpbench run configs/quickstart.yaml
 
-# The suite on every core (pytest-xdist); `$(PYTHON) -m pytest tests/test_x.py` runs one file.
+# The suite on every core (pytest-xdist), less the tests marked slow; `make test-slow` runs those
+# (CI runs both). --dist loadgroup keeps the tests that share one costly fixture (xdist_group) on
+# one worker. `$(PYTHON) -m pytest tests/test_x.py` runs one file, slow tests included.
 test:
-	$(PYTHON) -m pytest -q -n logical
+	$(PYTHON) -m pytest -q -n logical --dist loadgroup -m "not slow"
+
+test-slow:
+	$(PYTHON) -m pytest -q -n logical --dist loadgroup -m slow
 
 # The gate CI runs besides the tests: ruff (style, imports, likely bugs) and mypy (types),
 # both configured in pyproject.toml.
