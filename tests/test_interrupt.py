@@ -86,7 +86,7 @@ def test_ctrl_c_ends_a_parallel_run_at_once_and_says_how_to_resume(tmp_path, exe
         took = time.monotonic() - sent
         assert proc.returncode == 130, "\n".join(lines)
         assert took < limit, f"{took:.1f} s (limit {limit:.1f} s)\n" + "\n".join(lines)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30  # room for a loaded machine: a worker left behind computes on
         while time.monotonic() < deadline:  # every worker has gone too
             try:
                 os.killpg(proc.pid, 0)
