@@ -43,16 +43,12 @@ def _as_experiment(root: Path, name: str, sources: list[str], nu=None) -> Path:
     return folder
 
 
-#: The tests that read the committed results share one reading of them (:func:`committed`), on one
-#: xdist worker (``make test`` distributes with ``--dist loadgroup``).
-SHARES_THE_COMMITTED_REPORT = pytest.mark.xdist_group("committed-report")
-
-
 @pytest.fixture(scope="module")
 def committed() -> SimpleNamespace:
     """The committed results (``results/paper``, read from the checkout as ``make figures`` reads
     them) and REPRODUCTION.md's text built from them, made once for the tests that read them: the
-    report makes every table of the papers (about a minute of one core), and its results keep them."""
+    report makes every table of the papers (about a minute of one core), and its results keep them.
+    ``make test`` keeps a file's tests on one xdist worker (``--dist loadfile``), so once in all."""
     here = os.getcwd()
     os.chdir(ROOT)
     try:
@@ -141,7 +137,6 @@ def test_promoted_results_are_found_gzipped(tmp_path, monkeypatch):
     assert res.meta["run_id"] == "20260101-000000"
 
 
-@SHARES_THE_COMMITTED_REPORT
 def test_committed_reproduction_md_is_generated_from_committed_results(committed):
     assert (ROOT / "REPRODUCTION.md").read_text() == committed.text
 
@@ -294,7 +289,6 @@ def test_verdict_kinds_of_the_coverage_summary():
         verdict_kind("probably fine", outcomes)
 
 
-@SHARES_THE_COMMITTED_REPORT
 def test_coverage_counts_every_row_of_every_paper_section(committed):
     from sbpbench.outputs.report import ROW_KINDS, coverage
 
@@ -306,7 +300,6 @@ def test_coverage_counts_every_row_of_every_paper_section(committed):
     assert sum(int(line.split(": ")[1].split(" rows")[0]) for line in lines) == rows
 
 
-@SHARES_THE_COMMITTED_REPORT
 def test_coverage_denominators_come_from_the_declarations_alone(committed, tmp_path):
     """Each kind of row (setting, number, claim, check) has as many rows on an empty results tree as
     on the committed results; only their verdicts change."""
@@ -339,7 +332,6 @@ def test_settings_are_counted_apart_from_measured_numbers():
     assert all(kinds(source) == {"number"} for source in sgd_sections["SGD paper, Tables 2-8 (Adult and Web)"].tables)
 
 
-@SHARES_THE_COMMITTED_REPORT
 def test_every_inconclusive_verdict_a_comparison_made_says_what_would_decide_it(committed):
     """On the committed results, an inconclusive row of a posed declaration gives the runs per
     solver that would decide it, or why more of the same runs would not; the coverage summary adds
