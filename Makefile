@@ -2,7 +2,7 @@
 VENV   ?= .venv
 PYTHON ?= $(VENV)/bin/python
 
-.PHONY: install run test lint speed-gate figures bench clean
+.PHONY: install run test test-slow lint speed-gate figures bench clean
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -17,9 +17,16 @@ install: $(PYTHON)
 run:
 	$(PYTHON) -m sbpbench run configs/quickstart.yaml
 
-# The suite on every core (pytest-xdist); `$(PYTHON) -m pytest tests/test_x.py` runs one file.
+# The suite on every core (pytest-xdist), less the tests marked slow; `make test-slow` runs those
+# (CI runs both). --dist loadfile runs each test file on one worker, so that a fixture its tests
+# share is made once (the committed report of tests/test_figures_report.py: a minute of a core).
+# The slow tests share nothing costly: spread one by one. `$(PYTHON) -m pytest tests/test_x.py`
+# runs one file, slow tests included.
 test:
-	$(PYTHON) -m pytest -q -n logical
+	$(PYTHON) -m pytest -q -n logical --dist loadfile -m "not slow"
+
+test-slow:
+	$(PYTHON) -m pytest -q -n logical -m slow
 
 # The gate CI runs besides the tests: ruff (style, imports, likely bugs) and mypy (types),
 # both configured in pyproject.toml.

@@ -34,6 +34,7 @@ PAPER = Path(__file__).resolve().parent.parent / "results" / "paper"
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
 
+@pytest.mark.slow  # SBP on full Adult (32561 rows, its kernel cache) for a twentieth of an epoch
 @pytest.mark.parametrize("experiment", ["sbp-figure2-adult", "sbp-libsvm-adult"])
 def test_committed_sbp_run_starts_bit_for_bit(experiment):
     folder = PAPER / experiment
@@ -80,6 +81,7 @@ def test_the_spread_check_catches_a_shifted_curve():
     assert worse and all(d.verdict == "worse" and d.column == "test_error" for d in worse)
 
 
+@pytest.mark.slow  # three redos of a CI experiment
 def test_redo_replaces_one_solver_keeps_the_others_and_the_old_rows(tmp_path):
     """scripts/redo_runs.py on a small committed experiment (a copy of the CI reference ci-adult)."""
     paper, work = tmp_path / "paper", tmp_path / "redo"

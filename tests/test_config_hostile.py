@@ -168,11 +168,13 @@ def test_lambda_from_C_at_the_real_n_names_C(tmp_path):
 
 
 def test_lambda_expressions_take_bounded_time():
+    """Refused before they are computed: each value has more digits than any memory holds, so
+    computing one would never end; 5 s is milliseconds of work with room for a loaded machine."""
     for expr in ("n**n**n", "9**9**9**9**9**9**9", "(n*n*n*n*n*n*n*n)**(n*n*n*n*n*n*n*n)"):
         t0 = time.perf_counter()
         with pytest.raises(ValueError, match="too large for a double"):
             lambdas.eval_lambda(expr, 32561)
-        assert time.perf_counter() - t0 < 0.1
+        assert time.perf_counter() - t0 < 5
 
 
 # ----------------------------------------------------------------------------- YAML and files
@@ -210,7 +212,9 @@ def test_alias_bombs_are_refused_in_milliseconds_with_little_memory(tmp_path, bo
         seconds, peak = time.perf_counter() - t0, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert len(bomb) < 1500 and seconds < 0.5 and peak < 5 * 2**20
+    # expanded, either bomb is 10^9 values (minutes and gigabytes): the memory peak is the tight
+    # bound; the seconds, milliseconds of work, have room for a loaded machine
+    assert len(bomb) < 1500 and seconds < 5 and peak < 5 * 2**20
 
 
 def test_aliases_and_merges_within_bounds_still_work(tmp_path):

@@ -25,7 +25,9 @@ from sbpbench.errors import UserError
 from tests._dataserver import FileServer, closed_port
 
 PAYLOAD = bytes(np.random.default_rng(0).integers(0, 256, 200_000, dtype=np.uint8))
-FAST = dict(attempts=3, backoff=0.01, read_timeout=0.5, connect_timeout=1.0, progress=False)
+#: Few tries, short pauses; a read timeout short beside a stalled server's minute but long beside the
+#: pauses a loaded machine makes (a timeout taken for a stall would add a request that tests count).
+FAST = dict(attempts=3, backoff=0.01, read_timeout=2.0, connect_timeout=1.0, progress=False)
 
 
 def remote(server: FileServer, name: str = "blob.bin", data: bytes = PAYLOAD) -> RemoteFile:
@@ -72,11 +74,12 @@ def test_truncated_or_dropped_body_resumes_with_range(server, tmp_path, fault):
     assert ranges[0] is None and ranges[1] in {f"bytes={k}-" for k in range(1, len(PAYLOAD) // 2 + 1)}
 
 
-def test_stalled_server_times_out_and_resumes(server, tmp_path):
-    server.faults["blob.bin"] = ["stall"]
-    t0 = time.monotonic()
-    assert download(remote(server), FetchOptions(**FAST), tmp_path).read_bytes() == PAYLOAD
-    assert time.monotonic() - t0 < server.stall_s  # gave up on the stalled response early
+def test_stalled_server_times_out_and_resumes(tmp_path):
+    with FileServer({"blob.bin": PAYLOAD}, stall_s=60.0) as server:  # a minute: never waited out, even loaded
+        server.faults["blob.bin"] = ["stall"]
+        t0 = time.monotonic()
+        assert download(remote(server), FetchOptions(**FAST), tmp_path).read_bytes() == PAYLOAD
+        assert time.monotonic() - t0 < server.stall_s  # gave up on the stalled response early
     assert server.gets("blob.bin")[1] in {f"bytes={k}-" for k in range(1, len(PAYLOAD) // 2 + 1)}
 
 
@@ -89,7 +92,9 @@ def test_trickling_server_is_abandoned(server, tmp_path, limits, reason):
     t0 = time.monotonic()
     with pytest.raises(UserError, match=reason) as info:
         download(remote(server), FetchOptions(**{**FAST, **limits}), tmp_path)
-    assert time.monotonic() - t0 < 2  # a byte every 0.05 s never trips the 0.5 s read timeout
+    # a byte every 0.05 s never trips the 2 s read timeout, and the whole file would take 10^4 s:
+    # the limits of 0.3 s ended it (30 s is room for a loaded machine)
+    assert time.monotonic() - t0 < 30
     assert "server is in trouble: try again later" in str(info.value)
     assert leftovers(tmp_path) == []
 
@@ -128,13 +133,18 @@ def test_wrong_checksum_names_file_expected_actual(server, tmp_path):
     assert leftovers(tmp_path) == []
 
 
-def test_no_network_no_mirror_fails_fast_with_hint(tmp_path):
+def test_no_network_no_mirror_fails_fast_with_hint(tmp_path, monkeypatch):
     port = closed_port()
     urls = (f"http://127.0.0.1:{port}/a/blob.bin", f"http://127.0.0.1:{port}/b/blob.bin")
+    backoffs: list[float] = []
+    monkeypatch.setattr(time, "sleep", backoffs.append)
     t0 = time.monotonic()
     with pytest.raises(UserError) as info:
         download(RemoteFile("blob.bin", urls), FetchOptions(progress=False), tmp_path)
-    assert time.monotonic() - t0 < 5
+    assert backoffs == []  # a refused connection is not tried again after a pause
+    # nor waited out: less than one connect timeout (10 s by default) for both addresses together,
+    # where a refusal takes milliseconds (room for a loaded machine)
+    assert time.monotonic() - t0 < 10
     text = str(info.value)
     assert all(u in text for u in urls) and "SBPBENCH_MIRROR" in text  # every address tried, and the way out
     assert "--mirror" not in text  # the Python API has no such option; `sbpbench datasets fetch` does:

@@ -61,6 +61,7 @@ def test_mnist_test_set_eight_vs_rest(mirror, tmp_path):
     download(files["train_labels"], FetchOptions(mirror=mirror.url, **FAST), tmp_path)
 
 
+@pytest.mark.slow  # 60000 images fetched, checked and converted
 def test_full_mnist_through_the_mirror(mirror, tmp_path):
     """The 60000 training images: fetched by their canonical checksum, converted, 8 vs rest."""
     folder = cache.prepare("mnist", FetchOptions(mirror=mirror.url, **FAST), tmp_path)

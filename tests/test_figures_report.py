@@ -43,6 +43,21 @@ def _as_experiment(root: Path, name: str, sources: list[str], nu=None) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module")
+def committed() -> SimpleNamespace:
+    """The committed results (``results/paper``, read from the checkout as ``make figures`` reads
+    them) and REPRODUCTION.md's text built from them, made once for the tests that read them: the
+    report makes every table of the papers (about a minute of one core), and its results keep them.
+    ``make test`` keeps a file's tests on one xdist worker (``--dist loadfile``), so once in all."""
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        results = papers.results(papers.PAPER_RESULTS)
+        return SimpleNamespace(results=results, text=report.render(results))
+    finally:
+        os.chdir(here)
+
+
 @pytest.fixture()
 def results_root(tmp_path):
     root = tmp_path / "paper"
@@ -122,9 +137,8 @@ def test_promoted_results_are_found_gzipped(tmp_path, monkeypatch):
     assert res.meta["run_id"] == "20260101-000000"
 
 
-def test_committed_reproduction_md_is_generated_from_committed_results(monkeypatch):
-    monkeypatch.chdir(ROOT)
-    assert (ROOT / "REPRODUCTION.md").read_text() == report.build(Path("results") / "paper")
+def test_committed_reproduction_md_is_generated_from_committed_results(committed):
+    assert (ROOT / "REPRODUCTION.md").read_text() == committed.text
 
 
 def test_figure3_on_mnist_shows_the_sbp_runs_of_figure2(tmp_path):
@@ -266,30 +280,28 @@ def test_verdict_kinds_of_the_coverage_summary():
         verdict_kind("probably fine", outcomes)
 
 
-def test_coverage_counts_every_row_of_every_paper_section():
-    from sbpbench import papers
+def test_coverage_counts_every_row_of_every_paper_section(committed):
     from sbpbench.outputs.report import ROW_KINDS, coverage
 
-    results = papers.results()
-    rows = sum(len(source.table(results).rows) for paper in papers.PAPERS for section in paper.sections
+    results = committed.results
+    rows = sum(len(results.table(source).rows) for paper in papers.PAPERS for section in paper.sections
                for source in section.tables)
     lines = coverage(results).splitlines()
     assert len(lines) == len(ROW_KINDS) == 4
     assert sum(int(line.split(": ")[1].split(" rows")[0]) for line in lines) == rows
 
 
-def test_coverage_denominators_come_from_the_declarations_alone(tmp_path):
+def test_coverage_denominators_come_from_the_declarations_alone(committed, tmp_path):
     """Each kind of row (setting, number, claim, check) has as many rows on an empty results tree as
     on the committed results; only their verdicts change."""
-    from sbpbench import papers
     from sbpbench.outputs.report import coverage_counts
 
-    (committed, _), (empty, _) = coverage_counts(papers.results()), coverage_counts(papers.results(tmp_path))
-    totals = {kind: sum(counts.values()) for kind, counts in committed.items()}
+    (counted, _), (empty, _) = coverage_counts(committed.results), coverage_counts(papers.results(tmp_path))
+    totals = {kind: sum(counts.values()) for kind, counts in counted.items()}
     assert totals == {kind: sum(counts.values()) for kind, counts in empty.items()}
     assert all(totals.values())
     assert all(counts["not run"] == totals[kind] for kind, counts in empty.items())
-    assert committed["setting"]["match"] > 0 and committed["number"]["match"] > 0
+    assert counted["setting"]["match"] > 0 and counted["number"]["match"] > 0
 
 
 def test_settings_are_counted_apart_from_measured_numbers():
@@ -311,14 +323,13 @@ def test_settings_are_counted_apart_from_measured_numbers():
     assert all(kinds(source) == {"number"} for source in sgd_sections["SGD paper, Tables 2-8 (Adult and Web)"].tables)
 
 
-def test_every_inconclusive_verdict_a_comparison_made_says_what_would_decide_it():
+def test_every_inconclusive_verdict_a_comparison_made_says_what_would_decide_it(committed):
     """On the committed results, an inconclusive row of a posed declaration gives the runs per
     solver that would decide it, or why more of the same runs would not; the coverage summary adds
     them up."""
-    from sbpbench import papers
     from sbpbench.outputs.report import coverage, coverage_counts
 
-    results = papers.results()
+    results = committed.results
     _, open_rows = coverage_counts(results)
     found = [e for rows in open_rows.values() for e in rows]
     assert found and all("would" in e.needed() or "at least 2 runs" in e.needed() for e in found)

@@ -301,6 +301,7 @@ def test_hostile_documents_are_refused(document):
         run_case(workdir, document, must_fail=True, command="validate")
 
 
+@pytest.mark.slow  # 300 configs validated, each in a fresh folder watched for escapes
 @fuzz(300)
 @given(mutations(KEYS + TIME_KEYS))
 def test_fuzz_validate_configs(changes):
@@ -311,6 +312,7 @@ def test_fuzz_validate_configs(changes):
         run_case(workdir, text, must_fail, command="validate")
 
 
+@pytest.mark.slow  # 60 configs run to the end and checked
 @fuzz(60)
 @given(mutations(KEYS))
 def test_fuzz_run_configs(changes):
@@ -319,6 +321,7 @@ def test_fuzz_run_configs(changes):
         run_case(workdir, dump(data), False, command="run")
 
 
+@pytest.mark.slow  # 80 data files read and validated
 @fuzz(80)
 @given(libsvm_files())
 def test_fuzz_libsvm_files(case):
@@ -373,6 +376,7 @@ def copied_run(run_dir: Path):
         yield copy
 
 
+@pytest.mark.slow  # 12 damaged runs, each paged and resumed
 @pytest.mark.usefixtures("one_numba_thread")
 @fuzz(12)
 @given(st.lists(st.tuples(st.sampled_from(META_KEYS), st.one_of(yaml_values, st.just(DELETE))), min_size=1,

@@ -410,23 +410,34 @@ def fail_pegasos(monkeypatch, after: int) -> None:
     monkeypatch.setattr(cls, "_step", failing)
 
 
-@pytest.fixture(params=["mid-way", "at once"])
-def failed_run(request, monkeypatch, tmp_path):
-    """A run folder (of a paper experiment's name) where pegasos failed, mid-way or at its
-    first iteration, and SBP finished: what ``sbpbench run`` wrote, with exit 3."""
-    fail_pegasos(monkeypatch, after=60 if request.param == "mid-way" else 0)
-    workdir = tmp_path / "work"  # kept: a config of the same data gives the same resolved configuration
+@pytest.fixture(scope="module", params=["mid-way", "at once"])
+def failed_run_once(request, tmp_path_factory):
+    """A results folder holding a run (of a paper experiment's name) where pegasos failed, mid-way
+    or at its first iteration, and SBP finished: what ``sbpbench run`` wrote, with exit 3; made once
+    per case for the tests of this file (with its config)."""
+    tmp = tmp_path_factory.mktemp("failed")
+    workdir = tmp / "work"  # kept: a config of the same data gives the same resolved configuration
     workdir.mkdir()
     (workdir / "train.svm").write_bytes(b"\n".join(TRAIN_LINES) + b"\n")
     (workdir / "test.svm").write_bytes(b"\n".join(TEST_LINES) + b"\n")
     exp = write_config(workdir, config_data(name="sbp-figure2-adult", runs=2))
-    results = tmp_path / "results"
-    code, stderr = invoke("run", str(exp), "--results", str(results), "--quiet")
-    monkeypatch.undo()
+    results = tmp / "results"
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fail_pegasos(monkeypatch, after=60 if request.param == "mid-way" else 0)
+        code, stderr = invoke("run", str(exp), "--results", str(results), "--quiet")
     assert code == 3, stderr[-800:]
     assert "Traceback" not in stderr and "sbpbench: 2 of 4 runs failed or diverged; see" in stderr
-    (run_dir,) = (results / "sbp-figure2-adult").iterdir()
-    return request.param, results, run_dir, exp
+    return request.param, results, exp
+
+
+@pytest.fixture
+def failed_run(failed_run_once, tmp_path):
+    """A copy of :func:`failed_run_once`'s results under this test's ``tmp_path``, for the test to
+    change: the case, the results folder, the run folder and the config."""
+    when, results, exp = failed_run_once
+    shutil.copytree(results, tmp_path / "results")
+    (run_dir,) = (tmp_path / "results" / "sbp-figure2-adult").iterdir()
+    return when, tmp_path / "results", run_dir, exp
 
 
 def test_a_failed_run_writes_files_sbpbench_reads_back(failed_run):

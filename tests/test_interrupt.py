@@ -20,8 +20,18 @@ from tests.experiments import write_adult_config
 STOP = {"n_train": 3000, "n_test": 300, "solvers": ["sbp", {"name": "pegasos", "budget": {"epochs": 1}}],
         "budget": {"epochs": 2000}, "runs": 3}
 
-#: Seconds from Ctrl-C to the end of the process allowed (about a second, with room for a busy machine).
+#: Seconds from Ctrl-C to the end of the process allowed (about a second, with room) on a machine
+#: where a whole ``sbpbench validate`` of the config takes less than half of it; on a busier one,
+#: where everything is slower, twice the time of that validation, timed in the test under the same
+#: load (the end after Ctrl-C is of that order: a process's work, not a run's).
 LIMIT_S = 3.0
+
+
+def _seconds_of(args: list[str]) -> float:
+    """The wall-clock seconds a new process ``args`` takes from its start to its successful end."""
+    started = time.monotonic()
+    subprocess.run(args, env=environment(), capture_output=True, check=True)
+    return time.monotonic() - started
 
 
 def _as_a_shell_starts_a_job() -> None:
@@ -66,6 +76,7 @@ def test_ctrl_c_ends_a_parallel_run_at_once_and_says_how_to_resume(tmp_path, exe
     try:
         assert first_end.wait(240), "\n".join(lines)
         time.sleep(0.5)  # the worker that finished has taken another run
+        limit = max(LIMIT_S, 2 * _seconds_of(command("validate", config)))  # while the workers compute
         sent = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)
         try:
@@ -74,8 +85,8 @@ def test_ctrl_c_ends_a_parallel_run_at_once_and_says_how_to_resume(tmp_path, exe
             pytest.fail(f"no end 30 s after Ctrl-C ({_signal_state(proc.pid)}):\n" + "\n".join(lines))
         took = time.monotonic() - sent
         assert proc.returncode == 130, "\n".join(lines)
-        assert took < LIMIT_S, f"{took:.1f} s\n" + "\n".join(lines)
-        deadline = time.monotonic() + 5
+        assert took < limit, f"{took:.1f} s (limit {limit:.1f} s)\n" + "\n".join(lines)
+        deadline = time.monotonic() + 30  # room for a loaded machine: a worker left behind computes on
         while time.monotonic() < deadline:  # every worker has gone too
             try:
                 os.killpg(proc.pid, 0)

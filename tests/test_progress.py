@@ -168,9 +168,10 @@ def test_not_a_terminal_writes_a_status_line_when_nothing_was_written_for_a_whil
     err = capsys.readouterr().err
     assert "\r" not in err and "\x1b" not in err
     lines = err.splitlines()
-    assert lines[0] == "3 run(s) to do" and re.match(r"  0/3 runs done  elapsed 0s$", lines[1])
+    # the seconds as digits: a loaded machine may hold this process back for seconds
+    assert lines[0] == "3 run(s) to do" and re.match(r"  0/3 runs done  elapsed \d+s$", lines[1])
     done = lines.index(next(line for line in lines if line.startswith("  [1/3] sbp run 1  budget  err 15.00%")))
-    assert re.match(r"  1/3 runs done  elapsed \ds  ETA \ds$", lines[done + 1])
+    assert re.match(r"  1/3 runs done  elapsed \d+s  ETA \d+s$", lines[done + 1])
     assert len(lines) < 12  # every LOG_EVERY_S at most, not at every tick
 
 

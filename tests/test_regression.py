@@ -24,6 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 CI_CONFIGS = sorted((ROOT / "configs" / "ci").glob("*.yaml"))
 
 
+def ci_case(name: str, *values):
+    """``values`` as the case of the CI config ``name``, marked slow when that config runs on MNIST
+    (the real 784-pixel images: the slowest by far; `make test-slow` runs it)."""
+    on_mnist = config.load(ROOT / "configs" / "ci" / f"{name}.yaml").dataset.name == "mnist"
+    return pytest.param(*values, marks=[pytest.mark.slow] if on_mnist else [], id=name)
+
+
 def run_ci(path, tmp_path):
     exp = config.load(path)
     return exp, run_experiment(exp, tmp_path)
@@ -37,7 +44,7 @@ def serve_mnist(path, monkeypatch):
         monkeypatch.setenv("SBPBENCH_MIRROR", str(SHARED / "mnist"))
 
 
-@pytest.mark.parametrize("path", CI_CONFIGS, ids=[p.stem for p in CI_CONFIGS])
+@pytest.mark.parametrize("path", [ci_case(p.stem, p) for p in CI_CONFIGS])
 def test_ci_config_matches_its_reference(path, tmp_path, monkeypatch):
     serve_mnist(path, monkeypatch)
     exp, run_dir = run_ci(path, tmp_path)
@@ -80,8 +87,8 @@ def divide_by_the_integer_scale_once(monkeypatch):
     monkeypatch.setattr(kernels.Kernel, "__init__", wrong)
 
 
-@pytest.mark.parametrize("name,perturb", [("ci-adult", halve_the_sbp_step),
-                                          ("ci-mnist", divide_by_the_integer_scale_once)])
+@pytest.mark.parametrize("name,perturb", [ci_case("ci-adult", "ci-adult", halve_the_sbp_step),
+                                          ci_case("ci-mnist", "ci-mnist", divide_by_the_integer_scale_once)])
 def test_a_perturbed_solver_or_kernel_is_caught(name, perturb, tmp_path, monkeypatch):
     """The check can fail: each perturbation makes SBP's curve leave its band (the real code
     passes in :func:`test_ci_config_matches_its_reference`)."""

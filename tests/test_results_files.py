@@ -1,8 +1,11 @@
 """Result files read back: labels pandas would take for gaps, complete runs never dropped, malformed files."""
 
+import contextlib
 import csv
+import io
 import json
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -33,15 +36,28 @@ def config_path(tmp_path_factory):
     return write_config(path, CONFIG)
 
 
-@pytest.fixture
-def finished(monkeypatch, capsys, tmp_path, config_path):
-    """A finished run of the config (its folder), with the solver labels the figure drew."""
-    drawn = []
+@pytest.fixture(scope="module")
+def finished_once(tmp_path_factory, config_path, one_numba_thread):
+    """A finished run of the config, made once for the tests of this file: its results folder, the
+    solver labels the figure drew and what the run printed."""
+    results = tmp_path_factory.mktemp("finished") / "res"
+    drawn: list[str] = []
     real = plotting._draw_curve
-    monkeypatch.setattr(plotting, "_draw_curve", lambda ax, label, *a: drawn.append(label) or real(ax, label, *a))
-    assert sbpbench(monkeypatch, "run", config_path, "--results", tmp_path / "res") == 0
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as monkeypatch, contextlib.redirect_stdout(out):
+        monkeypatch.setattr(plotting, "_draw_curve", lambda ax, label, *a: drawn.append(label) or real(ax, label, *a))
+        assert sbpbench(monkeypatch, "run", config_path, "--results", results) == 0
+    return results, drawn, out.getvalue()
+
+
+@pytest.fixture
+def finished(tmp_path, finished_once):
+    """A copy of :func:`finished_once` under this test's ``tmp_path / "res"``, for the test to
+    change: its run folder, the labels the figure drew and what the run printed."""
+    results, drawn, out = finished_once
+    shutil.copytree(results, tmp_path / "res")
     (directory,) = (tmp_path / "res" / "labels").iterdir()
-    return directory, drawn, capsys.readouterr().out
+    return directory, list(drawn), out
 
 
 def test_labels_pandas_reads_as_missing_survive(monkeypatch, capsys, tmp_path, config_path, finished):

@@ -126,7 +126,10 @@ def test_kernel_evaluation_budget(problem):
 def test_seconds_budget(problem):
     result = run(problem, experiment(Budget(epochs=None, seconds=0.05)))
     assert result.summary["status"] == "budget"
-    assert result.rows[-1]["train_time_s"] < 1.0
+    assert all(row["train_time_s"] < 0.05 for row in result.rows[:-1])  # no checkpoint after the budget was spent
+    # the last step ends at the deadline it is given: milliseconds past it, with room for a loaded
+    # machine (without the budget this run would never end)
+    assert result.rows[-1]["train_time_s"] < 10
 
 
 def test_target_test_error_ends_with_done(problem):

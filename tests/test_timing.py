@@ -46,12 +46,14 @@ def watched(tmp_path: Path, args: list[str], timeout: float) -> list[tuple[str, 
     return [(when, role, name) for when, role, name in lines]
 
 
+@pytest.mark.slow  # every solver compiled from an empty numba cache: minutes of a core
 def test_no_compilation_inside_the_clock_of_any_solver(tmp_path):
     compiled = watched(tmp_path, ["-c", "from tests._compile_watch import run_everything; run_everything()"], 300)
     assert [name for when, _, name in compiled if when == "timed"] == []
     assert len(compiled) > 50  # the runs did compile, before their clocks started
 
 
+@pytest.mark.slow  # two workers compile SBP and SMO from an empty numba cache
 @pytest.mark.parametrize("executor", ["processes", "dask"])
 def test_no_compilation_inside_the_clock_in_workers(tmp_path, executor):
     if executor == "dask":

@@ -43,7 +43,9 @@ def test_workers_exit_when_the_client_is_killed(tmp_path):
         assert proc.poll() is None, "the run ended before the client could be killed"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
-        gone, alive = psutil.wait_procs(children, timeout=10)
+        # each worker checks its parent every 0.5 s (executors.WATCHDOG_INTERVAL_S); 30 s is room
+        # for a loaded machine
+        gone, alive = psutil.wait_procs(children, timeout=30)
         assert not alive, [" ".join(p.cmdline()) for p in alive]
     finally:
         for child in children:

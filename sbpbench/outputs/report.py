@@ -275,7 +275,12 @@ def figure_captions(results: Results) -> str:
 
 def build(root: str | Path = papers.PAPER_RESULTS) -> str:
     """The text of REPRODUCTION.md from the results under ``root``."""
-    results = papers.results(root)
+    return render(papers.results(root))
+
+
+def render(results: Results) -> str:
+    """The text of REPRODUCTION.md from ``results``, whose tables are made once and kept there for
+    other readers (:meth:`~sbpbench.papers.declarations.Results.table`)."""
     rules = "; ".join(rule for paper in papers.PAPERS for rule in paper.verdict_rules)
     blocks = [
         "# Reproduction of the papers' numbers",
