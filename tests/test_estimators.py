@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import pickle
 import re
 import warnings
@@ -35,6 +36,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.multiclass import _ovr_decision_function
 
 from sbpbench import estimators
 from sbpbench.data.sources.mnist import read_idx
@@ -92,9 +94,11 @@ def test_constructor_arguments_are_the_declared_parameters():
         declared = cls.declared()
         assert set(SOLVERS[cls.solver].Params.declared()) <= set(declared)
         expected = [*declared, *(["random_state"] if cls.draws else []), *(["class_weight"] if cls.weighted else []),
-                    "probability"]
+                    "probability", "multi_class", "decision_function_shape"]
         assert list(signature)[1:] == expected, cls.__name__
         assert {name: signature[name].default for name in declared} == {n: p.default for n, p in declared.items()}
+        assert (signature["multi_class"].default, signature["decision_function_shape"].default) == (
+            cls.default_multi_class, "ovr")
         assert all(f"\n{name} : " in (cls.__doc__ or "") for name in expected), cls.__name__
 
 
@@ -191,7 +195,7 @@ def test_sparse_and_dense_input_give_the_same_fit(adult_small):
         np.testing.assert_array_equal(dense.predict(Z), sparse.predict(test.X))
 
 
-# ----------------------------------------------------------------------------- one-vs-rest on MNIST digits
+# ----------------------------------------------------------------------------- more classes: MNIST digits
 
 
 @pytest.fixture(scope="module")
@@ -207,7 +211,7 @@ def digits():
 
 def test_one_vs_rest_on_mnist_digits_is_one_binary_run_per_class(digits):
     train, test = digits
-    est = SBPClassifier(sigma2=25.0, nu=0.005, epochs=2, random_state=SEED).fit(train.X, train.y)
+    est = SBPClassifier(sigma2=25.0, nu=0.005, epochs=2, random_state=SEED, multi_class="ovr").fit(train.X, train.y)
     np.testing.assert_array_equal(est.classes_, np.arange(10))
     scores = est.decision_function(test.X)
     assert scores.shape == (test.n, 10) and est.dual_coef_.shape == (10, est.support_.size)
@@ -240,10 +244,89 @@ def test_one_vs_rest_classes_share_rows_counted_per_class():
 def test_one_vs_rest_equals_scikit_learns_wrapper(digits):
     """SMO draws nothing, so scikit-learn's OneVsRestClassifier over it gives our one-vs-rest exactly."""
     train, test = digits
-    ours = SMOClassifier(sigma2=25.0, C=10.0, bias=True, epochs=3).fit(train.X, train.y)
+    ours = SMOClassifier(sigma2=25.0, C=10.0, bias=True, epochs=3, multi_class="ovr").fit(train.X, train.y)
     theirs = OneVsRestClassifier(SMOClassifier(sigma2=25.0, C=10.0, bias=True, epochs=3)).fit(train.X, train.y)
     np.testing.assert_array_equal(ours.decision_function(test.X), theirs.decision_function(test.X))
     assert ours.kernel_evals_ == sum(e.kernel_evals_ for e in theirs.estimators_)
+
+
+def test_one_vs_one_on_mnist_digits_is_one_binary_run_per_pair(digits):
+    """Pair (i, j) is the binary problem on the two digits' examples, digit i +1, with the generator
+    and the budget (2 epochs of its own examples) of problem k; the columns of the 'ovo' shape are
+    its decision values, kernel_evals_ the sum of the pairs' kernels' counts."""
+    train, test = digits
+    est = SBPClassifier(sigma2=25.0, nu=0.005, epochs=2, random_state=SEED, decision_function_shape="ovo").fit(
+        train.X, train.y)
+    scores = est.decision_function(test.X)
+    assert scores.shape == (test.n, 45) and est.dual_coef_.shape == (45, est.support_.size)
+    evals = 0
+    for k, (i, j) in enumerate(itertools.combinations(range(10), 2)):
+        rows = np.flatnonzero((train.y == i) | (train.y == j))
+        pair = Split(train.X[rows], np.where(train.y[rows] == i, 1.0, -1.0))
+        problem, run, snap = run_directly("sbp", pair, Split(test.X, test.y), None, 0.005, False, {}, 2, k=k,
+                                          sigma2=25.0)
+        np.testing.assert_allclose(scores[:, k], problem.kernel.decision(problem.test_X, snap.support, snap.coef,
+                                                                         snap.bias), rtol=1e-12, atol=1e-12)
+        assert est.n_iter_[k] == run.iteration == round(2 * rows.size)
+        np.testing.assert_array_equal(np.flatnonzero(est.dual_coef_[k]),
+                                      np.searchsorted(est.support_, rows[snap.support]))
+        evals += problem.kernel.kernel_evals
+    assert est.kernel_evals_ == evals
+    by_class = est.set_params(decision_function_shape="ovr").decision_function(test.X)
+    assert by_class.shape == (test.n, 10)
+    np.testing.assert_array_equal(est.predict(test.X), np.argmax(by_class, axis=1))
+    assert est.score(test.X, test.y) > 0.75
+
+
+@pytest.mark.parametrize("shape", ["ovo", "ovr"])
+def test_one_vs_one_smo_with_bias_is_svc(shape):
+    """An independent exact answer: SMO with a bias solves each of SVC's pair problems, with the same
+    weights, so both decision shapes are SVC's (votes and confidences of scikit-learn's
+    _ovr_decision_function for 'ovr'), and the fitted attributes give them; predict is SVC's with
+    break_ties=True (LIBSVM's own predict breaks a tie of votes by the lower class)."""
+    X, y = load_digits(n_class=4, return_X_y=True)
+    X = MinMaxScaler().fit_transform(X)
+    weights = np.random.default_rng(0).integers(1, 4, size=y.size)
+    train, test = slice(0, 400), slice(400, None)
+    ours = SMOClassifier(bias=True, eps=1e-6, class_weight={0: 2.0}, decision_function_shape=shape).fit(
+        X[train], y[train], sample_weight=weights[train])
+    svc = SVC(tol=1e-6, class_weight={0: 2.0}, decision_function_shape=shape).fit(X[train], y[train],
+                                                                                   sample_weight=weights[train])
+    values = ours.decision_function(X[test])
+    assert values.shape == (y[test].size, 6 if shape == "ovo" else 4)
+    np.testing.assert_allclose(values, svc.decision_function(X[test]), atol=1e-4)
+    np.testing.assert_allclose(ours.intercept_, svc.intercept_, atol=1e-4)
+    np.testing.assert_array_equal(ours.support_, np.sort(svc.support_))
+    np.testing.assert_array_equal(ours.n_iter_.shape, svc.n_iter_.shape)
+    kernel = np.exp(-np.square(X[test, None, :] - ours.support_vectors_[None]).sum(axis=2) / (2.0 * ours.sigma2_))
+    pairs = kernel @ ours.dual_coef_.T + ours.intercept_  # each pair's f_k from the fitted attributes
+    np.testing.assert_allclose(values, pairs if shape == "ovo" else _ovr_decision_function(pairs < 0, -pairs, 4),
+                               atol=1e-9)
+    ties_broken = svc.set_params(decision_function_shape="ovr", break_ties=True)  # the most votes, then confidence
+    np.testing.assert_array_equal(ours.predict(X[test]), ties_broken.predict(X[test]))
+
+
+def test_one_vs_one_and_rest_of_the_same_data():
+    """The two schemes: a column per class from either, predict its largest column; the pairs' shape
+    of a one-vs-rest fit is refused, as are values other than 'ovo' and 'ovr'."""
+    X, y = load_digits(n_class=3, return_X_y=True)
+    for scheme in ("ovo", "ovr"):
+        est = SDCAClassifier(multi_class=scheme, random_state=0).fit(X, y)
+        scores = est.decision_function(X)
+        assert scores.shape == (y.size, 3) and est.dual_coef_.shape == (3, est.support_.size)
+        np.testing.assert_array_equal(est.predict(X), est.classes_[np.argmax(scores, axis=1)])
+        assert est.score(X, y) > 0.95
+    assert est.n_iter_.tolist() == [3 * y.size] * 3  # one-vs-rest: 3 epochs of all the examples each
+    with pytest.raises(ValueError, match=re.escape("SDCAClassifier: parameter 'decision_function_shape'='ovo' needs "
+                                                   "multi_class='ovo'")):
+        est.set_params(decision_function_shape="ovo").decision_function(X)
+    with pytest.raises(ValueError, match=re.escape("SDCAClassifier: parameter 'decision_function_shape'='ovo' needs")):
+        SDCAClassifier(multi_class="ovr", decision_function_shape="ovo").fit(X, y)
+    with pytest.raises(ValueError, match=re.escape("SMOClassifier: parameter 'multi_class': expected 'ovo' or 'ovr', "
+                                                   "got 'crammer_singer'")):
+        SMOClassifier(multi_class="crammer_singer").fit(X, y)
+    binary = SMOClassifier(decision_function_shape="ovo").fit(X[y < 2], y[y < 2])  # two classes: one problem
+    assert binary.decision_function(X).shape == (y.size,)
 
 
 # ----------------------------------------------------------------------------- budgets and errors
@@ -388,11 +471,10 @@ def svc_ten_digits() -> float:
     return float(make_pipeline(MinMaxScaler(), SVC()).fit(X_train, y_train).score(X_test, y_test))
 
 
-# Pegasos is left out: at C = 1 its one-vs-rest problems score 97.8% against SVC's 98.9% (docs/estimators.md)
-@pytest.mark.parametrize("cls", [SBPClassifier, SDCAClassifier, SMOClassifier, PerceptronClassifier],
-                         ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
 def test_the_default_fit_on_ten_digits_scores_within_one_point_of_svc(cls):
-    """One-vs-rest over 10 classes against SVC()'s one-vs-one, behind a MinMaxScaler, on the same held-out quarter."""
+    """The default scheme over 10 classes (one-vs-one, the Perceptron's one-vs-rest) against SVC()'s
+    one-vs-one, behind a MinMaxScaler, on the same held-out quarter."""
     X_train, X_test, y_train, y_test = ten_digits()
     pipe = make_pipeline(MinMaxScaler(), cls(random_state=0) if cls.draws else cls())
     ours = pipe.fit(X_train, y_train).score(X_test, y_test)
@@ -484,8 +566,9 @@ def test_predict_proba_is_platt_scaling_as_svc(cls):
 
 def test_predict_proba_of_ten_classes_and_a_bad_value():
     X_train, X_test, y_train, _ = ten_digits()
-    proba = make_pipeline(MinMaxScaler(), SDCAClassifier(probability=True, random_state=0)).fit(
-        X_train, y_train).predict_proba(X_test)
+    proba = make_pipeline(MinMaxScaler(), SDCAClassifier(probability=True, random_state=0,
+                                                         decision_function_shape="ovo")).fit(
+        X_train, y_train).predict_proba(X_test)  # the calibration reads a column per class whatever the shape
     assert proba.shape == (X_test.shape[0], 10)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     with pytest.raises(ValueError, match="parameter 'probability': expected True or False"):
