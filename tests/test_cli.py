@@ -30,7 +30,7 @@ def test_run_writes_results_table_and_figure(monkeypatch, capsys, tmp_path, conf
     draw = plotting.plot_results
     monkeypatch.setattr(plotting, "plot_results", lambda *a: frozen.append(gc.get_freeze_count()) or draw(*a))
     assert sbpbench(monkeypatch, "run", config_file, "--results", tmp_path / "res") == 0
-    assert frozen[0] > 0 and gc.get_freeze_count() == 0
+    assert frozen[0] > 0 and gc.get_freeze_count() == 0 and gc.isenabled()
     out = capsys.readouterr().out
     assert "sbp" in out and "pegasos" in out and "±" in out and "figure2.png" in out
     (run_dir,) = (tmp_path / "res" / "tiny").iterdir()
@@ -60,7 +60,7 @@ def test_bad_config_is_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
     assert err.startswith("sbpbench: error: ") and "bad.yaml" in err and "solvers[0].name" in err
-    assert not (tmp_path / "bad").exists() and gc.get_freeze_count() == 0
+    assert not (tmp_path / "bad").exists() and gc.get_freeze_count() == 0 and gc.isenabled()
 
 
 def test_debug_is_the_group_option_read_by_click(monkeypatch, capsys, tmp_path):

@@ -6,6 +6,7 @@ only with ``--debug``); Ctrl-C keeps every finished run and exits with 130.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import gc
@@ -13,7 +14,7 @@ import logging
 import shlex
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -71,14 +72,15 @@ R = TypeVar("R")
 
 
 def _unfrozen_at_end(command: Callable[P, R]) -> Callable[P, R]:
-    """``command``, which calls :func:`gc.freeze` as objects that live until its end pile up, with
-    :func:`gc.unfreeze` when it ends.
+    """``command``, which freezes what it imports and what lives until its end (:func:`_importing`),
+    with :func:`gc.unfreeze` when it ends.
 
-    A short ``sbpbench run`` spent some 0.3 s in the garbage collector's full passes over objects
-    that live until the process ends anyway: the modules of numba, pandas and matplotlib, the data,
-    a finished run's results (issue #37). Frozen, they are left out of those passes (reference
-    counting still frees them). Unfrozen at the end, the collector is as it was for a caller in the
-    same process (the tests run the command line so).
+    A short ``sbpbench run`` spent some 0.4 s in the garbage collector: hundreds of passes while
+    numba, pandas and matplotlib are imported, which allocate much and free little, and full passes
+    over objects that live until the process ends anyway (those modules, the data, a finished run's
+    results; issue #37). Frozen, they are left out of the collector's passes (reference counting
+    still frees them). Unfrozen at the end, the collector is as it was for a caller in the same
+    process (the tests run the command line so).
     """
 
     @functools.wraps(command)
@@ -89,6 +91,18 @@ def _unfrozen_at_end(command: Callable[P, R]) -> Callable[P, R]:
             gc.unfreeze()
 
     return unfreezing
+
+
+@contextlib.contextmanager
+def _importing() -> Iterator[None]:
+    """No garbage collection while the block imports, then every object alive frozen (:func:`gc.freeze`):
+    for commands that are :func:`_unfrozen_at_end`."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 @cli.command()
@@ -125,13 +139,13 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     workers; results are written by this process only, in the same order whatever executor
     ran them. Exits with 3, after writing everything, when a run ended failed or diverged.
     """
-    from sbpbench.execution.executors import make_executor
-    from sbpbench.execution.sweep import Interrupted, run_experiments
-    from sbpbench.experiment import config
-    from sbpbench.outputs.summary import best_table, summary_table
-    from sbpbench.results.store import ended_badly, read_curves, read_meta
+    with _importing():
+        from sbpbench.execution.executors import make_executor
+        from sbpbench.execution.sweep import Interrupted, run_experiments
+        from sbpbench.experiment import config
+        from sbpbench.outputs.summary import best_table, summary_table
+        from sbpbench.results.store import ended_badly, read_curves, read_meta
 
-    gc.freeze()  # the modules (numba's, pandas'): _unfrozen_at_end
     experiments = [config.load(path, list(overrides)) for path in configs]
     writable_folder(results_root, "--results")
     try:
@@ -153,10 +167,10 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
                 click.echo(best)
             click.echo(wrap(f"results: {printable(str(directory))} (curves.csv, meta.json)"))
         if not no_plot:
-            from sbpbench.outputs.page import write_page  # matplotlib's import only when plotting
-            from sbpbench.outputs.plotting import plot_results
+            with _importing():  # matplotlib only when plotting; frozen with the data and results
+                from sbpbench.outputs.page import write_page
+                from sbpbench.outputs.plotting import plot_results
 
-            gc.freeze()  # the data, the results, matplotlib's modules
             written = plot_results(directory).files
             page = write_page(directory)
             if not quiet:
