@@ -15,6 +15,11 @@ Beside it, LIBSVM's ``svm-train`` (C++, Debian's ``libsvm-tools``) on the same a
 whole-process time with a stopping tolerance so loose that it stops at once (``-e 1e6``),
 that is its fixed costs (start, reading the file, writing the model), when installed.
 
+Then where the figure and page's time goes, in a fresh process per repeat that has imported what
+``sbpbench run`` imports before it draws: the CPU seconds of importing the outputs (matplotlib),
+of ``figure2.png``/``.svg`` (``plot_results``) and of ``index.html`` (``write_page``, with its
+static figures), drawn again from the folder of the last run above.
+
 ``--source DIR`` times another checkout of sbpbench (e.g. the commit before a change) the
 same way, with its own numba cache (its ``__pycache__``), as a baseline.
 
@@ -34,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from bench_common import load_average, machine_facts, positive, update_section
 
@@ -64,10 +70,42 @@ def one_run(source: Path, data: Path, results: Path, plot: bool) -> dict[str, fl
     return {"whole_s": whole, "cpu_s": cpu, "train_s": run["train_time_s"], "wall_s": run["wall_time_s"]}
 
 
-def measure(sources: dict[str, Path], repeats: int) -> dict[tuple[str, str], dict[str, float]]:
+#: Run in a fresh process by :func:`drawing_parts`: what ``sbpbench run`` imports before it draws, then
+#: the CPU seconds of importing the outputs, drawing figure2 and writing the page of a run folder.
+DRAW = """
+import sys, time
+from pathlib import Path
+import sbpbench.execution.executors, sbpbench.execution.sweep, sbpbench.experiment.config
+import sbpbench.outputs.summary, sbpbench.results.store
+t0 = time.process_time()
+from sbpbench.outputs.page import write_page
+from sbpbench.outputs.plotting import plot_results
+t1 = time.process_time()
+plot_results(sys.argv[1], sys.argv[2])
+t2 = time.process_time()
+write_page(sys.argv[1], Path(sys.argv[2]) / "index.html")
+print(t1 - t0, t2 - t1, time.process_time() - t2)
+"""
+
+
+def drawing_parts(source: Path, run: Path, out: Path) -> dict[str, float]:
+    """The CPU seconds of the figure and page's parts (:data:`DRAW`) for ``run``, in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    done = subprocess.run([sys.executable, "-c", DRAW, str(run), str(out)], capture_output=True, text=True,
+                          env=env, cwd=source)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        sys.exit(f"bench_short_run.py: error: drawing {run} failed ({source}): {last}")
+    return dict(zip(("import_s", "figure_s", "page_s"), map(float, done.stdout.split())))
+
+
+def measure(sources: dict[str, Path], repeats: int
+            ) -> tuple[dict[tuple[str, str], dict[str, float]], dict[str, dict[str, float]]]:
     """Medians over ``repeats`` processes per source, with and without plotting, after one uncounted
-    process per source; the sources' processes alternate, so that a change of load hits them alike."""
+    process per source; the sources' processes alternate, so that a change of load hits them alike.
+    Then, per source, the medians of :func:`drawing_parts` over ``repeats`` processes."""
     times: dict[tuple[str, str], list[dict[str, float]]] = {}
+    parts: dict[str, list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-short-") as tmp:
         data, results = Path(tmp) / "data", Path(tmp) / "results"
         for source in sources.values():
@@ -77,7 +115,16 @@ def measure(sources: dict[str, Path], repeats: int) -> dict[tuple[str, str], dic
                 for plot in (False, True):
                     variant = "with plot" if plot else "--no-plot"
                     times.setdefault((label, variant), []).append(one_run(source, data, results, plot))
-    return {key: {k: statistics.median(t[k] for t in found) for k in found[0]} for key, found in times.items()}
+        run = max(results.glob("*/*/meta.json")).parent  # the newest run folder (named by its start)
+        for _ in range(repeats):
+            for label, source in sources.items():
+                parts.setdefault(label, []).append(drawing_parts(source, run, Path(tmp) / "drawn"))
+    return _medians(times), _medians(parts)
+
+
+def _medians(found: dict[Any, list[dict[str, float]]]) -> dict[Any, dict[str, float]]:
+    """Per key, the median of each measure over its list of measures."""
+    return {key: {k: statistics.median(t[k] for t in runs) for k in runs[0]} for key, runs in found.items()}
 
 
 def svm_train_fixed(repeats: int) -> float | None:
@@ -109,7 +156,7 @@ def main() -> None:
     args = parser.parse_args()
     load_before = load_average()
     sources = {"this checkout": ROOT} | ({f"baseline ({args.source.name})": args.source} if args.source else {})
-    found = measure({label: source.resolve() for label, source in sources.items()}, args.repeats)
+    found, parts = measure({label: source.resolve() for label, source in sources.items()}, args.repeats)
     libsvm = svm_train_fixed(args.repeats)
     lines = [
         f"A short run in a fresh process: `configs/adult.yaml` (full Adult, n = {ADULT_N}, Gaussian sigma^2 = 10, "
@@ -128,6 +175,16 @@ def main() -> None:
     for (label, variant), t in found.items():
         lines.append(f"| {label} | {variant} | {t['whole_s']:.2f} | {t['cpu_s']:.2f} | {t['train_s']:.2f} | "
                      f"{t['wall_s']:.2f} | {t['whole_s'] - t['wall_s']:.2f} | {t['whole_s'] / t['wall_s']:.2f} |")
+    lines += [
+        "",
+        "Where the figure and page's time goes: CPU seconds in a fresh process that has imported what `sbpbench "
+        "run` imports before it draws, drawing the last run's folder again (medians of as many processes):",
+        "",
+        "| sbpbench | importing the outputs (matplotlib) | figure2.png and .svg | index.html (3 static figures) |",
+        "|---|---|---|---|",
+    ]
+    for label, t in parts.items():
+        lines.append(f"| {label} | {t['import_s']:.2f} | {t['figure_s']:.2f} | {t['page_s']:.2f} |")
     lines.append("")
     if libsvm is None:
         lines.append("LIBSVM's `svm-train` is not installed here (Debian: `apt-get install libsvm-tools`): no C++ "

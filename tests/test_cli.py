@@ -1,5 +1,6 @@
 """The command line end to end on a small real subsample, and its error and interruption paths."""
 
+import gc
 import json
 import logging
 import math
@@ -12,6 +13,7 @@ import pandas as pd
 import pytest
 
 from sbpbench.errors import UserError
+from sbpbench.outputs import plotting
 from sbpbench.results.store import COLUMNS
 from sbpbench.solvers import SOLVERS, Snapshot, Solver
 from tests.cli_runner import environment, interruption, sbpbench
@@ -24,7 +26,11 @@ def config_file(tmp_path):
 
 
 def test_run_writes_results_table_and_figure(monkeypatch, capsys, tmp_path, config_file):
+    frozen = []  # objects spared the collector's full passes while it draws (issue #37), given back at the end
+    draw = plotting.plot_results
+    monkeypatch.setattr(plotting, "plot_results", lambda *a: frozen.append(gc.get_freeze_count()) or draw(*a))
     assert sbpbench(monkeypatch, "run", config_file, "--results", tmp_path / "res") == 0
+    assert frozen[0] > 0 and gc.get_freeze_count() == 0 and gc.isenabled()
     out = capsys.readouterr().out
     assert "sbp" in out and "pegasos" in out and "±" in out and "figure2.png" in out
     (run_dir,) = (tmp_path / "res" / "tiny").iterdir()
@@ -54,7 +60,7 @@ def test_bad_config_is_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
     assert err.startswith("sbpbench: error: ") and "bad.yaml" in err and "solvers[0].name" in err
-    assert not (tmp_path / "bad").exists()
+    assert not (tmp_path / "bad").exists() and gc.get_freeze_count() == 0 and gc.isenabled()
 
 
 def test_debug_is_the_group_option_read_by_click(monkeypatch, capsys, tmp_path):

@@ -86,6 +86,29 @@ def test_a_figure_draws_one_line_per_solver_that_has_both_columns(run_dir):
         assert ax.get_yscale() == ("log" if y == "gap" else "linear")
 
 
+def test_log_axes_are_labelled_in_plain_text_as_matplotlib_labels_them():
+    labels, base2 = plotting.TextLogFormatter(), plotting.TextLogFormatter(2)
+    assert [labels(v) for v in (1e5, 1e-3, 1.0)] == ["10⁵", "10⁻³", "10⁰"]
+    assert [labels(v) for v in (0.3, 2.0)] == [f"3{plotting.TIMES}10⁻¹", f"2{plotting.TIMES}10⁰"]
+    assert [base2(v) for v in (8, 0.5)] == ["2³", "2⁻¹"]
+    assert plotting.TextLogFormatter(labelOnlyBase=True)(0.3) == ""
+
+
+def test_no_figure_label_is_math_text(run_dir):
+    """Every log axis, shared, secondary or of a zoom row, is labelled by TextLogFormatter (math text costs
+    a parse per label, size and renderer), with the ticks matplotlib labels."""
+    curves = read_curves(run_dir)
+    fig = plotting.curves_figure(curves, plotting.X_AXES["iterations"], plotting.Y_AXES["gap"], zoom=True,
+                                 marks=plotting.Marks(epochs_axis=True))
+    svg = plotting.figure_svg(fig, "test")
+    axes = fig.axes + [child for ax in fig.axes for child in ax.child_axes]
+    assert len(axes) == 3  # two rows and the epochs axis on top
+    formatters = [f for ax in axes for axis in (ax.xaxis, ax.yaxis) if axis.get_scale() != "linear"
+                  for f in (axis.get_major_formatter(), axis.get_minor_formatter())]
+    assert len(formatters) == 10 and all(isinstance(f, plotting.TextLogFormatter) for f in formatters)
+    assert "$" not in svg and "10⁰" in svg and re.search(r"10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+</text>", svg)
+
+
 def test_an_axis_no_solver_has_is_one_error_line(monkeypatch, capsys, run_dir, tmp_path):
     linear_only = _only(run_dir, tmp_path, {"dcd"})
     assert sbpbench(monkeypatch, "plot", linear_only) == 2

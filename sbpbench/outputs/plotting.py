@@ -40,13 +40,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import matplotlib
+import matplotlib.axis
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FormatStrFormatter, LogFormatterSciNotation, LogLocator, NullFormatter
 from numpy.typing import ArrayLike
 
 from sbpbench.errors import UserError
@@ -111,6 +112,46 @@ COSTS = {"kernel_evals": "kernel evaluations", "inner_products": "d-dimensional 
 
 #: The axes `sbpbench plot` draws by default, as the files figure2 and figure3 (the SBP paper's Figures 2 and 3).
 DEFAULT_AXES = ("kernel_evals", "test_error")
+
+
+#: Exponents of :class:`TextLogFormatter`'s labels: superscript digits and minus.
+SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+#: Their times sign, spaced as math text spaces a binary operator.
+TIMES = "\N{MEDIUM MATHEMATICAL SPACE}\N{MULTIPLICATION SIGN}\N{MEDIUM MATHEMATICAL SPACE}"
+
+
+class TextLogFormatter(LogFormatterSciNotation):
+    """The tick labels of a log axis as matplotlib writes them (``10^5``, ``2 x 10^-1``, ``2^3``), in
+    plain text with Unicode superscripts (``10⁵``, ``2 × 10⁻¹``, ``2³``) rather than math text.
+
+    They look the same in the figures, and save most of a short run's drawing time: matplotlib
+    parses every math-text label anew for each size and each renderer (a figure's layout, its PNG
+    and its SVG), some 10 ms a label; plain text is measured from the font at once.
+    """
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        label = super().__call__(x, pos)
+        start, end = "$\\mathdefault{", "}$"
+        if not (label.startswith(start) and label.endswith(end)):
+            return label
+        body, _, power = label[len(start):-len(end)].partition("^{")
+        text = body.replace("-", "\N{MINUS SIGN}").replace("\\times", TIMES)
+        return text + power.removesuffix("}").translate(SUPERSCRIPTS)
+
+
+def log_scale(ax: Axes, which: Literal["x", "y"], base: float = 10) -> None:
+    """Give ``ax`` (and the axes sharing that axis with it) a log ``x`` or ``y`` axis labelled by
+    :class:`TextLogFormatter`, as ``ax.set_xscale("log", base=base)`` would with math text."""
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log", base=base)
+    shared = ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
+    for sibling in shared.get_siblings(ax):
+        _text_log_labels(sibling.xaxis if which == "x" else sibling.yaxis, base)
+
+
+def _text_log_labels(axis: matplotlib.axis.Axis, base: float) -> None:
+    """Label a log axis' major and minor ticks as its log scale does, with :class:`TextLogFormatter`."""
+    axis.set_major_formatter(TextLogFormatter(base))
+    axis.set_minor_formatter(TextLogFormatter(base, labelOnlyBase=False))
 
 
 def save_figure(fig: Figure, stem: Path, dpi: int = 130) -> list[Path]:
@@ -510,7 +551,7 @@ def _panel(ax: Axes, sub: pd.DataFrame, x: Axis, y: Axis, dashed: Axis | None, m
         if d is not None:
             drawn.append(d)
     if x.log:
-        ax.set_xscale("log")
+        log_scale(ax, "x")
         starts = [float(d.curve.x[0]) for d in drawn if not d.curve.fits]
         if starts and max(starts) > min(starts):  # from where every solver has begun
             ax.set_xlim(left=max(starts))
@@ -531,6 +572,8 @@ def _epochs_axis(ax: Axes, sub: pd.DataFrame, x: Axis) -> None:
         return np.asarray(e, dtype=float) * n
 
     top = ax.secondary_xaxis("top", functions=(to_epochs, to_iterations))
+    if x.log:  # the secondary axis takes the parent's log scale
+        _text_log_labels(top.xaxis, 10)
     top.set_xlabel(f"epochs of {sub['dataset'].iloc[0]} ({n:.0f} examples)", fontsize=8)
     top.tick_params(labelsize=8)
 
@@ -594,7 +637,7 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
             ax = axes[row][j]
             drawn = _panel(ax, sub, x, y, dashed, marks, baseline)
             if y.log:
-                ax.set_yscale("log")
+                log_scale(ax, "y")
                 bottom = None if band_floor else _log_bottom([d.curve for d in drawn], y.factor)
                 if bottom is not None:
                     ax.set_ylim(bottom=bottom)
@@ -758,7 +801,7 @@ def final_against_parameter(curves: pd.DataFrame, out_stem: Path, parameter: str
             se = (g["std"] / np.sqrt(g["count"])).where(g["count"] >= 2, 0.0)
             label = "end of the runs" if read is None else f"{read.name} = {at:g}"
             ax.errorbar(g[parameter], g["mean"], yerr=se, marker="o", capsize=3, label=label)
-        ax.set_xscale("log", base=2)
+        log_scale(ax, "x", base=2)
         if points["primal_objective"].max() > LOG_SPAN * points["primal_objective"].min() > 0:
             ax.set_yscale("log")
             ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 3.0, 5.0)))
