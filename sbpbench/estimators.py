@@ -412,7 +412,10 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
                     lam = self._derived("C", C, "lambda", 1.0 / (C * m), f" at n = {m}")  # 0 when C m overflows
                 problem = Problem(part, labels, part.X[:0], np.empty(0), lam, nu, bias, weights=part_weights)
                 run = solver.create(problem, np.random.default_rng([seed, k]), params)
-                limits = Budget(**{name: values[name] for name in Budget.LIMITS}).limits(m)
+                budget = Budget(**{name: values[name] for name in Budget.LIMITS})
+                if (too_large := budget.too_large(m)) is not None:  # epochs * m past 2**53, as a config's
+                    raise ValueError(f"{type(self).__name__}: {too_large.replace('key ', 'parameter ', 1)}")
+                limits = budget.limits(m)
                 unfinished += not run.advance(limits[0], limits[1], time.perf_counter() + limits[2])
                 snapshot = run.snapshot()
                 snapshots.append(snapshot if rows is None else replace(snapshot, support=rows[snapshot.support]))

@@ -351,6 +351,14 @@ def test_budgets(adult_small):
         SMOClassifier(sigma2=SIGMA2, epochs=0.5).fit(train.X, train.y)
 
 
+@pytest.mark.parametrize("limit", [{"epochs": 1e308}, {"epochs": 2.0**53}, {"kernel_evals": 1e300}])
+def test_a_budget_past_2_to_the_53_is_one_value_error_naming_the_parameter(limit):
+    X, y = load_breast_cancer(return_X_y=True)
+    name = next(iter(limit))
+    with pytest.raises(ValueError, match=rf"^PegasosClassifier: parameter '{name}': .*more than 2\*\*53"):
+        PegasosClassifier(**{"epochs": None, **limit}).fit(X, y)
+
+
 def test_random_state_selects_the_stream(adult_small):
     train, _ = adult_small
     fit = [SDCAClassifier(sigma2=SIGMA2, random_state=s).fit(train.X, train.y).dual_coef_ for s in (3, 3, 4)]
