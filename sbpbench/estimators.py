@@ -24,9 +24,8 @@ scikit-learn user expects others (:data:`ESTIMATOR_PARAMS`): ``sigma2='scale'``,
 (no closed form relates them); and each class's ``epochs``
 (:attr:`KernelClassifier.default_epochs`): 0.5 for SBP, 5 for Pegasos, 3 for SDCA, 20 for the
 Perceptron, none for SMO, which stops at ``eps`` as SVC does at its ``tol``. The epochs are the
-fewest that keep the accuracy target below on the bundled data (more scored little better: SBP
-98.0%/98.6%/98.8% on breast cancer, even-odd digits and the 10 digits at 2 epochs, 97.8%/98.5%/
-98.7% at 0.5, means over seeds 0-3, one-vs-one), since a fit's time is proportional to them. So a default fit in a
+fewest that keep the accuracy target below on the bundled data (``tests/test_estimators.py``
+holds each default to it), since a fit's time is proportional to them. So a default fit in a
 ``MinMaxScaler`` pipeline scores within 1 percentage point of ``SVC()``'s on scikit-learn's
 breast-cancer and digits data (``tests/test_estimators.py`` holds each estimator to it with
 ``random_state=0``, on the 10 digits too; the Perceptron's last iterate, unregularized, is 1.1
