@@ -1,9 +1,13 @@
 """Kernel SDCA: exact optimum on real data, step-by-step agreement with a plain reference, counts."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from sbpbench.solvers import SOLVERS
+from sbpbench.solvers import SOLVERS, responses
+from sbpbench.solvers.dual import TAU, box_bounds
+from sbpbench.solvers.responses import STEP_EVALS
 from sbpbench.solvers.sampling import DRAW_CHUNK
 from tests.exact import gram, unbiased_optimum
 from tests.problems import real_problem, run_to_end
@@ -70,3 +74,39 @@ def test_stops_at_kernel_eval_budget_and_snapshot_is_consistent():
     snap = s.snapshot()
     np.testing.assert_array_equal(snap.support, np.flatnonzero(s.alpha))
     np.testing.assert_allclose(snap.coef, s.alpha[snap.support] * problem.y[snap.support])
+
+
+def plain_sdca(kernel, y, C, rng, T):
+    """SDCA in plain numpy with the solver's arithmetic, in the solver's order (bit for bit its iterates)."""
+    n = y.size
+    diag, alpha, q = kernel.diag(), np.zeros(n), np.zeros(n)
+    draws = np.concatenate([rng.integers(0, n, size=DRAW_CHUNK) for _ in range(-(-T // DRAW_CHUNK))])
+    for i in draws[:T]:
+        new = min(max(alpha[i] - (q[i] - 1.0) / (diag[i] if diag[i] > 0 else TAU), 0.0), C[i])
+        if new != alpha[i]:
+            q += ((new - alpha[i]) * y[i]) * y * kernel.row(i)
+            alpha[i] = new
+    return alpha, q
+
+
+@pytest.mark.parametrize("step_evals", [1, 700, STEP_EVALS])
+def test_same_iterates_bit_for_bit_whatever_the_steps(monkeypatch, step_evals):
+    """Several rows per step (:func:`step_rows`), ended by any limit, leave the iterates of one step at a time."""
+    monkeypatch.setattr(responses, "STEP_EVALS", step_evals)  # 1 row a step, 5 rows, all
+    base = real_problem("adult", 150, bias=False)
+    weights = np.random.default_rng(2).uniform(0.0, 3.0, base.n)
+    weights[::7] = 0.0  # C_i = 0: steps that stay at the bound
+    for problem in (base, replace(base, weights=weights)):
+        n, k = problem.n, problem.kernel
+        k.reset()
+        s = sdca(problem, seed=4)
+        for t in (1, 2, 3, 10, 57, n, 3 * n + 11):
+            s.advance(t, np.inf, np.inf)
+        for evals in (1, n, n + 1, 7 * n, 7 * n + 5):
+            limit = k.kernel_evals + evals
+            s.advance(np.inf, limit, np.inf)
+            assert k.kernel_evals - n < limit <= k.kernel_evals  # ended by the first row reaching the limit
+        alpha, q = plain_sdca(real_problem("adult", 150).kernel, problem.y, box_bounds(problem),
+                              np.random.default_rng(4), s.iteration)
+        assert np.array_equal(s.alpha, alpha) and np.array_equal(s.q, q)
+        assert k.kernel_evals == s.expected_kernel_evals()

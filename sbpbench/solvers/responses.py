@@ -47,6 +47,23 @@ def window_blocks(n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((2, blocks + 1), np.int64), np.zeros((2, blocks))
 
 
+#: Kernel evaluations a step of kernel Pegasos or SDCA spends in rows, about at most (:func:`step_rows`).
+STEP_EVALS = 2**16
+
+
+def step_rows(n: int) -> int:
+    """The most kernel rows of ``n`` entries that one step (:meth:`~sbpbench.solvers.base.Solver._step`)
+    of kernel Pegasos or SDCA starts: :data:`STEP_EVALS` ``// n``, at least 1 (a Pegasos iteration under
+    way still takes the rows of all its violators).
+
+    Those solvers take several rows per step, so that the per-step work of
+    :meth:`~sbpbench.solvers.base.Solver.advance` (the limits, the clock) is not done at every row of
+    a small problem; a step spends about :data:`STEP_EVALS` kernel evaluations at most (one row when
+    ``n`` is above half of it), so that the clock is still read between rows of a large problem.
+    """
+    return max(1, STEP_EVALS // n)
+
+
 @numba.njit(cache=True)
 def add_row(c, y, row, step):
     """``c += step * y * row`` (``row = K(x_i, .)``, ``step`` including ``y_i``)."""
