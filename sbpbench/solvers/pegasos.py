@@ -40,7 +40,7 @@ from sbpbench.params import param
 from sbpbench.problem import Problem
 from sbpbench.solvers.base import ProblemKind, Snapshot, Solver, SolverParams, register, required
 from sbpbench.solvers.primal_sgd import PEGASOS, PrimalSGD, StepRule, mini_batch_param
-from sbpbench.solvers.responses import add_row
+from sbpbench.solvers.responses import add_row, step_rows
 from sbpbench.solvers.sampling import BatchDraws
 
 
@@ -61,22 +61,84 @@ def _project(s, norm2, lam):
     return s, norm2
 
 
-@numba.njit(cache=True)
-def _quiet_steps(batches, ct, s, norm2, done, lam, projection):
-    """Iterations ``done + 1, ...`` over ``batches`` while no example of a batch violates its
-    margin (``s ct_i < 1``): each only shrinks and projects, and evaluates no kernel.
+#: The rows of :attr:`Pegasos._vectors`: ``a = alpha / s``, ``ct = c / s``, ``y`` and ``K_ii``; and the entries
+#: of :attr:`Pegasos._scalars`: ``s`` and ``||w||^2`` (a few arrays, so that a compiled call unboxes few
+#: arguments: about 0.2 us each, at every margin violation).
+A, CT, Y, DIAG = range(4)
+S, NORM2 = range(2)
+#: The entries of :attr:`Pegasos._at` (int64): the batch of the iteration under way (its position among
+#: the step's batches), its number of violators, how many of them were added, then the violators.
+BATCH, VIOLATORS, ADDED, FIRST = range(4)
 
-    Returns how many batches were quiet (the next one, if any, has a violation), and the
-    scale and ``||w||^2`` after them; the arithmetic of :meth:`Pegasos._violating_step`.
+
+@numba.njit(cache=True)
+def _quiet_steps(batches, start, stop, ct, s, norm2, done, lam, projection):
+    """Iterations ``done + start + 1, ...`` over ``batches[start:stop]`` while no example of a batch violates
+    its margin (``s ct_i < 1``): each only shrinks and projects, and evaluates no kernel.
+
+    Returns the position of the first batch with a violation (``stop`` if none), and the scale and
+    ``||w||^2`` after the quiet batches before it; the arithmetic of :func:`_add`.
     """
-    for p in range(batches.shape[0]):
+    for p in range(start, stop):
         for i in batches[p]:
             if s * ct[i] < 1.0:
                 return p, s, norm2
         s, norm2 = _shrink(s, norm2, done + p + 1)
         if projection:
             s, norm2 = _project(s, norm2, lam)
-    return batches.shape[0], s, norm2
+    return stop, s, norm2
+
+
+@numba.njit(cache=True)
+def _start(vectors, scalars, at, batches, stop, done, lam, projection):
+    """The quiet iterations from batch ``at[BATCH]`` (:func:`_quiet_steps`) up to ``stop``, then the start
+    of the iteration of the next batch, which has a violation: its violators (``s ct_i < 1`` before its
+    shrink, in the batch's order) into ``at``, and its shrink.
+
+    Returns the first violator, whose kernel row :func:`_add` takes next, or -1 when every batch up to
+    ``stop`` was quiet (``at[BATCH] = stop``).
+    """
+    p, s, norm2 = _quiet_steps(batches, at[BATCH], stop, vectors[CT], scalars[S], scalars[NORM2], done, lam,
+                               projection)
+    at[BATCH] = p
+    first = -1
+    if p < stop:
+        m = 0
+        for i in batches[p]:
+            if s * vectors[CT, i] < 1.0:
+                at[FIRST + m] = i
+                m += 1
+        at[VIOLATORS], at[ADDED] = m, 0
+        s, norm2 = _shrink(s, norm2, done + p + 1)
+        first = at[FIRST]
+    scalars[S], scalars[NORM2] = s, norm2
+    return first
+
+
+@numba.njit(cache=True)
+def _add(vectors, scalars, at, batches, row, stop, done, lam, mini_batch, projection):
+    """Add the next violator of the iteration under way (``at``), whose kernel row is ``row``, to ``w``;
+    after its last violator, the iteration's projection and :func:`_start` up to ``stop``.
+
+    Returns the violator whose row is needed next, or -1 (see :func:`_start`).
+    """
+    p, j = at[BATCH], at[ADDED]
+    t = done + p + 1
+    i = at[FIRST + j]
+    s = scalars[S]
+    add = 1.0 / (lam * t * mini_batch)
+    norm2 = scalars[NORM2] + (2.0 * add * s * vectors[CT, i] + add * add * vectors[DIAG, i])
+    step = add / s
+    vectors[A, i] += step
+    add_row(vectors[CT], vectors[Y], row, step * vectors[Y, i])
+    scalars[NORM2] = norm2
+    at[ADDED] = j + 1
+    if j + 1 < at[VIOLATORS]:
+        return at[FIRST + j + 1]
+    if projection:
+        scalars[S], scalars[NORM2] = _project(s, norm2, lam)
+    at[BATCH] = p + 1
+    return _start(vectors, scalars, at, batches, stop, done, lam, projection)
 
 
 @dataclass(frozen=True)
@@ -115,48 +177,51 @@ class Pegasos(Solver[PegasosParams]):
 
     def __init__(self, problem: Problem, rng: np.random.Generator, params: PegasosParams | None = None):
         super().__init__(problem, rng, params)
-        n = self.n
         self.y = problem.y
         self.lam = required(problem.lam, "lambda")
-        self.k_diag = self.kernel.diag()
-        self.a = np.zeros(n)  # alpha / s
-        self.ct = np.zeros(n)  # c / s
-        self.s = 1.0
-        self.norm2 = 0.0  # ||w||^2
+        self._vectors = np.zeros((4, self.n))
+        self._vectors[Y], self._vectors[DIAG] = problem.y, self.kernel.diag()
+        self.a = self._vectors[A]  # alpha / s
+        self.ct = self._vectors[CT]  # c / s
+        self._scalars = np.array([1.0, 0.0])  # s, ||w||^2
+        self._at = np.zeros(FIRST + self.params.mini_batch, dtype=np.int64)
         self.violations = 0  # margin violations so far: one kernel row each
-        self._draws = BatchDraws(rng, n, self.params.mini_batch)
+        self._rows = step_rows(self.n)
+        self._draws = BatchDraws(rng, self.n, self.params.mini_batch)
+
+    @property
+    def s(self) -> float:
+        """The scale of ``w`` and of the responses: ``alpha = s a``, ``c = s ct``."""
+        return float(self._scalars[S])
+
+    @property
+    def norm2(self) -> float:
+        """``||w||^2``."""
+        return float(self._scalars[NORM2])
 
     def _step(self, iterations: float, kernel_evals: float) -> bool:
-        """The iterations without a margin violation among the next draws (at most ``iterations``),
-        in one compiled loop (:func:`_quiet_steps`), then one iteration with a violation."""
+        """The next batches (at most ``iterations``) while ``kernel_evals`` allows another iteration
+        with a margin violation: the quiet ones in compiled loops, and each violator's kernel row,
+        asked of the kernel, added in one compiled call (:func:`_add`), which goes on to the next
+        violator; at most :func:`~sbpbench.solvers.responses.step_rows` rows, and the rest of
+        the last iteration's."""
         batches = self._draws.peek(iterations)
-        quiet, self.s, self.norm2 = _quiet_steps(batches, self.ct, self.s, self.norm2, self.iteration, self.lam,
-                                                 self.params.projection)
-        self._draws.skip(quiet)
-        self.iteration += quiet
-        if quiet < batches.shape[0]:
-            self._violating_step()
+        stop = batches.shape[0]
+        vectors, scalars, at, done = self._vectors, self._scalars, self._at, self.iteration
+        row_of, n, lam, mini_batch, projection = self.kernel.row, self.n, self.lam, self.params.mini_batch, \
+            self.params.projection
+        at[BATCH] = 0
+        i = _start(vectors, scalars, at, batches, stop, done, lam, projection)
+        rows, end = 0, stop
+        while i >= 0:
+            rows += 1
+            if rows >= self._rows or rows * n >= kernel_evals:
+                end = at[BATCH] + 1  # no iteration after this one
+            i = _add(vectors, scalars, at, batches, row_of(i), end, done, lam, mini_batch, projection)
+        self._draws.skip(int(at[BATCH]))
+        self.iteration += int(at[BATCH])
+        self.violations += rows
         return False
-
-    def _violating_step(self) -> None:
-        """One iteration: a batch, its margin violations, the shrink, the additions, the projection."""
-        k = self.kernel
-        mini_batch, lam = self.params.mini_batch, self.lam
-        self.iteration += 1
-        t = self.iteration
-        batch = self._draws.next()
-        violators = batch[self.s * self.ct[batch] < 1.0]
-        self.s, self.norm2 = _shrink(self.s, self.norm2, t)
-        add = 1.0 / (lam * t * mini_batch)
-        for i in violators:
-            row = k.row(i)
-            self.norm2 += 2.0 * add * self.s * self.ct[i] + add * add * self.k_diag[i]
-            step = add / self.s
-            self.a[i] += step
-            add_row(self.ct, self.y, row, step * self.y[i])
-        self.violations += violators.size
-        if self.params.projection:
-            self.s, self.norm2 = _project(self.s, self.norm2, lam)
 
     def snapshot(self) -> Snapshot:
         support = np.flatnonzero(self.a)

@@ -59,12 +59,6 @@ class BatchDraws:
         """Take the next ``count`` batches, at most those :meth:`peek` gave."""
         self._pos += count
 
-    def next(self) -> np.ndarray:
-        """The next batch (``take(1)[0]`` without its slicing: kernel Pegasos calls it every iteration)."""
-        self._fill()
-        self._pos += 1
-        return self._chunk[self._pos - 1]
-
 
 #: Raw 64-bit outputs :class:`UniformIndex` fetches from the bit generator at once.
 RAW_CHUNK = 1024
