@@ -112,6 +112,7 @@ class SDCA(Solver[SolverParams]):
         self._pos = p
         self.updates += rows
         return False
+
     def snapshot(self) -> Snapshot:
         return dual_snapshot(self.problem, self.alpha, self.q)
 
