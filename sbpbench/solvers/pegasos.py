@@ -207,17 +207,16 @@ class Pegasos(Solver[PegasosParams]):
         the last iteration's."""
         batches = self._draws.peek(iterations)
         stop = batches.shape[0]
-        vectors, scalars, at, done = self._vectors, self._scalars, self._at, self.iteration
-        row_of, n, lam, mini_batch, projection = self.kernel.row, self.n, self.lam, self.params.mini_batch, \
-            self.params.projection
+        vectors, scalars, at, done, row_of = self._vectors, self._scalars, self._at, self.iteration, self.kernel.row
+        p = self.params
         at[BATCH] = 0
-        i = _start(vectors, scalars, at, batches, stop, done, lam, projection)
+        i = _start(vectors, scalars, at, batches, stop, done, self.lam, p.projection)
         rows, end = 0, stop
         while i >= 0:
             rows += 1
-            if rows >= self._rows or rows * n >= kernel_evals:
+            if rows >= self._rows or rows * self.n >= kernel_evals:
                 end = at[BATCH] + 1  # no iteration after this one
-            i = _add(vectors, scalars, at, batches, row_of(i), end, done, lam, mini_batch, projection)
+            i = _add(vectors, scalars, at, batches, row_of(i), end, done, self.lam, p.mini_batch, p.projection)
         self._draws.skip(int(at[BATCH]))
         self.iteration += int(at[BATCH])
         self.violations += rows
