@@ -113,14 +113,15 @@ class Kernel:
         self._load_loops()
 
     def _load_loops(self) -> None:
-        """Compile (or load) the row loops (module docstring): one entry and a full row (which a
-        storage may read in order) by the serial loop and, if full rows are split over threads,
-        by the parallel one; nothing counted or cached."""
+        """Compile (or load) the row loops (module docstring): one entry and, where the storage
+        reads a full row in order (another compiled form), a full row, by the serial loop and, if
+        full rows are split over threads, by the parallel one; nothing counted or cached."""
         if self.n == 0:
             return
+        rows = (self._all[:1],) if self._values.in_order is self._all else (self._all[:1], self._all)
         for parallel in (False, True) if self._row_parallel else (False,):
-            self._compute(0, self._all[:1], parallel)
-            self._compute(0, self._all, parallel)
+            for idx in rows:
+                self._compute(0, idx, parallel)
 
     def subset(self, rows: np.ndarray) -> Kernel:
         """The kernel over the training points ``rows``, stored as this one is.

@@ -185,12 +185,17 @@ class Storage(ABC):
 
 
 class Float64Rows(Storage):
-    """The general path: float64 rows ``X`` and their squared norms ``sq``."""
+    """The general path: float64 rows ``X`` and their squared norms ``sq``.
+
+    ``sq`` is computed from ``X`` unless given: a :meth:`subset` takes its rows' norms from
+    this storage, the same bits as computing them again (each row's norm is summed apart, in
+    the order of its stored values) without a pass over the rows.
+    """
 
     X: Any  # a dense array or a CSR matrix (the subclass tells)
 
-    def __init__(self, X: Any, gaussian: bool, gamma: float) -> None:
-        self.X, self.sq = X, squared_norms(X)
+    def __init__(self, X: Any, gaussian: bool, gamma: float, sq: np.ndarray | None = None) -> None:
+        self.X, self.sq = X, squared_norms(X) if sq is None else sq
         self.gaussian, self.gamma = gaussian, gamma
 
     @property
@@ -214,8 +219,8 @@ class Float64Dense(Float64Rows):
 
     name = "float64 dense"
 
-    def __init__(self, X: np.ndarray, gaussian: bool, gamma: float) -> None:
-        super().__init__(X, gaussian, gamma)
+    def __init__(self, X: np.ndarray, gaussian: bool, gamma: float, sq: np.ndarray | None = None) -> None:
+        super().__init__(X, gaussian, gamma, sq)
         self.work, self.row_arrays, self.nbytes = X.size, (X, self.sq), X.nbytes
         self._bind(loops.dense_rows_of, X, self.sq, gaussian, gamma)
 
@@ -224,7 +229,7 @@ class Float64Dense(Float64Rows):
                            self.gamma, out)
 
     def subset(self, rows: np.ndarray) -> Float64Dense:
-        return Float64Dense(self.X[rows], self.gaussian, self.gamma)
+        return Float64Dense(self.X[rows], self.gaussian, self.gamma, self.sq[rows])
 
     def prepare(self, Z: Any) -> np.ndarray:
         return np.ascontiguousarray(Z.toarray() if sp.issparse(Z) else Z, dtype=np.float64)
@@ -235,8 +240,8 @@ class Float64CSR(Float64Rows):
 
     name = "float64 CSR"
 
-    def __init__(self, X: sp.csr_matrix, gaussian: bool, gamma: float) -> None:
-        super().__init__(X, gaussian, gamma)
+    def __init__(self, X: sp.csr_matrix, gaussian: bool, gamma: float, sq: np.ndarray | None = None) -> None:
+        super().__init__(X, gaussian, gamma, sq)
         self._scratch = np.zeros(X.shape[1])
         self.work, self.row_arrays = X.nnz, (X.data, X.indices, X.indptr, self.sq)
         self.nbytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + self._scratch.nbytes
@@ -269,7 +274,7 @@ class Float64CSR(Float64Rows):
         X = self.X[rows]
         X.indices = X.indices.astype(self.X.indices.dtype, copy=False)
         X.indptr = X.indptr.astype(self.X.indptr.dtype, copy=False)
-        return Float64CSR(X, self.gaussian, self.gamma)
+        return Float64CSR(X, self.gaussian, self.gamma, self.sq[rows])
 
     def prepare(self, Z: Any) -> sp.csr_matrix:
         Z = sp.csr_matrix(Z, dtype=np.float64)
