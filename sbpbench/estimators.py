@@ -144,8 +144,10 @@ def binary_problems(codes: np.ndarray, n_classes: int, scheme: str) -> list[tupl
     if scheme == "ovr":
         return [(None, np.where(codes == k, 1.0, -1.0)) for k in range(n_classes)]
     problems: list[tuple[np.ndarray | None, np.ndarray]] = []
+    members = [np.flatnonzero(codes == k) for k in range(n_classes)]
     for i, j in itertools.combinations(range(n_classes), 2):
-        rows = np.flatnonzero((codes == i) | (codes == j))
+        rows = np.concatenate((members[i], members[j]))
+        rows.sort()  # the two classes' examples in their order in the data
         problems.append((rows, np.where(codes[rows] == i, 1.0, -1.0)))
     return problems
 
@@ -395,6 +397,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
             self.sigma2_ = self._derived("sigma2", SCALE, "sigma2", scale_sigma2(X), "")
         spec = KernelSpec(values["kernel"], self.sigma2_, values["cache_mb"])
         snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
+        budget = Budget(**{name: values[name] for name in Budget.LIMITS})  # of each binary problem
         size = X.nnz if sp.issparse(X) else X.size
         with numba_threads(1 if size < ONE_THREAD_BELOW else numba.get_num_threads()):
             kernel = Kernel(X, spec)
@@ -411,7 +414,6 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
                     lam = self._derived("C", C, "lambda", 1.0 / (C * m), f" at n = {m}")  # 0 when C m overflows
                 problem = Problem(part, labels, part.X[:0], np.empty(0), lam, nu, bias, weights=part_weights)
                 run = solver.create(problem, np.random.default_rng([seed, k]), params)
-                budget = Budget(**{name: values[name] for name in Budget.LIMITS})
                 if (too_large := budget.too_large(m)) is not None:  # epochs * m past 2**53, as a config's
                     raise ValueError(f"{type(self).__name__}: {too_large.replace('key ', 'parameter ', 1)}")
                 limits = budget.limits(m)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sbpbench.kernels import Kernel, KernelSpec, loops, storage
+from sbpbench.kernels import Kernel, KernelSpec, detect, loops, storage
 from sbpbench.kernels.loops import row_block
 from tests.exact import kernel_matrix
 
@@ -171,11 +171,12 @@ def test_binary_decision_values_equal_the_blocked_products_bitwise(adult_small, 
     assert fast.eval_kernel_evals == Z.shape[0] * support.size
 
 
-@pytest.mark.parametrize("form", ["binary", "uint8", "csr"])
+@pytest.mark.parametrize("form", ["binary", "uint8", "csr", "dense"])
 def test_subset_keeps_the_storage_and_the_values(adult_X, form):
     # Adult as it is, as small integers over 255 (the subset holds only 2/255, whose scale
-    # alone is no integer scale: alone it would be float64), and scaled by 0.3
-    X = {"binary": adult_X, "uint8": adult_X.multiply(1.0 / 255).tocsr(), "csr": adult_X * 0.3}[form]
+    # alone is no integer scale: alone it would be float64), and scaled by 0.3 (sparse, dense)
+    X = {"binary": adult_X, "uint8": adult_X.multiply(1.0 / 255).tocsr(), "csr": adult_X * 0.3,
+         "dense": (adult_X * 0.3).toarray()}[form]
     rows = np.array([3, 0, 17])
     if form == "uint8":
         for i in rows:
@@ -184,10 +185,32 @@ def test_subset_keeps_the_storage_and_the_values(adult_X, form):
     full = Kernel(X, KernelSpec("gaussian", 10.0, cache_mb=1.0))
     part = full.subset(rows)
     assert (part.storage, part.layout, part.n) == (full.storage, full.layout, rows.size)
+    assert np.array_equal(part.sq, detect.squared_norms(part.X))  # its parent's norms: those of its rows
     full.row(int(rows[0]))
     for r, i in enumerate(rows):
         assert np.array_equal(part.row(r), full.entries(int(i), rows))  # bit for bit
     assert (part.kernel_evals, full.kernel_evals) == (rows.size ** 2, full.n + rows.size ** 2)
+
+
+@pytest.mark.parametrize("form", ["binary", "uint8", "csr", "dense"])
+def test_rows_on_one_thread_are_the_bound_loop_and_equal_the_threaded_rows(adult_X, form):
+    """Kernel.row and entries take the storage's compiled loop bound to its arrays; the same bits as
+    its threaded rows, whatever came before (a CSR row's scratch is cleared after each row)."""
+    X = {"binary": adult_X, "uint8": adult_X.multiply(1.0 / 255).tocsr(), "csr": adult_X * 0.3,
+         "dense": (adult_X * 0.3).toarray()}[form]
+    k = Kernel(X, KernelSpec("gaussian", 10.0, cache_mb=0.0))
+    assert k.storage == {"binary": "binary bit sets", "uint8": "uint8 dense", "csr": "float64 CSR",
+                         "dense": "float64 dense"}[form]
+    idx = np.array([7, 0, 299, 7, 150])
+    for i in (4, 0, 4, 299):
+        threaded = np.empty(k.n)
+        k.store.rows(i, k.store.all_rows, threaded, True)
+        assert np.array_equal(k.row(i), threaded)
+        assert np.array_equal(k.entries(i, idx), threaded[idx])
+        some = np.empty(idx.size)
+        k.store.rows(i, idx, some, True)
+        assert np.array_equal(k.entries(i, idx), some)
+    assert k.kernel_evals_computed == 4 * k.n + 8 * idx.size  # no row cache: all computed
 
 
 def test_rows_are_read_only_whatever_the_cache(adult_X):

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from sbpbench.data.sources.mnist import mnist_split
 from sbpbench.kernels import Kernel, KernelSpec, detect, kernel, loops, storage
-from sbpbench.kernels.detect import integer_scale, small_integers
+from sbpbench.kernels.detect import INTEGER_SAMPLE, integer_scale, small_integers
 from tests.problems import SHARED
 
 MNIST = SHARED / "mnist"
@@ -37,6 +37,13 @@ def test_scale_detection():
     assert integer_scale(np.array([[-0.5, 0.5]])) is None  # negative
     assert integer_scale(np.array([[1e-6, 1.0]])) is None  # D = 10^6 too large
     assert integer_scale(np.zeros((2, 3))) is None
+    assert integer_scale(np.array([[np.nan, 0.5]])) is None
+    assert integer_scale(np.array([[np.inf, 0.5]])) is None
+    late = np.full((1, INTEGER_SAMPLE + 10), 0.5)
+    late[0, -1] = 0.3  # not a multiple of 1/2, past the values checked first
+    assert integer_scale(late) is None
+    late[0, -1] = 0.25  # the smallest value, past them: D = 4
+    assert integer_scale(late) == 4
     assert small_integers(np.array([[0.5, 1.0]]), 4).tolist() == [[2, 4]]
     assert small_integers(np.array([[0.3]]), 4) is None
 

@@ -16,6 +16,7 @@ the data also fit an exact storage (:mod:`sbpbench.kernels.storage`), and :func:
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -28,6 +29,9 @@ SMALL_INT_MAX_FEATURES = (2**31 - 1) // SMALL_INT_MAX**2
 #: Sparse small-integer data at least this dense take the uint8 dense path (it then reads no
 #: more bytes per row than float64 CSR's 12 per nonzero); sparser data stay float64 CSR.
 SMALL_INT_MIN_DENSITY = 1.0 / 12.0
+#: :func:`integer_scale` first checks this many values, which refuse most data that are not
+#: small integers before a pass over all of them.
+INTEGER_SAMPLE = 4096
 
 
 def as_kernel_matrix(X) -> np.ndarray | sp.csr_matrix:
@@ -102,13 +106,26 @@ def integer_scale(X) -> int | None:
         None otherwise (also for data without a nonzero value).
     """
     values = _stored_values(X)
-    nonzero = np.abs(values[values != 0])
-    if nonzero.size == 0 or not np.all(np.isfinite(nonzero)):
+    # a negative value is no such integer (round(v D) / D == v needs round(v D) < 0); NaN fails too
+    if values.size == 0 or not (values.min() >= 0.0 and np.isfinite(values.max())):
         return None
-    scale = max(1, round(1.0 / float(nonzero.min())))
-    if not 1 <= scale <= 65535 or _integers(values, scale) is None:
+    smallest = _smallest_positive(values)
+    if smallest == np.inf:
         return None
-    return scale
+    scale = max(1, round(1.0 / smallest))
+    if not 1 <= scale <= 65535 or _integers(values[:INTEGER_SAMPLE], scale) is None:
+        return None
+    return scale if _integers(values, scale) is not None else None
+
+
+@numba.njit(cache=True)
+def _smallest_positive(values):
+    """The smallest positive value (infinity when there is none), in one pass without a copy."""
+    smallest = np.inf
+    for v in values:
+        if 0.0 < v < smallest:
+            smallest = v
+    return smallest
 
 
 def small_integers(X, scale: int) -> np.ndarray | None:

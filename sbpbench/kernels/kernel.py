@@ -105,21 +105,23 @@ class Kernel:
         self.sq = store.general.sq
         self._row_parallel = store.work >= PARALLEL_MIN_WORK
         self._all = store.all_rows  # the storage recognizes this array (Storage.all_rows)
-        #: Full rows, split over threads or not, whichever is faster now (None: always on one thread).
-        self._full_rows = FasterOfTwo(self._threaded_row, self._serial_row) if self._row_parallel else None
+        #: ``_full_row(i, out)``: a full row, split over threads or not, whichever is faster now,
+        #: or on one thread by the storage's compiled loop bound to its arrays (one compiled call).
+        self._full_row = FasterOfTwo(self._threaded_row, store.full_row) if self._row_parallel else store.full_row
         self._cache_budget = int(spec.cache_mb * 2**20 // 8)  # float64 entries the row cache may hold
         self.reset()
         self._load_loops()
 
     def _load_loops(self) -> None:
-        """Compile (or load) the row loops (module docstring): one entry and a full row (which a
-        storage may read in order) by the serial loop and, if full rows are split over threads,
-        by the parallel one; nothing counted or cached."""
+        """Compile (or load) the row loops (module docstring): one entry and, where the storage
+        reads a full row in order (another compiled form), a full row, by the serial loop and, if
+        full rows are split over threads, by the parallel one; nothing counted or cached."""
         if self.n == 0:
             return
+        rows = (self._all[:1],) if self._values.in_order is self._all else (self._all[:1], self._all)
         for parallel in (False, True) if self._row_parallel else (False,):
-            self._compute(0, self._all[:1], parallel)
-            self._compute(0, self._all, parallel)
+            for idx in rows:
+                self._compute(0, idx, parallel)
 
     def subset(self, rows: np.ndarray) -> Kernel:
         """The kernel over the training points ``rows``, stored as this one is.
@@ -336,20 +338,28 @@ class Kernel:
     def _compute(self, i: int, idx: np.ndarray, parallel: bool | None = None) -> np.ndarray:
         """``K(x_i, x_j)`` for ``j`` in ``idx``, read-only, not counted; by default a full row is
         split over numba's threads when the kernel's rows are large (:data:`PARALLEL_MIN_WORK`)
-        and that is faster now (the same values either way)."""
+        and that is faster now (the same values either way), and other rows are on one thread
+        unless they are as long as a full one.
+
+        On one thread a row is one call of the storage's compiled loop, bound to its arrays
+        (:attr:`~sbpbench.kernels.storage.Storage.serial_rows`): a kernel row on small data
+        costs a few microseconds, and every Python layer on its way costs a fraction of one.
+        """
         out = np.empty(idx.size)
-        if parallel is None and self._full_rows is not None and idx is self._all:
-            self._full_rows(i, out)
+        if parallel is None:
+            if idx is self._all:
+                self._full_row(i, out)
+            elif self._row_parallel and idx.size == self.n:
+                self._values.threaded_rows(i, idx, out)
+            else:
+                self._values.serial_rows(idx, i, out)
         else:
-            self._values.rows(i, idx, out, self._row_parallel and idx.size == self.n if parallel is None else parallel)
+            self._values.rows(i, idx, out, parallel)
         out.flags.writeable = False
         return out
 
     def _threaded_row(self, i: int, out: np.ndarray) -> None:
-        self._values.rows(i, self._all, out, True)
-
-    def _serial_row(self, i: int, out: np.ndarray) -> None:
-        self._values.rows(i, self._all, out, False)
+        self._values.threaded_rows(i, self._all, out)
 
     # -- measurement ----------------------------------------------------------------------
     def prepare(self, Z):

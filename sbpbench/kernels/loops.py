@@ -8,8 +8,10 @@ storages do the same arithmetic; the small-integer row takes its two steps apart
 inner products by AVX-512 VNNI where the CPU has it (:data:`VNNI`).
 
 Row loops (``*_row``) compute ``out[r] = K(x_i, x_idx[r])`` on one thread; each has a
-``*_row_parallel`` wrapper that hands ``chunks`` pieces of ``idx`` to numba's threads (the
-kernel runs :func:`run_rows`, which picks one). Decision loops (``*_decision``,
+``*_rows_of`` wrapper taking the training point's index ``i`` (what a storage binds to its
+arrays, so that a row on one thread is one compiled call, :attr:`Storage.serial_rows
+<sbpbench.kernels.storage.Storage.serial_rows>`) and a ``*_row_parallel`` wrapper that hands
+``chunks`` pieces of ``idx`` to numba's threads (:func:`run_threaded`). Decision loops (``*_decision``,
 :func:`add_block`) sum ``coef_j K(z_r, s_j)`` over support points for measurement.
 """
 
@@ -413,6 +415,39 @@ def int_row(Q, S, qi, S_i, idx, gaussian, gamma, scale2, out):
         exp_values(x[:hi - lo], out[lo:hi])
 
 
+# The serial row loops of training point ``i``, arguments ordered (the storage's arrays and
+# constants, idx, i, out) so that a storage binds the first ones once (functools.partial) and a
+# row costs one compiled call: ``i``'s own data are read here, not sliced in Python.
+
+@numba.njit(cache=True)
+def dense_rows_of(X, sq, gaussian, gamma, idx, i, out):
+    """:func:`dense_row` of training point ``i``."""
+    dense_row(X, sq, X[i], sq[i], idx, gaussian, gamma, out)
+
+
+@numba.njit(cache=True)
+def sparse_rows_of(indptr, indices, data, sq, scratch, gaussian, gamma, idx, i, out):
+    """:func:`sparse_row` of training point ``i``, scattered into ``scratch`` (zero, ``d`` long)
+    and cleared after."""
+    for k in range(indptr[i], indptr[i + 1]):
+        scratch[indices[k]] = data[k]
+    sparse_row(indptr, indices, data, sq, scratch, sq[i], idx, gaussian, gamma, out)
+    for k in range(indptr[i], indptr[i + 1]):
+        scratch[indices[k]] = 0.0
+
+
+@numba.njit(cache=True)
+def binary_rows_of(columns, counts, gaussian, table, idx, i, out):
+    """:func:`binary_row` of training point ``i`` (``idx`` None: all the rows, in order)."""
+    binary_row(columns, counts, i, idx, gaussian, table, out)
+
+
+@numba.njit(cache=True)
+def int_rows_of(Q, S, gaussian, gamma, scale2, idx, i, out):
+    """:func:`int_row` of training point ``i``."""
+    int_row(Q, S, Q[i], S[i], idx, gaussian, gamma, scale2, out)
+
+
 # A parallel region costs a wake-up and a barrier of every thread (much more on a busy
 # machine), so rows with little work run the serial loops above directly, and the others
 # these wrappers, which hand ``chunks`` pieces of ``idx`` to numba's threads.
@@ -513,20 +548,14 @@ def add_block(dots, z_sq, s_sq, coef, gaussian, gamma, scale2, out):
 
 
 
-def run_rows(serial: Callable[..., Any], threaded: Callable[..., Any], parallel: bool, *args: Any) -> None:
-    """Run a row loop: ``serial(*args)``, or, when ``parallel``, its ``*_row_parallel`` wrapper
-    ``threaded`` over ``4 * numba.get_num_threads()`` chunks of ``idx``.
+def run_threaded(threaded: Callable[..., Any], *args: Any) -> None:
+    """Run a ``*_row_parallel`` loop over ``4 * numba.get_num_threads()`` chunks of ``idx``.
 
     Parameters
     ----------
-    serial, threaded : numba dispatcher
-        A ``*_row`` loop and its ``*_row_parallel`` wrapper.
-    parallel : bool
-        Split the work over numba's threads.
+    threaded : numba dispatcher
+        A ``*_row_parallel`` wrapper.
     *args
-        The row loop's arguments.
+        Its row loop's arguments.
     """
-    if parallel:
-        threaded(*args, 4 * numba.get_num_threads())
-    else:
-        serial(*args)
+    threaded(*args, 4 * numba.get_num_threads())

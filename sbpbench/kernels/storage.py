@@ -5,6 +5,8 @@ A :class:`~sbpbench.kernels.kernel.Kernel` holds one :class:`Storage` (chosen by
 counts, the storage computes (by the compiled loops of :mod:`sbpbench.kernels.loops`):
 
 * :meth:`Storage.rows`: ``K(x_i, x_j)`` for the ``j`` in ``idx``, on one thread or numba's;
+  on one thread by :attr:`Storage.serial_rows` and :attr:`Storage.full_row`, one compiled call
+  each (the loop bound to the storage's arrays when it is made), which the kernel calls directly;
 * :meth:`Storage.decision_values`: ``sum_j coef_j K(z, x_support[j])`` for points ``Z``;
 * :meth:`Storage.subset`: the same storage over some of the rows;
 * :attr:`Storage.work` (the multiply-adds of a full row), :attr:`Storage.nbytes` (what the
@@ -49,7 +51,8 @@ A new storage is one subclass of :class:`Storage` here and one line in :func:`ch
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from functools import cached_property
+from collections.abc import Callable
+from functools import cached_property, partial
 from typing import Any, ClassVar
 
 import numba
@@ -97,6 +100,11 @@ class Storage(ABC):
     #: Bytes of the rows in every form held and of scratch space (:func:`memory_needs`'s
     #: ``training rows`` and ``feature scratch vector``; squared norms and tables aside).
     nbytes: int
+    #: ``serial_rows(idx, i, out)``: ``out[r] = K(x_i, x_idx[r])`` on one thread, one compiled call
+    #: (a ``*_rows_of`` loop of :mod:`~sbpbench.kernels.loops` bound to this storage's arrays).
+    serial_rows: Callable[[np.ndarray, int, np.ndarray], None]
+    #: ``full_row(i, out)``: :attr:`serial_rows` of the full row (``idx`` :attr:`all_rows`).
+    full_row: Callable[[int, np.ndarray], None]
 
     @cached_property
     def all_rows(self) -> np.ndarray:
@@ -110,7 +118,17 @@ class Storage(ABC):
         """The same rows in float64 (CSR or dense) with their squared norms: this storage for
         the float64 ones, and what the exact ones fall back to for points they cannot score."""
 
-    @abstractmethod
+    def _bind(self, loop: Callable[..., None], *arrays: Any) -> None:
+        """Set :attr:`serial_rows` and :attr:`full_row` to ``loop`` (a ``*_rows_of`` loop) bound to ``arrays``."""
+        self.serial_rows = partial(loop, *arrays)
+        self.full_row = partial(loop, *arrays, self.in_order)
+
+    @property
+    def in_order(self) -> np.ndarray | None:
+        """What :attr:`full_row` passes its loop as ``idx``: :attr:`all_rows`, or None for a loop
+        that reads the rows in order without one."""
+        return self.all_rows
+
     def rows(self, i: int, idx: np.ndarray, out: np.ndarray, parallel: bool) -> None:
         """``out[r] = K(x_i, x_idx[r])``; ``parallel`` splits the work over numba's threads.
 
@@ -119,12 +137,23 @@ class Storage(ABC):
         i : int
             Index of a training point.
         idx : numpy.ndarray of int64
-            Indices of training points.
+            Indices of training points (:attr:`all_rows` itself for a full row, which a storage
+            may read in order).
         out : numpy.ndarray, shape (len(idx),)
             Written in place.
         parallel : bool
-            Run the ``*_row_parallel`` loop (:func:`~sbpbench.kernels.loops.run_rows`).
+            Run the ``*_row_parallel`` loop (:meth:`threaded_rows`), else :attr:`serial_rows`.
         """
+        if parallel:
+            self.threaded_rows(i, idx, out)
+        elif idx is self.all_rows:
+            self.full_row(i, out)
+        else:
+            self.serial_rows(idx, i, out)
+
+    @abstractmethod
+    def threaded_rows(self, i: int, idx: np.ndarray, out: np.ndarray) -> None:
+        """:meth:`rows` split over numba's threads (:func:`~sbpbench.kernels.loops.run_threaded`)."""
 
     def block_source(self, i: int) -> tuple[Any, ...] | None:
         """What computes row ``i`` a block at a time inside another compiled loop
@@ -156,12 +185,17 @@ class Storage(ABC):
 
 
 class Float64Rows(Storage):
-    """The general path: float64 rows ``X`` and their squared norms ``sq``."""
+    """The general path: float64 rows ``X`` and their squared norms ``sq``.
+
+    ``sq`` is computed from ``X`` unless given: a :meth:`subset` takes its rows' norms from
+    this storage, the same bits as computing them again (each row's norm is summed apart, in
+    the order of its stored values) without a pass over the rows.
+    """
 
     X: Any  # a dense array or a CSR matrix (the subclass tells)
 
-    def __init__(self, X: Any, gaussian: bool, gamma: float) -> None:
-        self.X, self.sq = X, squared_norms(X)
+    def __init__(self, X: Any, gaussian: bool, gamma: float, sq: np.ndarray | None = None) -> None:
+        self.X, self.sq = X, squared_norms(X) if sq is None else sq
         self.gaussian, self.gamma = gaussian, gamma
 
     @property
@@ -185,16 +219,17 @@ class Float64Dense(Float64Rows):
 
     name = "float64 dense"
 
-    def __init__(self, X: np.ndarray, gaussian: bool, gamma: float) -> None:
-        super().__init__(X, gaussian, gamma)
+    def __init__(self, X: np.ndarray, gaussian: bool, gamma: float, sq: np.ndarray | None = None) -> None:
+        super().__init__(X, gaussian, gamma, sq)
         self.work, self.row_arrays, self.nbytes = X.size, (X, self.sq), X.nbytes
+        self._bind(loops.dense_rows_of, X, self.sq, gaussian, gamma)
 
-    def rows(self, i: int, idx: np.ndarray, out: np.ndarray, parallel: bool) -> None:
-        loops.run_rows(loops.dense_row, loops.dense_row_parallel, parallel,
-                       self.X, self.sq, self.X[i], self.sq[i], idx, self.gaussian, self.gamma, out)
+    def threaded_rows(self, i: int, idx: np.ndarray, out: np.ndarray) -> None:
+        loops.run_threaded(loops.dense_row_parallel, self.X, self.sq, self.X[i], self.sq[i], idx, self.gaussian,
+                           self.gamma, out)
 
     def subset(self, rows: np.ndarray) -> Float64Dense:
-        return Float64Dense(self.X[rows], self.gaussian, self.gamma)
+        return Float64Dense(self.X[rows], self.gaussian, self.gamma, self.sq[rows])
 
     def prepare(self, Z: Any) -> np.ndarray:
         return np.ascontiguousarray(Z.toarray() if sp.issparse(Z) else Z, dtype=np.float64)
@@ -205,19 +240,20 @@ class Float64CSR(Float64Rows):
 
     name = "float64 CSR"
 
-    def __init__(self, X: sp.csr_matrix, gaussian: bool, gamma: float) -> None:
-        super().__init__(X, gaussian, gamma)
+    def __init__(self, X: sp.csr_matrix, gaussian: bool, gamma: float, sq: np.ndarray | None = None) -> None:
+        super().__init__(X, gaussian, gamma, sq)
         self._scratch = np.zeros(X.shape[1])
         self.work, self.row_arrays = X.nnz, (X.data, X.indices, X.indptr, self.sq)
         self.nbytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + self._scratch.nbytes
+        self._bind(loops.sparse_rows_of, X.indptr, X.indices, X.data, self.sq, self._scratch, gaussian, gamma)
 
-    def rows(self, i: int, idx: np.ndarray, out: np.ndarray, parallel: bool) -> None:
+    def threaded_rows(self, i: int, idx: np.ndarray, out: np.ndarray) -> None:
         X = self.X
         lo, hi = X.indptr[i], X.indptr[i + 1]
         cols = X.indices[lo:hi]
         self._scratch[cols] = X.data[lo:hi]
-        loops.run_rows(loops.sparse_row, loops.sparse_row_parallel, parallel, X.indptr, X.indices, X.data,
-                       self.sq, self._scratch, self.sq[i], idx, self.gaussian, self.gamma, out)
+        loops.run_threaded(loops.sparse_row_parallel, X.indptr, X.indices, X.data, self.sq, self._scratch, self.sq[i],
+                           idx, self.gaussian, self.gamma, out)
         self._scratch[cols] = 0.0
 
     def decision_values(self, Z: Any, support: np.ndarray, coef: np.ndarray) -> np.ndarray:
@@ -238,7 +274,7 @@ class Float64CSR(Float64Rows):
         X = self.X[rows]
         X.indices = X.indices.astype(self.X.indices.dtype, copy=False)
         X.indptr = X.indptr.astype(self.X.indptr.dtype, copy=False)
-        return Float64CSR(X, self.gaussian, self.gamma)
+        return Float64CSR(X, self.gaussian, self.gamma, self.sq[rows])
 
     def prepare(self, Z: Any) -> sp.csr_matrix:
         Z = sp.csr_matrix(Z, dtype=np.float64)
@@ -305,11 +341,16 @@ class BitSets(ExactRows):
         self.counts = norms.astype(np.min_scalar_type(int(norms.max(initial=0))))
         self.row_arrays = (self.columns, self.counts)
         self.table = loops.distance_table(2 * int(self.norms.max(initial=0)) + 1, self.gamma)
+        self._bind(loops.binary_rows_of, self.columns, self.counts, self.gaussian, self.table)
 
-    def rows(self, i: int, idx: np.ndarray, out: np.ndarray, parallel: bool) -> None:
-        in_order = None if idx is self.all_rows else idx  # a full row reads the bit sets in order
-        loops.run_rows(loops.binary_row, loops.binary_row_parallel, parallel, self.columns, self.counts, i, in_order,
-                       self.gaussian, self.table, out)
+    @property
+    def in_order(self) -> None:
+        """None: a full row reads the bit sets in order."""
+        return None
+
+    def threaded_rows(self, i: int, idx: np.ndarray, out: np.ndarray) -> None:
+        loops.run_threaded(loops.binary_row_parallel, self.columns, self.counts, i,
+                           None if idx is self.all_rows else idx, self.gaussian, self.table, out)
 
     def block_source(self, i: int) -> tuple[Any, ...]:
         """``(columns, counts, i, gaussian, table)``: what :func:`~sbpbench.kernels.loops.binary_row` reads."""
@@ -350,10 +391,11 @@ class SmallIntegers(ExactRows):
         super().__init__(general, ints, loops.int_squared_norms(ints))
         self.scale, self.scale2 = scale, float(scale) ** 2
         self.norms64 = self.norms.astype(np.float64)  # for measuring, made once
+        self._bind(loops.int_rows_of, self.stored, self.norms, self.gaussian, self.gamma, self.scale2)
 
-    def rows(self, i: int, idx: np.ndarray, out: np.ndarray, parallel: bool) -> None:
-        loops.run_rows(loops.int_row, loops.int_row_parallel, parallel, self.stored, self.norms, self.stored[i],
-                       self.norms[i], idx, self.gaussian, self.gamma, self.scale2, out)
+    def threaded_rows(self, i: int, idx: np.ndarray, out: np.ndarray) -> None:
+        loops.run_threaded(loops.int_row_parallel, self.stored, self.norms, self.stored[i], self.norms[i], idx,
+                           self.gaussian, self.gamma, self.scale2, out)
 
     def scores(self, Z: Any) -> bool:
         return self.general.X.shape[1] <= EVAL_BLOCK_MAX_FEATURES

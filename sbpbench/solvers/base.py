@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
@@ -131,9 +132,14 @@ class ProblemKind:
     @classmethod
     def of(cls, problem: Problem) -> ProblemKind:
         """The kind of a built problem."""
-        given = (("lambda", problem.lam), ("nu", problem.nu))
-        return cls(problem.kernel.spec.name, problem.bias,
-                   frozenset(name for name, value in given if value is not None))
+        return _kind(problem.kernel.spec.name, problem.bias, problem.lam is not None, problem.nu is not None)
+
+
+@cache
+def _kind(kernel: str, bias: bool, lam: bool, nu: bool) -> ProblemKind:
+    """:meth:`ProblemKind.of` a problem of this kernel and bias, defining lambda and nu or not
+    (made once: it is asked whenever a solver is made, for each binary problem of an estimator)."""
+    return ProblemKind(kernel, bias, frozenset(name for name, given in (("lambda", lam), ("nu", nu)) if given))
 
 
 def required(value: float | None, name: str) -> float:
@@ -424,7 +430,10 @@ class Solver(Generic[P]):
         A step starts only while ``iteration < max_iterations``, ``kernel.kernel_evals <
         max_kernel_evals`` and the clock is before ``deadline``; a solver therefore stops
         at the first step boundary at or after a limit. Solvers with
-        ``one_step_per_advance`` do one step at most.
+        ``one_step_per_advance`` do one step at most. The clock is read before every step
+        when ``deadline`` is finite, and never when it is infinite (no clock is past it):
+        the estimators' default budget has no time limit, and their small problems take
+        steps of a few microseconds.
 
         Parameters
         ----------
@@ -440,12 +449,12 @@ class Solver(Generic[P]):
         bool
             True if the solver has finished by itself (converged); it is not advanced again.
         """
-        kernel = self.kernel
+        kernel, step, once, timed = self.kernel, self._step, self.one_step_per_advance, deadline < math.inf
         while not self.finished and self.iteration < max_iterations and kernel.kernel_evals < max_kernel_evals:
-            if time.perf_counter() >= deadline:
+            if timed and time.perf_counter() >= deadline:
                 break
-            self.finished = self._step(max_iterations - self.iteration, max_kernel_evals - kernel.kernel_evals)
-            if self.one_step_per_advance:
+            self.finished = step(max_iterations - self.iteration, max_kernel_evals - kernel.kernel_evals)
+            if once:
                 break
         return self.finished
 
