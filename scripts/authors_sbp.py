@@ -203,7 +203,9 @@ def page(args: argparse.Namespace, source: str, runs: dict[str, list[list[Checkp
         cells = [first_at_target(runs[name][r], cost) for name in ("issvm", "sbp")
                  for cost in ("iterations", "kernel_rows")]
         lines.append(f"| {r + 1} | " + " | ".join(cells) + " |")
-    unfinished = f" {args.runs - done} of the {args.runs} runs asked were not finished." if done < args.runs else ""
+    left = args.runs - done
+    unfinished = (f" {left} of the {args.runs} runs asked {'was' if left == 1 else 'were'} not finished."
+                  if left else "")
     lines += ["", f"({seconds:.0f} s on {os.cpu_count()} cores.{unfinished})"]
     return "\n".join(lines) + "\n"
 
@@ -241,6 +243,7 @@ def main(argv: list[str] | None = None) -> None:
     if Path(args.out).suffix != ".md":
         fail(f"--out {args.out}: expected a Markdown page ending in .md (the JSON goes beside it)")
     checkpoints = list(range(args.every, args.iterations + 1, args.every))
+    facts = environment()  # commit, versions and host as a run's meta.json has them, at the start
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(args.work or tmp)
         work.mkdir(parents=True, exist_ok=True)
@@ -252,7 +255,6 @@ def main(argv: list[str] | None = None) -> None:
         problem = Problem.build(train, test, KernelSpec("gaussian", SIGMA2, 0.0), None, NU, True)
         source = f"--source {args.source}" if args.source else f"the git mirror {args.mirror or MIRROR}"
         out = Path(args.out)
-        facts = environment()  # commit, versions and host, as a run's meta.json has them
         runs: dict[str, list[list[Checkpoint]]] = {"issvm": [], "sbp": []}
         start = time.time()
         for seed in range(args.runs):  # a pair at a time, both files rewritten after each

@@ -306,7 +306,8 @@ class RecordedToTarget:
     them). For runs of programs other than ours (an author's program), which no experiment's
     curves hold. ``label``: what the cost is, in words.
 
-    The file's keys: ``target`` ``{"column": C, "at_most": value, "what": text}`` and ``runs``
+    The file's keys: ``target`` ``{"column": C, "at_most": value}`` (and ``what`` it is, for
+    the reader of the file: the row names the target) and ``runs``
     ``{program: [run, ...]}``, a run a list of checkpoints in order, each an object with
     ``cost`` and ``C``. Without the file there are no runs, and the label says which script
     writes it; a run without checkpoints is a malformed file.
@@ -332,9 +333,8 @@ class RecordedToTarget:
                 hit = [float(point[self.cost]) for point in run if float(point[column]) <= at_most]
                 reached.append(bool(hit))
                 values.append(hit[0] if hit else float(run[-1][self.cost]))
-            what = f"{column} <= {at_most:.4g} ({data['target']['what']})"
             return Runs(np.array(values, dtype=float), np.array(reached, dtype=bool),
-                        f"{self.label} to {what}, from {self.analysis}")
+                        f"{self.label} to {column} <= {at_most:.4g} ({self.analysis})")
         runs = read_analysis(found[0], self.analysis, self.script, take)
         if runs is None:
             return Runs(np.array([]), np.array([], dtype=bool),
