@@ -1,7 +1,7 @@
 """SBP with a bias against its authors' program, issvm (A. Cotter), iteration for iteration.
 
 Usage: python scripts/authors_sbp.py [--source DIR | --mirror GITDIR] [--iterations 10000]
-       [--every 500] [--runs 1] [--out results/paper/analyses/authors-sbp.md]
+       [--every 500] [--runs 1] [--work DIR] [--out results/paper/analyses/authors-sbp.md]
 
 issvm is the C++ of the kernelized SBP paper's authors (GPL, 2012). Its public copy is the
 fork github.com/maliq/issvm (Cotter's sources plus a support-set writer); ``--mirror`` is a git
@@ -20,12 +20,23 @@ saves and reloads its state, the averages included) and its test error is measur
 ``issvm_evaluate`` after each; ours (``sbp``) is advanced the same iterations and measured by
 its snapshot. The page gives the test error of each against iterations and against kernel rows
 computed (issvm updates one positive and one negative example per iteration, two rows; ours
-one example, one row), and the first checkpoint at LIBSVM's error + 0.1 pp (14.98%).
+one example, one row, as its kernel counts them), and the first checkpoint at LIBSVM's error + 0.1
+pp (14.98%: LIBSVM's 14.876% in the committed ``sbp-libsvm-adult`` runs, plus 0.1 pp, rounded up to
+the same test points).
+
+Beside the page (``--out``) it writes the same runs as JSON (the page's name with ``.json``),
+which the SBP paper's report rows read (:class:`sbpbench.papers.questions.RecordedToTarget`):
+``settings``, ``target`` (``column``, ``at_most``, ``what``), ``cost_per_iteration`` and
+``runs``: per program (``issvm``, ``sbp``) a list of runs, each a list of checkpoints
+``{"iterations", "kernel_rows", "test_error"}``; ``runs_done`` of ``runs_planned``, and the
+environment (commit, versions, host) as a run's meta.json has it. Both files are rewritten
+after each pair of runs (one of each program), so an interruption keeps the runs finished.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import shutil
@@ -39,14 +50,22 @@ import numpy as np
 
 from sbpbench.data.sources.adult import load_bundled
 from sbpbench.data.split import Split
+from sbpbench.files import atomic_write
 from sbpbench.kernels import KernelSpec
 from sbpbench.problem import Problem
+from sbpbench.results.store import environment
 from sbpbench.solvers import SOLVERS
 
 MIRROR = Path("/work/.mirror/maliq+issvm/repo")
 OUT = Path("results/paper/analyses/authors-sbp.md")
 NU, SIGMA2, TARGET = 0.001367, 100.0, 0.1498
 PROGRAMS = ("issvm_initialize", "issvm_optimize", "issvm_evaluate")
+TARGET_WHAT = "LIBSVM's test error on full Adult with a bias (14.876%, the sbp-libsvm-adult runs) + 0.1 pp"
+#: Kernel rows per iteration: issvm updates one positive and one negative example, ours one example.
+ROWS_PER_ITERATION = {"issvm": 2, "sbp": 1}
+
+#: One checkpoint of a run: iterations, kernel rows computed, test error (a fraction).
+Checkpoint = dict[str, float]
 
 
 def fail(message: str) -> None:
@@ -122,38 +141,89 @@ def run(cmd: list[str], cwd: Path) -> None:
         fail(f"{Path(cmd[0]).name} exited {done.returncode}: {(done.stderr or done.stdout).strip()[-300:]}")
 
 
-def issvm_run(root: Path, work: Path, test: Split, checkpoints: list[int]) -> list[float]:
-    """issvm's test error at each checkpoint (one fresh model, its own random seed)."""
+def issvm_run(root: Path, work: Path, test: Split, checkpoints: list[int]) -> list[Checkpoint]:
+    """issvm's checkpoints (one fresh model, its own random seed): test error after each number of
+    iterations, and its kernel rows by its update (two a iteration, :data:`ROWS_PER_ITERATION`)."""
     model = work / "model"
     run([str(root / "issvm_initialize"), "-f", str(work / "train.svm"), "-o", str(model), "-k", "gaussian",
          "-K", repr(1.0 / (2.0 * SIGMA2)), "-a", "SBP", "-A", repr(NU), "-b", "1", "-c", "0"], work)
-    errors, done = [], 0
+    found, done = [], 0
     for point in checkpoints:
         run([str(root / "issvm_optimize"), "-i", str(model), "-o", str(model), "-n", str(point - done)], work)
         done = point
         run([str(root / "issvm_evaluate"), "-f", str(work / "test.svm"), "-i", str(model), "-o",
              str(work / "scores.txt")], work)
         scores = np.loadtxt(work / "scores.txt")
-        errors.append(float(np.mean(test.y * scores <= 0)))
-    return errors
+        found.append({"iterations": point, "kernel_rows": ROWS_PER_ITERATION["issvm"] * point,
+                      "test_error": float(np.mean(test.y * scores <= 0))})
+    return found
 
 
-def ours_run(problem: Problem, seed: int, checkpoints: list[int]) -> list[float]:
-    """Our SBP's test error at each checkpoint."""
+def ours_run(problem: Problem, seed: int, checkpoints: list[int]) -> list[Checkpoint]:
+    """Our SBP's checkpoints: test error after each number of iterations, and the kernel rows its
+    kernel counted (its kernel evaluations over n)."""
     cls = SOLVERS["sbp"]
     solver = cls.create(problem, np.random.default_rng(seed), cls.Params())
-    errors = []
+    start = problem.kernel.kernel_evals
+    found = []
     for point in checkpoints:
         solver.advance(point, math.inf, math.inf)
-        errors.append(solver.snapshot().test_measures(problem)["test_error"])
-    return errors
+        found.append({"iterations": point, "kernel_rows": (problem.kernel.kernel_evals - start) / problem.n,
+                      "test_error": solver.snapshot().test_measures(problem)["test_error"]})
+    return found
 
 
-def first_at_target(checkpoints: list[int], errors: list[float]) -> str:
-    for point, error in zip(checkpoints, errors):
-        if error <= TARGET:
-            return str(point)
-    return f"> {checkpoints[-1]}"
+def first_at_target(run: list[Checkpoint], cost: str) -> str:
+    """``cost`` at the run's first checkpoint at or below the target, else ``> `` its last."""
+    for point in run:
+        if point["test_error"] <= TARGET:
+            return f"{point[cost]:.0f}"
+    return f"> {run[-1][cost]:.0f}"
+
+
+def page(args: argparse.Namespace, source: str, runs: dict[str, list[list[Checkpoint]]], seconds: float) -> str:
+    """The Markdown page: test error against iterations, then the first checkpoint at the target."""
+    done = len(runs["issvm"])
+    lines = ["# SBP with a bias against issvm, its authors' program", "",
+             "Written by `scripts/authors_sbp.py` (its docstring says how): full Adult, Gaussian sigma^2 = 100, "
+             f"bias, nu = {NU}, no row cache; issvm built at -O2 from {source}. "
+             "Test error (%) after each number of iterations; an issvm iteration updates one positive and one "
+             "negative example (two kernel rows), ours one example (one row). The same runs, as JSON, are in "
+             f"`{Path(args.out).with_suffix('.json').name}`.", "",
+             "| iterations | " + " | ".join(f"issvm run {r + 1}" for r in range(done)) + " | "
+             + " | ".join(f"ours run {r + 1}" for r in range(done)) + " |",
+             "|---:|" + "---:|" * (2 * done)]
+    for k, point in enumerate(runs["issvm"][0]):
+        lines.append(f"| {point['iterations']} | "
+                     + " | ".join(f"{100 * r[k]['test_error']:.2f}" for r in runs["issvm"] + runs["sbp"]) + " |")
+    lines += ["", f"First checkpoint at LIBSVM's error + 0.1 pp ({100 * TARGET:.2f}%):", "",
+              "| run | issvm iterations | issvm kernel rows | ours iterations | ours kernel rows |",
+              "|---:|---:|---:|---:|---:|"]
+    for r in range(done):
+        cells = [first_at_target(runs[name][r], cost) for name in ("issvm", "sbp")
+                 for cost in ("iterations", "kernel_rows")]
+        lines.append(f"| {r + 1} | " + " | ".join(cells) + " |")
+    left = args.runs - done
+    unfinished = (f" {left} of the {args.runs} runs asked {'was' if left == 1 else 'were'} not finished."
+                  if left else "")
+    lines += ["", f"({seconds:.0f} s on {os.cpu_count()} cores.{unfinished})"]
+    return "\n".join(lines) + "\n"
+
+
+def record(args: argparse.Namespace, source: str, runs: dict[str, list[list[Checkpoint]]], seconds: float,
+           facts: dict, train: Split, test: Split) -> str:
+    """The JSON record of the runs (the module docstring gives its keys)."""
+    settings = {"data": "full Adult: LIBSVM's a9a / a9a.t", "n_train": train.n, "n_test": test.n,
+                "kernel": "gaussian exp(-||x - x'||^2 / (2 sigma^2))", "sigma2": SIGMA2, "bias": True, "nu": NU,
+                "row_cache": False, "iterations": args.iterations, "every": args.every, "issvm": source,
+                "issvm_seeds": "its own (issvm_initialize draws one)", "sbp_seeds": list(range(len(runs["sbp"])))}
+    return json.dumps({
+        "script": "scripts/authors_sbp.py", "environment": facts, "settings": settings,
+        "target": {"column": "test_error", "at_most": TARGET, "what": TARGET_WHAT},
+        "cost_per_iteration": {"issvm": "two kernel rows: one positive and one negative example updated",
+                               "sbp": "one kernel row: one example drawn from p* (mass 1/2 per class)"},
+        "runs_planned": args.runs, "runs_done": len(runs["sbp"]), "seconds": round(seconds, 1), "runs": runs,
+    }, indent=1) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -170,7 +240,10 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("iterations", "every", "runs"):
         if getattr(args, name) <= 0:
             fail(f"--{name}: expected a positive count, not {getattr(args, name)}")
+    if Path(args.out).suffix != ".md":
+        fail(f"--out {args.out}: expected a Markdown page ending in .md (the JSON goes beside it)")
     checkpoints = list(range(args.every, args.iterations + 1, args.every))
+    facts = environment()  # commit, versions and host as a run's meta.json has them, at the start
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(args.work or tmp)
         work.mkdir(parents=True, exist_ok=True)
@@ -180,30 +253,18 @@ def main(argv: list[str] | None = None) -> None:
         write_svmlight(train, work / "train.svm")
         write_svmlight(test, work / "test.svm")
         problem = Problem.build(train, test, KernelSpec("gaussian", SIGMA2, 0.0), None, NU, True)
+        source = f"--source {args.source}" if args.source else f"the git mirror {args.mirror or MIRROR}"
+        out = Path(args.out)
+        runs: dict[str, list[list[Checkpoint]]] = {"issvm": [], "sbp": []}
         start = time.time()
-        theirs = [issvm_run(root, work, test, checkpoints) for _ in range(args.runs)]
-        mine = [ours_run(problem, seed, checkpoints) for seed in range(args.runs)]
-        seconds = time.time() - start
-    lines = ["# SBP with a bias against issvm, its authors' program", "",
-             "Written by `scripts/authors_sbp.py` (its docstring says how): full Adult, Gaussian sigma^2 = 100, "
-             f"bias, nu = {NU}, no row cache; issvm built at -O2 from "
-             f"{'--source ' + str(args.source) if args.source else 'the git mirror ' + str(args.mirror or MIRROR)}. "
-             "Test error (%) after each number of iterations; an issvm iteration updates one positive and one "
-             "negative example (two kernel rows), ours one example (one row).", "",
-             "| iterations | " + " | ".join(f"issvm run {r + 1}" for r in range(args.runs)) + " | "
-             + " | ".join(f"ours run {r + 1}" for r in range(args.runs)) + " |",
-             "|---:|" + "---:|" * (2 * args.runs)]
-    for k, point in enumerate(checkpoints):
-        lines.append(f"| {point} | " + " | ".join(f"{100 * e[k]:.2f}" for e in theirs + mine) + " |")
-    lines += ["", f"First checkpoint at LIBSVM's error + 0.1 pp ({100 * TARGET:.2f}%):", "",
-              "| run | issvm iterations | issvm kernel rows | ours iterations = kernel rows |", "|---:|---:|---:|---:|"]
-    for r in range(args.runs):
-        it = first_at_target(checkpoints, theirs[r])
-        rows = str(2 * int(it)) if it.isdigit() else f"> {2 * checkpoints[-1]}"
-        lines.append(f"| {r + 1} | {it} | {rows} | {first_at_target(checkpoints, mine[r])} |")
-    lines += ["", f"({seconds:.0f} s on {os.cpu_count()} cores.)"]
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+        for seed in range(args.runs):  # a pair at a time, both files rewritten after each
+            runs["issvm"].append(issvm_run(root, work, test, checkpoints))
+            runs["sbp"].append(ours_run(problem, seed, checkpoints))
+            seconds = time.time() - start
+            atomic_write(out.with_suffix(".json"), record(args, source, runs, seconds, facts, train, test))
+            atomic_write(out, page(args, source, runs, seconds))
+            print(f"run {seed + 1} of {args.runs} done ({seconds:.0f} s): wrote {out} and {out.with_suffix('.json')}",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -42,3 +42,14 @@ def test_a_count_that_is_not_positive_is_refused(tmp_path, script, argument):
     assert done.returncode == 2
     assert argument[0] in done.stderr.strip().splitlines()[-1]
     assert not out.exists()
+
+
+def test_an_out_page_that_is_not_markdown_is_refused(tmp_path):
+    """The JSON goes beside the page (its name with .json), so ``--out`` must be the .md page."""
+    out = tmp_path / "authors.json"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "authors_sbp.py"), "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--out" in lines[0] and ".md" in lines[0]
+    assert not out.exists()

@@ -66,6 +66,14 @@ def test_ranking_censoring():
     assert cmp.ranking(slow, ~yes, fast, yes).outcome == "contradicts"
 
 
+def test_a_ranking_with_a_group_without_runs_decides_nothing():
+    """No runs of one side (a script's record not there): no value to compare, inconclusive, and
+    no runs-needed estimate (the measured cell says why)."""
+    found = cmp.ranking([], [], [1.0, 2.0], [True, True])
+    assert found.outcome == "inconclusive" and found.n == (0, 2) and found.runs_needed is None
+    assert found.needed() == "inconclusive (0 runs; no value to compare (the measured cell says why))"
+
+
 def test_a_ranking_of_runs_that_all_tie_did_not_hold():
     """Equality counts against "fewer" or "faster": runs that all tie (every SGD-s and SGD-m run
     at 2 epochs) give the interval [0, 0], which excludes any advantage for A: the claim fails,

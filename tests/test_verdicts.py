@@ -42,10 +42,12 @@ from sbpbench.results.store import curves_frame
 
 
 class Synthetic(NamedTuple):
-    """The curves and meta.json of a synthetic run folder."""
+    """The curves and meta.json of a synthetic run folder, and ``files`` under the results root
+    (``(path, text)``: a script's analysis file that a row reads)."""
 
     curves: pd.DataFrame
     meta: dict[str, Any]
+    files: tuple[tuple[str, str], ...] = ()
 
 
 def curve(label: str, *runs: Mapping[str, Sequence[float]], name: str = "",
@@ -71,9 +73,10 @@ def _meta(n_train: int = 1000, problem: Mapping[str, Any] | None = None,
             "resolved": {"dataset": {"n_train": n_train, "n_test": 10000}, "problem": dict(problem or {})}}
 
 
-def synthetic(*curves: list[dict[str, Any]], meta: dict[str, Any] | None = None) -> Synthetic:
-    """The results of the solvers ``curves`` (rows of :func:`curve`)."""
-    return Synthetic(curves_frame([row for rows in curves for row in rows]), meta or _meta())
+def synthetic(*curves: list[dict[str, Any]], meta: dict[str, Any] | None = None,
+              files: tuple[tuple[str, str], ...] = ()) -> Synthetic:
+    """The results of the solvers ``curves`` (rows of :func:`curve`), with ``files`` (:class:`Synthetic`)."""
+    return Synthetic(curves_frame([row for rows in curves for row in rows]), meta or _meta(), files)
 
 
 def _write(root: Path, experiment: str, result: Synthetic | Mapping[str, Synthetic]) -> Results:
@@ -84,6 +87,9 @@ def _write(root: Path, experiment: str, result: Synthetic | Mapping[str, Synthet
         folder.mkdir(parents=True)
         one.curves.assign(experiment=name).to_csv(folder / "curves.csv", index=False)
         (folder / "meta.json").write_text(json.dumps({"experiment": name, **one.meta}))
+        for path, text in one.files:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text)
     return Results(root, {}, {})
 
 

@@ -148,8 +148,34 @@ def _reaching(p: Params, at: float) -> Synthetic:
     return _section5(p, 10.0, 10 + margin - 0.05, at)
 
 
+def _authors_record(issvm: list[float | None], ours: list[float | None]) -> str:
+    """``scripts/authors_sbp.py``'s JSON record: per run of each program the iteration at which it
+    reaches the target (None: never, within 15000), checkpoints every 1000 iterations (issvm two
+    kernel rows an iteration, ours one), the target 14.98%."""
+    def run(at: float | None, rows: int) -> list[dict[str, float]]:
+        return [{"iterations": i, "kernel_rows": rows * i, "test_error": 0.149 if at is not None and i >= at else 0.16}
+                for i in range(1000, 15001, 1000)]
+    return json.dumps({"target": {"column": "test_error", "at_most": 0.1498, "what": "LIBSVM's error + 0.1 pp"},
+                       "runs": {"issvm": [run(at, 2) for at in issvm], "sbp": [run(at, 1) for at in ours]}})
+
+
+def _authors(issvm: list[float | None], ours: list[float | None]) -> Synthetic:
+    """The record of :func:`_authors_record` under the results, beside the experiment the rows name."""
+    return synthetic(curve("sbp", {"test_error": [0.2, 0.1]}),
+                     files=((sbp.AUTHORS_RUNS, _authors_record(issvm, ours)),))
+
+
+def _equal_cost(p: Params) -> Synthetic:
+    """issvm and ours at the target at the same cost of the row's (iterations or kernel rows), three runs each."""
+    return _authors([4000] * 3, [4000 if p["row"].question.fast.cost == "iterations" else 8000] * 3)
+
+
 #: The cases of the posed rows, by the make of their question (:func:`tests.test_verdicts.shape`).
 POSED: dict[str, Case] = {
+    "Rank[RecordedToTarget]": Case(lambda p: _authors([2000] * 5, [8000] * 5), (
+        Contradiction("ours at the target first in every run", lambda p: _authors([8000] * 5, [2000] * 5)),
+        Contradiction("both at the target at the same cost in every run", _equal_cost),
+    )),
     "Exceeds[Region,RegionError]": Case(lambda p: _pair(p, SBP_ERRORS, SMO_LATE), (
         Contradiction("the claimed lower solver above the other everywhere", lambda p: _pair(p, SMO_LATE, SBP_ERRORS)),
         Contradiction("the two curves equal", lambda p: _pair(p, SBP_ERRORS, SBP_ERRORS)),
@@ -364,3 +390,76 @@ def test_a_nu_the_config_gives_is_not_compared(tmp_path):
     (_, _, measured, verdict), _ = row.decided(results)[0]
     assert "not derived here" in measured
     assert verdict == "inconclusive (0 runs; no value to compare (the measured cell says why))"
+
+
+def _issvm_rows() -> tuple[Posed, Posed]:
+    """The two rows of ours against issvm: at equal iterations, at equal kernel rows."""
+    rows = tuple(g for g in sbp.CLAIMS.groups if isinstance(g, Posed) and "than issvm" in g.what)
+    assert len(rows) == 2
+    return rows[0], rows[1]
+
+
+def test_against_issvm_the_verdict_depends_on_what_a_cost_is(tmp_path):
+    """Issue #39: issvm at the target after 3000 iterations (6000 kernel rows: two an iteration),
+    ours after 4000 (4000 rows), five runs each: issvm is first per iteration (the check does not
+    hold), ours per kernel row (it holds). Each row says the test, the interval and the runs, and
+    the kernel rows' row why an issvm iteration costs two."""
+    per_iteration, per_row = _issvm_rows()
+    results = _write(tmp_path, "sbp-libsvm-adult", _authors([3000] * 5, [4000] * 5))
+    (_, _, measured, verdict), evidence = per_iteration.decided(results)[0]
+    assert verdict == "did not hold: issvm reaches it first"
+    assert evidence is not None and evidence.test == "Gehan" and evidence.n == (5, 5) and evidence.estimate == 1.0
+    assert "issvm iterations to test_error <= 0.1498 (analyses/authors-sbp.json)" in measured
+    assert "(Gehan, 90% interval; n = 5, 5)" in measured
+    (what, _, measured, verdict), evidence = per_row.decided(results)[0]
+    assert verdict == "held" and evidence is not None and evidence.estimate == -1.0
+    assert "two kernel rows" in what and "issvm kernel rows" in measured and "6e+03" in measured
+
+
+def test_against_issvm_runs_short_of_the_target_are_censored(tmp_path):
+    """A run that never reaches the target counts at its last checkpoint, censored: ours never
+    there in 15000 iterations, issvm there by 3000, five runs each, is issvm first; the runs at the
+    target are counted in the measured cell."""
+    per_iteration, _ = _issvm_rows()
+    results = _write(tmp_path, "sbp-libsvm-adult", _authors([3000] * 5, [None] * 5))
+    (_, _, measured, verdict), _ = per_iteration.decided(results)[0]
+    assert verdict == "did not hold: issvm reaches it first" and "0/5 runs at the target" in measured
+
+
+def test_against_issvm_without_the_record_says_which_script_writes_it(tmp_path):
+    per_iteration, _ = _issvm_rows()
+    results = _write(tmp_path, "sbp-libsvm-adult", synthetic(curve("sbp", {"test_error": [0.2, 0.1]})))
+    (_, _, measured, verdict), _ = per_iteration.decided(results)[0]
+    assert "no analyses/authors-sbp.json under the results (scripts/authors_sbp.py writes it)" in measured
+    assert verdict == "inconclusive (0 runs; no value to compare (the measured cell says why))"
+
+
+@pytest.mark.parametrize("text, why", [
+    ("{not json", "JSONDecodeError"),
+    ("[]", "TypeError"),
+    ('{"target": {"column": "test_error", "at_most": 0.15}}', "KeyError: 'runs'"),
+    ('{"target": {"column": "test_error"}, "runs": {"issvm": [], "sbp": []}}', "KeyError: 'at_most'"),
+    ('{"target": {"column": "test_error", "at_most": 0.15, "what": "x"}, "runs": {"issvm": [[]], "sbp": []}}',
+     "run 1 of 'issvm' is not a non-empty list of checkpoints"),
+    ('{"target": {"column": "test_error", "at_most": 0.15, "what": "x"}, '
+     '"runs": {"issvm": [[{"iterations": 1, "test_error": "low"}]], "sbp": []}}', "ValueError"),
+])
+def test_a_malformed_record_of_the_authors_runs_is_one_line_and_exit_2(monkeypatch, capsys, tmp_path, text, why):
+    """``sbpbench report`` over a results root whose ``analyses/authors-sbp.json`` is not
+    ``scripts/authors_sbp.py``'s output names the file in one line, exits 2 and leaves the
+    previous REPRODUCTION.md as it was."""
+    meta = {"config": {"problem": {"nu": "from_lambda"}},
+            "resolved": {"dataset": {"n_train": 32561, "n_test": 16281},
+                         "kernel": {"name": "gaussian", "sigma2": 100.0},
+                         "problem": {"nu": 1.367e-3, "lambda": 1 / (100 * 32561),
+                                     "optimum": {"mean_hinge": 0.1, "duality_gap": 1e-9, "norm": 10.0}}}}
+    _write(tmp_path / "paper", "sbp-libsvm-adult", synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta,
+                                                            files=((sbp.AUTHORS_RUNS, text),)))
+    out = tmp_path / "REPRODUCTION.md"
+    out.write_text("before\n")
+    assert sbpbench(monkeypatch, "report", "--results", tmp_path / "paper", "--out", out) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    analysis = tmp_path / "paper" / sbp.AUTHORS_RUNS
+    assert len(err) == 1 and str(analysis) in err[0] and "not the output of scripts/authors_sbp.py" in err[0]
+    assert why in err[0]
+    assert out.read_text() == "before\n"

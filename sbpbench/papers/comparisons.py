@@ -283,9 +283,13 @@ def ranking(cost_a: Sequence[float] | np.ndarray, reached_a: Sequence[bool] | np
     no sooner than B, and equality counts against "fewer", "faster" or "more", as in
     :func:`exceeds`; runs that all stopped short of it show nothing either way); else inconclusive, with
     the runs that would decide at the observed statistic (its z scaled by the square root of the
-    runs). The interval: the statistic's permutation quantiles around the estimate.
+    runs). The interval: the statistic's permutation quantiles around the estimate. A group
+    without runs (no value to compare) is inconclusive.
     """
     ta, tb = np.asarray(cost_a, dtype=float), np.asarray(cost_b, dtype=float)
+    if not len(ta) or not len(tb):
+        return Evidence("Gehan", "P(A first) - P(B first)", math.nan, (-1.0, 1.0), (len(ta), len(tb)),
+                        "inconclusive", fmt=".2f")
     times = np.concatenate([ta, tb])
     events = np.concatenate([np.asarray(reached_a, dtype=bool), np.asarray(reached_b, dtype=bool)])
     in_a = np.arange(len(times)) < len(ta)

@@ -8,17 +8,21 @@ and one comparison of :mod:`sbpbench.papers.comparisons`. It returns the
 the runs' curves (a column at a solver's stopping point, a curve over a region, ...) live with
 the paper whose results they read; the readers of a run's meta.json (:class:`Resolved`,
 :class:`ConfigParam`, :class:`RunParam`) and of its runs' ends (:class:`RunsPerSolver`,
-:class:`Ends`) are here.
+:class:`Ends`) are here, and so are the reader of a script's analysis file under the results
+root (:func:`read_analysis`) and of the runs such a file records (:class:`RecordedToTarget`:
+programs other than ours, whose runs no experiment's curves hold).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
+from sbpbench.errors import UserError
 from sbpbench.papers import comparisons as cmp
 from sbpbench.results.curves import final_rows
 from sbpbench.results.lookup import ExperimentResult, resolved
@@ -267,6 +271,75 @@ class FinalOf:
         rows = final_rows(curves[curves["solver"] == self.label])
         values = rows[self.column].to_numpy(dtype=float) if self.column in rows else np.array([])
         return Runs(values, np.ones(len(values), dtype=bool), f"{self.label} final {self.column.replace('_', ' ')}")
+
+
+# ----------------------------------------------------------------------------- analysis files
+
+T = TypeVar("T")
+
+
+def read_analysis(res: ExperimentResult, analysis: str, script: str, read: Callable[[Any], T]) -> T | None:
+    """What ``read`` takes from the JSON file ``analysis`` (relative to the results root, the folder
+    above ``res``'s) that ``scripts/<script>`` wrote; None when there is no such file.
+
+    Raises
+    ------
+    UserError
+        The file is there but is not the script's output (not JSON, or ``read`` meets a missing
+        key or a value of the wrong type): one line naming the file and the script.
+    """
+    path = res.directory.parent / analysis
+    if not analysis or not path.is_file():
+        return None
+    try:
+        return read(json.loads(path.read_text()))
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path}: not the output of scripts/{script} ({type(exc).__name__}: {exc}); "
+                        "run the script again or delete the file") from None
+
+
+@dataclass(frozen=True)
+class RecordedToTarget:
+    """Each run of ``program`` recorded by ``scripts/<script>`` in the JSON file ``analysis``
+    (:func:`read_analysis`): its ``cost`` at its first checkpoint at or below the file's target,
+    a run that never gets there censored at its last checkpoint's cost (:class:`Rank` ranks
+    them). For runs of programs other than ours (an author's program), which no experiment's
+    curves hold. ``label``: what the cost is, in words.
+
+    The file's keys: ``target`` ``{"column": C, "at_most": value}`` (and ``what`` it is, for
+    the reader of the file: the row names the target) and ``runs``
+    ``{program: [run, ...]}``, a run a list of checkpoints in order, each an object with
+    ``cost`` and ``C``. Without the file there are no runs, and the label says which script
+    writes it; a run without checkpoints is a malformed file.
+    """
+
+    analysis: str
+    script: str
+    program: str
+    cost: str
+    label: str
+
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        return ()
+
+    def read(self, found: Sequence[ExperimentResult]) -> Runs:
+        def take(data: Any) -> Runs:
+            column, at_most = str(data["target"]["column"]), float(data["target"]["at_most"])
+            values, reached = [], []
+            for k, run in enumerate(data["runs"][self.program]):
+                if not isinstance(run, list) or not run:
+                    raise ValueError(f"run {k + 1} of {self.program!r} is not a non-empty list of checkpoints")
+                hit = [float(point[self.cost]) for point in run if float(point[column]) <= at_most]
+                reached.append(bool(hit))
+                values.append(hit[0] if hit else float(run[-1][self.cost]))
+            return Runs(np.array(values, dtype=float), np.array(reached, dtype=bool),
+                        f"{self.label} to {column} <= {at_most:.4g} ({self.analysis})")
+        runs = read_analysis(found[0], self.analysis, self.script, take)
+        if runs is None:
+            return Runs(np.array([]), np.array([], dtype=bool),
+                        f"{self.label}: no {self.analysis} under the results (scripts/{self.script} writes it)")
+        return runs
 
 
 # ----------------------------------------------------------------------------- settings

@@ -63,11 +63,13 @@ uniformly and takes the output's bias from the water level of the averaged respo
 One difference remains: each issvm iteration updates one positive *and* one negative example,
 each with the step ``0.5 / sqrt(max K t)``, where ours draws one example from ``p*`` (mass 1/2
 per class) with the step ``1 / sqrt(max K t)``: the same expected step, with less variance and
-two kernel rows per iteration instead of one. So issvm is ahead per iteration, not per kernel
-evaluation: on full Adult (sigma^2 = 100, ``nu`` = 0.001367, bias, no row cache) issvm reached
-LIBSVM's error + 0.1 pp after 6500 and 7000 iterations (13000 and 14000 kernel rows), ours after
-5500 rows and in more than 10000 (two runs each). We keep Algorithm 3's one-example step: it is
-the paper's algorithm and its cost model (``n`` kernel evaluations per iteration).
+two kernel rows per iteration instead of one. On full Adult (sigma^2 = 100, ``nu`` = 0.001367,
+bias, no row cache; three runs of 15000 iterations each) issvm reached LIBSVM's error + 0.1 pp
+after 2500, 8500 and 11000 iterations (5000 to 22000 kernel rows), ours after 5500 and 9500
+(as many rows) and not within 15000 in the third: the runs spread more than the two differ, and
+the report's rows on issvm (at equal iterations and at equal kernel rows, Gehan's rule) decide
+neither at three runs. We keep Algorithm 3's one-example step: it is the paper's algorithm and
+its cost model (``n`` kernel evaluations per iteration).
 
 Cost model: exactly ``n`` kernel evaluations per iteration (one kernel row), with or
 without a bias.
