@@ -555,7 +555,41 @@ def _numbers(curves: pd.DataFrame, column: str) -> pd.Series:
 
 def drawable(curves: pd.DataFrame, x: Axis, y: Axis) -> pd.DataFrame:
     """The rows of ``curves`` with a positive ``x`` and a finite ``y`` (none when a column is absent)."""
-    return curves[(_numbers(curves, x.column) > 0) & np.isfinite(_numbers(curves, y.column))]
+    return curves[Numbers(curves).drawable(x, y)]
+
+
+class Numbers:
+    """The columns of a frame as numbers (NaN where there is none, and everywhere when a column is
+    absent), each converted once: for a frame drawn on many axes (a page draws each solver on all of
+    them).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of ``curves.csv`` files.
+    """
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self._columns: dict[str, pd.Series] = {}
+
+    def __getitem__(self, column: str) -> pd.Series:
+        if column not in self._columns:
+            self._columns[column] = _numbers(self.frame, column)
+        return self._columns[column]
+
+    def drawable(self, x: Axis, y: Axis) -> pd.Series:
+        """Which rows have a positive ``x`` and a finite ``y`` (:func:`drawable`)."""
+        return (self[x.column] > 0) & np.isfinite(self[y.column])
+
+    def missing(self, x: Axis, y: Axis) -> str | None:
+        """What the frame lacks to be drawn on these axes, as :func:`left_out` says it (None: it has a row to draw)."""
+        if self.drawable(x, y).any():
+            return None
+        has_x, has_y = bool((self[x.column] > 0).any()), bool(np.isfinite(self[y.column]).any())
+        if has_x and has_y:
+            return f"{x.label} and {y.label} at the same checkpoints"
+        return y.label if has_x else x.label if has_y else f"{x.label} and no {y.label}"
 
 
 def left_out(curves: pd.DataFrame, x: Axis, y: Axis) -> list[str]:
@@ -573,19 +607,15 @@ def left_out(curves: pd.DataFrame, x: Axis, y: Axis) -> list[str]:
     list of str
         ``"<solver> in <experiment>: no <what>"``, in the order the solvers appear.
     """
-    kept = set(zip(*(drawable(curves, x, y)[c] for c in ("experiment", "solver"))))
-    notes = []
-    for (experiment, solver), frame in curves.groupby(["experiment", "solver"], sort=False):
-        if (experiment, solver) in kept:
-            continue
-        has_x = bool((_numbers(frame, x.column) > 0).any())
-        has_y = bool(np.isfinite(_numbers(frame, y.column)).any())
-        if has_x and has_y:
-            what = f"{x.label} and {y.label} at the same checkpoints"
-        else:
-            what = y.label if has_x else x.label if has_y else f"{x.label} and no {y.label}"
-        notes.append(f"{solver} in {experiment}: no {what}")
-    return notes
+    return left_out_each(curves, [(x, y)])[0]
+
+
+def left_out_each(curves: pd.DataFrame, axes: list[tuple[Axis, Axis]]) -> list[list[str]]:
+    """:func:`left_out` for each pair of axes ``(x, y)`` in ``axes``, each solver's columns converted once."""
+    solvers = [(experiment, solver, Numbers(frame))
+               for (experiment, solver), frame in curves.groupby(["experiment", "solver"], sort=False)]
+    return [[f"{solver} in {experiment}: no {what}" for experiment, solver, numbers in solvers
+             if (what := numbers.missing(x, y)) is not None] for x, y in axes]
 
 
 def _panel(ax: Axes, sub: pd.DataFrame, x: Axis, y: Axis, dashed: Axis | None, marks: Marks,
