@@ -171,6 +171,19 @@ def test_a_run_without_figure_imports_neither_scikit_learn_nor_matplotlib(tmp_pa
     assert len(list((tmp_path / "data" / ".parsed").glob("*.npz"))) == 2
 
 
+def test_the_process_freezes_what_is_alive_when_it_exits():
+    """Python's shutdown collects every object again, 0.45 s after a short run (issue #37): main has
+    them frozen at exit, by an atexit handler that runs before those registered earlier (last in,
+    first out), and leaves the collector as it was until then."""
+    code = ("import atexit, gc\n"
+            "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0))\n"
+            "from sbpbench.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('frozen before:', gc.get_freeze_count() > 0)\n")
+    done = subprocess.run([sys.executable, "-c", code, "--version"], capture_output=True, text=True,
+                          env=environment(), check=True)
+    assert done.stdout.splitlines()[-2:] == ["frozen before: False", "frozen at exit: True"]
+
+
 def test_validate_reads_the_data_files_a_config_names(monkeypatch, capsys, tmp_path):
     """A zero index in a one-based LIBSVM file is refused by validate, naming file and line."""
     from sbpbench.data.sources.adult import bundled_bytes
