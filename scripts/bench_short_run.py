@@ -85,13 +85,16 @@ def one_run(source: Path, data: Path, results: Path, plot: bool) -> dict[str, fl
     return {"whole_s": whole, "cpu_s": cpu, "train_s": run["train_time_s"], "wall_s": run["wall_time_s"]}
 
 
-#: Run in a fresh process by :func:`drawing_parts`: what ``sbpbench run`` imports before it draws, then
-#: the CPU seconds of importing the outputs, drawing figure2 and writing the page of a run folder.
+#: Run in a fresh process by :func:`drawing_parts`: what ``sbpbench run`` imports before it draws (the
+#: objects then alive frozen, as ``run`` freezes them), then the CPU seconds of importing the outputs,
+#: drawing figure2 and writing the page of a run folder.
 DRAW = """
 import sys, time
 from pathlib import Path
 import sbpbench.execution.executors, sbpbench.execution.sweep, sbpbench.experiment.config
 import sbpbench.outputs.summary, sbpbench.results.store
+import gc
+gc.freeze()  # as run does after its imports: else a full collection over them lands in one part or another
 t0 = time.process_time()
 from sbpbench.outputs.page import write_page
 from sbpbench.outputs.plotting import plot_results
