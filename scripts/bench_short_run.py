@@ -5,7 +5,8 @@ The run: ``configs/adult.yaml`` (full Adult, Gaussian sigma^2 = 10, nu = 0.011, 
 ``solvers=[sbp]``, ``runs=1`` and ``budget.epochs`` = 2000 / n (2000 SBP iterations), each time
 in a fresh process (``python -m sbpbench run ... -q``), with ``--no-plot`` and with the figure
 and page. One uncounted process first fills numba's cache and the data cache (a first run
-after an install compiles: ``scripts/bench_first_run.py``). Per variant, the median of
+after an install compiles: ``scripts/bench_first_run.py``), and Python's bytecode cache: every
+process runs without ``PYTHONDONTWRITEBYTECODE`` (:func:`child_env`). Per variant, the median of
 ``--repeats`` processes of: the whole process's wall time; the run's ``train_time_s`` (solver
 only) and ``wall_time_s`` (the run from its warm-up to its last checkpoint: solver and
 measuring), both from ``meta.json``; and the ratio whole process / ``wall_time_s`` (target:
@@ -50,9 +51,23 @@ ITERATIONS = 2000
 RUN_ARGS = ["--set", "solvers=[sbp]", "--set", "runs=1", "--set", f"budget.epochs={ITERATIONS / ADULT_N!r}", "-q"]
 
 
+def child_env(source: Path, **more: str) -> dict[str, str]:
+    """The environment of a timed process: this one's, importing sbpbench from ``source``, with
+    ``more``, and without ``PYTHONDONTWRITEBYTECODE``.
+
+    Python keeps the bytecode of what it imports (``__pycache__``) unless told not to, and an
+    installed package ships it; a machine that sets that variable (as the project's development
+    machines do) recompiles every module of sbpbench in every process, some 0.12 s of CPU that
+    no user's run pays. So the uncounted first process writes the bytecode of both checkouts,
+    and the timed ones read it.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": str(source), **more}
+
+
 def one_run(source: Path, data: Path, results: Path, plot: bool) -> dict[str, float]:
     """One fresh ``sbpbench run`` process: its wall time and its run's times from meta.json."""
-    env = {**os.environ, "PYTHONPATH": str(source), "SBPBENCH_DATA": str(data)}
+    env = child_env(source, SBPBENCH_DATA=str(data))
     args = [sys.executable, "-m", "sbpbench", "run", str(CONFIG), "--results", str(results), *RUN_ARGS]
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
@@ -70,13 +85,16 @@ def one_run(source: Path, data: Path, results: Path, plot: bool) -> dict[str, fl
     return {"whole_s": whole, "cpu_s": cpu, "train_s": run["train_time_s"], "wall_s": run["wall_time_s"]}
 
 
-#: Run in a fresh process by :func:`drawing_parts`: what ``sbpbench run`` imports before it draws, then
-#: the CPU seconds of importing the outputs, drawing figure2 and writing the page of a run folder.
+#: Run in a fresh process by :func:`drawing_parts`: what ``sbpbench run`` imports before it draws (the
+#: objects then alive frozen, as ``run`` freezes them), then the CPU seconds of importing the outputs,
+#: drawing figure2 and writing the page of a run folder.
 DRAW = """
 import sys, time
 from pathlib import Path
 import sbpbench.execution.executors, sbpbench.execution.sweep, sbpbench.experiment.config
 import sbpbench.outputs.summary, sbpbench.results.store
+import gc
+gc.freeze()  # as run does after its imports: else a full collection over them lands in one part or another
 t0 = time.process_time()
 from sbpbench.outputs.page import write_page
 from sbpbench.outputs.plotting import plot_results
@@ -90,7 +108,7 @@ print(t1 - t0, t2 - t1, time.process_time() - t2)
 
 def drawing_parts(source: Path, run: Path, out: Path) -> dict[str, float]:
     """The CPU seconds of the figure and page's parts (:data:`DRAW`) for ``run``, in a fresh process."""
-    env = {**os.environ, "PYTHONPATH": str(source)}
+    env = child_env(source)
     done = subprocess.run([sys.executable, "-c", DRAW, str(run), str(out)], capture_output=True, text=True,
                           env=env, cwd=source)
     if done.returncode != 0:
@@ -109,7 +127,7 @@ def measure(sources: dict[str, Path], repeats: int
     with tempfile.TemporaryDirectory(prefix="bench-short-") as tmp:
         data, results = Path(tmp) / "data", Path(tmp) / "results"
         for source in sources.values():
-            one_run(source, data, results, plot=False)  # fills numba's and the data cache
+            one_run(source, data, results, plot=True)  # fills numba's, the data and the bytecode cache
         for _ in range(repeats):
             for label, source in sources.items():
                 for plot in (False, True):
@@ -161,7 +179,8 @@ def main() -> None:
     lines = [
         f"A short run in a fresh process: `configs/adult.yaml` (full Adult, n = {ADULT_N}, Gaussian sigma^2 = 10, "
         f"nu = 0.011, no bias), SBP only, one run of {ITERATIONS} iterations, `sbpbench run ... -q`, after one "
-        "uncounted process that fills numba's cache and the data cache. Medians of "
+        "uncounted process that fills numba's cache, the data cache and Python's bytecode cache (the timed "
+        "processes run without `PYTHONDONTWRITEBYTECODE`, as a user's Python does). Medians of "
         f"{args.repeats} processes, the checkouts' alternating: the whole process (wall, and its CPU time, user and "
         "system, less sensitive to the machine's load); the run's `train_time_s` (solver) and `wall_time_s` "
         "(its warm-up, solver and measuring at the checkpoints), from `meta.json`; fixed cost = whole - "

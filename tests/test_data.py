@@ -310,8 +310,9 @@ def test_a_spec_without_name_or_files_is_refused():
 
 def test_importing_the_data_stage_imports_no_heavy_library():
     """scikit-learn and pandas are imported only where files are read or written, so that
-    `sbpbench --help` (which imports the data stage for `sbpbench datasets`) starts fast."""
+    `sbpbench --help` (which imports the data stage for `sbpbench datasets`) starts fast; requests
+    and urllib3 only where a download starts, which a run from the data cache never does."""
     code = ("import sys\nimport sbpbench.data\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'pandas'}))\n")
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'pandas', 'requests', 'urllib3'}))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

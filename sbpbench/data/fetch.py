@@ -41,17 +41,17 @@ import sys
 import threading
 import time
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import requests
-import urllib3
+from typing import TYPE_CHECKING
 
 from sbpbench.data.checksums import MAX_RECORD_BYTES, digests, sha256_of
 from sbpbench.data.lock import file_lock
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write, read_regular
+
+if TYPE_CHECKING:  # imported where a download starts: a run from the cache does without them (issue #37)
+    import requests
 
 #: Environment variable naming a mirror root.
 MIRROR_ENV = "SBPBENCH_MIRROR"
@@ -348,6 +348,8 @@ def _is_loopback(url: str) -> bool:
 
 def _copy_local(url: str, part: Path) -> None:
     """Copy a ``file://`` URL to ``part``."""
+    import urllib.request
+
     source = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))
     try:
         shutil.copyfile(source, part)
@@ -361,6 +363,9 @@ def _http_get(session: requests.Session, url: str, part: Path, opts: FetchOption
     The body is read as it arrives (``read1``), so that a server sending a byte now and then
     is measured, and abandoned by :func:`_too_slow`, between its bytes.
     """
+    import requests
+    import urllib3
+
     have = part.stat().st_size if part.exists() else 0
     headers = {"Range": f"bytes={have}-"} if have else {}
     try:
@@ -480,6 +485,8 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
         tried: list[str] = []
         kinds: list[str] = []
         mismatch: str | None = None
+        import requests
+
         session = requests.Session()
         try:
             for url in urls:

@@ -102,9 +102,10 @@ def page_data(curves: pd.DataFrame) -> dict[str, Any]:
     solvers = []
     for label, frame in curves.groupby("solver", sort=False):
         lines = {}
+        numbers = plotting.Numbers(frame)
         for xname, x in plotting.X_AXES.items():
             for yname, y in plotting.Y_AXES.items():
-                rows = plotting.drawable(frame, x, y)
+                rows = frame[numbers.drawable(x, y)]
                 line = plotting.mean_line(rows, x.column, y.column) if len(rows) else None
                 if line is not None:
                     lines[f"{xname}|{yname}"] = {
@@ -112,8 +113,8 @@ def page_data(curves: pd.DataFrame) -> dict[str, Any]:
                         "se": _rounded(y.factor * line.se), "runs": line.runs,
                         "dashed_from": None if line.dashed_from is None else float(f"{line.dashed_from:.{DIGITS}g}")}
         solvers.append({"label": str(label), "curves": lines})
-    notes = {f"{xname}|{yname}": plotting.left_out(curves, x, y)
-             for xname, x in plotting.X_AXES.items() for yname, y in plotting.Y_AXES.items()}
+    pairs = {f"{xname}|{yname}": (x, y) for xname, x in plotting.X_AXES.items() for yname, y in plotting.Y_AXES.items()}
+    notes = dict(zip(pairs, plotting.left_out_each(curves, list(pairs.values()))))
     has_kernel_evals = any("kernel_evals|test_error" in s["curves"] for s in solvers)
     return {"x": {name: {"label": a.label, "log": a.log} for name, a in plotting.X_AXES.items()},
             "y": {name: {"label": a.label, "log": a.log} for name, a in plotting.Y_AXES.items()},
