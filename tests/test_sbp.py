@@ -15,6 +15,7 @@ from sbpbench.solvers.sbp import (
     SBP,
     STEP_RESPONSES,
     _plain_iteration,
+    _serial_iteration,
 )
 from sbpbench.solvers.waterlevel import water_level, water_level_bias
 from sbpbench.threads import FasterOfTwo
@@ -211,11 +212,11 @@ def test_update_pass_split_over_threads_keeps_the_trajectory_bitwise(adult_2000,
     threaded = SBP(problem, np.random.default_rng(6))
     if numba.get_num_threads() > 1:
         assert isinstance(threaded._pass, FasterOfTwo)
-    threaded._pass = lambda *args: _plain_iteration(*args[:-1], 3)
+    threaded._pass = lambda *args: _plain_iteration(*args, 3)
     threaded.advance(800, np.inf, np.inf)
     monkeypatch.setattr(sbp_module, "PARALLEL_PASS_MIN", np.inf)
     serial = SBP(_fresh(problem, False), np.random.default_rng(6))
-    assert serial._pass is _plain_iteration
+    assert serial._pass is _serial_iteration
     serial.advance(800, np.inf, np.inf)
     for state in ("a", "ct", "acc_a", "acc_c"):
         assert np.array_equal(getattr(threaded, state), getattr(serial, state)), state

@@ -299,6 +299,12 @@ def _plain_iteration(vectors, labels, row, blocks, sums, scalars, ints, raw, dra
     return _sample_plain(vectors, blocks, sums, scalars, ints, raw, draws)
 
 
+@numba.njit(cache=True)
+def _serial_iteration(vectors, labels, row, blocks, sums, scalars, ints, raw, draws):
+    """:func:`_plain_iteration` on one thread (an argument less to dispatch, every iteration)."""
+    return _plain_iteration(vectors, labels, row, blocks, sums, scalars, ints, raw, draws, 1)
+
+
 @dataclass(frozen=True)
 class SBPParams(SolverParams):
     """Parameters of :class:`SBP`."""
@@ -378,14 +384,13 @@ class SBP(Solver[SBPParams]):
 
     @staticmethod
     def _update_pass(n: int) -> Any:
-        """The unbiased iteration, :func:`_plain_iteration`, called with its last argument 1: with
-        its pass split over numba's threads when there are several and :data:`PARALLEL_PASS_MIN`
-        responses or more, whenever that is faster now (:class:`~sbpbench.threads.FasterOfTwo`;
-        the same numbers either way)."""
+        """The unbiased iteration: :func:`_serial_iteration`, or with its pass split over numba's
+        threads when there are several and :data:`PARALLEL_PASS_MIN` responses or more, whenever
+        that is faster now (:class:`~sbpbench.threads.FasterOfTwo`; the same numbers either way)."""
         threads = numba.get_num_threads()
         if threads < 2 or n < PARALLEL_PASS_MIN:
-            return _plain_iteration
-        return FasterOfTwo(lambda *args: _plain_iteration(*args[:-1], threads), _plain_iteration)  # type: ignore[call-arg]
+            return _serial_iteration
+        return FasterOfTwo(lambda *args: _plain_iteration(*args, threads), _serial_iteration)  # type: ignore[call-arg]
 
     def _step(self, iterations: float, kernel_evals: float) -> bool:
         """Iterations of Algorithm 1 (sample below the water level, add a row, project): up to
@@ -402,13 +407,15 @@ class SBP(Solver[SBPParams]):
         vectors, labels, blocks, sums, scalars, ints = (self._vectors, self._labels, self._blocks, self._sums,
                                                         self._scalars, self._ints)
         draw, row_blocks, iterate = self._draw, self.kernel.row_blocks, self._pass
+        raw, draws = draw.raw, draw.state
         ints[LEFT] = count
-        i = _sample_plain(vectors, blocks, sums, scalars, ints, draw.raw, draw.state)
+        i = _sample_plain(vectors, blocks, sums, scalars, ints, raw, draws)
         for _ in range(count):
             while i == NEED_RAW:
                 draw.refill()
-                i = _redraw(vectors, blocks, scalars, ints, draw.raw, draw.state)
-            i = iterate(vectors, labels, row_blocks(i), blocks, sums, scalars, ints, draw.raw, draw.state, 1)
+                raw = draw.raw
+                i = _redraw(vectors, blocks, scalars, ints, raw, draws)
+            i = iterate(vectors, labels, row_blocks(i), blocks, sums, scalars, ints, raw, draws)
         self.iteration += count
         return False
 
@@ -490,7 +497,9 @@ class SBP(Solver[SBPParams]):
         ints[INDEX], ints[LEFT] = 0, 1
         for row in (source, cached) if source is not None else (cached,):
             _plain_iteration(self._vectors.copy(), self._labels, row, *window_blocks(self.n), self._scalars.copy(),
-                             ints.copy(), self._draw.raw, self._draw.state.copy(), 1)
+                             ints.copy(), self._draw.raw, self._draw.state.copy(), 2)
+            _serial_iteration(self._vectors.copy(), self._labels, row, *window_blocks(self.n), self._scalars.copy(),
+                              ints.copy(), self._draw.raw, self._draw.state.copy())
 
     @property
     def k_diag(self) -> np.ndarray:
