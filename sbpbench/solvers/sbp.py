@@ -138,13 +138,13 @@ PARALLEL_PASS_MIN = 32 * BLOCK
 #: Responses a step updates at most: a step does ``max(1, STEP_RESPONSES // n)`` iterations
 #: (fewer at a limit), so that the Python loop of :meth:`Solver.advance
 #: <sbpbench.solvers.base.Solver.advance>` and its clock run once per many iterations of a
-#: small problem, and the clock is still read every few milliseconds.
+#: small problem, and the clock is still read after at most ``max(n, 2^16)`` kernel evaluations.
 STEP_RESPONSES = 1 << 16
 #: What :func:`_plain_iteration` returns when no next index was asked for.
 NO_SAMPLE = -2
 
 # The state the compiled iteration reads and writes, in three arrays (numba's dispatch costs
-# about 0.2 microseconds an argument, more than the arithmetic of an iteration's scalars).
+# about 0.1 microsecond an argument, more than the arithmetic of an iteration's scalars).
 #: Rows of ``SBP._vectors`` (shape (6, n)): ``alpha / s``, ``c / s``, their running sums
 #: (``acc``, see the module docstring), the gathered responses and ``K(x_i, x_i)``.
 A, CT, ACC_A, ACC_C, BUF, DIAG = range(6)
