@@ -340,11 +340,31 @@ def nth_below_gathered(c, gamma, u, buf, blocks):
     for b in range(blocks.shape[1] - 1):
         count = blocks[0, b] + _below_sum(buf[blocks[1, b]:blocks[1, b + 1]], gamma)[0]
         if seen + count > u:
-            for j in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-                seen += c[j] < gamma
-                if seen > u:
-                    return j
+            return _nth_in(c, gamma, u - seen, b * BLOCK, min(n, (b + 1) * BLOCK))
         seen += count
+    return -1
+
+
+#: Responses counted at once (vectorized) in the block that holds the sampled one, before the
+#: one-by-one scan of the stretch that holds it.
+SCAN = 64
+
+
+@numba.njit(cache=True)
+def _nth_in(c, gamma, u, start, end):
+    """Index of the ``u``-th (0-based) ``j`` in ``[start, end)`` with ``c_j < gamma`` (one of them:
+    the caller counted them): stretches of :data:`SCAN` counted at once, then one scanned."""
+    first = start
+    while first + SCAN < end:
+        count = _below_sum(c[first:first + SCAN], gamma)[0]
+        if count > u:
+            break
+        u -= count
+        first += SCAN
+    for j in range(first, end):
+        u -= c[j] < gamma
+        if u < 0:
+            return j
     return -1
 
 
