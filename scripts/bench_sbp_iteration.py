@@ -12,11 +12,11 @@ run; then
   the best of a few long ones still holds a neighbour's bursts);
 * its parts, from one more round in which every compiled call of the iteration and
   ``Kernel.row`` (``Kernel.row_blocks``) is timed where it runs (:class:`PartTimer`): the
-  kernel row, the water level, sampling from p*, and the fused response and running-sum
-  update; without a bias the row's values are computed inside that update pass (bit sets
-  without a row cache, ``Kernel.row_blocks``), so the row's own line holds only the
-  handing out of its block source. The rest (Python and numba dispatch, step size,
-  projection by the global scale) is the difference;
+  kernel row, and with a bias the water level, sampling from p*, and the fused response and
+  running-sum update; without a bias these are one compiled call, whose update pass computes
+  the row's values (bit sets without a row cache, ``Kernel.row_blocks``), so the row's own
+  line holds only the handing out of its block source. The rest (Python and numba dispatch,
+  with a bias the step size and projection by the global scale) is the difference;
 * the memory bound (:func:`iteration_bound`), and a tighter one without the row written
   and read back, which the fused pass does not do (:func:`fused_bound`);
 * the unbiased iteration again while another process keeps a core busy, as SBP picks its
@@ -70,18 +70,20 @@ BOUND_FACTOR = 2.0
 BIASED_NU = 1.367e-3
 
 
+#: The line of the unbiased iteration, one compiled call besides its kernel row (and the first
+#: sample of each step).
+COMPILED_PART = ("no bias: the compiled iteration (water level in the gathered window, sampling from p*, response "
+                 "+ running-sum update with the kernel row computed in it)")
 #: The compiled calls an SBP iteration makes (looked up in sbpbench.solvers.sbp), by part.
 PARTS = {
-    "water level (in the gathered window: Newton's method, with a bias a selection; a second pass, rarely the full "
-    "selection, when the level leaves it)":
-        ("level_from_window", "bracket_level", "water_level_near", "water_level", "level_from_windows",
-         "water_level_bias_near", "water_level_bias", "count_below"),
-    "sampling from p*": ("sample_below", "nth_lowest_in_class"),
-    "response + running-sum update (no bias: the kernel row computed in it), gathering the next window(s)":
-        ("add_row_and_sum", "update_and_window", "class_window_centers", "update_and_class_windows"),
+    "water level (with a bias: a selection in the gathered windows; a second pass, rarely the full selection, when "
+    "the level leaves them)":
+        ("level_from_windows", "water_level_bias_near", "water_level_bias", "count_below"),
+    "sampling from p*": ("nth_lowest_in_class",),
+    "response + running-sum update, gathering the next windows":
+        ("add_row_and_sum", "class_window_centers", "update_and_class_windows"),
+    COMPILED_PART: ("_sample_plain", "_redraw"),
 }
-#: The line of the update pass.
-UPDATE_PART = next(name for name in PARTS if name.startswith("response"))
 #: The line of the kernel row's own time.
 ROW_PART = "kernel row (no bias: handing out its block source)"
 
@@ -120,7 +122,7 @@ class PartTimer:
         self._wrap(self.kernel, "row", ROW_PART)
         self._wrap(self.kernel, "row_blocks", ROW_PART)
         if self.solver._pass is not None:
-            self._wrap(self.solver, "_pass", UPDATE_PART)  # the unbiased pass SBP picked when it was made
+            self._wrap(self.solver, "_pass", COMPILED_PART)  # the unbiased iteration SBP picked when it was made
         return self
 
     def __exit__(self, *exc):

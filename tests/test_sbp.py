@@ -5,8 +5,18 @@ import numpy as np
 import pytest
 
 from sbpbench.solvers import sbp as sbp_module
-from sbpbench.solvers.responses import update_and_window, update_and_window_parallel
-from sbpbench.solvers.sbp import SBP
+from sbpbench.solvers.sbp import (
+    BELOW,
+    FOUND_FULL,
+    FOUND_IN_WINDOW,
+    FOUND_NEAR,
+    GATHERED,
+    LEVEL,
+    SBP,
+    STEP_RESPONSES,
+    _plain_iteration,
+    _serial_iteration,
+)
 from sbpbench.solvers.waterlevel import water_level, water_level_bias
 from sbpbench.threads import FasterOfTwo
 from tests.exact import kernel_matrix, slack_constrained_optimum
@@ -55,9 +65,10 @@ def tiny(adult_small):
 def test_matches_the_literal_algorithm(tiny, monkeypatch, kernel, fold_below):
     """Gaussian: K(x, x) = 1; linear: K(x, x) = ||x||^2 (up to 14 on Adult), so the initial step
     1/sqrt(max K(x, x)) differs from 1/max K(x, x) and from 1."""
-    # fold_below=0.99 rebases the scale into the vectors at almost every projection
+    # fold_below=0.99 rebases the scale into the vectors at almost every projection; 2500
+    # iterations draw past the 1024 raw outputs fetched at once, within a step
     monkeypatch.setattr(sbp_module, "REBASE_BELOW", fold_below)
-    nu, T = 0.05, 400
+    nu, T = 0.05, 2500
     problem = build_problem(tiny, kernel=kernel, nu=nu, lam=1 / 60)
     solver = SBP(problem, np.random.default_rng(3))
     solver.advance(T, np.inf, np.inf)
@@ -123,39 +134,54 @@ def test_windowed_water_level_keeps_the_trajectory_bitwise(adult_2000, monkeypat
     """The level selected in the windows that the update gathers samples exactly what the full selection samples.
 
     The reference run never has a window (``WINDOW_START = 0``): every iteration updates
-    the responses by ``add_row_and_sum`` and runs the full selection and the plain sampling.
+    the responses without gathering and runs the full selection and the plain sampling.
+    Without a bias the compiled iteration counts how each level was found; with one, the
+    calls are recorded.
     """
     problem = _fresh(adult_2000, bias)
     problem.nu = 0.02
-    name = "level_from_windows" if bias else "level_from_window"
-    original = getattr(sbp_module, name)
-    retry = "water_level_bias_near" if bias else "water_level_near"
-    original_retry = getattr(sbp_module, retry)
     found = []
+    if bias:
+        original, original_retry = sbp_module.level_from_windows, sbp_module.water_level_bias_near
 
-    def recording(*args):
-        result = original(*args)
-        found.append(result[5 if bias else 2] >= 0)
-        return result
+        def recording(*args):
+            result = original(*args)
+            found.append(result[5] >= 0)
+            return result
 
-    def recording_retry(*args):
-        found.append("retry")
-        return original_retry(*args)
+        def recording_retry(*args):
+            found.append("retry")
+            return original_retry(*args)
 
-    monkeypatch.setattr(sbp_module, name, recording)
-    monkeypatch.setattr(sbp_module, retry, recording_retry)
+        monkeypatch.setattr(sbp_module, "level_from_windows", recording)
+        monkeypatch.setattr(sbp_module, "water_level_bias_near", recording_retry)
     windowed = SBP(problem, np.random.default_rng(5))
     windowed.advance(1500, np.inf, np.inf)
     monkeypatch.undo()
-    hits = sum(f is True for f in found)
-    assert hits > 1200 and "retry" in found  # both the window and the second try were used
+    hits, retries = ((sum(f is True for f in found), found.count("retry")) if bias else
+                     (windowed._ints[FOUND_IN_WINDOW], windowed._ints[FOUND_NEAR]))
+    assert hits > 1200 and retries > 0  # both the window and the second try were used
     monkeypatch.setattr(sbp_module, "WINDOW_START", 0.0)
     full = SBP(_fresh(problem, bias), np.random.default_rng(5))
     full.advance(1500, np.inf, np.inf)
-    assert full._windows is None
+    assert full._windows is None if bias else full._ints[FOUND_FULL] == 1500
     for state in ("a", "ct", "acc_a", "acc_c"):
         assert np.array_equal(getattr(windowed, state), getattr(full, state)), state
     assert (windowed.s, windowed.P) == (full.s, full.P)
+
+
+def test_steps_of_many_iterations_keep_the_trajectory_bitwise(tiny):
+    """A step does :data:`STEP_RESPONSES` responses' worth of iterations (here hundreds, with
+    the raw outputs of the draws refilled within a step): the iterates of one iteration a step."""
+    assert STEP_RESPONSES // 60 > 1000
+    problem = build_problem(tiny, nu=0.05)
+    runs = [SBP(problem, np.random.default_rng(8)) for _ in range(2)]
+    runs[0].advance(3000, np.inf, np.inf)
+    for t in range(1, 3001):
+        runs[1].advance(t, np.inf, np.inf)
+    for state in ("a", "ct", "acc_a", "acc_c"):
+        assert np.array_equal(getattr(runs[0], state), getattr(runs[1], state)), state
+    assert problem.kernel.kernel_evals == 2 * 3000 * 60
 
 
 def test_rows_computed_in_the_update_pass_keep_the_trajectory_bitwise(adult_2000):
@@ -186,11 +212,11 @@ def test_update_pass_split_over_threads_keeps_the_trajectory_bitwise(adult_2000,
     threaded = SBP(problem, np.random.default_rng(6))
     if numba.get_num_threads() > 1:
         assert isinstance(threaded._pass, FasterOfTwo)
-    threaded._pass = lambda *args: update_and_window_parallel(*args, 3)
+    threaded._pass = lambda *args: _plain_iteration(*args, 3)
     threaded.advance(800, np.inf, np.inf)
     monkeypatch.setattr(sbp_module, "PARALLEL_PASS_MIN", np.inf)
     serial = SBP(_fresh(problem, False), np.random.default_rng(6))
-    assert serial._pass is update_and_window
+    assert serial._pass is _serial_iteration
     serial.advance(800, np.inf, np.inf)
     for state in ("a", "ct", "acc_a", "acc_c"):
         assert np.array_equal(getattr(threaded, state), getattr(serial, state)), state
@@ -201,23 +227,14 @@ def test_windowed_level_equals_the_full_selection_at_every_iteration(adult_2000,
     """Along a real trajectory, every windowed level has the full selection's set below it.
 
     Without a bias: the same count below, a level equal to the last bits, and exactly that
-    many responses strictly below it. With a bias: the same ``k`` and ``k``-th responses,
-    and each class's count below them.
+    many responses strictly below it (one iteration a step: the level of the step's sample is
+    left in the solver's state). With a bias: the same ``k`` and ``k``-th responses, and each
+    class's count below them.
     """
     problem = _fresh(adult_2000, bias)
     problem.nu = 0.02
     solver = SBP(problem, np.random.default_rng(2))
     checked = []
-
-    def plain(*args):
-        gamma, below, inside = original(*args)
-        if inside >= 0:
-            ct = solver.ct
-            full_gamma, full_below = water_level(ct, args[0], np.empty(ct.size))
-            assert below == full_below == np.count_nonzero(ct < gamma)
-            assert gamma == pytest.approx(full_gamma, rel=1e-12, abs=1e-15)
-            checked.append(True)
-        return gamma, below, inside
 
     def biased(*args):
         got = original(*args)
@@ -231,8 +248,18 @@ def test_windowed_level_equals_the_full_selection_at_every_iteration(adult_2000,
             checked.append(True)
         return got
 
-    name = "level_from_windows" if bias else "level_from_window"
-    original = getattr(sbp_module, name)
-    monkeypatch.setattr(sbp_module, name, biased if bias else plain)
-    solver.advance(1000, np.inf, np.inf)
+    if bias:
+        original = sbp_module.level_from_windows
+        monkeypatch.setattr(sbp_module, "level_from_windows", biased)
+        solver.advance(1000, np.inf, np.inf)
+    else:
+        for t in range(1, 1001):
+            ct, volume = solver.ct.copy(), solver.volume / solver.s
+            solver.advance(t, np.inf, np.inf)
+            if solver._ints[GATHERED]:
+                gamma, below = solver._scalars[LEVEL], solver._ints[BELOW]
+                full_gamma, full_below = water_level(ct, volume, np.empty(ct.size))
+                assert below == full_below == np.count_nonzero(ct < gamma)
+                assert gamma == pytest.approx(full_gamma, rel=1e-12, abs=1e-15)
+                checked.append(True)
     assert len(checked) > 800

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sbpbench.solvers.responses import BLOCK, window_blocks
-from sbpbench.solvers.sampling import UniformIndex
+from sbpbench.solvers.sampling import NEED_RAW, UniformIndex
 from sbpbench.solvers.waterlevel import (
     SAMPLE_BLOCK,
     bracket_level,
@@ -19,6 +19,14 @@ from tests.exact import water_level_lp
 
 def level(c, volume):
     return water_level(np.asarray(c, dtype=float), volume, np.empty(len(c)))
+
+
+def sample(c, gamma, below, draw, gathered=None):
+    """:func:`sample_below` with ``draw``'s raw outputs, refilled whenever they run out (as SBP does)."""
+    buf, blocks = gathered if gathered is not None else (np.empty(0), np.zeros((2, 1), np.int64))
+    while (i := sample_below(c, gamma, below, gathered is not None, buf, blocks, draw.raw, draw.state)) == NEED_RAW:
+        draw.refill()
+    return i
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -73,11 +81,13 @@ def test_input_is_not_modified():
 
 
 def test_sampling_is_uniform_below_the_level():
+    """Past several refills of the raw outputs (3000 draws of 32 bits, 1024 outputs a refill),
+    each index is the ``rng.integers(below)``-th below the level, as numpy draws it."""
     c = np.array([0.0, 5.0, 0.1, 9.0, 0.2])
     gamma, below = level(c, 0.4)  # level 0.7 / 3: the three small values are submerged
-    draw = UniformIndex(np.random.default_rng(0))
-    draws = np.array([sample_below(c, gamma, below, draw) for _ in range(3000)])
-    assert set(np.unique(draws)) == {0, 2, 4}
+    draw, numpys = UniformIndex(np.random.default_rng(0)), np.random.default_rng(0)
+    draws = np.array([sample(c, gamma, below, draw) for _ in range(3000)])
+    assert np.array_equal(draws, np.flatnonzero(c < gamma)[numpys.integers(below, size=3000)])
     counts = np.bincount(draws, minlength=5)[[0, 2, 4]]
     assert counts.min() > 900
 
@@ -85,8 +95,30 @@ def test_sampling_is_uniform_below_the_level():
 def test_sampling_with_zero_volume_takes_the_minimizers():
     c = np.array([1.0, 0.0, 0.0])
     gamma, below = level(c, 0.0)
-    draw = UniformIndex(np.random.default_rng(1))
-    assert {sample_below(c, gamma, below, draw) for _ in range(50)} == {1, 2}
+    draw, numpys = UniformIndex(np.random.default_rng(1)), np.random.default_rng(1)
+    draws = [sample(c, gamma, below, draw) for _ in range(50)]
+    assert draws == [1 + int(numpys.integers(2)) for _ in range(50)] and set(draws) == {1, 2}
+
+
+def test_sampling_falls_back_to_at_or_below_when_rounding_left_fewer():
+    """``below`` larger than the count under the level (rounding): a draw past them draws again
+    from ``c <= gamma``, with numpy's numbers."""
+    c = np.array([0.0, 5.0, 0.1, 1.0])  # under 1.0: 0 and 2; at or under: 0, 2 and 3
+    draw, numpys = UniformIndex(np.random.default_rng(4)), np.random.default_rng(4)
+    for _ in range(200):
+        u = int(numpys.integers(3))
+        expected = [0, 2][u] if u < 2 else [0, 2, 3][int(numpys.integers(3))]
+        assert sample(c, 1.0, 3, draw) == expected
+
+
+def test_a_draw_that_runs_out_of_raw_outputs_takes_nothing():
+    """Out of raw outputs, sampling says so and leaves the state; after the refill the draw is numpy's."""
+    c = np.array([0.0, 5.0, 0.1])
+    draw = UniformIndex(np.random.default_rng(2))
+    state = draw.state.copy()
+    assert sample_below(c, 1.0, 2, False, np.empty(0), np.zeros((2, 1), np.int64), draw.raw, draw.state) == NEED_RAW
+    assert np.array_equal(draw.state, state)
+    assert sample(c, 1.0, 2, draw) == [0, 2][int(np.random.default_rng(2).integers(2))]
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -140,7 +172,7 @@ def test_sampling_from_a_gathered_window_is_the_full_scans_index(n):
             assert nth_below_gathered(c, g, u, buf, blocks) == nth_below(c, g, u)
         draw_a, draw_b = UniformIndex(np.random.default_rng(3)), UniformIndex(np.random.default_rng(3))
         for _ in range(20):
-            assert sample_below(c, g, b, draw_a, (buf, blocks)) == sample_below(c, g, b, draw_b)
+            assert sample(c, g, b, draw_a, (buf, blocks)) == sample(c, g, b, draw_b)
 
 
 @pytest.mark.parametrize("seed", range(20))

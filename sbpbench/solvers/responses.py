@@ -27,7 +27,7 @@ import numpy as np
 from llvmlite import binding as llvm
 from llvmlite import ir
 from numba.core import cgutils, types
-from numba.core.extending import intrinsic
+from numba.core.extending import intrinsic, overload
 
 from sbpbench.kernels.loops import BIT_BLOCK, row_block
 
@@ -209,12 +209,27 @@ def _window_block(c, acc, y, row, step, weight, low, high, buf, start, limit, b0
     return below, covered, compact(cb, b0, block_flags, buf, start, limit), inside_sum
 
 
+def _row_scratch(row):
+    """The ``out`` and ``scratch`` arrays :func:`~sbpbench.kernels.loops.row_block` needs for ``row``
+    (compiled code only): a block's worth for a block source; empty for an array or None, whose
+    blocks are slices (on a small problem, where a pass is a fraction of a microsecond, the
+    allocation showed)."""
+
+
+@overload(_row_scratch)
+def _row_scratch_overload(row):
+    if isinstance(row, (types.Array, types.NoneType)):
+        return lambda row: (np.empty(0), np.empty(0, np.uint32))
+    return lambda row: (np.empty(BLOCK), np.empty(BIT_BLOCK, np.uint32))
+
+
 @numba.njit(cache=True)
 def _window_blocks(c, acc, y, row, step, weight, low, high, buf, blocks, sums, first, last):
     """Blocks ``first`` to ``last - 1`` of :func:`update_and_window`, one after another, gathering
     from ``buf[first * BLOCK]`` on (a stretch of ``buf`` no other stretch of blocks writes);
     returns where the gathered responses end."""
-    flags, values, scratch = np.empty(BLOCK, np.uint8), np.empty(BLOCK), np.empty(BIT_BLOCK, np.uint32)
+    flags = np.empty(BLOCK, np.uint8)
+    values, scratch = _row_scratch(row)
     n = c.shape[0]
     start, limit = first * BLOCK, min(n, last * BLOCK)
     for b in range(first, last):
@@ -246,6 +261,13 @@ def _join(buf, blocks, sums, bounds, ends):
         for b in range(first, last):
             blocks[1, b] -= shift
         inside += ends[t] - start
+    return _totals(blocks, sums, inside)
+
+
+@numba.njit(cache=True)
+def _totals(blocks, sums, inside):
+    """The last column of ``blocks`` (0 and ``inside``), and the blocks' counts and sums totalled
+    in block order: what :func:`update_and_window` returns."""
     nblocks = blocks.shape[1] - 1
     blocks[0, nblocks] = 0
     blocks[1, nblocks] = inside
@@ -302,7 +324,7 @@ def update_and_window(c, acc, y, row, step, weight, low, high, buf, blocks, sums
     """
     nblocks = blocks.shape[1] - 1
     end = _window_blocks(c, acc, y, row, step, weight, low, high, buf, blocks, sums, 0, nblocks)
-    return _join(buf, blocks, sums, np.array([0, nblocks]), np.array([end]))
+    return _totals(blocks, sums, end)  # one stretch from 0: no gaps to close
 
 
 @numba.njit(cache=True, parallel=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 #: Draws taken from the generator at once (mini-batches for Pegasos and primal SGD,
@@ -62,8 +63,77 @@ class BatchDraws:
 
 #: Raw 64-bit outputs :class:`UniformIndex` fetches from the bit generator at once.
 RAW_CHUNK = 1024
+#: What :func:`draw_index` returns when the raw outputs fetched ran out (nothing taken).
+NEED_RAW = -1
+#: The entries of :attr:`UniformIndex.state`: the next raw output, the end of those fetched,
+#: whether the high half of the last one is kept (numpy's ``has_uint32``) and that half.
+POS, END, HAS_HALF, HALF = 0, 1, 2, 3
 _MASK32 = 0xFFFFFFFF
-_MASK64 = 0xFFFFFFFFFFFFFFFF
+_M32 = np.uint64(_MASK32)
+_M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+_SHIFT = np.uint64(32)
+
+
+@numba.njit(cache=True, inline="always")
+def _high64(a, b):
+    """The high 64 bits of the 128-bit product of ``a`` and ``b`` (uint64), from four 32-bit products."""
+    a_lo, a_hi, b_lo, b_hi = a & _M32, a >> _SHIFT, b & _M32, b >> _SHIFT
+    low, cross1, cross2 = a_lo * b_lo, a_lo * b_hi, a_hi * b_lo
+    middle = (low >> _SHIFT) + (cross1 & _M32) + (cross2 & _M32)
+    return a_hi * b_hi + (cross1 >> _SHIFT) + (cross2 >> _SHIFT) + (middle >> _SHIFT)
+
+
+@numba.njit(cache=True)
+def draw_index(raw, state, high):
+    """A draw uniform in ``0, ..., high - 1`` (``high >= 1``), ``int(rng.integers(high))``'s number.
+
+    Numpy's PCG64 ``Generator.integers(high)`` (``high - 1 = r``), from the raw 64-bit outputs
+    ``raw[state[POS]:state[END]]``: ``0`` without a draw when ``r = 0``; by Lemire's method on
+    the 32-bit stream when ``r < 2^32 - 1`` (a 32-bit word ``u`` gives ``(u high) >> 32``
+    unless the low half of ``u high`` is below ``2^32 mod high``, then it draws again); the
+    word itself when ``r = 2^32 - 1``; by Lemire's method on 64-bit outputs beyond. The 32-bit
+    stream is the low half of a 64-bit output, then its high half (PCG64 keeps the half it
+    has not given out, ``state[HAS_HALF]``, ``state[HALF]``).
+
+    Returns
+    -------
+    int
+        The draw, with ``state`` moved past the outputs it took; or :data:`NEED_RAW` when the
+        outputs ran out, with ``state`` untouched (fetch more and call again).
+    """
+    r = high - 1
+    if r == 0:
+        return 0
+    pos, end, has_half, half = state[POS], state[END], state[HAS_HALF], state[HALF]
+    h = np.uint64(high)
+    wide = r > _MASK32
+    mask = _M64 if wide else _M32
+    threshold = (mask - np.uint64(r)) % h  # 2^bits mod high: below it a product is redrawn
+    while True:
+        if wide:  # a 64-bit output; the kept half stays kept
+            if pos == end:
+                return NEED_RAW
+            word = raw[pos]
+            pos += 1
+            low, result = word * h, _high64(word, h)
+        else:
+            if has_half:
+                word, has_half = np.uint64(half), 0
+            else:
+                if pos == end:
+                    return NEED_RAW
+                word = raw[pos] & _M32
+                half, has_half = np.int64(raw[pos] >> _SHIFT), 1
+                pos += 1
+            if r == _MASK32:
+                low, result = mask, word
+            else:
+                product = word * h
+                low, result = product & _M32, product >> _SHIFT
+        if low >= threshold:
+            break
+    state[POS], state[HAS_HALF], state[HALF] = pos, has_half, half
+    return np.int64(result)
 
 
 class UniformIndex:
@@ -72,58 +142,44 @@ class UniformIndex:
     A call of ``Generator.integers`` with one Python int costs microseconds, as much as the rest of
     SBP's sampling from ``p*`` (BENCHMARKS.md, SBP iteration, times both), and the bound changes
     every iteration (so no chunk of draws can be taken ahead, as :class:`BatchDraws` does). For a
-    PCG64 generator (every run's, :func:`sbpbench.execution.loop.run_rng`) this class computes the
-    same numbers as numpy does, from the bit generator's raw 64-bit outputs fetched
-    :data:`RAW_CHUNK` at a time (``random_raw``): numpy draws ``integers(high)``
-    (``high - 1 = r``) as ``0`` without a draw when ``r = 0``; by Lemire's method on the 32-bit
-    stream when ``r < 2^32 - 1`` (a 32-bit word ``u`` gives ``(u high) >> 32`` unless the low half
-    of ``u high`` is below ``2^32 mod high``, then it draws again); the word itself when
-    ``r = 2^32 - 1``; by Lemire's method on 64-bit outputs beyond. The 32-bit stream is the low
-    half of a 64-bit output, then its high half (PCG64 keeps the half it has not given out),
-    starting from the state the generator had. The tests compare with ``Generator.integers`` over many bounds.
+    PCG64 generator (every run's, :func:`sbpbench.execution.loop.run_rng`) the draws are
+    :func:`draw_index`'s, from the bit generator's raw 64-bit outputs fetched :data:`RAW_CHUNK`
+    at a time (``random_raw``) into :attr:`raw`, starting from the state the generator had;
+    compiled code draws from :attr:`raw` and :attr:`state` itself, and calls :meth:`refill` when
+    they ran out. The tests compare with ``Generator.integers`` over many bounds.
 
     The generator's own state runs ahead by the outputs fetched and not used: nothing else may
     draw from it afterwards (the solver that owns it is its only user). Other bit generators
-    are asked through ``rng.integers`` each time.
+    are asked through ``rng.integers`` each time (``exact`` is False).
+
+    Attributes
+    ----------
+    exact : bool
+        Whether the generator is PCG64 (the draws come from :attr:`raw`).
+    raw : numpy.ndarray of uint64
+        The raw outputs fetched, ``raw[state[POS]:state[END]]`` not used yet.
+    state : numpy.ndarray of int64, shape (4,)
+        Indexed by :data:`POS`, :data:`END`, :data:`HAS_HALF`, :data:`HALF`.
     """
 
     def __init__(self, rng: np.random.Generator):
         self.rng = rng
-        self._exact = type(rng.bit_generator) is np.random.PCG64
+        self.exact = type(rng.bit_generator) is np.random.PCG64
         state = rng.bit_generator.state
-        #: The high half of the last 64-bit output, while not given out (numpy's ``uinteger``).
-        self._half: int | None = int(state["uinteger"]) if self._exact and state["has_uint32"] else None
-        self._raw: list[int] = []  # 64-bit outputs fetched, the next at _pos
-        self._pos = 0
+        kept = self.exact and bool(state["has_uint32"])
+        self.raw = np.empty(0, dtype=np.uint64)
+        self.state = np.array([0, 0, kept, int(state["uinteger"]) if kept else 0], dtype=np.int64)
 
-    def _next64(self) -> int:
-        if self._pos == len(self._raw):
-            self._raw = self.rng.bit_generator.random_raw(RAW_CHUNK).tolist()
-            self._pos = 0
-        self._pos += 1
-        return self._raw[self._pos - 1]
-
-    def _next32(self) -> int:
-        if self._half is not None:
-            word, self._half = self._half, None
-            return word
-        raw = self._next64()
-        self._half = raw >> 32
-        return raw & _MASK32
+    def refill(self) -> None:
+        """Fetch :data:`RAW_CHUNK` more raw outputs after those not used yet."""
+        rest = self.raw[self.state[POS]:self.state[END]]
+        self.raw = np.concatenate((rest, self.rng.bit_generator.random_raw(RAW_CHUNK)))
+        self.state[POS], self.state[END] = 0, self.raw.size
 
     def __call__(self, high: int) -> int:
         """A draw uniform in ``0, ..., high - 1`` (``high >= 1``), as ``int(rng.integers(high))``."""
-        if not self._exact:
+        if not self.exact:
             return int(self.rng.integers(high))
-        r = high - 1
-        if r == 0:
-            return 0
-        if r == _MASK32:
-            return self._next32()
-        bits, mask, draw = (32, _MASK32, self._next32) if r < _MASK32 else (64, _MASK64, self._next64)
-        m = draw() * high
-        if (m & mask) < high:
-            threshold = (mask - r) % high
-            while (m & mask) < threshold:
-                m = draw() * high
-        return m >> bits
+        while (u := draw_index(self.raw, self.state, high)) == NEED_RAW:
+            self.refill()
+        return int(u)

@@ -29,12 +29,11 @@ each block's count from the gathering pass instead of reading the block.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numba
 import numpy as np
 
 from sbpbench.solvers.responses import BLOCK, update_and_class_windows, update_and_window
+from sbpbench.solvers.sampling import NEED_RAW, draw_index
 
 
 @numba.njit(cache=True, fastmath={"reassoc"})
@@ -341,31 +340,72 @@ def nth_below_gathered(c, gamma, u, buf, blocks):
     for b in range(blocks.shape[1] - 1):
         count = blocks[0, b] + _below_sum(buf[blocks[1, b]:blocks[1, b + 1]], gamma)[0]
         if seen + count > u:
-            for j in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-                seen += c[j] < gamma
-                if seen > u:
-                    return j
+            return _nth_in(c, gamma, u - seen, b * BLOCK, min(n, (b + 1) * BLOCK))
         seen += count
     return -1
 
 
-def sample_below(c: np.ndarray, gamma: float, below: int, draw: Callable[[int], int],
-                 gathered: tuple[np.ndarray, np.ndarray] | None = None) -> int:
+#: Responses counted at once (vectorized) in the block that holds the sampled one, before the
+#: one-by-one scan of the stretch that holds it.
+SCAN = 64
+
+
+@numba.njit(cache=True)
+def _nth_in(c, gamma, u, start, end):
+    """Index of the ``u``-th (0-based) ``j`` in ``[start, end)`` with ``c_j < gamma`` (one of them:
+    the caller counted them): stretches of :data:`SCAN` counted at once, then one scanned."""
+    first = start
+    while first + SCAN < end:
+        count = _below_sum(c[first:first + SCAN], gamma)[0]
+        if count > u:
+            break
+        u -= count
+        first += SCAN
+    for j in range(first, end):
+        u -= c[j] < gamma
+        if u < 0:
+            return j
+    return -1
+
+
+@numba.njit(cache=True)
+def sample_below(c, gamma, below, gathered, buf, blocks, raw, state):
     """Sample an index uniformly from ``{i : c_i < gamma}`` (``below`` of them).
 
     Falls back to ``{i : c_i <= gamma}`` when rounding leaves fewer than ``below`` entries
-    strictly under the level, or when no volume was poured (``nu = 0``). ``draw(m)`` is uniform
-    in ``0, ..., m - 1`` (:class:`~sbpbench.solvers.sampling.UniformIndex`, ``rng.integers``'s numbers).
-    ``gathered``, ``(buf, blocks)`` of a gathering pass whose window holds ``gamma``, lets
-    :func:`nth_below_gathered` find the index (the same one) without a pass over ``c``.
+    strictly under the level, or when no volume was poured (``nu = 0``). The draws are
+    :func:`~sbpbench.solvers.sampling.draw_index`'s (``rng.integers``'s numbers) from the raw
+    outputs ``raw`` and ``state`` of a :class:`~sbpbench.solvers.sampling.UniformIndex`.
+    With ``gathered``, ``buf`` and ``blocks`` are those of a gathering pass whose window holds
+    ``gamma``, and :func:`nth_below_gathered` finds the index (the same one) without a pass over ``c``.
+
+    Returns
+    -------
+    int
+        The index; or :data:`~sbpbench.solvers.sampling.NEED_RAW` when the raw outputs ran out,
+        with ``state`` untouched (refill and call again: the same draws follow).
     """
+    draws = state.copy()  # taken only once the index is found
     if below > 0:
-        u = draw(below)  # a Python int: a numpy scalar slows the call
-        i = nth_below(c, gamma, u) if gathered is None else nth_below_gathered(c, gamma, u, *gathered)
+        u = draw_index(raw, draws, below)
+        if u == NEED_RAW:
+            return NEED_RAW
+        i = nth_below_gathered(c, gamma, u, buf, blocks) if gathered else nth_below(c, gamma, u)
         if i >= 0:
-            return int(i)
-    candidates = np.flatnonzero(c <= gamma)
-    return int(candidates[draw(candidates.size)])
+            state[:] = draws
+            return i
+    at_or_below = 0
+    for j in range(c.shape[0]):
+        at_or_below += c[j] <= gamma
+    u = draw_index(raw, draws, at_or_below)
+    if u == NEED_RAW:
+        return NEED_RAW
+    state[:] = draws
+    for j in range(c.shape[0]):
+        u -= c[j] <= gamma
+        if u < 0:
+            return j
+    return -1  # (never: u < at_or_below)
 
 
 # ----------------------------------------------------------------------------- with a bias
