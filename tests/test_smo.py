@@ -10,7 +10,7 @@ from sklearn.datasets import load_digits
 from sklearn.svm import SVC
 
 from sbpbench.data.split import Split
-from sbpbench.solvers.smo import SMO, SMOParams, _pair_step, _select_single
+from sbpbench.solvers.smo import HELD_ENTRIES, SMO, SMOParams, _pair_step, _select_single
 from tests.exact import biased_optimum, unbiased_optimum
 from tests.problems import SIGMA2, adult, build_problem, real_problem, run_to_end
 
@@ -194,7 +194,16 @@ def trajectory_digest(data, bias, weighted, shrinking, cache_mb):
 @pytest.mark.parametrize("cache_mb", [0.0, 64.0])
 @pytest.mark.parametrize("case", DIGESTS)
 def test_trajectory_is_the_recorded_one(case, cache_mb):
-    """Every iterate, limit and count stays as recorded, bit for bit, with the row cache (64 MiB:
-    all rows) and without."""
+    """The compiled batches of iterations, and the rows SMO keeps when the cache holds them all
+    (64 MiB here; none are kept without a cache), leave every iterate, limit and count as they
+    were bit for bit."""
     assert trajectory_digest(*case, cache_mb) == DIGESTS[case]
 
+
+def test_rows_are_kept_only_when_the_cache_holds_them_all():
+    for cache_mb, shrinking, kept in [(64.0, False, True), (0.5, False, False), (64.0, True, False)]:
+        problem = real_problem("adult", 300, bias=True, cache_mb=cache_mb)  # 300 rows of 300: 0.69 MiB
+        s = SMO(problem, np.random.default_rng(0), SMOParams(shrinking=shrinking))
+        assert s._keep is kept
+    assert "smo's copies of kernel rows" in SMO.memory_needs(SMOParams(), 300, 5)
+    assert "smo's copies of kernel rows" not in SMO.memory_needs(SMOParams(), math.isqrt(HELD_ENTRIES) + 1, 5)
