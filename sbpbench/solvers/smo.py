@@ -110,6 +110,8 @@ from typing import Any
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from sbpbench.params import param, positive
 from sbpbench.problem import Problem
@@ -125,6 +127,36 @@ STEP_ENTRIES = 2**20
 #: Entries of the kernel rows SMO keeps itself (64 MiB of float64), at most: it keeps the rows it
 #: reads only when all ``n`` rows of ``n`` entries fit in this and in the kernel's row cache.
 HELD_ENTRIES = 2**23
+
+
+# ----------------------------------------------------------------------------- the active set
+
+
+def _size(act, n):
+    """The number of active variables: ``len(act)``, or ``n`` when ``act`` is None (all active)."""
+    return n if act is None else act.shape[0]
+
+
+def _at(act, r):
+    """The variable at position ``r`` of the active set: ``act[r]``, or ``r`` when ``act`` is None."""
+    return r if act is None else act[r]
+
+
+@overload(_size, inline="always")
+def _size_compiled(act, n):
+    """:func:`_size` in compiled code, chosen by the type of ``act`` when compiling: without shrinking
+    the passes get None and read every array in order, without the indirection through ``act``."""
+    if isinstance(act, types.NoneType):
+        return lambda act, n: n
+    return lambda act, n: act.shape[0]
+
+
+@overload(_at, inline="always")
+def _at_compiled(act, r):
+    """:func:`_at` in compiled code (as :func:`_size_compiled`)."""
+    if isinstance(act, types.NoneType):
+        return lambda act, r: r
+    return lambda act, r: act[r]
 
 
 # ----------------------------------------------------------------------------- with bias (pairs)
@@ -158,8 +190,8 @@ def _select_i(y, G, alpha, C, act):
     """WSS2 first index over the active set ``act``: ``i = argmax_{I_up} -y G`` and ``m``; also
     ``-M = max_{I_low} y G``."""
     imax, gmax, gmax2 = -1, -np.inf, -np.inf
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         imax, gmax, gmax2 = _candidate(t, y[t], G[t], alpha[t], C[t], imax, gmax, gmax2)
     return imax, gmax, gmax2
 
@@ -171,8 +203,8 @@ def _select_j(y, G, alpha, C, diag, i, K_i, gmax, act):
     (``m + y_t G_t`` is exactly ``m + G_t`` or ``m - G_t``)."""
     jmin = -1
     best = np.inf
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         at = alpha[t]
         in_low = (at > 0) if y[t] > 0 else (at < C[t])
         grad_diff = gmax + y[t] * G[t]
@@ -240,8 +272,8 @@ def _add_pair_select_i(G, y, alpha, C, K_i, ci, K_j, cj, act):
     iteration's :func:`_select_i` (``alpha`` already updated): one pass over the active set
     instead of two, with the same ``G`` and ``(i, m, -M)`` bit for bit."""
     imax, gmax, gmax2 = -1, -np.inf, -np.inf
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         g = G[t] + y[t] * (ci * K_i[r] + cj * K_j[r])
         G[t] = g
         imax, gmax, gmax2 = _candidate(t, y[t], g, alpha[t], C[t], imax, gmax, gmax2)
@@ -305,8 +337,8 @@ def _select_single(G, alpha, C, diag, act):
     new value, and the two one-sided violations ``up = max(0, max {-G_t : alpha_t < C_t})`` and
     ``down = max(0, max {G_t : alpha_t > 0})``."""
     found = (-1, 0.0, 0.0, 0.0, 0.0)
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         found = _single_candidate(t, G[t], alpha[t], C[t], diag[t], found)
     return found[0], found[1], found[2], found[3]
 
@@ -317,8 +349,8 @@ def _add_single_select(G, y, alpha, C, diag, K_i, ci, act):
     already updated): one pass over the active set instead of two, the same ``G`` and selection
     bit for bit (as :func:`_add_pair_select_i` with a bias)."""
     found = (-1, 0.0, 0.0, 0.0, 0.0)
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         g = G[t] + y[t] * ci * K_i[r]
         G[t] = g
         found = _single_candidate(t, g, alpha[t], C[t], diag[t], found)
@@ -329,8 +361,8 @@ def _add_single_select(G, y, alpha, C, diag, K_i, ci, act):
 def _add_single(G, y, K_i, ci, act):
     """``G_t += y_t ci K_it`` for ``t = act[r]`` (row indexed by ``r``), i.e. ``G += Q_i d_i`` on
     the active set with ``ci = y_i d_i``."""
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         G[t] += y[t] * ci * K_i[r]
 
 
@@ -399,7 +431,7 @@ def _pair_iterations(y, G, alpha, C, diag, act, rows, slot, keep, found, r, eps,
         K_i = rows[slot[i]]
         if r < 0:
             r = _select_j(y, G, alpha, C, diag, i, K_i, gmax, act)
-        j = act[r]
+        j = _at(act, r)
         if slot[j] < 0:
             return NEED_ROW, done, (i, gmax, gmax2), violation, r, last
         K_j = rows[slot[j]]
@@ -557,24 +589,28 @@ class SMO(Solver[SMOParams]):
         that the kernel would have served them from there) by ``kernel.count``.
         """
         act = self.active
+        over = act if self.params.shrinking else None  # None: all, read in order (see _size)
         if self._next_i is None:
-            self._next_i = (_select_i(self.y, self.G, self.alpha, self.C, act) if self.bias
-                            else _select_single(self.G, self.alpha, self.C, self.diag, act))
+            self._next_i = (_select_i(self.y, self.G, self.alpha, self.C, over) if self.bias
+                            else _select_single(self.G, self.alpha, self.C, self.diag, over))
         batch = _pair_iterations if self.bias else _single_iterations
+        state = (self.y, self.G, self.alpha, self.C, self.diag, over, self._rows, self._slot, self._keep)
+        rows, eps, keep = self._rows, self.params.eps, self._keep
         done = fetched = 0
         r = -1
         while True:
-            status, d, self._next_i, self.violation, r, last = batch(
-                self.y, self.G, self.alpha, self.C, self.diag, act, self._rows, self._slot, self._keep,
-                self._next_i, r, self.params.eps, limit - done)
+            status, d, self._next_i, self.violation, r, last = batch(*state, self._next_i, r, eps, limit - done)
             done += d
             if d:
                 self._last = last
             if status != NEED_ROW:
                 break
             t = self._next_i[0] if r < 0 else int(act[r])
-            slot = t if self._keep else int(r >= 0)
-            self._rows[slot, :act.size] = self._active_row(t)
+            slot = t if keep else int(r >= 0)
+            if keep:
+                rows[slot] = self.kernel.row(t)  # all active
+            else:
+                rows[slot, :act.size] = self._active_row(t)
             self._slot[t] = slot
             fetched += 1
         served = (2 if self.bias else 1) * done - fetched  # rows read from _rows, fetched in an earlier batch
