@@ -628,11 +628,14 @@ class SMO(Solver[SMOParams]):
 
     def warm_up_rare_paths(self) -> None:
         """With shrinking: a shrinking step (the first comes after ``min(n, 1000)`` iterations)
-        and the ``G_bar`` update's :func:`_add_single` on a kernel row (with a bias, called only
-        when a variable enters or leaves the upper bound)."""
+        and the ``G_bar`` update's :func:`_add_single`, called only when a variable enters or
+        leaves the upper bound, on both kinds of row it takes: a kernel row (read-only; while
+        variables are shrunk) and a row of the batch's buffer (while all are active)."""
         if self.params.shrinking:
             self._do_shrinking()
+            self._rows[0] = self.kernel.row(0)
             _add_single(self.G_bar, self.y, self.kernel.row(0), 0.0, self._all)
+            _add_single(self.G_bar, self.y, self._rows[0], 0.0, self._all)
 
     # -- shrinking (LIBSVM's Solver::do_shrinking, reconstruct_gradient and the G_bar update) -----
     def _update_G_bar(self, t: int, old: float, K_t: np.ndarray) -> None:
