@@ -1,11 +1,16 @@
 """SMO (WSS2) against independent exact optima on real data, LIBSVM's iterations, and its kernel-evaluation counts."""
 
+import dataclasses
+import hashlib
+import math
+
 import numpy as np
 import pytest
+from sklearn.datasets import load_digits
 from sklearn.svm import SVC
 
 from sbpbench.data.split import Split
-from sbpbench.solvers.smo import SMO, SMOParams, _pair_step, _select_single
+from sbpbench.solvers.smo import HELD_ENTRIES, SMO, SMOParams, _pair_step, _select_single
 from tests.exact import biased_optimum, unbiased_optimum
 from tests.problems import SIGMA2, adult, build_problem, real_problem, run_to_end
 
@@ -144,3 +149,61 @@ def test_iterations_at_a_large_c_stay_near_libsvms(n):
     steer ties apart: the iterations agree within 3% (first-order working sets take ~35% more)."""
     ours, iterations = as_libsvm_orders(n, 10.0, False)
     assert abs(ours.iteration - iterations) <= 0.03 * iterations
+
+
+#: sha256 (its first 16 hex digits) of the trajectory :func:`trajectory_digest` follows, by (data,
+#: bias, weighted, shrinking), recorded with the SMO of one iteration per step and a kernel row
+#: fetched from the kernel at every use (commit 5a9a159).
+DIGESTS = {
+    ("digits", True, False, False): "52f61b1cfa4ab13e",
+    ("digits", True, True, False): "db25238a138c2717",
+    ("digits", False, False, False): "fcf1c0a8db2731eb",
+    ("digits", False, True, True): "395d2c1420172c46",
+    ("adult", True, False, True): "3a7e0b4b31bad35a",
+    ("adult", True, True, False): "90bc4e0be5d62fc1",
+    ("adult", False, False, True): "2be3a92de44a10bc",
+}
+
+
+def trajectory_digest(data, bias, weighted, shrinking, cache_mb):
+    """SMO (eps 1e-3) on 290 dense digits (1 against 8, lambda n = 1) or 300 sparse Adult rows
+    (lambda n = 0.1), with example weights or not, advanced through iteration and kernel-evaluation
+    limits to its end: the digest of the iteration, ``kernel_evals``, ``finished``, the violation,
+    ``alpha`` and ``G`` after each ``advance``, and the iterations done."""
+    if data == "digits":
+        X, y = load_digits(return_X_y=True)
+        pair = np.isin(y, [1, 8])
+        split = Split(X[pair][:290] / 16.0, np.where(y[pair][:290] == 1, 1.0, -1.0))
+        problem = build_problem(split, sigma2=8.0, lam=1.0 / 290, bias=bias, cache_mb=cache_mb)
+    else:
+        problem = real_problem("adult", 300, bias=bias, lam=0.1 / 300, cache_mb=cache_mb)
+    if weighted:
+        problem = dataclasses.replace(problem, weights=np.random.default_rng(5).uniform(0.2, 3.0, problem.n))
+    s = SMO(problem, np.random.default_rng(0), SMOParams(eps=1e-3, shrinking=shrinking))
+    n, digest = problem.n, hashlib.sha256()
+    for iterations, kernel_evals in [(1, math.inf), (2, math.inf), (math.inf, 5 * n + 1), (40, math.inf),
+                                     (math.inf, 300 * n), (700, math.inf), (math.inf, math.inf)]:
+        s.advance(iterations, kernel_evals, math.inf)
+        digest.update(repr((s.iteration, problem.kernel.kernel_evals, s.finished, float(s.violation))).encode())
+        digest.update(s.alpha.tobytes())
+        digest.update(s.G.tobytes())
+    assert s.finished
+    return digest.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("cache_mb", [0.0, 64.0])
+@pytest.mark.parametrize("case", DIGESTS)
+def test_trajectory_is_the_recorded_one(case, cache_mb):
+    """The compiled batches of iterations, and the rows SMO keeps when the cache holds them all
+    (64 MiB here; none are kept without a cache), leave every iterate, limit and count as they
+    were bit for bit."""
+    assert trajectory_digest(*case, cache_mb) == DIGESTS[case]
+
+
+def test_rows_are_kept_only_when_the_cache_holds_them_all():
+    for cache_mb, shrinking, kept in [(64.0, False, True), (0.5, False, False), (64.0, True, False)]:
+        problem = real_problem("adult", 300, bias=True, cache_mb=cache_mb)  # 300 rows of 300: 0.69 MiB
+        s = SMO(problem, np.random.default_rng(0), SMOParams(shrinking=shrinking))
+        assert s._keep is kept
+    assert "smo's copies of kernel rows" in SMO.memory_needs(SMOParams(), 300, 5)
+    assert "smo's copies of kernel rows" not in SMO.memory_needs(SMOParams(), math.isqrt(HELD_ENTRIES) + 1, 5)

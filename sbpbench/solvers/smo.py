@@ -87,6 +87,16 @@ A snapshot taken while variables are shrunk rebuilds their ``Q alpha`` from
 change the iterate.
 
 One iteration is one working-set update; ``advance`` returns True once the stopping rule holds.
+Iterations run in compiled batches (:func:`_pair_iterations`, :func:`_single_iterations`) that
+return to Python only for a kernel row they do not hold, at a limit, or at the stopping rule; with
+shrinking a step is one iteration (shrinking and ``G_bar`` are done between them), without it a
+step does as many as the limits allow, up to :data:`STEP_ENTRIES` row entries' worth. Without
+shrinking, when the kernel's row cache holds all ``n`` rows (and they fit in :data:`HELD_ENTRIES`
+entries), SMO keeps a copy of each row it fetched and reads it again from there: the kernel
+would serve it from its cache, never evicting a row, and each row read is counted in
+``kernel_evals`` as a row the kernel serves (:meth:`~sbpbench.kernels.Kernel.count`), so the
+counts, the cache's contents and the iterates are those of fetching every row from the kernel
+(only the cache's LRU order, which decides nothing when nothing is evicted, is not refreshed).
 Snapshot columns besides the objectives (:func:`~sbpbench.solvers.dual.dual_snapshot`):
 ``dual_objective``, ``duality_gap``, ``kkt_violation`` (``m - M`` at the last selection, over the
 active set) and, with shrinking, ``active_size``.
@@ -94,11 +104,14 @@ active set) and, with shrinking, ``active_size``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from sbpbench.params import param, positive
 from sbpbench.problem import Problem
@@ -107,6 +120,43 @@ from sbpbench.solvers.dual import TAU, box_bounds, dual_snapshot
 
 #: LIBSVM shrinks every ``min(n, SHRINK_INTERVAL)`` iterations.
 SHRINK_INTERVAL = 1000
+#: Kernel-row entries (``n`` or ``2 n`` per iteration) a step without shrinking reads at most: it
+#: does that many iterations' worth unless a limit comes first (``advance`` checks the deadline
+#: between steps: a step takes a few milliseconds at most).
+STEP_ENTRIES = 2**20
+#: Entries of the kernel rows SMO keeps itself (64 MiB of float64), at most: it keeps the rows it
+#: reads only when all ``n`` rows of ``n`` entries fit in this and in the kernel's row cache.
+HELD_ENTRIES = 2**23
+
+
+# ----------------------------------------------------------------------------- the active set
+
+
+def _size(act, n):
+    """The number of active variables: ``len(act)``, or ``n`` when ``act`` is None (all active)."""
+    return n if act is None else act.shape[0]
+
+
+def _at(act, r):
+    """The variable at position ``r`` of the active set: ``act[r]``, or ``r`` when ``act`` is None."""
+    return r if act is None else act[r]
+
+
+@overload(_size, inline="always")
+def _size_compiled(act, n):
+    """:func:`_size` in compiled code, chosen by the type of ``act`` when compiling: without shrinking
+    the passes get None and read every array in order, without the indirection through ``act``."""
+    if isinstance(act, types.NoneType):
+        return lambda act, n: n
+    return lambda act, n: act.shape[0]
+
+
+@overload(_at, inline="always")
+def _at_compiled(act, r):
+    """:func:`_at` in compiled code (as :func:`_size_compiled`)."""
+    if isinstance(act, types.NoneType):
+        return lambda act, r: r
+    return lambda act, r: act[r]
 
 
 # ----------------------------------------------------------------------------- with bias (pairs)
@@ -140,8 +190,8 @@ def _select_i(y, G, alpha, C, act):
     """WSS2 first index over the active set ``act``: ``i = argmax_{I_up} -y G`` and ``m``; also
     ``-M = max_{I_low} y G``."""
     imax, gmax, gmax2 = -1, -np.inf, -np.inf
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         imax, gmax, gmax2 = _candidate(t, y[t], G[t], alpha[t], C[t], imax, gmax, gmax2)
     return imax, gmax, gmax2
 
@@ -153,8 +203,8 @@ def _select_j(y, G, alpha, C, diag, i, K_i, gmax, act):
     (``m + y_t G_t`` is exactly ``m + G_t`` or ``m - G_t``)."""
     jmin = -1
     best = np.inf
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         at = alpha[t]
         in_low = (at > 0) if y[t] > 0 else (at < C[t])
         grad_diff = gmax + y[t] * G[t]
@@ -222,8 +272,8 @@ def _add_pair_select_i(G, y, alpha, C, K_i, ci, K_j, cj, act):
     iteration's :func:`_select_i` (``alpha`` already updated): one pass over the active set
     instead of two, with the same ``G`` and ``(i, m, -M)`` bit for bit."""
     imax, gmax, gmax2 = -1, -np.inf, -np.inf
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         g = G[t] + y[t] * (ci * K_i[r] + cj * K_j[r])
         G[t] = g
         imax, gmax, gmax2 = _candidate(t, y[t], g, alpha[t], C[t], imax, gmax, gmax2)
@@ -287,8 +337,8 @@ def _select_single(G, alpha, C, diag, act):
     new value, and the two one-sided violations ``up = max(0, max {-G_t : alpha_t < C_t})`` and
     ``down = max(0, max {G_t : alpha_t > 0})``."""
     found = (-1, 0.0, 0.0, 0.0, 0.0)
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         found = _single_candidate(t, G[t], alpha[t], C[t], diag[t], found)
     return found[0], found[1], found[2], found[3]
 
@@ -299,8 +349,8 @@ def _add_single_select(G, y, alpha, C, diag, K_i, ci, act):
     already updated): one pass over the active set instead of two, the same ``G`` and selection
     bit for bit (as :func:`_add_pair_select_i` with a bias)."""
     found = (-1, 0.0, 0.0, 0.0, 0.0)
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         g = G[t] + y[t] * ci * K_i[r]
         G[t] = g
         found = _single_candidate(t, g, alpha[t], C[t], diag[t], found)
@@ -311,8 +361,8 @@ def _add_single_select(G, y, alpha, C, diag, K_i, ci, act):
 def _add_single(G, y, K_i, ci, act):
     """``G_t += y_t ci K_it`` for ``t = act[r]`` (row indexed by ``r``), i.e. ``G += Q_i d_i`` on
     the active set with ``ci = y_i d_i``."""
-    for r in range(act.shape[0]):
-        t = act[r]
+    for r in range(_size(act, G.shape[0])):
+        t = _at(act, r)
         G[t] += y[t] * ci * K_i[r]
 
 
@@ -342,6 +392,85 @@ def _shrink(y, G, alpha, C, act, gmax1, gmax2):
             keep[k] = t
             k += 1
     return keep[:k].copy()
+
+
+# ----------------------------------------------------------------------------- batches of iterations
+
+#: How a batch of iterations (:func:`_pair_iterations`, :func:`_single_iterations`) ended: at its
+#: iteration limit, at the stopping rule, or at a kernel row it does not hold (the caller puts the
+#: row in the batch's row buffer and calls again: the iteration goes on where it stopped).
+LIMIT, CONVERGED, NEED_ROW = 0, 1, 2
+
+
+@numba.njit(cache=True)
+def _pair_iterations(y, G, alpha, C, diag, act, rows, slot, keep, found, r, eps, limit):
+    """Up to ``limit`` iterations with bias on the active set ``act``, each exactly the iteration
+    of the module docstring: the stopping rule on ``found = (i, m, -M)``, :func:`_select_j`,
+    :func:`_pair_step` and :func:`_add_pair_select_i` (the next ``found``).
+
+    The kernel rows come from ``rows``: row ``t`` (on ``act``) is ``rows[slot[t]]``, held when
+    ``slot[t] >= 0``. A row not held ends the batch with ``NEED_ROW`` before anything of the
+    iteration changes; ``r`` (-1, or the position of ``j`` in ``act`` when ``j``'s row was
+    missing) lets the call that resumes skip :func:`_select_j`. Without ``keep`` the slots of
+    ``i`` and ``j`` are emptied after each iteration (every row comes from the kernel again).
+
+    Returns ``(status, iterations done, found, violation, r, (i, j, old alpha_i, old alpha_j))``:
+    the violation ``m - M`` of the last selection made and the last completed iteration's working
+    set and old values (for the shrinking's ``G_bar``); with ``NEED_ROW``, row ``i`` is missing
+    when ``r < 0``, else row ``act[r]``.
+    """
+    i, gmax, gmax2 = found
+    done, violation = 0, gmax + gmax2
+    last = (-1, -1, 0.0, 0.0)
+    while done < limit:
+        violation = gmax + gmax2
+        if violation < eps:
+            return CONVERGED, done, (i, gmax, gmax2), violation, -1, last
+        if slot[i] < 0:
+            return NEED_ROW, done, (i, gmax, gmax2), violation, -1, last
+        K_i = rows[slot[i]]
+        if r < 0:
+            r = _select_j(y, G, alpha, C, diag, i, K_i, gmax, act)
+        j = _at(act, r)
+        if slot[j] < 0:
+            return NEED_ROW, done, (i, gmax, gmax2), violation, r, last
+        K_j = rows[slot[j]]
+        old_i, old_j = alpha[i], alpha[j]
+        alpha[i], alpha[j] = _pair_step(y[i], y[j], old_i, old_j, G[i], G[j], diag[i], diag[j], K_i[r], C[i], C[j])
+        i_next, gmax, gmax2 = _add_pair_select_i(G, y, alpha, C, K_i, y[i] * (alpha[i] - old_i),
+                                                 K_j, y[j] * (alpha[j] - old_j), act)
+        if not keep:
+            slot[i] = -1
+            slot[j] = -1
+        last = (i, j, old_i, old_j)
+        i, r = i_next, -1
+        done += 1
+    return LIMIT, done, (i, gmax, gmax2), violation, -1, last
+
+
+@numba.njit(cache=True)
+def _single_iterations(y, G, alpha, C, diag, act, rows, slot, keep, found, r, eps, limit):
+    """:func:`_pair_iterations` without bias: the stopping rule on ``found = (i, new alpha_i, up,
+    down)``, then ``alpha_i`` set and :func:`_add_single_select` (the next ``found``); one row per
+    iteration, so ``r`` stays -1 and the last working set is ``(i, -1, old alpha_i, 0)``."""
+    i, new, up, down = found
+    done, violation = 0, up + down
+    last = (-1, -1, 0.0, 0.0)
+    while done < limit:
+        violation = up + down
+        if violation < eps:
+            return CONVERGED, done, (i, new, up, down), violation, r, last
+        if slot[i] < 0:
+            return NEED_ROW, done, (i, new, up, down), violation, r, last
+        old = alpha[i]
+        alpha[i] = new
+        i_next, new, up, down = _add_single_select(G, y, alpha, C, diag, rows[slot[i]], y[i] * (new - old), act)
+        if not keep:
+            slot[i] = -1
+        last = (i, -1, old, 0.0)
+        i = i_next
+        done += 1
+    return LIMIT, done, (i, new, up, down), violation, r, last
 
 
 # ----------------------------------------------------------------------------- the solver
@@ -387,74 +516,109 @@ class SMO(Solver[SMOParams]):
         self.bound_rows = 0
         #: ``(active size, free active variables)`` at every gradient reconstruction with work.
         self.reconstructions: list[tuple[int, int]] = []
+        #: Whether rows stay in ``_rows`` once fetched: without shrinking, when the kernel's row cache
+        #: holds every row (so it never evicts one) and they are at most :data:`HELD_ENTRIES` entries.
+        self._keep = (not self.params.shrinking
+                      and self.n * self.n <= min(self.kernel.spec.cache_mb * 2**20 // 8, HELD_ENTRIES))
+        #: The batch's row buffer: row ``t`` (on the active set) is ``_rows[_slot[t]]`` when
+        #: ``_slot[t] >= 0``; kept, at ``_slot[t] = t``, else rows ``i`` and ``j`` of one iteration
+        #: in slots 0 and 1 (``np.empty``: memory is taken as rows are written).
+        self._rows = np.empty((self.n if self._keep else 2, self.n))
+        self._slot = np.full(self.n, -1, dtype=np.int64)
+        #: ``(i, j, old alpha_i, old alpha_j)`` of the last iteration (``j = -1`` without bias).
+        self._last: tuple[int, int, float, float] = (-1, -1, 0.0, 0.0)
         if self.params.shrinking:
             self.G_bar = np.zeros(self.n)  # sum of C Q_t over the t at the upper bound
             self._sign = self.y if self.bias else np.ones(self.n)  # be_shrunk's y (all +1 without bias)
             self._counter = min(self.n, SHRINK_INTERVAL) + 1
             self._unshrunk = False
 
+    @classmethod
+    def memory_needs(cls, params: SMOParams, n: int, d: int) -> dict[str, float]:
+        """The base's vectors and, without shrinking, the kernel rows SMO may keep (at most all
+        ``n`` rows, when they fit in :data:`HELD_ENTRIES` entries)."""
+        needs = super().memory_needs(params, n, d)
+        if not params.shrinking and n * n <= HELD_ENTRIES:
+            needs["smo's copies of kernel rows"] = 8.0 * n * n
+        return needs
+
     def _step(self, iterations: float, kernel_evals: float) -> bool:
-        """One working-set update, or the stopping rule's verdict (True: converged)."""
-        eps = self.params.eps
-        if self.params.shrinking:
-            self._counter -= 1
-            if self._counter == 0:
-                self._counter = min(self.n, SHRINK_INTERVAL)
-                self._do_shrinking()
-        chosen = self._select()
-        if self.violation < eps:
+        """Iterations (one with shrinking), or the stopping rule's verdict (True: converged)."""
+        if not self.params.shrinking:
+            return self._iterate(self._allowed(iterations, kernel_evals)) == CONVERGED
+        self._counter -= 1
+        if self._counter == 0:
+            self._counter = min(self.n, SHRINK_INTERVAL)
+            self._do_shrinking()
+        if self._iterate(1) == CONVERGED:
             if self.active.size == self.n:
                 return True
             self._reconstruct_gradient()  # optimal on the active set: check them all
-            self.active = self._all
-            chosen = self._select()
-            if self.violation < eps:
+            self.active, self._next_i = self._all, None
+            if self._iterate(1) == CONVERGED:
                 return True
             self._counter = 1  # shrink again at the next iteration
-        self._update(*chosen)
-        self.iteration += 1
+        i, j, old_i, old_j = self._last
+        self._update_G_bar(i, old_i, self._rows[0])  # without keeping rows, row i is in slot 0, row j in 1
+        if self.bias:
+            self._update_G_bar(j, old_j, self._rows[1])
         return False
 
-    # -- one iteration --------------------------------------------------------------------------
-    def _select(self) -> tuple[int, float]:
-        """Choose the working set on the active set and set ``violation``; returns what ``_update`` takes.
+    # -- iterations -----------------------------------------------------------------------------
+    def _allowed(self, iterations: float, kernel_evals: float) -> int:
+        """Iterations a step without shrinking does: those the limits allow (an iteration starts
+        while fewer than ``kernel_evals`` are spent, at ``rows n`` each), at most
+        :data:`STEP_ENTRIES` row entries' worth, at least one."""
+        per = (2 if self.bias else 1) * self.n
+        allowed = max(1, STEP_ENTRIES // per)
+        if iterations < allowed:
+            allowed = math.ceil(iterations)
+        if kernel_evals < allowed * per:
+            allowed = -(-math.ceil(kernel_evals) // per)
+        return allowed
 
-        The selection (with bias, of the first index) comes from the previous update's fused pass
-        when there is one (``_next_i``, dropped whenever the active set changes), else from a pass
-        of its own.
+    def _iterate(self, limit: int) -> int:
+        """Up to ``limit`` iterations on the active set by the compiled batch, fetching the kernel
+        rows it does not hold; returns how it ended (``LIMIT`` or ``CONVERGED``).
+
+        The first selection comes from a pass of its own when the active set changed (``_next_i``
+        None), then from each update's fused pass. ``violation`` is that of the last selection,
+        as the batch returns it. Each row the batch reads is counted as the kernel counts a row
+        it serves (``kernel.row`` or ``kernel.entries``): the rows fetched here by the kernel itself,
+        the rows read again from ``_rows`` (only when all the kernel's rows fit its cache, so
+        that the kernel would have served them from there) by ``kernel.count``.
         """
-        found, self._next_i = self._next_i, None
-        if self.bias:
-            i, gmax, gmax2 = found or _select_i(self.y, self.G, self.alpha, self.C, self.active)
-            self.violation = gmax + gmax2
-            return i, gmax
-        i, new, up, down = found or _select_single(self.G, self.alpha, self.C, self.diag, self.active)
-        self.violation = up + down
-        return i, new
-
-    def _update(self, i: int, value: float) -> None:
-        """Update the working set (``value``: ``m`` with bias, the new ``alpha_i`` without)."""
-        y, G, alpha, C, act = self.y, self.G, self.alpha, self.C, self.active
-        self.active_total += act.size
-        K_i = self._active_row(i)
-        if self.bias:
-            r = _select_j(y, G, alpha, C, self.diag, i, K_i, value, act)
-            j = int(act[r])
-            K_j = self._active_row(j)
-            old_i, old_j = alpha[i], alpha[j]
-            alpha[i], alpha[j] = _pair_step(y[i], y[j], old_i, old_j, G[i], G[j],
-                                            self.diag[i], self.diag[j], K_i[r], C[i], C[j])
-            self._next_i = _add_pair_select_i(G, y, alpha, C, K_i, y[i] * (alpha[i] - old_i),
-                                              K_j, y[j] * (alpha[j] - old_j), act)
-            if self.params.shrinking:
-                self._update_G_bar(i, old_i, K_i)
-                self._update_G_bar(j, old_j, K_j)
-        else:
-            old = alpha[i]
-            alpha[i] = value
-            self._next_i = _add_single_select(G, y, alpha, C, self.diag, K_i, y[i] * (value - old), act)
-            if self.params.shrinking:
-                self._update_G_bar(i, old, K_i)
+        act = self.active
+        over = act if self.params.shrinking else None  # None: all, read in order (see _size)
+        if self._next_i is None:
+            self._next_i = (_select_i(self.y, self.G, self.alpha, self.C, over) if self.bias
+                            else _select_single(self.G, self.alpha, self.C, self.diag, over))
+        batch = _pair_iterations if self.bias else _single_iterations
+        state = (self.y, self.G, self.alpha, self.C, self.diag, over, self._rows, self._slot, self._keep)
+        rows, eps, keep = self._rows, self.params.eps, self._keep
+        done = fetched = 0
+        r = -1
+        while True:
+            status, d, self._next_i, self.violation, r, last = batch(*state, self._next_i, r, eps, limit - done)
+            done += d
+            if d:
+                self._last = last
+            if status != NEED_ROW:
+                break
+            t = self._next_i[0] if r < 0 else int(act[r])
+            slot = t if keep else int(r >= 0)
+            if keep:
+                rows[slot] = self.kernel.row(t)  # all active
+            else:
+                rows[slot, :act.size] = self._active_row(t)
+            self._slot[t] = slot
+            fetched += 1
+        served = (2 if self.bias else 1) * done - fetched  # rows read from _rows, fetched in an earlier batch
+        if served:
+            self.kernel.count(served * act.size)
+        self.iteration += done
+        self.active_total += done * act.size
+        return status
 
     def _active_row(self, i: int) -> np.ndarray:
         """``K(x_i, x_t)`` for the active ``t``: the (cached) full row when all are active."""
@@ -464,11 +628,14 @@ class SMO(Solver[SMOParams]):
 
     def warm_up_rare_paths(self) -> None:
         """With shrinking: a shrinking step (the first comes after ``min(n, 1000)`` iterations)
-        and the ``G_bar`` update's :func:`_add_single` on a kernel row (with a bias, called only
-        when a variable enters or leaves the upper bound)."""
+        and the ``G_bar`` update's :func:`_add_single`, called only when a variable enters or
+        leaves the upper bound, on both kinds of row it takes: a kernel row (read-only; while
+        variables are shrunk) and a row of the batch's buffer (while all are active)."""
         if self.params.shrinking:
             self._do_shrinking()
+            self._rows[0] = self.kernel.row(0)
             _add_single(self.G_bar, self.y, self.kernel.row(0), 0.0, self._all)
+            _add_single(self.G_bar, self.y, self._rows[0], 0.0, self._all)
 
     # -- shrinking (LIBSVM's Solver::do_shrinking, reconstruct_gradient and the G_bar update) -----
     def _update_G_bar(self, t: int, old: float, K_t: np.ndarray) -> None:
