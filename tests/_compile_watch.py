@@ -65,9 +65,9 @@ def run_everything() -> None:
     cache off for the first and the last. Besides the defaults: SMO with shrinking, and with the
     linear kernel Pegasos on kernel rows and every solver with a ``precision`` in single
     precision. The order matters: a function compiled by an earlier run hides a later run's
-    gap, so the biased problems come first and SMO with shrinking before SMO (with a bias, its
-    update of ``G_bar`` is the only caller of a function that SMO without a bias calls at every
-    iteration). Raises AssertionError when a run fails.
+    gap, so the biased problems come first and SMO with shrinking before SMO (its update of
+    ``G_bar`` is the only caller of ``_add_single``, which its warm-up must compile). Raises
+    AssertionError when a run fails.
     """
     import numpy as np
 

@@ -179,6 +179,11 @@ class Kernel:
         return self.storage, self.X.indices.dtype.str, self.X.indptr.dtype.str
 
     @property
+    def cache_entries(self) -> int:
+        """Kernel values the row cache may hold (``spec.cache_mb`` MiB of float64)."""
+        return self._cache_budget
+
+    @property
     def cached_bytes(self) -> int:
         """Bytes held by the row cache now (at most ``spec.cache_mb`` MiB)."""
         return 8 * self._cached_entries
@@ -326,7 +331,10 @@ class Kernel:
         ``row(i, counted=False)``).
 
         The Perceptron's published form computes ``f(x_i)`` from its support vectors (``|SV|``
-        entries per presented example); ours adds one row per mistake to every ``f(x_j)``.
+        entries per presented example); ours adds one row per mistake to every ``f(x_j)``. SMO
+        without shrinking, when this kernel's cache holds every row (so it would serve each row
+        again from the cache, counted as :meth:`row` counts a cached row), reads rows it fetched
+        earlier from its own copies inside a compiled batch and reports those reads here.
 
         Parameters
         ----------

@@ -519,7 +519,7 @@ class SMO(Solver[SMOParams]):
         #: Whether rows stay in ``_rows`` once fetched: without shrinking, when the kernel's row cache
         #: holds every row (so it never evicts one) and they are at most :data:`HELD_ENTRIES` entries.
         self._keep = (not self.params.shrinking
-                      and self.n * self.n <= min(self.kernel.spec.cache_mb * 2**20 // 8, HELD_ENTRIES))
+                      and self.n * self.n <= min(self.kernel.cache_entries, HELD_ENTRIES))
         #: The batch's row buffer: row ``t`` (on the active set) is ``_rows[_slot[t]]`` when
         #: ``_slot[t] >= 0``; kept, at ``_slot[t] = t``, else rows ``i`` and ``j`` of one iteration
         #: in slots 0 and 1 (``np.empty``: memory is taken as rows are written).
