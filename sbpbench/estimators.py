@@ -34,9 +34,10 @@ one-vs-one by default (``multi_class='ovo'``, SVC's scheme), except by the Perce
 pairs scored 1.2 points below SVC() on the 10 digits (5-fold; 0.7 one-vs-rest), so it keeps
 one-vs-rest (:attr:`KernelClassifier.default_multi_class`); one-vs-one scored at least as well
 as one-vs-rest for the others (SBP 98.7% against 98.3%, Pegasos 98.5% against 98.2%). Data of
-fewer than :data:`ONE_THREAD_BELOW` values are fitted on one numba thread, as SVC fits: their
-rows are too short for threads to pay, and a row split over threads waits for a busy core
-(the same numbers either way).
+fewer than :data:`ONE_THREAD_BELOW` values are fitted and scored on one thread (numba's and the
+BLAS's), as SVC fits: their rows are too short for threads to pay, a row split over threads
+waits for a busy core, and the BLAS's idle threads spin on a core after each product (the same
+numbers either way).
 
 Fitting builds the problem through the same API as the runner: one counting
 :class:`~sbpbench.kernels.Kernel` over the training data, a
@@ -90,6 +91,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import cache
 from typing import Any, ClassVar
 
 import numba
@@ -103,6 +105,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from threadpoolctl import ThreadpoolController
 
 from sbpbench.errors import shown
 from sbpbench.kernels import Kernel, KernelSpec
@@ -176,22 +179,36 @@ def estimator_param(name: str, p: Param) -> Param:
     return replace(p, doc=f"{p.doc}; {note}" if note else p.doc, **changes)
 
 
-#: Training data of fewer values (nonzeros when sparse) than this are fitted on one numba thread:
-#: a kernel row of them costs at most about 0.4 ms on one thread, and a row split over threads
-#: waits for every thread, which on a busy machine is a scheduler time slice (a median 16 ms
-#: against 40 microseconds on one thread for a row of scikit-learn's digits, 2 busy cores).
+#: Data of fewer values (nonzeros when sparse) than this are fitted and scored on one thread, of
+#: numba and of the BLAS: a kernel row of them costs at most about 0.4 ms on one thread, and a row
+#: split over threads waits for every thread, which on a busy machine is a scheduler time slice (a
+#: median 16 ms against 40 microseconds on one thread for a row of scikit-learn's digits, 2 busy
+#: cores). The BLAS's threads (the scores' inner products) cost more on small blocks than they
+#: save, and OpenBLAS's idle threads spin on a core for a while after each call, slowing what
+#: runs next (in ``scripts/bench_estimators.py``, which scores after each fit, the next fit).
 ONE_THREAD_BELOW = 2**20
 
 
+@cache
+def _blas() -> ThreadpoolController:
+    """The BLAS libraries numpy and scipy loaded (made once: it inspects the loaded libraries)."""
+    return ThreadpoolController()
+
+
 @contextmanager
-def numba_threads(count: int) -> Iterator[None]:
-    """numba's thread count at most ``count`` in this thread for the block (numba's setting is
-    per thread), then as it was; the numbers do not depend on it (every threaded loop gives its
-    serial loop's bits)."""
-    before = numba.get_num_threads()
-    numba.set_num_threads(min(count, before))
-    try:
+def threads_for(values: int) -> Iterator[None]:
+    """One thread in this thread for the block when ``values`` is below :data:`ONE_THREAD_BELOW`:
+    numba's (its setting is per thread) and the BLAS's; then as they were. numba's count changes
+    no number (every threaded loop gives its serial loop's bits); the BLAS splits a product's
+    output among its threads, each entry summed by the same kernel."""
+    if values >= ONE_THREAD_BELOW:
         yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        with _blas().limit(limits=1, user_api="blas"):
+            yield
     finally:
         numba.set_num_threads(before)
 
@@ -399,7 +416,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
         budget = Budget(**{name: values[name] for name in Budget.LIMITS})  # of each binary problem
         size = X.nnz if sp.issparse(X) else X.size
-        with numba_threads(1 if size < ONE_THREAD_BELOW else numba.get_num_threads()):
+        with threads_for(size):
             kernel = Kernel(X, spec)
             problems = binary_problems(codes, classes.size, scheme)
             for k, (rows, labels) in enumerate(problems):
@@ -552,12 +569,14 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         """Decision values of each binary problem, one column per row of ``dual_coef_``."""
         check_is_fitted(self, "support_vectors_")  # n_features_in_ alone: a fit that failed
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        kernel = Kernel(self.support_vectors_, self._kernel_spec)
-        points = kernel.prepare(X)
-        scores = np.empty((X.shape[0], self.dual_coef_.shape[0]))
-        for k, coef in enumerate(self.dual_coef_):
-            support = np.flatnonzero(coef)
-            scores[:, k] = kernel.decision(points, support, coef[support], float(self.intercept_[k]))
+        size = sum(A.nnz if sp.issparse(A) else A.size for A in (X, self.support_vectors_))
+        with threads_for(size):
+            kernel = Kernel(self.support_vectors_, self._kernel_spec)
+            points = kernel.prepare(X)
+            scores = np.empty((X.shape[0], self.dual_coef_.shape[0]))
+            for k, coef in enumerate(self.dual_coef_):
+                support = np.flatnonzero(coef)
+                scores[:, k] = kernel.decision(points, support, coef[support], float(self.intercept_[k]))
         return scores
 
     def _class_scores(self, scores: np.ndarray) -> np.ndarray:

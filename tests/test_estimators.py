@@ -37,6 +37,7 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.multiclass import _ovr_decision_function
+from threadpoolctl import threadpool_info
 
 from sbpbench import estimators
 from sbpbench.data.sources.mnist import read_idx
@@ -671,6 +672,34 @@ def test_the_other_estimators_and_solvers_take_no_weights():
 
 
 # ----------------------------------------------------------------------------- fixed costs
+
+
+def _blas_threads() -> int:
+    return max((info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"), default=1)
+
+
+@pytest.mark.skipif(_blas_threads() < 2, reason="the BLAS runs on one thread here")
+def test_small_data_is_scored_on_one_blas_thread(monkeypatch):
+    """Below ONE_THREAD_BELOW values the scores' inner products run on one BLAS thread (its
+    threads cost more than they save on small blocks and spin after each call, which made the
+    next fit 2x slower), with the same values; the BLAS's thread count is restored after."""
+    seen = []
+    decision = Kernel.decision
+
+    def recording(self, *args, **kwargs):
+        seen.append(_blas_threads())
+        return decision(self, *args, **kwargs)
+
+    X, y, _ = small_breast_cancer()
+    model = SDCAClassifier(random_state=0).fit(X, y)
+    before = _blas_threads()
+    monkeypatch.setattr(Kernel, "decision", recording)
+    small = model.decision_function(X)
+    assert seen == [1] and _blas_threads() == before
+    monkeypatch.setattr(estimators, "ONE_THREAD_BELOW", 1)
+    threaded = model.decision_function(X)
+    assert seen == [1, before]
+    np.testing.assert_array_equal(threaded, small)
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
