@@ -95,8 +95,10 @@ def test_register_refuses_a_reserved_parameter_name():
 
 
 def test_the_reserved_names_cover_every_key_a_solver_entry_or_an_estimator_has_beside_the_solver():
-    from sbpbench.estimators import SBPClassifier
-    assert set(SBPClassifier.declared()) - set(SOLVERS["sbp"].Params.declared()) <= set(RESERVED_NAMES)
+    from sbpbench.estimators import ESTIMATORS
+    for estimator in ESTIMATORS:  # every argument of its __init__ (get_params) beside the solver's
+        declared = estimator.solver_class().Params.declared()
+        assert set(estimator().get_params()) - set(declared) <= set(RESERVED_NAMES), estimator
     assert {"name", "path", "label", "budget", "bias", "sigma2", "lambda", "C", "nu"} <= set(RESERVED_NAMES)
     for cls in SOLVERS.values():
         assert not set(cls.Params.declared()) & set(RESERVED_NAMES), cls.name

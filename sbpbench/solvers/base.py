@@ -526,10 +526,12 @@ ENTRY_KEYS = ("name", "path", "label", "budget", "bias")
 #: budget's declared keys (a sweep's labels and ``params`` column name a swept ``sigma2``,
 #: ``lambda``, ``C`` or ``nu`` beside the solver's parameters, and the estimators take all of them
 #: as arguments beside the solver's), with ``lambda`` as a config writes ``lam`` and ``kernel``
-#: as the estimators write the kernel's ``name``; and the estimators' ``random_state``.
+#: as the estimators write the kernel's ``name``; and the estimators' own arguments
+#: (``random_state``, ``probability``, ``class_weight``, ``multi_class``,
+#: ``decision_function_shape``: :mod:`sbpbench.estimators`, which a test holds to this list).
 RESERVED_NAMES: tuple[str, ...] = tuple(sorted({
     *ENTRY_KEYS, *KernelSpec.declared(), *ProblemParams.declared(), *Budget.declared(),
-    "lambda", "kernel", "random_state"}))
+    "lambda", "kernel", "random_state", "probability", "class_weight", "multi_class", "decision_function_shape"}))
 
 
 def misnamed(cls: type[Solver[Any]]) -> str | None:
