@@ -464,7 +464,8 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
 
     def _weights(self, X: Any, codes: np.ndarray, classes: np.ndarray, sample_weight: Any) -> np.ndarray | None:
         """Each example's weight, ``sample_weight`` times its class's ``class_weight`` (None when
-        both are None); a ValueError for negative weights, or weights all zero."""
+        both are None); a ValueError for negative weights, weights all zero, or positive weights
+        on one class only (as SVC refuses them)."""
         class_weight = getattr(self, "class_weight", None)
         if sample_weight is None and class_weight is None:
             return None
@@ -477,6 +478,9 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         if not np.all(np.isfinite(weights)) or not weights.any():
             raise ValueError(f"{type(self).__name__}: the example weights (sample_weight times class_weight) must be "
                              "finite, and not all zero")
+        if np.unique(codes[weights > 0]).size < 2:  # as SVC: a problem of one class has no separating bias
+            raise ValueError(f"{type(self).__name__}: the examples of positive weight (sample_weight times "
+                             "class_weight) must belong to at least 2 classes")
         return weights
 
     def _fit_platt(self, X: Any, y: np.ndarray, sample_weight: Any) -> CalibratedClassifierCV:

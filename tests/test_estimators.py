@@ -648,6 +648,9 @@ def test_weights_of_one_are_no_weights_and_balanced_is_its_sample_weight(cls):
     (SMOClassifier(), 0.0, "Sample weights must contain at least one non-zero number"),
     (SMOClassifier(class_weight={0: 0.0, 1: 0.0}), None, r"the example weights \(sample_weight times class_weight\) "
                                                           "must be finite, and not all zero"),
+    (SMOClassifier(bias=True, class_weight={0: 0.0, 1: 1.0}), None, "the examples of positive weight "
+                                                                    r"\(sample_weight times class_weight\) must belong "
+                                                                    "to at least 2 classes"),
 ])
 def test_bad_weights_end_fit_with_a_value_error(estimator, weights, message):
     X, y, _ = small_breast_cancer()
