@@ -1,7 +1,7 @@
 """SBP with a bias against its authors' program, issvm (A. Cotter), iteration for iteration.
 
 Usage: python scripts/authors_sbp.py [--source DIR | --mirror GITDIR] [--iterations 10000]
-       [--every 500] [--runs 1] [--work DIR] [--out results/paper/analyses/authors-sbp.md]
+       [--every 500] [--runs 1] [--work DIR] [--out results/paper/analyses/authors-sbp.md] [--resume]
 
 issvm is the C++ of the kernelized SBP paper's authors (GPL, 2012). Its public copy is the
 fork github.com/maliq/issvm (Cotter's sources plus a support-set writer); ``--mirror`` is a git
@@ -31,6 +31,10 @@ which the SBP paper's report rows read (:class:`sbpbench.papers.questions.Record
 ``{"iterations", "kernel_rows", "test_error"}``; ``runs_done`` of ``runs_planned``, and the
 environment (commit, versions, host) as a run's meta.json has it. Both files are rewritten
 after each pair of runs (one of each program), so an interruption keeps the runs finished.
+``--resume`` keeps the runs of the JSON already at ``--out`` (written with the same
+``--iterations`` and ``--every``) and adds pairs until ``--runs``; ours continues with the next
+seeds, and ``environment`` keeps the first session's facts, with each later session's in
+``resumed``.
 """
 
 from __future__ import annotations
@@ -210,8 +214,33 @@ def page(args: argparse.Namespace, source: str, runs: dict[str, list[list[Checkp
     return "\n".join(lines) + "\n"
 
 
+def earlier_runs(args: argparse.Namespace, out: Path
+                 ) -> tuple[dict[str, list[list[Checkpoint]]], dict, list[dict], float]:
+    """The runs, first environment, later environments and seconds of the record at ``out``'s JSON
+    (``--resume``); none without ``--resume``. A record of other settings ends in one line, exit 2."""
+    empty: dict[str, list[list[Checkpoint]]] = {"issvm": [], "sbp": []}
+    path = out.with_suffix(".json")
+    if not args.resume:
+        return empty, {}, [], 0.0
+    if not path.is_file():
+        fail(f"--resume: {path} does not exist (run without --resume first)")
+    try:
+        data = json.loads(path.read_text())
+        settings, runs = data["settings"], data["runs"]
+        asked = {"iterations": args.iterations, "every": args.every, "nu": NU, "sigma2": SIGMA2}
+        differ = [f"{key} {settings[key]} (asked {value})" for key, value in asked.items() if settings[key] != value]
+        kept = {name: [list(run) for run in runs[name]] for name in ("issvm", "sbp")}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        fail(f"--resume: {path} is not a record of scripts/authors_sbp.py ({error})")
+    if differ:
+        fail(f"--resume: {path} was run with other settings: {', '.join(differ)}")
+    if len(kept["issvm"]) != len(kept["sbp"]):
+        fail(f"--resume: {path} holds {len(kept['issvm'])} issvm runs but {len(kept['sbp'])} of ours")
+    return kept, data["environment"], list(data.get("resumed", [])), float(data.get("seconds", 0.0))
+
+
 def record(args: argparse.Namespace, source: str, runs: dict[str, list[list[Checkpoint]]], seconds: float,
-           facts: dict, train: Split, test: Split) -> str:
+           facts: dict, train: Split, test: Split, resumed: list[dict]) -> str:
     """The JSON record of the runs (the module docstring gives its keys)."""
     settings = {"data": "full Adult: LIBSVM's a9a / a9a.t", "n_train": train.n, "n_test": test.n,
                 "kernel": "gaussian exp(-||x - x'||^2 / (2 sigma^2))", "sigma2": SIGMA2, "bias": True, "nu": NU,
@@ -223,6 +252,7 @@ def record(args: argparse.Namespace, source: str, runs: dict[str, list[list[Chec
         "cost_per_iteration": {"issvm": "two kernel rows: one positive and one negative example updated",
                                "sbp": "one kernel row: one example drawn from p* (mass 1/2 per class)"},
         "runs_planned": args.runs, "runs_done": len(runs["sbp"]), "seconds": round(seconds, 1), "runs": runs,
+        **({"resumed": resumed} if resumed else {}),
     }, indent=1) + "\n"
 
 
@@ -236,6 +266,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=1, help="runs of each")
     parser.add_argument("--work", help="folder for the build and data files (default: a temporary one)")
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--resume", action="store_true", help="keep the runs already at --out and add to them")
     args = parser.parse_args(argv)
     for name in ("iterations", "every", "runs"):
         if getattr(args, name) <= 0:
@@ -243,7 +274,11 @@ def main(argv: list[str] | None = None) -> None:
     if Path(args.out).suffix != ".md":
         fail(f"--out {args.out}: expected a Markdown page ending in .md (the JSON goes beside it)")
     checkpoints = list(range(args.every, args.iterations + 1, args.every))
+    out = Path(args.out)
+    runs, first, resumed, before = earlier_runs(args, out)
     facts = environment()  # commit, versions and host as a run's meta.json has them, at the start
+    if first:
+        facts, resumed = first, [*resumed, facts]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(args.work or tmp)
         work.mkdir(parents=True, exist_ok=True)
@@ -254,14 +289,12 @@ def main(argv: list[str] | None = None) -> None:
         write_svmlight(test, work / "test.svm")
         problem = Problem.build(train, test, KernelSpec("gaussian", SIGMA2, 0.0), None, NU, True)
         source = f"--source {args.source}" if args.source else f"the git mirror {args.mirror or MIRROR}"
-        out = Path(args.out)
-        runs: dict[str, list[list[Checkpoint]]] = {"issvm": [], "sbp": []}
-        start = time.time()
-        for seed in range(args.runs):  # a pair at a time, both files rewritten after each
+        start = time.time() - before
+        for seed in range(len(runs["sbp"]), args.runs):  # a pair at a time, both files rewritten after each
             runs["issvm"].append(issvm_run(root, work, test, checkpoints))
             runs["sbp"].append(ours_run(problem, seed, checkpoints))
             seconds = time.time() - start
-            atomic_write(out.with_suffix(".json"), record(args, source, runs, seconds, facts, train, test))
+            atomic_write(out.with_suffix(".json"), record(args, source, runs, seconds, facts, train, test, resumed))
             atomic_write(out, page(args, source, runs, seconds))
             print(f"run {seed + 1} of {args.runs} done ({seconds:.0f} s): wrote {out} and {out.with_suffix('.json')}",
                   flush=True)

@@ -53,3 +53,29 @@ def test_an_out_page_that_is_not_markdown_is_refused(tmp_path):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "--out" in lines[0] and ".md" in lines[0]
     assert not out.exists()
+
+
+RECORD = ('{"settings": {"iterations": 15000, "every": 500, "nu": 0.001367, "sigma2": 100.0}, "environment": {},'
+          ' "runs": {"issvm": [[{"iterations": 500, "kernel_rows": 1000, "test_error": 0.2}]],'
+          ' "sbp": [[{"iterations": 500, "kernel_rows": 500, "test_error": 0.2}]]}}')
+
+
+@pytest.mark.parametrize("record, arguments, expected", [
+    (None, [], "does not exist"),
+    ("{not json", [], "is not a record of scripts/authors_sbp.py"),
+    ('{"settings": {}}', [], "is not a record of scripts/authors_sbp.py"),
+    (RECORD, ["--iterations", "15000", "--every", "250"], "other settings: every 500 (asked 250)"),
+    (RECORD.replace('"sbp": [[', '"sbp": [[], ['), ["--iterations", "15000"], "holds 1 issvm runs but 2 of ours"),
+])
+def test_resume_refuses_a_record_it_cannot_continue(tmp_path, record, arguments, expected):
+    """``authors_sbp.py --resume`` continues only a record of the same settings, in one line, exit 2,
+    and leaves the record as it was."""
+    kept = tmp_path / "authors.json"
+    if record is not None:
+        kept.write_text(record)
+    done, out = _run(tmp_path, "--resume", *arguments, script="authors_sbp.py")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--resume" in lines[0] and expected in lines[0]
+    assert not out.exists()
+    assert (kept.read_text() if record is not None else None) == record
