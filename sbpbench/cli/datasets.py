@@ -87,7 +87,8 @@ def list_() -> None:
 @datasets.command()
 @click.argument("names", nargs=-1, required=True)
 @click.option("--mirror", metavar="URL", help="Fetch every file as URL/<file name> (default $SBPBENCH_MIRROR).")
-@click.option("--force", is_flag=True, help="Convert again even when cached.")
+@click.option("--force", is_flag=True,
+              help="Convert again even when cached; damaged downloads are fetched again (replaced once verified).")
 def fetch(names: tuple[str, ...], mirror: str | None, force: bool) -> None:
     """Download, verify, convert and cache NAMES (see `sbpbench datasets list`)."""
     from sbpbench.data import cache
