@@ -4,24 +4,28 @@ A damaged download is replaced only once its new copy has arrived whole and veri
 server is down, answers an error, sends other bytes or the user presses Ctrl-C mid-download, the
 cache is as it was (the damaged file, the converted dataset made before the damage), the error is
 one line with exit code 2, and no partial file is left. Replacing the converted dataset never
-leaves it half-deleted. No network: a loopback server stands for the sources.
+leaves it half-deleted. And the checksums remembered in ``<cache>/.checksums`` for files gone or
+changed are pruned by ``datasets fetch`` and ``datasets verify``. No network: a loopback server
+stands for the sources.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
+import json
 import os
 from pathlib import Path
 
 import pytest
 
-from sbpbench.data import cache, fetch
+from sbpbench.data import cache, checksums, fetch
 from sbpbench.data.fetch import partial_path
 from sbpbench.data.registry import REGISTRY
 from tests._dataserver import FileServer, closed_port
 from tests.cli_runner import sbpbench
-from tests.test_hostile_data import FAST, NAME, TRAIN, fixture_dataset, invoke, one_label_changed, refused
+from tests.test_hostile_data import FAST, NAME, TEST, TRAIN, fixture_dataset, invoke, one_label_changed, refused
 
 
 @pytest.fixture
@@ -144,3 +148,61 @@ def test_folders_of_killed_conversions_are_removed_by_the_next(served):
         (folder / "sub").mkdir(parents=True)
     cache.prepare(NAME, FAST, root, force=True)
     assert not any(os.path.lexists(p) for p in left) and other.is_dir()
+
+
+# ----------------------------------------------------------------------------- remembered checksums
+
+
+def remembered(root: Path) -> set[str]:
+    """The files whose digests the cache's store remembers (the paths its records name)."""
+    return {json.loads(p.read_bytes())["path"] for p in (root / ".checksums").glob("*.json")}
+
+
+def data_files(root: Path, monkeypatch) -> dict[str, Path]:
+    """Three data files outside the cache, each hashed and remembered (however recently written):
+    ``kept`` as it is, ``gone`` deleted and ``changed`` rewritten since; and in the store a stray
+    file and a folder."""
+    monkeypatch.setattr(checksums, "FRESH_NS", 0)
+    files = {}
+    for name in ("kept", "gone", "changed"):
+        files[name] = root.parent / f"{name}.svm"
+        files[name].write_bytes(TRAIN)
+        cache.checksum(files[name])
+    files["gone"].unlink()
+    files["changed"].write_bytes(TEST)
+    assert remembered(root) == {str(p) for p in files.values()}
+    (root / ".checksums" / "stray.json").write_text("[1, 2]")
+    (root / ".checksums" / "a folder").mkdir()
+    return files
+
+
+@pytest.mark.parametrize("command", [("datasets", "verify"), ("datasets", "fetch", NAME)])
+def test_checksums_of_files_gone_or_changed_are_pruned(served, monkeypatch, command):
+    """Before: ``<cache>/.checksums`` kept a record for every file ever hashed."""
+    root, _ = served
+    files = data_files(root, monkeypatch)
+    assert invoke(*command)[0] == 0
+    kept = str(files["kept"])
+    assert remembered(root) - {str(p) for p in root.rglob("*")} == {kept}  # the cache's own, and the one kept
+    assert not (root / ".checksums" / "stray.json").exists() and (root / ".checksums" / "a folder").is_dir()
+    hashed = []
+    real = checksums.file_digests
+    monkeypatch.setattr(checksums, "file_digests", lambda path, *a, **k: hashed.append(path) or real(path, *a, **k))
+    assert cache.checksum(files["kept"]) == hashlib.sha256(TRAIN).hexdigest() and hashed == []  # still served
+    assert cache.prune_checksums() == 0
+
+
+def test_pruning_a_read_only_cache_deletes_nothing_and_is_no_error(served, monkeypatch):
+    root, _ = served
+    data_files(root, monkeypatch)
+    before = sorted(p.name for p in (root / ".checksums").iterdir())
+    real = os.unlink
+
+    def refuse(path, *args, **kwargs):
+        if os.path.abspath(path).startswith(f"{root}{os.sep}"):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", refuse)
+    assert invoke("datasets", "verify")[0] == 0
+    assert sorted(p.name for p in (root / ".checksums").iterdir()) == before

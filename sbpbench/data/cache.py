@@ -10,7 +10,8 @@ downloads are shared by every folder sbpbench is run from::
     <cache>/<dataset>/train.npz, test.npz  the same data as CSR arrays, for fast loading
     <cache>/<dataset>/manifest.json        sha256 and size of the four files above, sha256 of the inputs
     <cache>/.locks/                        lock files of the downloads and conversions
-    <cache>/.checksums/                    digests remembered by file stamp (see sbpbench.data.checksums)
+    <cache>/.checksums/                    digests remembered by file stamp (see sbpbench.data.checksums),
+                                           those of files gone or changed pruned (:func:`prune_checksums`)
     <cache>/.parsed/<key>.npz (+ .sha256)  parsed copies of files shipped with sbpbench (:func:`parsed_once`)
 
 :func:`prepare` fetches a registered dataset's files and converts them. The dataset folder
@@ -49,7 +50,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from sbpbench.data.checksums import sha256_of
+from sbpbench.data.checksums import prune, sha256_of
 from sbpbench.data.convert import extract_member, write_libsvm
 from sbpbench.data.fetch import DamagedDownload, FetchOptions, RemoteFile, fetch_file, partial_path, verify_download
 from sbpbench.data.libsvm import read_libsvm, to_binary
@@ -84,6 +85,12 @@ def cache_dir() -> Path:
 def checksum_store(root: Path | None = None) -> Path:
     """Where the digests of files are remembered by their stamp (:mod:`sbpbench.data.checksums`)."""
     return (root or cache_dir()) / ".checksums"
+
+
+def prune_checksums(root: Path | None = None) -> int:
+    """Delete the remembered digests that can serve no more (of files gone or changed since they
+    were hashed, see :func:`~sbpbench.data.checksums.prune`); return how many were deleted."""
+    return prune(checksum_store(root))
 
 
 def checksum(path: str | os.PathLike[str], root: Path | None = None) -> str:
