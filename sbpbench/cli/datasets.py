@@ -87,9 +87,13 @@ def list_() -> None:
 @datasets.command()
 @click.argument("names", nargs=-1, required=True)
 @click.option("--mirror", metavar="URL", help="Fetch every file as URL/<file name> (default $SBPBENCH_MIRROR).")
-@click.option("--force", is_flag=True, help="Convert again even when cached.")
+@click.option("--force", is_flag=True,
+              help="Convert again even when cached; damaged downloads are fetched again (replaced once verified).")
 def fetch(names: tuple[str, ...], mirror: str | None, force: bool) -> None:
-    """Download, verify, convert and cache NAMES (see `sbpbench datasets list`)."""
+    """Download, verify, convert and cache NAMES (see `sbpbench datasets list`).
+
+    Then deletes the remembered checksums (<cache>/.checksums) of files gone or changed since.
+    """
     from sbpbench.data import cache
     from sbpbench.data.fetch import MIRROR_ENV, FetchOptions, mirror_root
 
@@ -97,6 +101,7 @@ def fetch(names: tuple[str, ...], mirror: str | None, force: bool) -> None:
     for name in _names(names):
         folder = cache.prepare(name, options, force=force)
         click.echo(f"{name}: {folder} ({_size(cache.disk_size(name))})")
+    cache.prune_checksums()
 
 
 @datasets.command()
@@ -159,6 +164,7 @@ def verify(names: tuple[str, ...]) -> None:
     file's state (ok, missing, partial: a .part file left by an interrupted download, damaged);
     a dataset shipped with sbpbench and not converted here is its bundled copy, checked too (by
     default every such dataset is checked). Exit code 2 when a dataset is damaged or incomplete.
+    Remembered checksums of files gone or changed are deleted (as by `fetch`).
     """
     from sbpbench.data import cache
     from sbpbench.data.cache import cache_dir
@@ -174,6 +180,7 @@ def verify(names: tuple[str, ...]) -> None:
             click.echo(wrap(f"  {file.describe()}"))
         if not state.ok:
             bad.append(name)
+    cache.prune_checksums()
     if bad:
         raise UserError(f"{len(bad)} dataset(s) damaged or incomplete in {cache_dir()} "
                         f"(run: sbpbench datasets fetch --force {' '.join(bad)})")

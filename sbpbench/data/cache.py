@@ -10,19 +10,22 @@ downloads are shared by every folder sbpbench is run from::
     <cache>/<dataset>/train.npz, test.npz  the same data as CSR arrays, for fast loading
     <cache>/<dataset>/manifest.json        sha256 and size of the four files above, sha256 of the inputs
     <cache>/.locks/                        lock files of the downloads and conversions
-    <cache>/.checksums/                    digests remembered by file stamp (see sbpbench.data.checksums)
+    <cache>/.checksums/                    digests remembered by file stamp (see sbpbench.data.checksums),
+                                           those of files gone or changed pruned (:func:`prune_checksums`)
     <cache>/.parsed/<key>.npz (+ .sha256)  parsed copies of files shipped with sbpbench (:func:`parsed_once`)
 
 :func:`prepare` fetches a registered dataset's files and converts them. The dataset folder
-is built under a temporary name and renamed into place, under a lock, so a reader sees
-either a complete folder with its manifest or none.
+is built under a temporary name and renamed into place, under a lock (the folder it replaces
+renamed aside first, deleted after), so a reader sees either a complete folder with its manifest
+or none.
 
 Nothing in the cache is used unverified: a download already there is checked against its
 pinned checksum (or the sha256 recorded at its download) before it is converted, and
 :func:`load_cached` checks the ``.npz`` files against the manifest's sizes and sha256, so a
-damaged cache is refused in one line naming the file and the command that fetches it again
-(``sbpbench datasets fetch --force NAME``), never used. The full hash of a file is computed
-once per change of its size or times (:mod:`sbpbench.data.checksums`), so an unchanged
+damaged cache is refused, never used, in one line naming the file and the command that fetches
+it again (``sbpbench datasets fetch --force NAME``: it replaces a damaged download only once the
+new copy verifies, so that a failed or interrupted fetch leaves the cache as it was). The full
+hash of a file is computed once per change of its size or times (:mod:`sbpbench.data.checksums`), so an unchanged
 cache costs a ``stat`` per file. Every file is read as a regular file (a device or a named
 pipe is refused, not read forever), the manifest and the records with a size limit.
 :func:`verify` re-checks every file of a dataset. A read-only cache serves what it holds
@@ -35,6 +38,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import stat
 import zipfile
@@ -46,7 +50,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from sbpbench.data.checksums import sha256_of
+from sbpbench.data.checksums import prune, sha256_of
 from sbpbench.data.convert import extract_member, write_libsvm
 from sbpbench.data.fetch import DamagedDownload, FetchOptions, RemoteFile, fetch_file, partial_path, verify_download
 from sbpbench.data.libsvm import read_libsvm, to_binary
@@ -81,6 +85,12 @@ def cache_dir() -> Path:
 def checksum_store(root: Path | None = None) -> Path:
     """Where the digests of files are remembered by their stamp (:mod:`sbpbench.data.checksums`)."""
     return (root or cache_dir()) / ".checksums"
+
+
+def prune_checksums(root: Path | None = None) -> int:
+    """Delete the remembered digests that can serve no more (of files gone or changed since they
+    were hashed, see :func:`~sbpbench.data.checksums.prune`); return how many were deleted."""
+    return prune(checksum_store(root))
 
 
 def checksum(path: str | os.PathLike[str], root: Path | None = None) -> str:
@@ -140,7 +150,8 @@ def download_path(remote: RemoteFile, root: Path | None = None) -> Path:
     return (root or cache_dir()) / "downloads" / remote.name
 
 
-def download(remote: RemoteFile, options: FetchOptions | None = None, root: Path | None = None) -> Path:
+def download(remote: RemoteFile, options: FetchOptions | None = None, root: Path | None = None,
+             replace: bool = False) -> Path:
     """Fetch ``remote`` into the cache's ``downloads/`` unless it is there already.
 
     Parameters
@@ -151,16 +162,19 @@ def download(remote: RemoteFile, options: FetchOptions | None = None, root: Path
         Mirror, timeouts, retries, progress.
     root : pathlib.Path, optional
         The cache folder (default :func:`cache_dir`).
+    replace : bool
+        Fetch a file already there that does not verify again, replacing it only once the new
+        one verifies (``--force``; see :func:`~sbpbench.data.fetch.fetch_file`).
 
     Returns
     -------
     pathlib.Path
         The verified file (see :func:`~sbpbench.data.fetch.fetch_file` for the errors: one
-        already there that does not verify is refused, not used).
+        already there that does not verify is refused, not used, unless ``replace``).
     """
     root = root or cache_dir()
     return fetch_file(remote, download_path(remote, root), root / ".locks" / f"{remote.name}.lock", options,
-                      checksum_store(root))
+                      checksum_store(root), replace)
 
 
 # ----------------------------------------------------------------------------- converted datasets
@@ -338,7 +352,8 @@ def prepare(name: str, options: FetchOptions | None = None, root: Path | None = 
         Cache folder (default :func:`cache_dir`).
     force : bool
         Convert again even when cached (downloads that still verify are reused, damaged ones
-        are fetched again).
+        are fetched again and replaced once the new ones verify: a failed or interrupted
+        download leaves the cache as it was, the converted dataset included).
 
     Returns
     -------
@@ -356,15 +371,13 @@ def prepare(name: str, options: FetchOptions | None = None, root: Path | None = 
                    f"the dataset cache {root} must be writable to convert {name}: set {DATA_ENV} to another folder"):
         if not force and is_cached(name, root):  # converted by another process meanwhile
             return final
-        if force:  # drop damaged downloads so that they are fetched again
-            for remote in dataset.files.values():
-                _drop_if_damaged(remote, root)
         try:
-            paths = {role: download(remote, options, root) for role, remote in dataset.files.items()}
+            paths = {role: download(remote, options, root, replace=force) for role, remote in dataset.files.items()}
         except DamagedDownload as exc:
             raise UserError(f"{exc}; {refetch(name)}") from None
+        for left in _work_folders(root, name):  # left by killed conversions: none runs while the lock is held
+            shutil.rmtree(left, ignore_errors=True)
         tmp = root / f".{name}.tmp-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
         try:
             tmp.mkdir()
             for role, member in dataset.members.items():
@@ -389,9 +402,7 @@ def prepare(name: str, options: FetchOptions | None = None, root: Path | None = 
                 "sizes": {p.name: p.stat().st_size for p in sorted(tmp.iterdir())},
             }
             (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-            if final.is_dir() and not final.is_symlink():
-                shutil.rmtree(final)
-            os.replace(tmp, final)
+            _swap_in(tmp, final)
         except OSError as exc:  # disk full, a read-only cache: nothing half-converted is left
             raise UserError(f"{root}: cannot write the converted {name} ({exc.strerror or exc}); free space "
                             f"or set {DATA_ENV} to another folder") from None
@@ -400,16 +411,31 @@ def prepare(name: str, options: FetchOptions | None = None, root: Path | None = 
     return final
 
 
-def _drop_if_damaged(remote: RemoteFile, root: Path) -> None:
-    """Delete a download that does not verify, so that it is fetched again (``--force``); a
-    folder in its place (which may hold anything) is refused in one line rather than deleted."""
-    path = download_path(remote, root)
-    if not os.path.lexists(path) or not verify_download(remote, path, checksum_store(root)):
+def _work_folders(root: Path, name: str) -> list[Path]:
+    """The folders a conversion of ``name`` works in (``.NAME.tmp-PID``: the new dataset being built;
+    ``.NAME.old-PID``: the one it replaces, until deleted), found in ``root``."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.(?:tmp|old)-[0-9]+")
+    return [p for p in root.iterdir() if pattern.fullmatch(p.name) and p.is_dir() and not p.is_symlink()]
+
+
+def _swap_in(new: Path, final: Path) -> None:
+    """Rename the folder ``new`` to ``final``, replacing a folder there without a moment when neither is.
+
+    A folder cannot be renamed over another that holds files, and deleting the old one first
+    would leave the dataset half-deleted if interrupted: it is renamed aside (``.NAME.old-PID``),
+    put back if ``new`` cannot take its place (an error, Ctrl-C), and deleted once ``new`` has.
+    """
+    if not (final.is_dir() and not final.is_symlink()):
+        os.replace(new, final)
         return
-    if path.is_dir() and not path.is_symlink():
-        raise UserError(f"{path}: it is a folder where the cache keeps the download {remote.name}; "
-                        "remove it and fetch again")
-    path.unlink()
+    old = final.with_name(f".{final.name}.old-{os.getpid()}")
+    os.replace(final, old)
+    try:
+        os.replace(new, final)
+    except BaseException:
+        os.replace(old, final)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def load_cached(name: str, root: Path | None = None, check_only: bool = False) -> tuple[Split, Split]:

@@ -12,7 +12,9 @@ seen too. As git does for "racily clean" files, a file changed in the last
 an edit within the tick of the stamp taken would keep the stamp. The store is
 ``<cache>/.checksums`` (:func:`sbpbench.data.cache.checksum`); a record that cannot be
 written (a read-only cache) only means hashing again next time, and a record that cannot be
-read, or that is not one sbpbench wrote, is ignored.
+read, or that is not one sbpbench wrote, is ignored. :func:`prune` deletes the records that can
+serve no more (``sbpbench datasets fetch`` and ``verify`` call it), so that the store does not
+keep one for every file ever hashed.
 """
 
 from __future__ import annotations
@@ -156,3 +158,52 @@ def digests(path: Path, algos: set[Algo], name: str | None = None, store: Path |
 def sha256_of(path: Path, store: Path | None = None, what: str = "cached file") -> str:
     """sha256 of a file's bytes (remembered in ``store`` when given, see :func:`digests`)."""
     return digests(path, {("sha256", False)}, store=store, what=what)[("sha256", False)]
+
+
+def prune(store: Path) -> int:
+    """Delete the records of ``store`` that can serve no more; return how many were deleted.
+
+    A record serves only the file it names while that file keeps the stamp recorded (a change
+    time never comes back), so those deleted are the records of a file gone (a dataset removed,
+    a data file deleted or moved, a cache folder moved) or changed since it was hashed, and
+    whatever in the store is not a record sbpbench wrote (a temporary file left by a killed
+    write included). Folders are left alone. No lock is needed: records are written whole
+    (renamed into place) and are only a memo, so deleting one being rewritten at that moment
+    costs a hash next time, never a wrong digest; a record that cannot be deleted (a read-only
+    cache) is left, and a store that cannot be listed is no error.
+
+    Parameters
+    ----------
+    store : pathlib.Path
+        The folder of the records (``<cache>/.checksums``).
+
+    Returns
+    -------
+    int
+        The number of records deleted.
+    """
+    try:
+        entries = [Path(e.path) for e in os.scandir(store) if not e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return 0
+    deleted = 0
+    for record in entries:
+        if not _serves(store, record):
+            try:
+                record.unlink()
+                deleted += 1
+            except OSError:
+                pass  # gone meanwhile, or a read-only cache
+    return deleted
+
+
+def _serves(store: Path, record: Path) -> bool:
+    """Whether ``record`` is one :func:`digests` can still use: sbpbench's, under the name of the
+    file it names, and that file's current stamp."""
+    try:
+        data = json.loads(read_regular(record, "checksum record", MAX_RECORD_BYTES))
+        path = data["path"]
+        return (isinstance(path, str) and _record_path(store, Path(path)) == (record, path)
+                and isinstance(data.get("digests"), dict) and data.get("stamp") == _stamp(os.stat(path)))
+    except (UserError, ValueError, TypeError, KeyError, OSError):
+        return False

@@ -16,7 +16,9 @@ complete and verified:
   checksum matches; a mismatch deletes the partial file;
 - a file already at the path is verified (its pinned checksum, or the sha256 recorded at its
   download) before it is returned, and refused (:class:`DamagedDownload`) when it does not match
-  or is no regular file: a damaged cache is never used;
+  or is no regular file: a damaged cache is never used. Asked to replace it (``datasets fetch
+  --force``), the download goes to ``<name>.part`` as any other and replaces the damaged file only
+  once verified: a failed or interrupted download leaves it as it was;
 - an exclusive lock (:func:`~sbpbench.data.lock.file_lock`) makes two processes (or threads)
   that fetch the same file download it once: the second waits and then finds it there.
 
@@ -438,7 +440,7 @@ def partial_path(path: Path) -> Path:
 
 
 def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions | None = None,
-               store: Path | None = None) -> Path:
+               store: Path | None = None, replace: bool = False) -> Path:
     """Download ``remote`` to ``path`` unless a file is already there, which is verified instead.
 
     Parameters
@@ -455,6 +457,11 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
     store : pathlib.Path, optional
         Where the digests of a file already there are remembered (see
         :func:`~sbpbench.data.checksums.digests`).
+    replace : bool
+        Download a file already there that does not verify again (``datasets fetch --force``).
+        It stays as it was until the new bytes are complete and verified, then is replaced by
+        them in one rename: a download that fails or is interrupted loses nothing. A folder in
+        its place (which may hold anything) is refused, not replaced.
 
     Returns
     -------
@@ -466,17 +473,24 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
     UserError
         When no address delivers the file (the message lists the addresses tried and how to
         use a mirror), or when the bytes do not match the pinned checksum (naming the file,
-        the expected and the actual checksum). Nothing partial is left behind.
+        the expected and the actual checksum). Nothing partial is left behind, and a file
+        already there is as it was.
     DamagedDownload
-        When the file already there does not verify (or is no regular file): it is not used.
+        When the file already there does not verify (or is no regular file) and ``replace``
+        is false: it is not used.
     """
     opts = options or FetchOptions()
     path.parent.mkdir(parents=True, exist_ok=True)
     with file_lock(lock):
         if os.path.lexists(path):  # verified, offline too
-            if problem := verify_download(remote, path, store):
+            problem = verify_download(remote, path, store)
+            if problem is None:
+                return path
+            if not replace:
                 raise DamagedDownload(problem)
-            return path
+            if path.is_dir() and not path.is_symlink():
+                raise UserError(f"{path}: it is a folder where the cache keeps the download {remote.name}; "
+                                "remove it and fetch again")
         urls = _addresses(remote, opts)
         part = partial_path(path)
         if os.path.isdir(part) and not os.path.islink(part):
@@ -497,7 +511,7 @@ def fetch_file(remote: RemoteFile, path: Path, lock: Path, options: FetchOptions
                     kinds.append(exc.kind)
                 else:
                     ok, actual = check_file(remote, part) if remote.digests else (True, "")
-                    if ok:
+                    if ok:  # the record first: cut short before the rename, the file left fails it
                         atomic_write(record_path(path),
                                      json.dumps({"sha256": sha256_of(part), "url": url,
                                                  "pinned": bool(remote.digests)}).encode())
