@@ -388,18 +388,10 @@ def _optimum_row(name: str, dataset: str, J: str, L: str) -> Posed:
                        exact=True), (TABLE1[dataset],), kind="number")
 
 
-#: Why SGD-s is not run to Table 1's eps = 1e-5 on Adult (its config is ready: a sweep over f).
-TABLE1_NOT_RUN = ("about 208000 epochs of SGD-s an entry, hours on the shared 2-core machine for the sweep over "
-                  "the comparison coefficient f (configured in sgd-table1-c0.1-adult.yaml)")
-
 #: Table 1's sweep over the comparison coefficient f (the paper raises f until T stabilizes, and
 #: gives neither the values nor the last): T is read at the largest f of the configs' sweep, the
 #: label of that SGD-s entry.
 TABLE1_ENTRY = "sgd-s[f=100.0;target_accuracy=1e-05]"
-
-#: The data sets whose Table 1 SGD-s sweep is run here.
-TABLE1_RUN = ("w8a",)
-
 
 def _table1_rows(dataset: str) -> tuple[NotReproduced | Posed, ...]:
     n, d, epochs, J, L = TABLE1_PRINTED[dataset]
@@ -412,10 +404,7 @@ def _table1_rows(dataset: str) -> tuple[NotReproduced | Posed, ...]:
         Posed(f"Table 1, {name}: SGD-s epochs T to (J - L^T)/L^T <= 1e-5 at C = 0.1, at f = 100 (the largest "
               "f of the sweep; the paper raises f until T stabilizes)", "Table 1", str(epochs),
               Match(FinalOf(TABLE1_ENTRY, "sgd-s", "epoch"), float(epochs), max(1.0, EPOCHS_SHARE * epochs),
-                    EPOCHS_REASON), (TABLE1[dataset],), kind="number")
-        if dataset in TABLE1_RUN else
-        NotReproduced(f"Table 1, {name}: SGD-s epochs T to (J - L^T)/L^T <= 1e-5 at C = 0.1", str(epochs),
-                      f"not run here: {epochs} epochs of SGD-s; " + TABLE1_NOT_RUN),
+                    EPOCHS_REASON), (TABLE1[dataset],), kind="number"),
     )
 
 
@@ -807,8 +796,6 @@ def _claims_on(key: str, dataset: str) -> tuple[Posed, ...]:
 
 #: The claims that need data or runs not available here.
 NOT_CHECKED = (
-    NotChecked("SGD-s reaches (J - L^T)/L^T <= 1e-5: extremely accurate solutions (Table 1), on Adult",
-               "not run here: " + TABLE1_NOT_RUN + "; on Web, see Table 1's rows"),
     NotChecked("Pegasos fails on Covertypes (C = 1) and runs more often into numerical problems at C = 10",
                "not run here: Covertypes is not available offline, and the configs leave Pegasos out where the "
                "paper prints '-' (Adult at C = 10); the paper does not say what the numerical problems were"),
