@@ -60,6 +60,23 @@ def test_the_bundled_copy_is_parsed_once_then_read_back_the_same(monkeypatch, tm
     assert len(calls) == 1
 
 
+def test_a_new_parsed_copy_removes_those_of_other_versions_of_the_file(monkeypatch, tmp_path):
+    monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path))
+    parsed = tmp_path / ".parsed"
+    parsed.mkdir()
+    # an older version's copies and records of both files, a leftover of a killed process
+    stale = ["a9a-0123abcd.npz", "a9a-0123abcd.npz.sha256", "a9a.t-0123abcd.npz", "a9a-feed.npz.4242.tmp"]
+    others = ["a9b-0123abcd.npz", "notes.txt"]  # not copies of a shipped a9a or a9a.t
+    for name in stale + others:
+        (parsed / name).write_bytes(b"old")
+    train, _ = adult.load_bundled()
+    names = {p.name for p in parsed.iterdir()}
+    assert not names & set(stale) and set(others) <= names
+    copies = names - set(others)  # each file's copy and its record
+    assert len(copies) == 4 and {n.split("-")[0] for n in copies} == {"a9a", "a9a.t"}
+    assert adult.load_bundled()[0].X.nnz == train.X.nnz  # read back
+
+
 def test_a_cache_that_cannot_be_written_only_costs_the_parse(monkeypatch, tmp_path):
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("SBPBENCH_DATA", str(tmp_path / "file"))  # not a folder: nothing can be written

@@ -12,7 +12,8 @@ downloads are shared by every folder sbpbench is run from::
     <cache>/.locks/                        lock files of the downloads and conversions
     <cache>/.checksums/                    digests remembered by file stamp (see sbpbench.data.checksums),
                                            those of files gone or changed pruned (:func:`prune_checksums`)
-    <cache>/.parsed/<key>.npz (+ .sha256)  parsed copies of files shipped with sbpbench (:func:`parsed_once`)
+    <cache>/.parsed/<name>-<digest>.npz    parsed copies of files shipped with sbpbench (+ .sha256 records;
+                                           :func:`parsed_once`), those of other versions of the file removed
 
 :func:`prepare` fetches a registered dataset's files and converts them. The dataset folder
 is built under a temporary name and renamed into place, under a lock (the folder it replaces
@@ -35,6 +36,7 @@ and verifies; converting or downloading into it is refused in one line.
 from __future__ import annotations
 
 import contextlib
+import glob
 import io
 import json
 import os
@@ -272,21 +274,26 @@ def _load_npz(path: Path, name: str) -> Split:
         raise UserError(f"{path}: cannot load the converted split ({exc}); {refetch(name)}") from None
 
 
-def parsed_once(key: str, provenance: str, parse: Callable[[], Split]) -> Split:
-    """A split parsed once, then read back from ``<cache>/.parsed/<key>.npz``.
+def parsed_once(name: str, digest: str, provenance: str, parse: Callable[[], Split]) -> Split:
+    """A split parsed once, then read back from ``<cache>/.parsed/<name>-<digest>.npz``.
 
     For data shipped with sbpbench (Adult's bundled copy): decompressing and parsing it
     (scikit-learn's LIBSVM reader, with its import) was most of a short run's start, at every
-    run. ``key`` must name the bytes parsed (e.g. the shipped file's sha256), so that a changed
+    run. ``digest`` must name the bytes parsed (e.g. the shipped file's sha256), so that a changed
     or damaged copy is parsed again, never replaced by another's arrays. The ``.npz`` is
     checked against the sha256 recorded beside it when written; one that is missing, damaged or
     unreadable is parsed again and rewritten (under a temporary name, then renamed), and a
-    cache folder that cannot be written only costs the parse.
+    cache folder that cannot be written only costs the parse. Once a copy is written, the copies
+    of ``name`` with another digest (of the files an earlier version of sbpbench shipped) are
+    removed, with what a process killed while writing one left behind: the folder holds one
+    copy per shipped file.
 
     Parameters
     ----------
-    key : str
-        The file name (no suffix) of the parsed copy; names the input bytes.
+    name : str
+        The shipped file's name (no folder); with ``digest``, the name of the parsed copy.
+    digest : str
+        Names the input bytes: their sha256 (hex).
     provenance : str
         The ``provenance`` of the split returned (the same whether parsed or read back).
     parse : callable
@@ -297,11 +304,12 @@ def parsed_once(key: str, provenance: str, parse: Callable[[], Split]) -> Split:
     Split
         The same arrays (values and dtypes) as ``parse()`` gives.
     """
-    path = cache_dir() / ".parsed" / f"{key}.npz"
+    folder = cache_dir() / ".parsed"
+    path = folder / f"{name}-{digest}.npz"
     record = path.with_name(f"{path.name}.sha256")
     try:
         if read_regular(record, "parsed-copy record", 1024).decode().strip() == sha256_of(path):
-            split = _load_npz(path, key)
+            split = _load_npz(path, path.stem)
             split.X.indptr = split.X.indptr.astype(np.int64)  # as stored and parsed; csr_matrix narrows it
             return Split(split.X, split.y, provenance)
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, UserError):
@@ -309,14 +317,19 @@ def parsed_once(key: str, provenance: str, parse: Callable[[], Split]) -> Split:
     split = parse()
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
         _save_npz(tmp, split.X, split.y)
-        digest = sha256_of(tmp)
+        digest_written = sha256_of(tmp)
         os.replace(tmp, path)
-        record.write_text(digest + "\n")
+        record.write_text(digest_written + "\n")
     except OSError:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
+    else:
+        for other in folder.glob(f"{glob.escape(name)}-*"):
+            if other not in (path, record):  # another version's copy or record, or a leftover
+                with contextlib.suppress(OSError):
+                    other.unlink()
     return Split(split.X, split.y, provenance)
 
 

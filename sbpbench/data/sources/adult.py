@@ -216,7 +216,7 @@ def load_bundled() -> tuple[Split, Split]:
         except OSError:
             shipped = None  # parse() says what is wrong
         splits.append(parse(filename) if shipped is None else
-                      parsed_once(f"{filename}-{shipped}", BUNDLED_ADULT, partial(parse, filename)))
+                      parsed_once(filename, shipped, BUNDLED_ADULT, partial(parse, filename)))
     return splits[0], splits[1]
 
 
