@@ -21,8 +21,8 @@ from tests.page_script import PAGE_JS, SVG, assert_drawn_as_the_script_draws, ne
 HOSTILE = "</text><b>&amp;\"'<!--"
 
 
-def _curve(x, mean, se=None, runs=2, dashed_from=None):
-    return {"x": x, "mean": mean, "se": se or [None] * len(x), "runs": runs, "dashed_from": dashed_from}
+def _curve(x, mean, se=None, runs=2, dashed_from=None, fits=False):
+    return {"x": x, "mean": mean, "se": se or [None] * len(x), "runs": runs, "fits": fits, "dashed_from": dashed_from}
 
 
 def _data(*solvers, notes=None):
@@ -51,7 +51,7 @@ def test_a_small_chart_has_the_coordinates_of_the_layout():
     / 32.4 * 380: 28.1, 262.6, 379.9."""
     root = _svg(_data(("sbp", {"kernel_evals|test_error": _curve([10, 100, 1000], [50, 30, 20])})))
     assert _paths(root, "line") == ["M96.9,28.1L408,262.6L719.1,379.9"]
-    assert _paths(root, "band") == [] and _paths(root, "line dashed") == []
+    assert _paths(root, "band") == [] and _paths(root, "line dashed") == [] and not list(root.iter(f"{SVG}circle"))
     ticks = [(t.get("x"), t.get("y"), t.text) for t in root.iter(f"{SVG}text") if t.get("class") == "tick"]
     # x: the powers of ten; y: about six steps of 1, 2 or 5 times a power of ten (32.4 / 6 = 5.4: 10)
     assert ticks == [("96.9", "410", "10"), ("408", "410", "100"), ("719.1", "410", "1000"),
@@ -60,6 +60,13 @@ def test_a_small_chart_has_the_coordinates_of_the_layout():
     assert clip.get("id") == "c" and root.find(f"{SVG}g").get("clip-path") == "url(#c)"
     legend = [t.text for t in root.find(f"{SVG}g[@class='legend']").iter(f"{SVG}text")]
     assert legend == ["sbp (2 runs)"]
+
+
+def test_a_solver_whose_checkpoints_are_fits_has_a_point_at_each():
+    root = _svg(_data(("libsvm", {"kernel_evals|test_error": _curve([10, 100, 1000], [50, 30, 20], fits=True)})))
+    assert _paths(root, "line") == ["M96.9,28.1L408,262.6L719.1,379.9"]
+    assert [(c.get("cx"), c.get("cy")) for c in root.iter(f"{SVG}circle")] == [("96.9", "28.1"), ("408", "262.6"),
+                                                                              ("719.1", "379.9")]
 
 
 def test_a_band_only_where_two_runs_cover_the_points_and_a_dashed_part_after_the_first_epoch():
@@ -131,7 +138,7 @@ def test_the_static_figures_are_what_the_script_draws_first():
                                                      se, dashed_from=1000),
                    "epochs|gap": _curve([0.5, 1.0, 2.0], [1.0, 0.3, 0.01], [0.6, 0.5, 0.02])}),
         ("dcd", {"epochs|gap": _curve([0.5, 1.0, 2.0, 3.0], [2e-3, 1e-3, 5e-4, None], [None, 5e-4, 1e-4, None])}),
-        ("smo", {"kernel_evals|test_error": _curve([1e5, 2e5], [21, 20.5], [0.1, 0.2], runs=3),
+        ("libsvm", {"kernel_evals|test_error": _curve([1e5, 2e5], [21, 20.5], [0.1, 0.2], runs=3, fits=True),
                  "kernel_evals|gap": _curve([1e5, 2e5, 4e5], [0.5, 0.4, 0.35])}),
         notes={"epochs|test_error": ["all: no epochs"]})
     assert_drawn_as_the_script_draws(data, [("kernel_evals", "test_error"), ("epochs", "gap"), ("kernel_evals", "gap")])

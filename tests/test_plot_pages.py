@@ -155,6 +155,13 @@ def test_the_page_curves_are_the_mean_curves_of_the_figures(run_dir):
         np.testing.assert_allclose(se, factor * drawn.se[most], rtol=1e-5, atol=1e-12)  # NaN where one run covers
 
 
+def test_the_page_marks_the_curves_of_solvers_whose_checkpoints_are_fits(run_dir):
+    curves = read_curves(run_dir)
+    data = page.page_data(curves.assign(one_step_per_advance=curves["solver"] == "dcd"))  # as LIBLINEAR's
+    fits = {s["label"]: {c["fits"] for c in s["curves"].values()} for s in data["solvers"]}
+    assert fits == {f"sbp {HOSTILE}": {False}, "dcd": {True}, "smo <1>": {False}}
+
+
 class _Tags(HTMLParser):
     """The start tags of a page, and its text outside scripts and styles."""
 

@@ -179,6 +179,13 @@
       if (dashed.length > 1) {
         el("path", { class: "line dashed", d: path(dashed.map((p) => pt(p[0], p[1]))), stroke: color }, plot);
       }
+      if (c.fits) {  // each checkpoint a fit of its own (LIBSVM, LIBLINEAR, Fourier features): a point each
+        for (const [px, py] of mean.map((p) => pt(p[0], p[1]))) {
+          if (isFinite(px) && isFinite(py)) {
+            el("circle", { class: "point", cx: px.toFixed(1), cy: py.toFixed(1), r: 3, fill: color }, plot);
+          }
+        }
+      }
     }
     drawLegend();
   }

@@ -93,8 +93,9 @@ def page_data(curves: pd.DataFrame) -> dict[str, Any]:
         ``x`` and ``y``: every axis by name, with its label and whether it is logarithmic;
         ``solvers``: per solver (in the order they appear) its label and its curves by
         ``"<x>|<y>"``, each the mean over runs and its standard error (as drawn, e.g. test error
-        in percent; None where fewer than two runs cover a point), the number of runs and where a
-        dashed part starts (or None); ``notes``:
+        in percent; None where fewer than two runs cover a point), the number of runs, whether its
+        checkpoints are fits of their own (drawn as points too) and where a dashed part starts (or
+        None); ``notes``:
         per ``"<x>|<y>"``, the solvers left out (:func:`~sbpbench.outputs.lines.left_out`);
         ``initial``: the axes shown first (kernel evaluations if any solver has them, else
         iterations, against test error).
@@ -110,7 +111,7 @@ def page_data(curves: pd.DataFrame) -> dict[str, Any]:
                 if line is not None:
                     lines[f"{xname}|{yname}"] = {
                         "x": _rounded(line.x), "mean": _rounded(y.factor * line.mean),
-                        "se": _rounded(y.factor * line.se), "runs": line.runs,
+                        "se": _rounded(y.factor * line.se), "runs": line.runs, "fits": line.fits,
                         "dashed_from": None if line.dashed_from is None else float(f"{line.dashed_from:.{DIGITS}g}")}
         solvers.append({"label": str(label), "curves": lines})
     pairs = {f"{xname}|{yname}": (x, y) for xname, x in X_AXES.items() for yname, y in Y_AXES.items()}

@@ -8,7 +8,8 @@ A chart is drawn from the data the page embeds for its script
 side: :func:`extent`), ticks (:func:`ticks`) and tick labels
 (:func:`~sbpbench.outputs.notation.tick_labels`), grid lines, axis labels and clip path, one band
 per stretch of points with a standard error, the mean line, dashed after ``dashed_from`` (the
-Perceptron's first epoch), and the colours of :data:`COLORS` in the order of the solvers with
+Perceptron's first epoch), a point per checkpoint of a solver whose checkpoints are fits of their
+own (``fits``), and the colours of :data:`COLORS` in the order of the solvers with
 curves on these axes. Under the plot, a legend names each solver and its number of runs, as the
 script's legend buttons do. The elements carry the classes of the script's (``grid``, ``tick``,
 ``line``, ...): the page's style sheet gives both charts one look.
@@ -233,6 +234,9 @@ def chart_svg(data: dict[str, Any], x_name: str, y_name: str, clip_id: str) -> s
                    f'data-solver="{_e(solver["label"])}"/>')
         if len(dashed) > 1:
             out.append(f'<path class="line dashed" d="{_path(pt(*p) for p in dashed)}" stroke="{color}"/>')
+        if c["fits"]:  # each checkpoint a fit of its own: a point each
+            out += [f'<circle class="point" cx="{_n(px)}" cy="{_n(py)}" r="3" fill="{color}"/>'
+                    for px, py in (pt(*p) for p in mean) if math.isfinite(px) and math.isfinite(py)]
     out.append('</g><g class="legend">')
     for row, (solver, c, color) in enumerate(entries):
         base = H + 14 + LEGEND_ROW * row
