@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from sbpbench.outputs.lines import LOG_FLOOR
@@ -186,67 +187,91 @@ def chart_svg(data: dict[str, Any], x_name: str, y_name: str, clip_id: str) -> s
         The SVG text; None when no solver has a curve on these axes.
     """
     key = f"{x_name}|{y_name}"
-    x_log, y_log = bool(data["x"][x_name]["log"]), bool(data["y"][y_name]["log"])
-    entries = [(s, s["curves"][key], COLORS[n % len(COLORS)])
+    x_axis, y_axis = data["x"][x_name], data["y"][y_name]
+    entries = [(s["label"], s["curves"][key], COLORS[n % len(COLORS)])
                for n, s in enumerate(s for s in data["solvers"] if key in s["curves"])]
     if not entries:
         return None
-    vx, vy = extent((c for _, c, _ in entries), x_log, y_log)
-    width, height = W - LEFT - RIGHT, H - TOP - BOTTOM
-
-    def sx(u: float) -> float:
-        return LEFT + (u - vx[0]) / (vx[1] - vx[0]) * width
-
-    def sy(u: float) -> float:
-        return H - BOTTOM - (u - vy[0]) / (vy[1] - vy[0]) * height
-
+    scale = _Scale(*extent((c for _, c, _ in entries), x_axis["log"], y_axis["log"]),
+                   bool(x_axis["log"]), bool(y_axis["log"]))
     total = H + LEGEND_ROW * len(entries) + 6
-    area = f'x="{LEFT}" y="{TOP}" width="{width}" height="{height}"'
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {W} {total}" width="{W}" '
-           f'height="{total}"><defs><clipPath id="{_e(clip_id)}"><rect {area}/></clipPath></defs>'
-           f'<rect class="plot-area" {area}/>']
-    x_ticks = ticks(vx, x_log)
-    for t, label in zip(x_ticks, tick_labels([10**t if x_log else t for t in x_ticks])):
-        out.append(f'<line class="grid" x1="{_n(sx(t))}" x2="{_n(sx(t))}" y1="{TOP}" y2="{H - BOTTOM}"/>'
-                   f'<text class="tick" x="{_n(sx(t))}" y="{H - BOTTOM + 16}" text-anchor="middle">{label}</text>')
-    y_ticks = ticks(vy, y_log)
-    for t, label in zip(y_ticks, tick_labels([10**t if y_log else t for t in y_ticks])):
-        out.append(f'<line class="grid" x1="{LEFT}" x2="{W - RIGHT}" y1="{_n(sy(t))}" y2="{_n(sy(t))}"/>'
-                   f'<text class="tick" x="{LEFT - 6}" y="{_n(sy(t) + 4)}" text-anchor="end">{label}</text>')
+    area = f'x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}"'
+    return "".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {W} {total}" width="{W}" '
+        f'height="{total}"><defs><clipPath id="{_e(clip_id)}"><rect {area}/></clipPath></defs>'
+        f'<rect class="plot-area" {area}/>',
+        *_axes(scale, x_axis["label"], y_axis["label"]),
+        f'<g clip-path="url(#{_e(clip_id)})">',
+        *(part for label, c, color in entries for part in _curve(scale, label, c, color)),
+        '</g><g class="legend">',
+        *(f'<rect x="{LEFT}" y="{H + 9 + LEGEND_ROW * row}" width="14" height="3" fill="{color}"/>'
+          f'<text x="{LEFT + 20}" y="{H + 14 + LEGEND_ROW * row}">{_e(label)} ({c["runs"]} runs)</text>'
+          for row, (label, c, color) in enumerate(entries)),
+        "</g></svg>"])
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """Where a chart draws: its x and y ranges (axis units) on the plot area, and whether each axis is log."""
+
+    x: Range
+    y: Range
+    x_log: bool
+    y_log: bool
+
+    def sx(self, u: float) -> float:
+        """Where ``u`` (x axis units) is on the chart."""
+        return LEFT + (u - self.x[0]) / (self.x[1] - self.x[0]) * (W - LEFT - RIGHT)
+
+    def sy(self, u: float) -> float:
+        """Where ``u`` (y axis units) is on the chart."""
+        return H - BOTTOM - (u - self.y[0]) / (self.y[1] - self.y[0]) * (H - TOP - BOTTOM)
+
+    def point(self, x: float, y: float | None) -> tuple[float, float]:
+        """A point of a curve on the chart (NaN where its axis has no place for it)."""
+        return self.sx(_unit(x, self.x_log)), self.sy(_unit(y, self.y_log))
+
+
+def _axes(scale: _Scale, x_label: str, y_label: str) -> list[str]:
+    """The grid lines and tick labels of both axes, and the axis labels."""
+    out = []
+    x_ticks = ticks(scale.x, scale.x_log)
+    for t, label in zip(x_ticks, tick_labels([10**t if scale.x_log else t for t in x_ticks])):
+        x = _n(scale.sx(t))
+        out.append(f'<line class="grid" x1="{x}" x2="{x}" y1="{TOP}" y2="{H - BOTTOM}"/>'
+                   f'<text class="tick" x="{x}" y="{H - BOTTOM + 16}" text-anchor="middle">{label}</text>')
+    y_ticks = ticks(scale.y, scale.y_log)
+    for t, label in zip(y_ticks, tick_labels([10**t if scale.y_log else t for t in y_ticks])):
+        y = scale.sy(t)
+        out.append(f'<line class="grid" x1="{LEFT}" x2="{W - RIGHT}" y1="{_n(y)}" y2="{_n(y)}"/>'
+                   f'<text class="tick" x="{LEFT - 6}" y="{_n(y + 4)}" text-anchor="end">{label}</text>')
     out.append(f'<text class="axis-label" x="{_n((LEFT + W - RIGHT) / 2)}" y="{H - 8}" text-anchor="middle">'
-               f'{_e(data["x"][x_name]["label"])}</text><text class="axis-label" transform="rotate(-90)" '
-               f'x="{_n(-(TOP + H - BOTTOM) / 2)}" y="16" text-anchor="middle">{_e(data["y"][y_name]["label"])}</text>'
-               f'<g clip-path="url(#{_e(clip_id)})">')
-
-    def pt(x: float, y: float | None) -> tuple[float, float]:
-        return sx(_unit(x, x_log)), sy(_unit(y, y_log))
-
-    for solver, c, color in entries:
-        out += [f'<path class="band" d="{band}Z" fill="{color}"/>' for band in _bands(c, pt, y_log)]
-        mean = list(zip(c["x"], c["mean"]))
-        solid, dashed = mean, []
-        if c["dashed_from"] is not None:  # the Perceptron: dashed after its first epoch
-            solid = [p for p in mean if p[0] <= c["dashed_from"]]
-            dashed = [p for p in mean if p[0] >= c["dashed_from"]]
-            if solid and dashed:
-                dashed.insert(0, solid[-1])
-        out.append(f'<path class="line" d="{_path(pt(*p) for p in solid)}" stroke="{color}" '
-                   f'data-solver="{_e(solver["label"])}"/>')
-        if len(dashed) > 1:
-            out.append(f'<path class="line dashed" d="{_path(pt(*p) for p in dashed)}" stroke="{color}"/>')
-        if c["fits"]:  # each checkpoint a fit of its own: a point each
-            out += [f'<circle class="point" cx="{_n(px)}" cy="{_n(py)}" r="3" fill="{color}"/>'
-                    for px, py in (pt(*p) for p in mean) if math.isfinite(px) and math.isfinite(py)]
-    out.append('</g><g class="legend">')
-    for row, (solver, c, color) in enumerate(entries):
-        base = H + 14 + LEGEND_ROW * row
-        out.append(f'<rect x="{LEFT}" y="{base - 5}" width="14" height="3" fill="{color}"/>'
-                   f'<text x="{LEFT + 20}" y="{base}">{_e(solver["label"])} ({c["runs"]} runs)</text>')
-    out.append("</g></svg>")
-    return "".join(out)
+               f'{_e(x_label)}</text><text class="axis-label" transform="rotate(-90)" '
+               f'x="{_n(-(TOP + H - BOTTOM) / 2)}" y="16" text-anchor="middle">{_e(y_label)}</text>')
+    return out
 
 
-def _bands(c: dict[str, Any], pt: Callable[[float, float], tuple[float, float]], y_log: bool) -> list[str]:
+def _curve(scale: _Scale, label: str, c: dict[str, Any], color: str) -> list[str]:
+    """One solver's bands, mean line (dashed after ``dashed_from``) and points (where its checkpoints are fits)."""
+    out = [f'<path class="band" d="{band}Z" fill="{color}"/>' for band in _bands(scale, c)]
+    mean = list(zip(c["x"], c["mean"]))
+    solid, dashed = mean, []
+    if c["dashed_from"] is not None:  # the Perceptron: dashed after its first epoch
+        solid = [p for p in mean if p[0] <= c["dashed_from"]]
+        dashed = [p for p in mean if p[0] >= c["dashed_from"]]
+        if solid and dashed:
+            dashed.insert(0, solid[-1])
+    out.append(f'<path class="line" d="{_path(scale.point(*p) for p in solid)}" stroke="{color}" '
+               f'data-solver="{_e(label)}"/>')
+    if len(dashed) > 1:
+        out.append(f'<path class="line dashed" d="{_path(scale.point(*p) for p in dashed)}" stroke="{color}"/>')
+    if c["fits"]:  # each checkpoint a fit of its own: a point each
+        out += [f'<circle class="point" cx="{_n(px)}" cy="{_n(py)}" r="3" fill="{color}"/>'
+                for px, py in (scale.point(*p) for p in mean) if math.isfinite(px) and math.isfinite(py)]
+    return out
+
+
+def _bands(scale: _Scale, c: dict[str, Any]) -> list[str]:
     """The paths of a curve's bands of one standard error: one per stretch of two points or more
     that have one (a point no two runs cover has none); on a log axis, lower edges cut at
     :data:`~sbpbench.outputs.lines.LOG_FLOOR`."""
@@ -256,9 +281,10 @@ def _bands(c: dict[str, Any], pt: Callable[[float, float], tuple[float, float]],
             stretch.append(j)
             continue
         if len(stretch) > 1:
-            upper = [pt(c["x"][i], c["mean"][i] + c["se"][i]) for i in stretch]
-            lower = [pt(c["x"][i], max(c["mean"][i] - c["se"][i], LOG_FLOOR) if y_log else c["mean"][i] - c["se"][i])
-                     for i in reversed(stretch)]
+            upper = [scale.point(c["x"][i], c["mean"][i] + c["se"][i]) for i in stretch]
+            low = [c["mean"][i] - c["se"][i] for i in reversed(stretch)]
+            lower = [scale.point(c["x"][i], max(v, LOG_FLOOR) if scale.y_log else v)
+                     for i, v in zip(reversed(stretch), low)]
             if band := _path(upper + lower):
                 bands.append(band)
         stretch = []
