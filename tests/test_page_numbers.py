@@ -1,4 +1,5 @@
-"""One number format on a run's page: the tables (page.py) and the plot's tick labels (page.js)."""
+"""One number format on a run's page (notation.py): the tables, the static figures' tick labels, and
+the interactive plot's (page.js)."""
 
 import json
 import re
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sbpbench.outputs import page
-from sbpbench.outputs.page import number
+from sbpbench.outputs.notation import number, tick_labels
 
 PAGE_JS = Path(page.__file__).with_name("page.js")
 
@@ -46,14 +47,26 @@ def _labels(ticks: list[float], log: bool) -> list[str]:
     return json.loads(done.stdout)
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-@pytest.mark.parametrize("ticks,log,expected", [
+TICKS = [
     ([3, 4, 5, 6], True, ["1e3", "1e4", "1e5", "1e6"]),  # not 1000 beside 1e4
     ([2, 3, 4], True, ["100", "1000", "10000"]),
     ([0, 0.5, 1, 1.5], False, ["0.0", "0.5", "1.0", "1.5"]),
     ([12, 14, 16], False, ["12", "14", "16"]),
     ([0, 200000, 400000], False, ["0", "2e5", "4e5"]),
     ([-4, -3, -2], True, ["1e-4", "1e-3", "1e-2"]),
-])
+    ([4, 4.301029995663981, 4.698970004336019, 5], True, ["1e4", "2e4", "5e4", "1e5"]),  # 1, 2, 5 times
+    ([-2, -1.5, -1], True, ["0.01000", "0.03162", "0.10000"]),
+    ([0.1, 0.2, 0.30000000000000004], False, ["0.1", "0.2", "0.3"]),  # added up steps, shown rounded
+    ([-0.0, 2.5e-4, 5e-4], False, ["0", "2.5e-4", "5e-4"]),
+]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.parametrize("ticks,log,expected", TICKS)
 def test_the_tick_labels_of_an_axis_share_one_notation(ticks, log, expected):
     assert _labels(ticks, log) == expected
+
+
+@pytest.mark.parametrize("ticks,log,expected", TICKS)
+def test_the_static_figures_label_their_ticks_as_the_script_does(ticks, log, expected):
+    assert tick_labels([10.0**t if log else t for t in ticks]) == expected

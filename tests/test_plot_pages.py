@@ -7,14 +7,17 @@ some not, with a description and solver labels that would break a page if they w
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pytest
 
@@ -25,6 +28,7 @@ from sbpbench.results.curves import covering_mean
 from sbpbench.results.store import curves_frame, read_curves, read_meta
 from tests.cli_runner import one_error_line, sbpbench
 from tests.experiments import adult_config, write_config
+from tests.page_script import assert_drawn_as_the_script_draws, needs_node
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -100,7 +104,10 @@ def test_no_figure_label_is_math_text(run_dir):
     curves = read_curves(run_dir)
     fig = plotting.curves_figure(curves, plotting.X_AXES["iterations"], plotting.Y_AXES["gap"], zoom=True,
                                  marks=plotting.Marks(epochs_axis=True))
-    svg = plotting.figure_svg(fig, "test")
+    image = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # labels as text elements
+        fig.savefig(image, format="svg")
+    svg = image.getvalue()
     axes = fig.axes + [child for ax in fig.axes for child in ax.child_axes]
     assert len(axes) == 3  # two rows and the epochs axis on top
     formatters = [f for ax in axes for axis in (ax.xaxis, ax.yaxis) if axis.get_scale() != "linear"
@@ -148,6 +155,13 @@ def test_the_page_curves_are_the_mean_curves_of_the_figures(run_dir):
         np.testing.assert_allclose(se, factor * drawn.se[most], rtol=1e-5, atol=1e-12)  # NaN where one run covers
 
 
+def test_the_page_marks_the_curves_of_solvers_whose_checkpoints_are_fits(run_dir):
+    curves = read_curves(run_dir)
+    data = page.page_data(curves.assign(one_step_per_advance=curves["solver"] == "dcd"))  # as LIBLINEAR's
+    fits = {s["label"]: {c["fits"] for c in s["curves"].values()} for s in data["solvers"]}
+    assert fits == {f"sbp {HOSTILE}": {False}, "dcd": {True}, "smo <1>": {False}}
+
+
 class _Tags(HTMLParser):
     """The start tags of a page, and its text outside scripts and styles."""
 
@@ -180,6 +194,11 @@ def test_run_writes_a_self_contained_page_with_everything_escaped(run_dir):
     assert f"SBP & co. {HOSTILE}" in body and f"sbp {HOSTILE}" in body and "smo <1>" in body
     # the interactive chart and the static figures of page.FIGURES, every one drawable here
     assert text.count("<svg") == 1 + len(page.FIGURES) and parsed.tags.count("figure") == len(page.FIGURES)
+    # each figure is well-formed SVG, and no two elements of the page share an id
+    for svg in re.findall(r"<svg.*?</svg>", text, re.S):
+        ET.fromstring(svg)
+    ids = re.findall(r"\sid=['\"]([^'\"]*)['\"]", text)
+    assert len(ids) == len(set(ids)) and "plot-clip" not in ids  # page.js names its own clip path
     # nothing outside the page: no external script, style, image or font
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\((?!#)", text)
     data = json.loads(re.search(r"id='sbpbench-data'>(.*?)</script>", text, re.S)[1])
@@ -189,6 +208,11 @@ def test_run_writes_a_self_contained_page_with_everything_escaped(run_dir):
     assert body.count("budget") >= 6 and "lambda: 0.0033333333333333335" in body
     assert meta["versions"]["numpy"] in body and meta["host"]["hostname"] in body
     assert "versions.numba" in body and "dataset_copy" in body
+
+
+@needs_node
+def test_the_static_figures_of_a_run_are_what_its_script_draws_first(run_dir):
+    assert_drawn_as_the_script_draws(page.page_data(read_curves(run_dir)), list(page.FIGURES))
 
 
 def test_the_summary_on_the_page_is_the_printed_one(run_dir):

@@ -4,6 +4,8 @@
 // entry, zoom by dragging a rectangle or turning the wheel, #reset back to the full extent.
 // The current view is written to the chart's data-x-domain and data-y-domain attributes.
 // Labels are only ever set as text (textContent), never parsed as HTML.
+// sbpbench/outputs/svg_chart.py draws the page's static figures as draw() does before any zoom
+// (tests/test_page_figures.py compares the two): change both together.
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("sbpbench-data").textContent);
@@ -87,6 +89,7 @@
         }
       }
       if (out.length >= 3) return out;
+      out = [];  // fewer still: evenly spaced ticks, in log10
     }
     const span = r[1] - r[0], raw = span / 6, p = Math.pow(10, Math.floor(Math.log10(raw)));
     const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw);
@@ -94,9 +97,10 @@
     return out;
   }
 
-  // The tick labels of one axis, in one notation (the tables' rule, page.py's number): with an
-  // exponent (1e3, 1e4, 2.5e-4) when some tick is at or above 1e5 or below 1e-3, else plain, all
-  // with the decimals of the finest tick (0.0, 0.5, 1.0); at most 4 significant digits.
+  // The tick labels of one axis, in one notation (the tables' rule, notation.py's tick_labels, which
+  // labels the static figures): with an exponent (1e3, 1e4, 2.5e-4) when some tick is at or above
+  // 1e5 or below 1e-3, else plain, all with the decimals of the finest tick (0.0, 0.5, 1.0); at most
+  // 4 significant digits.
   function labels(us, log) {
     const vs = us.map((u) => Number(value(u, log).toPrecision(4)));
     const exponent = (v) => v !== 0 && (Math.abs(v) >= 1e5 || Math.abs(v) < 1e-3);
@@ -174,6 +178,13 @@
       line.setAttribute("data-solver", e.s.label);
       if (dashed.length > 1) {
         el("path", { class: "line dashed", d: path(dashed.map((p) => pt(p[0], p[1]))), stroke: color }, plot);
+      }
+      if (c.fits) {  // each checkpoint a fit of its own (LIBSVM, LIBLINEAR, Fourier features): a point each
+        for (const [px, py] of mean.map((p) => pt(p[0], p[1]))) {
+          if (isFinite(px) && isFinite(py)) {
+            el("circle", { class: "point", cx: px.toFixed(1), cy: py.toFixed(1), r: 3, fill: color }, plot);
+          }
+        }
       }
     }
     drawLegend();

@@ -5,20 +5,22 @@ folders. It needs nothing but itself, offline: no external file, script, style o
 It holds
 
 * an interactive plot: the mean curves over runs of every solver against every axis of
-  :data:`~sbpbench.outputs.plotting.X_AXES` and :data:`~sbpbench.outputs.plotting.Y_AXES`,
+  :data:`~sbpbench.outputs.lines.X_AXES` and :data:`~sbpbench.outputs.lines.Y_AXES`,
   embedded as JSON and drawn as SVG by a small hand-written script (``page.js``, inlined):
   choose the x and y axes, click a legend entry to hide or show a solver, drag a rectangle or
   turn the wheel to zoom, and reset;
-* the same curves as static figures (inline SVG, drawn by
-  :func:`~sbpbench.outputs.plotting.curves_figure`), for readers without JavaScript;
+* the same curves as static figures, for readers without JavaScript: those of :data:`FIGURES`,
+  inline SVG written in Python from the same embedded data, as the script draws it before any
+  zoom, with a legend and the solvers left out in the caption (:mod:`~sbpbench.outputs.svg_chart`;
+  no matplotlib, a few milliseconds each);
 * the summary table ``sbpbench run`` prints (:mod:`sbpbench.outputs.summary`), each run's status
   and totals, the resolved configuration, and the machine and versions from ``meta.json``.
 
 Every text taken from configs and results is escaped: :func:`html.escape` in the markup, and
 ``<``, ``>`` and ``&`` written as JSON escapes inside the embedded data, which the script only
-ever sets as text. The mean curves are those of the figures (each run interpolated on a common
-log grid, :func:`~sbpbench.results.curves.mean_curve`), written with :data:`DIGITS` significant
-digits.
+ever sets as text. The mean curves are those of ``sbpbench plot``'s figures
+(:func:`~sbpbench.outputs.lines.mean_line`: each run interpolated on a common log grid, the mean
+over the runs covering each point), written with :data:`DIGITS` significant digits.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ import yaml
 
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write
-from sbpbench.outputs import plotting
+from sbpbench.outputs import svg_chart
+from sbpbench.outputs.lines import X_AXES, Y_AXES, Numbers, left_out_each, mean_line
+from sbpbench.outputs.notation import number
 from sbpbench.outputs.summary import summary_header, summary_rows
 from sbpbench.results.lookup import newest_runs, stamp
 from sbpbench.results.store import curves_file, curves_frame, read_curves, read_meta
@@ -51,22 +55,18 @@ RUN_COLUMNS = (("solver", "solver"), ("run", "run"), ("status", "status"), ("che
                ("iterations", "iterations"), ("kernel_evals", "kernel evals"), ("train_time_s", "train s"),
                ("test_error", "test error (%)"), ("wall_time_s", "wall s"))
 
-#: Significant digits of every number the page shows (tables and the plot's ticks alike).
-SHOWN_DIGITS = 4
-#: Magnitudes shown without an exponent: at least the first, below the second (the plot's ticks follow).
-PLAIN_RANGE = (1e-3, 1e5)
-
 STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:auto;padding:0 12px;color:#222}
 h1 small{color:#666;font-weight:normal}
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:left}
 td.num{text-align:right;font-variant-numeric:tabular-nums}.bad{color:#b00}
 pre{background:#f4f4f4;padding:8px;font-size:12px;overflow-x:auto}
-figure{margin:12px 0}figure svg{max-width:100%;height:auto}figcaption{font-size:13px;color:#555}
+figure{margin:12px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:13px;color:#555}
 #chart{width:100%;max-width:760px;height:auto;border:1px solid #ddd;user-select:none;cursor:crosshair}
-#chart .plot-area{fill:#fff}#chart .grid{stroke:#e4e4e4}#chart .tick{font-size:11px;fill:#444}
-#chart .axis-label{font-size:13px}#chart .line{fill:none;stroke-width:1.6}#chart .dashed{stroke-dasharray:5 4}
-#chart .band{opacity:.18;stroke:none}#chart .selection{fill:#88f;fill-opacity:.15;stroke:#66c}
+.chart .plot-area{fill:#fff}.chart .grid{stroke:#e4e4e4}.chart .tick{font-size:11px;fill:#444}
+.chart .axis-label{font-size:13px}.chart .line{fill:none;stroke-width:1.6}.chart .dashed{stroke-dasharray:5 4}
+.chart .band{opacity:.18;stroke:none}.chart .legend{font-size:13px}
+#chart .selection{fill:#88f;fill-opacity:.15;stroke:#66c}
 #legend .entry{border:1px solid #ccc;background:#fafafa;margin:2px;padding:2px 8px;cursor:pointer;font-size:13px}
 #legend .entry.off{opacity:.4;text-decoration:line-through}
 #legend .swatch{display:inline-block;width:14px;height:3px;margin:0 6px 3px 0;vertical-align:middle}
@@ -93,31 +93,32 @@ def page_data(curves: pd.DataFrame) -> dict[str, Any]:
         ``x`` and ``y``: every axis by name, with its label and whether it is logarithmic;
         ``solvers``: per solver (in the order they appear) its label and its curves by
         ``"<x>|<y>"``, each the mean over runs and its standard error (as drawn, e.g. test error
-        in percent; None where fewer than two runs cover a point), the number of runs and where a
-        dashed part starts (or None); ``notes``:
-        per ``"<x>|<y>"``, the solvers left out (:func:`~sbpbench.outputs.plotting.left_out`);
+        in percent; None where fewer than two runs cover a point), the number of runs, whether its
+        checkpoints are fits of their own (drawn as points too) and where a dashed part starts (or
+        None); ``notes``:
+        per ``"<x>|<y>"``, the solvers left out (:func:`~sbpbench.outputs.lines.left_out`);
         ``initial``: the axes shown first (kernel evaluations if any solver has them, else
         iterations, against test error).
     """
     solvers = []
     for label, frame in curves.groupby("solver", sort=False):
         lines = {}
-        numbers = plotting.Numbers(frame)
-        for xname, x in plotting.X_AXES.items():
-            for yname, y in plotting.Y_AXES.items():
+        numbers = Numbers(frame)
+        for xname, x in X_AXES.items():
+            for yname, y in Y_AXES.items():
                 rows = frame[numbers.drawable(x, y)]
-                line = plotting.mean_line(rows, x.column, y.column) if len(rows) else None
+                line = mean_line(rows, x.column, y.column) if len(rows) else None
                 if line is not None:
                     lines[f"{xname}|{yname}"] = {
                         "x": _rounded(line.x), "mean": _rounded(y.factor * line.mean),
-                        "se": _rounded(y.factor * line.se), "runs": line.runs,
+                        "se": _rounded(y.factor * line.se), "runs": line.runs, "fits": line.fits,
                         "dashed_from": None if line.dashed_from is None else float(f"{line.dashed_from:.{DIGITS}g}")}
         solvers.append({"label": str(label), "curves": lines})
-    pairs = {f"{xname}|{yname}": (x, y) for xname, x in plotting.X_AXES.items() for yname, y in plotting.Y_AXES.items()}
-    notes = dict(zip(pairs, plotting.left_out_each(curves, list(pairs.values()))))
+    pairs = {f"{xname}|{yname}": (x, y) for xname, x in X_AXES.items() for yname, y in Y_AXES.items()}
+    notes = dict(zip(pairs, left_out_each(curves, list(pairs.values()))))
     has_kernel_evals = any("kernel_evals|test_error" in s["curves"] for s in solvers)
-    return {"x": {name: {"label": a.label, "log": a.log} for name, a in plotting.X_AXES.items()},
-            "y": {name: {"label": a.label, "log": a.log} for name, a in plotting.Y_AXES.items()},
+    return {"x": {name: {"label": a.label, "log": a.log} for name, a in X_AXES.items()},
+            "y": {name: {"label": a.label, "log": a.log} for name, a in Y_AXES.items()},
             "solvers": solvers, "notes": notes,
             "initial": ["kernel_evals" if has_kernel_evals else "iterations", "test_error"]}
 
@@ -134,34 +135,6 @@ def script_json(value: Any) -> str:
 
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
-
-
-def number(value: float) -> str:
-    """A number as the page shows it, one format for all: :data:`SHOWN_DIGITS` significant digits,
-    trailing zeros kept (``0.05300`` beside ``0.04979``); outside :data:`PLAIN_RANGE` with an
-    exponent (``1.650e8``); integers below its top exactly; NaN as ``n/a``.
-
-    Parameters
-    ----------
-    value : float
-        The number (an int or a float).
-
-    Returns
-    -------
-    str
-        Its text.
-    """
-    if isinstance(value, int) and abs(value) < PLAIN_RANGE[1]:
-        return str(value)
-    if not math.isfinite(value):
-        return "n/a" if value != value else str(value)
-    if value == 0:
-        return "0"
-    rounded = float(f"{value:.{SHOWN_DIGITS - 1}e}")  # so that 9.99996 is 10.00 and 99999.5 is 1.000e5
-    if PLAIN_RANGE[0] <= abs(rounded) < PLAIN_RANGE[1]:
-        return f"{rounded:.{max(0, SHOWN_DIGITS - 1 - math.floor(math.log10(abs(rounded))))}f}"
-    mantissa, exponent = f"{rounded:.{SHOWN_DIGITS - 1}e}".split("e")
-    return f"{mantissa}e{int(exponent)}"
 
 
 class Shown(str):
@@ -222,16 +195,17 @@ def _machine(meta: dict[str, Any]) -> str:
     return _table(("what", "value"), rows)
 
 
-def _figures(curves: pd.DataFrame, meta: dict[str, Any]) -> str:
+def _figures(data: dict[str, Any]) -> str:
+    """The static figures of :data:`FIGURES` that some solver has (:mod:`~sbpbench.outputs.svg_chart`),
+    each captioned with the solvers it leaves out, from the page's data (:func:`page_data`)."""
     parts = []
-    marks = plotting.run_marks([(curves, meta)])
     for xname, yname in FIGURES:
-        x, y = plotting.X_AXES[xname], plotting.Y_AXES[yname]
-        fig = plotting.curves_figure(curves, x, y, size=(6.4, 4.2), marks=marks)
-        if fig is not None:
-            svg = plotting.figure_svg(fig, f"sbpbench-page-{xname}-{yname}")
-            parts.append(f"<figure>{svg}<figcaption>{_e(y.label)} against {_e(x.label)}: the mean over runs "
-                         f"with one standard error</figcaption></figure>")
+        svg = svg_chart.chart_svg(data, xname, yname, f"figure-{xname}-{yname}-clip")
+        if svg is not None:
+            note = svg_chart.not_drawn(data, f"{xname}|{yname}")
+            parts.append(f"<figure>{svg}<figcaption>{_e(data['y'][yname]['label'])} against "
+                         f"{_e(data['x'][xname]['label'])}: the mean over runs with one standard error"
+                         f"{'. ' + _e(note) if note else ''}</figcaption></figure>")
     return "\n".join(parts) or "<p>Nothing to draw.</p>"
 
 
@@ -256,6 +230,7 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
     config = meta["config"] if isinstance(meta.get("config"), dict) else {}
     title = f"sbpbench: {experiment} (run {run_name})"
     script = (Path(__file__).with_name("page.js")).read_text()
+    data = page_data(curves)
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title><style>{STYLE}</style>",
@@ -269,18 +244,19 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
         "<h2>Curves</h2>",
         "<div id='explorer' hidden><p class='controls'><label>x axis <select id='x-axis'></select></label>"
         "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button></p>"
-        "<svg id='chart' xmlns='http://www.w3.org/2000/svg' viewBox='0 0 760 440' width='760' height='440'></svg>"
+        "<svg id='chart' class='chart' xmlns='http://www.w3.org/2000/svg' viewBox='0 0 760 440' width='760' "
+        "height='440'></svg>"
         "<div id='legend'></div><p id='notes'></p><p class='hint'>Drag a rectangle or turn the wheel over the plot "
         "to zoom; click a solver to hide or show it. The mean over runs with one standard error, where at least two "
         "runs cover the point.</p></div>",
-        "<h3>Figures</h3>", _figures(curves, meta),
+        "<h3>Figures</h3>", _figures(data),
         "<h2>Runs</h2>", _runs(meta),
         "<h2>Resolved configuration</h2>",
         f"<pre>{_e(yaml.safe_dump(meta.get('resolved', {}), sort_keys=False, width=100))}</pre>",
         f"<details><summary>as written</summary><pre>{_e(yaml.safe_dump(config, sort_keys=False, width=100))}"
         "</pre></details>",
         "<h2>Machine and versions</h2>", _machine(meta),
-        f"<script type='application/json' id='sbpbench-data'>{script_json(page_data(curves))}</script>",
+        f"<script type='application/json' id='sbpbench-data'>{script_json(data)}</script>",
         f"<script>{script}</script></body></html>",
     ]
     return "\n".join(parts) + "\n"
