@@ -90,6 +90,16 @@ def test_a_figure_draws_one_line_per_solver_that_has_both_columns(run_dir):
         assert ax.get_yscale() == ("log" if y == "gap" else "linear")
 
 
+def test_the_same_results_draw_the_same_bytes(run_dir, tmp_path):
+    first = plotting.plot_results(run_dir, tmp_path / "first").files
+    again = plotting.plot_results(run_dir, tmp_path / "again").files
+    assert [p.name for p in first] == [p.name for p in again] == ["figure2.png", "figure2.svg"]
+    for a, b in zip(first, again):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    svg = first[1].read_text()
+    assert "<dc:date>" not in svg and 'id="' in svg  # no date; ids, derived from the file's name
+
+
 def test_log_axes_are_labelled_in_plain_text_as_matplotlib_labels_them():
     labels, base2 = plotting.TextLogFormatter(), plotting.TextLogFormatter(2)
     assert [labels(v) for v in (1e5, 1e-3, 1.0)] == ["10⁵", "10⁻³", "10⁰"]

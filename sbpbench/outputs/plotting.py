@@ -123,13 +123,19 @@ def _text_log_labels(axis: matplotlib.axis.Axis, base: float) -> None:
 
 
 def save_figure(fig: Figure, stem: Path, dpi: int = 130) -> list[Path]:
-    """Write ``fig`` as ``stem.png`` and ``stem.svg`` (creating the folder) and return the paths."""
+    """Write ``fig`` as ``stem.png`` and ``stem.svg`` (creating the folder) and return the paths.
+
+    The same figure gives the same bytes: the SVG's element ids are derived from the file's name
+    (matplotlib's ``svg.hashsalt``; by default they are random) and it records no date, so that
+    redrawing unchanged results (``make figures``) changes no file.
+    """
     stem.parent.mkdir(parents=True, exist_ok=True)
     written = []
-    for suffix in (".png", ".svg"):
+    for suffix, metadata in ((".png", {}), (".svg", {"Date": None})):
         path = stem.with_suffix(suffix)
         image = io.BytesIO()
-        fig.savefig(image, dpi=dpi, format=suffix[1:])
+        with matplotlib.rc_context({"svg.hashsalt": stem.name}):
+            fig.savefig(image, dpi=dpi, format=suffix[1:], metadata=metadata)
         atomic_write(path, image.getvalue())
         written.append(path)
     return written
