@@ -159,8 +159,7 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
         from sbpbench.execution.executors import make_executor
         from sbpbench.execution.sweep import Interrupted, run_experiments
         from sbpbench.experiment import config
-        from sbpbench.outputs.summary import best_table, summary_table
-        from sbpbench.results.store import ended_badly, read_curves, read_meta
+        from sbpbench.results.store import ended_badly, read_meta
 
     experiments = [config.load(path, list(overrides)) for path in configs]
     writable_folder(results_root, "--results")
@@ -173,10 +172,14 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
             click.echo(wrap(line) if line.startswith("sbpbench: ") else line, err=True)
         sys.exit(130)
     for exp, directory in zip(experiments, directories):
-        curves = read_curves(directory)
         if quiet:
             click.echo(printable(str(directory)))
-        else:
+        else:  # the summary reads the curves back (and imports pandas): not for -q
+            with _importing():
+                from sbpbench.outputs.summary import best_table, summary_table
+                from sbpbench.results.store import read_curves
+
+            curves = read_curves(directory)
             click.echo("\n" + wrap(f"{printable(exp.name)}: final checkpoint of each run"))
             click.echo(summary_table(curves, width()))
             if best := best_table(curves):
