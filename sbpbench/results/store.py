@@ -22,6 +22,7 @@ import pandas as pd
 
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write, file_kind, read_regular
+from sbpbench.results.csvrows import rows_csv
 from sbpbench.results.schema import MAX_DEPTH, check_meta
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import TRAITS, Solver
@@ -188,12 +189,12 @@ class ResultsWriter:
             the folder and what it keeps, the files as last written (a reader, and
             ``--resume``, sees those).
         """
-        frame = curves_frame(self.rows)
+        rows = self.rows
         self.meta["runs"] = [self._runs[pos][1] for pos in sorted(self._runs)]
         if finished:
             self.meta["finished"] = now()
         try:
-            atomic_write(self.directory / "curves.csv", frame.to_csv(index=False))
+            atomic_write(self.directory / "curves.csv", rows_csv(rows, curves_columns(rows)))
             atomic_write(self.directory / "meta.json", json.dumps(self.meta, indent=2, default=str) + "\n")
         except OSError as exc:
             kept = (f"it keeps the files as last written, with {self._written} run(s)" if self._written is not None
@@ -297,10 +298,14 @@ def first_difference(old: Any, new: Any, key: str = "") -> str | None:
     return None if old == new else key
 
 
+def curves_columns(rows: list[dict[str, Any]]) -> list[str]:
+    """The columns of ``curves.csv`` for ``rows``: :data:`COLUMNS` first, any extra columns after, sorted."""
+    return COLUMNS + sorted({k for row in rows for k in row} - set(COLUMNS))
+
+
 def curves_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """Rows as a frame with :data:`COLUMNS` first and any extra columns after, sorted."""
-    extra = sorted({k for row in rows for k in row} - set(COLUMNS))
-    return _typed_if_empty(pd.DataFrame(rows, columns=COLUMNS + extra))
+    """Rows as a frame with the columns of :func:`curves_columns`."""
+    return _typed_if_empty(pd.DataFrame(rows, columns=curves_columns(rows)))
 
 
 def _typed_if_empty(frame: pd.DataFrame) -> pd.DataFrame:
