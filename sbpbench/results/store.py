@@ -3,6 +3,10 @@
 Both files are rewritten whole after every finished run and on interruption, each time
 atomically (written under a temporary name, then renamed), so a reader never sees a
 half-written file and an interruption loses nothing already finished.
+
+pandas is imported only by the readers, when called: a run's process writes both files without
+it (``curves.csv`` with :func:`~sbpbench.results.csvrows.rows_csv`), since importing it is a
+good part of a short run's fixed costs.
 """
 
 from __future__ import annotations
@@ -16,9 +20,7 @@ import re
 import subprocess
 from importlib import metadata
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write, file_kind, read_regular
@@ -26,6 +28,9 @@ from sbpbench.results.csvrows import rows_csv
 from sbpbench.results.schema import MAX_DEPTH, check_meta
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import TRAITS, Solver
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Columns every ``curves.csv`` has, in this order; solver-specific columns follow, sorted.
 COLUMNS = [
@@ -305,6 +310,8 @@ def curves_columns(rows: list[dict[str, Any]]) -> list[str]:
 
 def curves_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Rows as a frame with the columns of :func:`curves_columns`."""
+    import pandas as pd  # here: a run writes its files without pandas (module docstring)
+
     return _typed_if_empty(pd.DataFrame(rows, columns=curves_columns(rows)))
 
 
@@ -336,6 +343,8 @@ def read_curves(directory: str | Path, traits: bool = False) -> pd.DataFrame:
     UserError
         A file is not a ``curves.csv`` of sbpbench (unreadable, or without its columns).
     """
+    import pandas as pd  # here: a run writes its files without pandas (module docstring)
+
     directory = Path(directory)
     files = [directory] if directory.is_file() else sorted(directory.rglob("curves.csv"))
     files = [f for f in files if f.stat().st_size > 0]
@@ -367,8 +376,7 @@ def solver_trait(rows: pd.DataFrame, trait: str) -> bool:
     before solvers recorded their traits, the built-in solver's value by name; otherwise the
     :class:`~sbpbench.solvers.base.Solver` default.
     """
-    recorded = rows[trait].dropna() if trait in rows.columns else pd.Series([], dtype=object)
-    if len(recorded):
+    if trait in rows.columns and len(recorded := rows[trait].dropna()):
         return bool(recorded.iloc[0])
     cls = SOLVERS.get(str(rows["solver_name"].iloc[0])) if len(rows) else None
     return bool(getattr(cls if cls is not None else Solver, trait))
@@ -386,6 +394,8 @@ def parse_curves(source: Path | io.StringIO, path: Path) -> pd.DataFrame:
 
     ``path`` names the file in messages.
     """
+    import pandas as pd  # here: a run writes its files without pandas (module docstring)
+
     try:
         header = list(pd.read_csv(source, nrows=0).columns)
         missing = [c for c in COLUMNS if c not in header]
