@@ -13,13 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from sbpbench.errors import UserError
 from sbpbench.results.schema import require
 from sbpbench.results.store import curves_file, read_curves, read_meta
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _STAMP = re.compile(r"(\d{8})-(\d{6})(?:-(\d+))?")
 
@@ -137,6 +138,8 @@ def find_experiment(root: str | Path, name: str,
         source, solver = shared[name]
         lender = find_experiment(root, source, shared)
         if lender is not None and solver not in set(curves["solver_name"]):
+            import pandas as pd  # here: a run imports this module (newest_run), never pandas
+
             lent = lender.curves[lender.curves["solver_name"] == solver].assign(experiment=name)
             curves = pd.concat([lent, curves], ignore_index=True)
     meta = read_meta(directory)

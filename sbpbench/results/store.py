@@ -3,6 +3,10 @@
 Both files are rewritten whole after every finished run and on interruption, each time
 atomically (written under a temporary name, then renamed), so a reader never sees a
 half-written file and an interruption loses nothing already finished.
+
+pandas is imported only by the readers, when called: a run's process writes both files without
+it (``curves.csv`` with :func:`~sbpbench.results.csvrows.rows_csv`), since importing it is a
+good part of a short run's fixed costs.
 """
 
 from __future__ import annotations
@@ -16,15 +20,17 @@ import re
 import subprocess
 from importlib import metadata
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write, file_kind, read_regular
+from sbpbench.results.csvrows import rows_csv
 from sbpbench.results.schema import MAX_DEPTH, check_meta
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import TRAITS, Solver
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Columns every ``curves.csv`` has, in this order; solver-specific columns follow, sorted.
 COLUMNS = [
@@ -188,12 +194,12 @@ class ResultsWriter:
             the folder and what it keeps, the files as last written (a reader, and
             ``--resume``, sees those).
         """
-        frame = curves_frame(self.rows)
+        rows = self.rows
         self.meta["runs"] = [self._runs[pos][1] for pos in sorted(self._runs)]
         if finished:
             self.meta["finished"] = now()
         try:
-            atomic_write(self.directory / "curves.csv", frame.to_csv(index=False))
+            atomic_write(self.directory / "curves.csv", rows_csv(rows, curves_columns(rows)))
             atomic_write(self.directory / "meta.json", json.dumps(self.meta, indent=2, default=str) + "\n")
         except OSError as exc:
             kept = (f"it keeps the files as last written, with {self._written} run(s)" if self._written is not None
@@ -297,10 +303,16 @@ def first_difference(old: Any, new: Any, key: str = "") -> str | None:
     return None if old == new else key
 
 
+def curves_columns(rows: list[dict[str, Any]]) -> list[str]:
+    """The columns of ``curves.csv`` for ``rows``: :data:`COLUMNS` first, any extra columns after, sorted."""
+    return COLUMNS + sorted({k for row in rows for k in row} - set(COLUMNS))
+
+
 def curves_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """Rows as a frame with :data:`COLUMNS` first and any extra columns after, sorted."""
-    extra = sorted({k for row in rows for k in row} - set(COLUMNS))
-    return _typed_if_empty(pd.DataFrame(rows, columns=COLUMNS + extra))
+    """Rows as a frame with the columns of :func:`curves_columns`."""
+    import pandas as pd  # here: a run writes its files without pandas (module docstring)
+
+    return _typed_if_empty(pd.DataFrame(rows, columns=curves_columns(rows)))
 
 
 def _typed_if_empty(frame: pd.DataFrame) -> pd.DataFrame:
@@ -331,6 +343,8 @@ def read_curves(directory: str | Path, traits: bool = False) -> pd.DataFrame:
     UserError
         A file is not a ``curves.csv`` of sbpbench (unreadable, or without its columns).
     """
+    import pandas as pd  # here: a run writes its files without pandas (module docstring)
+
     directory = Path(directory)
     files = [directory] if directory.is_file() else sorted(directory.rglob("curves.csv"))
     files = [f for f in files if f.stat().st_size > 0]
@@ -362,8 +376,7 @@ def solver_trait(rows: pd.DataFrame, trait: str) -> bool:
     before solvers recorded their traits, the built-in solver's value by name; otherwise the
     :class:`~sbpbench.solvers.base.Solver` default.
     """
-    recorded = rows[trait].dropna() if trait in rows.columns else pd.Series([], dtype=object)
-    if len(recorded):
+    if trait in rows.columns and len(recorded := rows[trait].dropna()):
         return bool(recorded.iloc[0])
     cls = SOLVERS.get(str(rows["solver_name"].iloc[0])) if len(rows) else None
     return bool(getattr(cls if cls is not None else Solver, trait))
@@ -381,6 +394,8 @@ def parse_curves(source: Path | io.StringIO, path: Path) -> pd.DataFrame:
 
     ``path`` names the file in messages.
     """
+    import pandas as pd  # here: a run writes its files without pandas (module docstring)
+
     try:
         header = list(pd.read_csv(source, nrows=0).columns)
         missing = [c for c in COLUMNS if c not in header]
