@@ -155,15 +155,17 @@ def test_failed_or_diverged_runs_exit_3_after_writing_everything(monkeypatch, ca
     assert set(pd.read_csv(run_dir / "curves.csv")["solver"]) == {"pegasos", "raises", "diverges"}
 
 
-def test_a_run_without_figure_imports_neither_scikit_learn_nor_matplotlib(tmp_path):
+def test_a_quiet_run_without_figure_imports_no_scikit_learn_matplotlib_or_pandas(tmp_path):
     """The fixed cost of a short run (issue #37): only the solvers that call scikit-learn import it,
-    and matplotlib is for figures; the bundled Adult is read back parsed the second time."""
+    matplotlib is for figures, pandas for reading results back (the summary table); the bundled
+    Adult is read back parsed the second time."""
     cfg = write_adult_config(tmp_path, n_train=100, n_test=100, solvers=["sbp"], runs=1)
     code = ("import sys\nfrom sbpbench.cli import main\ntry:\n    main()\nexcept SystemExit as e:\n"
-            "    assert not e.code, e.code\nprint(sorted({'sklearn', 'matplotlib'} & set(sys.modules)))")
+            "    assert not e.code, e.code\nprint(sorted({'sklearn', 'matplotlib', 'pandas'} & set(sys.modules)))")
     env = environment(SBPBENCH_DATA=str(tmp_path / "data"))
-    # the first parses the bundled Adult (scikit-learn's reader), the second reads it back from the cache
-    for expected in ("['sklearn']", "[]"):
+    # the first parses the bundled Adult (scikit-learn's reader, which imports pandas), the second reads
+    # it back from the cache
+    for expected in ("['pandas', 'sklearn']", "[]"):
         done = subprocess.run([sys.executable, "-c", code, "run", str(cfg), "--results", str(tmp_path / "res"),
                                "--no-plot", "-q"], capture_output=True, text=True, env=env)
         assert done.returncode == 0, done.stderr
