@@ -320,8 +320,9 @@ def main() -> None:
         f"| {biased['one thread'][0]:.4f} |",
         f"| iteration, instrumented round | {plain['instrumented']:.4f} | {biased['instrumented']:.4f} |",
     ]
-    for name in plain["parts"]:
-        lines.append(f"| {name} | {plain['parts'][name]:.4f} | {biased['parts'][name]:.4f} |")
+    for name in plain["parts"]:  # a part that one mode's iteration does not have (never timed): a dash
+        shown = [f"{ms:.4f}" if ms else "-" for ms in (plain["parts"][name], biased["parts"][name])]
+        lines.append(f"| {name} | {shown[0]} | {shown[1]} |")
     lines.append(f"| memory bound: the row's bytes and one update pass at streaming speed | {plain['bound']:.4f} "
                  f"| {biased['bound']:.4f} |")
     lines.append(f"| the same without the row written and read back (what a pass computing the row must move) "
