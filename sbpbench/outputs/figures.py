@@ -16,13 +16,9 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
 import pandas as pd
 import yaml
 
@@ -94,22 +90,7 @@ def draw_all(results_root: str | Path = papers.PAPER_RESULTS, out: str | Path = 
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    with reproducible_svg():
-        return _draw_all(papers.results(results_root), out)
-
-
-@contextmanager
-def reproducible_svg() -> Iterator[None]:
-    """Within it, SVG files have fixed element ids and a fixed date (1970, unless ``SOURCE_DATE_EPOCH``
-    is set); matplotlib's settings and the environment are the caller's again after it."""
-    had_epoch = "SOURCE_DATE_EPOCH" in os.environ
-    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
-    try:
-        with matplotlib.rc_context({"svg.hashsalt": "sbpbench"}):
-            yield
-    finally:
-        if not had_epoch:
-            os.environ.pop("SOURCE_DATE_EPOCH", None)
+    return _draw_all(papers.results(results_root), out)  # SVG ids and dates fixed by plotting.save_figure
 
 
 def _draw_all(results: Results, out: Path) -> list[Drawn]:

@@ -127,7 +127,7 @@ def save_figure(fig: Figure, stem: Path, dpi: int = 130) -> list[Path]:
 
     The same figure gives the same bytes: the SVG's element ids are derived from the file's name
     (matplotlib's ``svg.hashsalt``; by default they are random) and it records no date, so that
-    redrawing unchanged results (``make figures``) changes no file.
+    redrawing unchanged results (``sbpbench plot``, ``make figures``) changes no file.
     """
     stem.parent.mkdir(parents=True, exist_ok=True)
     written = []
