@@ -90,10 +90,12 @@ def test_redo_replaces_one_solver_keeps_the_others_and_the_old_rows(tmp_path):
     folder = redo_runs.redo("ci-adult", paper, work, ["sbp"], jobs=1, again=False)
     curves, meta = redo_runs.committed_curves(folder), read_meta(folder)
     before = read_curves(folder / redo_runs.BEFORE)
-    # today's code, same seeds: the redone rows equal the ones they replace (only timings differ)
+    # today's code, same seeds: the redone rows equal the ones they replace (only timings differ;
+    # the reference was written on another CPU, so measured floats agree to rounding, not bit for bit)
     timing = ["train_time_s"]
-    assert before.drop(columns=timing).equals(committed[committed["solver"] == "sbp"]
-                                              .drop(columns=timing).reset_index(drop=True))
+    pd.testing.assert_frame_equal(before.drop(columns=timing),
+                                  committed[committed["solver"] == "sbp"].drop(columns=timing).reset_index(drop=True),
+                                  check_exact=False, rtol=1e-9)
     for solver in ("sbp", "pegasos"):
         got = curves[curves["solver"] == solver].drop(columns=timing).reset_index(drop=True)
         was = committed[committed["solver"] == solver].drop(columns=timing).reset_index(drop=True)

@@ -11,7 +11,8 @@ import pytest
 
 from sbpbench.errors import UserError
 from sbpbench.execution import loop as runner
-from sbpbench.results.store import ResultsWriter, first_difference, read_curves
+from sbpbench.results.agreement import Difference, first_difference
+from sbpbench.results.store import ResultsWriter, read_curves
 from scripts.promote_results import promote
 from tests.cli_runner import command, environment
 from tests.experiments import interrupt_run, run_sequentially, write_adult_config
@@ -23,9 +24,9 @@ pytestmark = pytest.mark.usefixtures("one_numba_thread")
 def test_first_difference_names_the_key():
     old = {"budget": {"epochs": 1.0}, "solvers": [{"name": "sbp"}, {"name": "pegasos"}]}
     assert first_difference(old, json.loads(json.dumps(old))) is None
-    assert first_difference(old, {**old, "budget": {"epochs": 2.0}}) == "budget.epochs"
-    assert first_difference(old, {**old, "solvers": [{"name": "sbp"}, {"name": "x"}]}) == "solvers[1].name"
-    assert first_difference(old, {**old, "seed": 1}) == "seed"
+    assert first_difference(old, {**old, "budget": {"epochs": 2.0}}).key == "budget.epochs"
+    assert first_difference(old, {**old, "solvers": [{"name": "sbp"}, {"name": "x"}]}).key == "solvers[1].name"
+    assert first_difference(old, {**old, "seed": 1}) == Difference("seed", None, 1)
 
 
 def test_writer_orders_runs_by_position_and_replaces(tmp_path):
@@ -79,7 +80,7 @@ def test_interrupted_and_failed_runs_are_redone(tmp_path, monkeypatch, tiny_run)
 def test_resume_refuses_a_changed_config(tmp_path, tiny_run):
     ref_path, _ = tiny_run
     directory = run_sequentially(ref_path, tmp_path)
-    with pytest.raises(UserError, match=r"resolved\.budget\.epochs.*1\.0 there, 2\.0 now"):
+    with pytest.raises(UserError, match=r"resolved\.budget\.epochs' differs: 1\.0 in the folder, 2\.0 in the config"):
         run_sequentially(ref_path, tmp_path, ["budget.epochs=2"], resume=True)
     with pytest.raises(UserError, match=r"resolved\.dataset\.n_train"):
         run_sequentially(ref_path, tmp_path, ["dataset.n_train=150"], resume_from=directory)
@@ -180,5 +181,5 @@ def test_resuming_with_more_runs_adds_only_the_new_runs(tmp_path):
     assert [(r["kept"], r["redone"], r["runs"]) for r in meta(two)["resumes"]] == [(4, 2, [2, 3])]
     assert meta(two)["resolved"]["runs"] == 3 and meta(two)["config"]["runs"] == 3
     pd.testing.assert_frame_equal(curves(two), curves(run_sequentially(path, tmp_path / "whole", three)))
-    with pytest.raises(UserError, match=r"key 'resolved.runs' differs .* \(3 there, 2 now\)"):
+    with pytest.raises(UserError, match=r"key 'resolved.runs' differs: 3 in the folder, 2 in the config"):
         run_sequentially(path, tmp_path / "res", resume_from=two)  # fewer runs than the folder holds

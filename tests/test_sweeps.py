@@ -12,7 +12,8 @@ from sbpbench.errors import UserError
 from sbpbench.execution.problems import ProblemCache
 from sbpbench.experiment import assemble, config
 from sbpbench.outputs.summary import summary_table
-from sbpbench.results.store import comparable, read_curves
+from sbpbench.results.agreement import comparable
+from sbpbench.results.store import read_curves
 from sbpbench.solvers import SOLVERS
 from tests.cli_runner import sbpbench, validate_text
 from tests.experiments import run_sequentially, write_adult_config

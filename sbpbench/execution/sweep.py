@@ -26,14 +26,13 @@ from sbpbench.experiment import assemble
 from sbpbench.experiment.config import Experiment
 from sbpbench.files import remove_run_leftovers
 from sbpbench.results import datafiles
+from sbpbench.results.agreement import resolved_difference
 from sbpbench.results.folder_lock import folder_lock
 from sbpbench.results.lookup import newest_run
 from sbpbench.results.resumable import Run, kept_runs
 from sbpbench.results.store import (
     ResultsWriter,
-    comparable,
     environment,
-    first_difference,
     new_run_dir,
     now,
     read_meta,
@@ -264,10 +263,8 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     if old.get("experiment") != exp.name:
         raise UserError(f"{directory}: holds experiment {old.get('experiment')!r}, not {exp.name!r} "
                         f"({exp.source})")
-    if (key := first_difference(comparable(_more_runs_allowed(old.get("resolved"), exp.runs)),
-                                comparable(resolved))) is not None:
-        raise UserError(f"{directory}/meta.json: key 'resolved.{key}' differs from the config {exp.source} "
-                        f"({_at(old.get('resolved'), key)!r} there, {_at(resolved, key)!r} now); "
+    if (difference := resolved_difference(_more_runs_allowed(old.get("resolved"), exp.runs), resolved)) is not None:
+        raise UserError(f"{directory}/meta.json: {difference.describe('the folder', f'the config {exp.source}')}; "
                         "run without --resume to start a new run folder")
     datafiles.check_same_data(old["resolved"]["dataset"].get("files"), resolved["dataset"]["files"], directory)
     found = kept_runs(directory, old)
@@ -343,17 +340,6 @@ def _open(start: _Start, results_root: Path, executor: Executor, reporter: Repor
     # a promoted copy being completed: its compressed curves are now in curves.csv
     (resumed.directory / "curves.csv.gz").unlink(missing_ok=True)
     return _Opened(writer, tasks)
-
-
-def _at(value: Any, key: str) -> Any:
-    """The value at a dotted key as :func:`~sbpbench.results.store.first_difference` names it (None if absent)."""
-    for part in key.replace("[", ".[").split("."):
-        if part.startswith("["):
-            index = int(part[1:-1])
-            value = value[index] if isinstance(value, list) and index < len(value) else None
-        else:
-            value = value.get(part) if isinstance(value, dict) else None
-    return value
 
 
 def run_experiment(exp: Experiment, results_root: Path, reporter: Reporter | None = None) -> Path:

@@ -36,9 +36,10 @@ import pandas as pd
 
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write
+from sbpbench.results.agreement import resolved_difference
 from sbpbench.results.curves import final_rows
 from sbpbench.results.lookup import newest_runs
-from sbpbench.results.store import comparable, read_curves, read_meta, solver_trait
+from sbpbench.results.store import read_curves, read_meta, solver_trait
 
 #: Band width in reference standard deviations.
 Z = 3.0
@@ -225,10 +226,10 @@ def check(results: Path, reference: Path, update: bool = False, z: float = Z) ->
         raise UserError(f"{reference}: no reference curves.csv (create one with --update)")
     ref_meta = read_meta(reference) if (reference / "meta.json").exists() else {}
     new_meta = read_meta(run) if (run / "meta.json").exists() else {}
-    ref_resolved, new_resolved = comparable(ref_meta.get("resolved")), comparable(new_meta.get("resolved"))
-    if ref_resolved and new_resolved and ref_resolved != new_resolved:
-        keys = sorted(k for k in ref_resolved if ref_resolved[k] != new_resolved.get(k))
-        raise UserError(f"{run}: resolved configuration differs from the reference's in {', '.join(keys)}")
+    ref_resolved, new_resolved = ref_meta.get("resolved"), new_meta.get("resolved")
+    if ref_resolved and new_resolved and (difference := resolved_difference(ref_resolved, new_resolved)):
+        raise UserError(f"{run}: not the reference's configuration: "
+                        f"{difference.describe('the reference', 'the run')}")
     deviations = compare(read_curves(run, traits=True), read_curves(reference / "curves.csv", traits=True), z)
     lines = [f"{run} against {reference}: {summary(deviations)}"]
     if deviations:

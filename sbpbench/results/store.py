@@ -210,50 +210,6 @@ class ResultsWriter:
         self._written = len(self.meta["runs"])
 
 
-#: Facts of ``resolved.problem.optimum`` (nu from lambda) that depend on the machine, not on
-#: the problem: where the optimum is cached, and how long computing it took.
-MACHINE_FACTS = ("cache_file", "seconds")
-
-
-def comparable(resolved: Any) -> Any:
-    """A resolved configuration without :data:`MACHINE_FACTS` nor the record of the data files
-    (``dataset.files``: their paths are the machine's; :mod:`sbpbench.results.datafiles` compares
-    their checksums), for comparing two runs' problems.
-
-    So that a run folder made elsewhere (a committed one, a CI reference) can be resumed or
-    checked here. The facts go from the top-level problem and from each solver entry's
-    (a sweep's entries record their own). A budget's limits that are not set (None) are left out
-    too: a limit added to :class:`~sbpbench.solvers.base.Budget` later (``primal_objective``) is
-    absent from the folders written before it, which ran without it all the same.
-    """
-    if not isinstance(resolved, dict):
-        return resolved
-    out = _without_unset_limits(_without_machine_facts(resolved))
-    if isinstance(dataset := resolved.get("dataset"), dict):
-        out["dataset"] = {k: v for k, v in dataset.items() if k != "files"}
-    if isinstance(solvers := resolved.get("solvers"), list):
-        out["solvers"] = [_without_unset_limits(_without_machine_facts(s)) if isinstance(s, dict) else s
-                          for s in solvers]
-    return out
-
-
-def _without_unset_limits(holder: dict[str, Any]) -> dict[str, Any]:
-    """``holder`` with the limits of its ``budget`` that are None left out."""
-    budget = holder.get("budget")
-    if not isinstance(budget, dict):
-        return holder
-    return {**holder, "budget": {k: v for k, v in budget.items() if v is not None}}
-
-
-def _without_machine_facts(holder: dict[str, Any]) -> dict[str, Any]:
-    """``holder`` with :data:`MACHINE_FACTS` left out of its ``problem.optimum``."""
-    problem = holder.get("problem")
-    if not isinstance(problem, dict) or not isinstance(problem.get("optimum"), dict):
-        return dict(holder)
-    optimum = {k: v for k, v in problem["optimum"].items() if k not in MACHINE_FACTS}
-    return {**holder, "problem": {**problem, "optimum": optimum}}
-
-
 def read_meta(directory: Path) -> dict[str, Any]:
     """Read a run folder's ``meta.json``.
 
@@ -281,26 +237,6 @@ def curves_file(directory: Path) -> Path | None:
         if (directory / name).is_file():
             return directory / name
     return None
-
-
-def first_difference(old: Any, new: Any, key: str = "") -> str | None:
-    """The dotted key of the first place two JSON-like values differ, or None when they are equal."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        for k in list(old) + [k for k in new if k not in old]:
-            sub = f"{key}.{k}" if key else str(k)
-            if k not in old or k not in new:
-                return sub
-            if (found := first_difference(old[k], new[k], sub)) is not None:
-                return found
-        return None
-    if isinstance(old, list) and isinstance(new, list):
-        if len(old) != len(new):
-            return key
-        for i, (a, b) in enumerate(zip(old, new)):
-            if (found := first_difference(a, b, f"{key}[{i}]")) is not None:
-                return found
-        return None
-    return None if old == new else key
 
 
 def curves_columns(rows: list[dict[str, Any]]) -> list[str]:
