@@ -291,6 +291,30 @@ def test_coverage_counts_every_row_of_every_paper_section(committed):
     assert sum(int(line.split(": ")[1].split(" rows")[0]) for line in lines) == rows
 
 
+def test_coverage_counts_follow_each_rows_own_verdict_words(committed):
+    """The coverage summary counts what each row's verdict says, not its comparison's outcome:
+    a row whose verdict opens with "did not hold" or "differs" is never counted as held or
+    matching (the check against issvm words its outcomes the other way round)."""
+    from collections import Counter
+
+    from sbpbench.outputs.report import coverage_counts
+
+    results = committed.results
+    said: Counter = Counter()
+    for paper in papers.PAPERS:
+        for section in paper.sections:
+            for source in section.tables:
+                for row, kind in zip(results.table(source).rows, source.kinds(), strict=True):
+                    if row[-1].startswith(("did not hold", "differs", "error differs")):
+                        said[kind, "differ"] += 1
+                    elif row[-1].startswith(("held", "matches", "error matches")):
+                        said[kind, "match"] += 1
+    counts, _ = coverage_counts(results)
+    assert said["check", "differ"] > 0
+    for (kind, verdict), n in said.items():
+        assert counts[kind][verdict] >= n, (kind, verdict)
+
+
 def test_coverage_denominators_come_from_the_declarations_alone(committed, tmp_path):
     """Each kind of row (setting, number, claim, check) has as many rows on an empty results tree as
     on the committed results; only their verdicts change."""

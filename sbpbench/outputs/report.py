@@ -167,7 +167,7 @@ def verdict_kind(verdict: str, outcomes: dict[str, str]) -> str:
     for start, kind in (("not run", "not run"), ("not derived here", "not run"), ("inconclusive", "inconclusive"),
                         ("matches", "match"),
                         ("differs", "differ"), ("error matches", "match"), ("error differs", "differ"),
-                        *outcomes.items()):
+                        ("did not hold", "differ"), ("held", "match"), *outcomes.items()):
         if text.startswith(start):
             return kind
     raise ValueError(f"verdict of unknown kind: {verdict!r}")
@@ -184,23 +184,15 @@ ROW_KINDS: tuple[tuple[Kind, str, str, str], ...] = (
 )
 
 
-#: The kind of verdict (:data:`KINDS`) of each outcome of a comparison.
-OUTCOME_KINDS = {"supports": "match", "contradicts": "differ", "inconclusive": "inconclusive"}
-
-
-def row_kind(verdict: str, evidence: Evidence | None, outcomes: dict[str, str]) -> str:
-    """Which of :data:`KINDS` a row's verdict is: its comparison's outcome where a comparison
-    made it, else what its words say (:func:`verdict_kind`)."""
-    return OUTCOME_KINDS[evidence.outcome] if evidence is not None else verdict_kind(verdict, outcomes)
-
-
 def coverage_counts(results: Results) -> tuple[dict[Kind, dict[str, int]], dict[Kind, list[Evidence]]]:
     """How many rows of each kind the papers declare, by the kind of their verdict on ``results``,
     and, per kind, the evidence of the inconclusive rows a comparison made (their runs needed).
 
     A row's kind is declared with it (:meth:`~sbpbench.papers.declarations.TableSource.kinds`), so
     the totals per kind depend on the declarations alone, never on the results present; a row's
-    verdict is its comparison's outcome, or, for a row no comparison made, its last cell (:data:`KINDS`).
+    verdict is what its last cell says (:func:`verdict_kind`), never its comparison's outcome, since
+    a row may declare the words of its outcomes the other way round (the check against issvm "did
+    not hold" where its comparison supports issvm).
 
     Raises
     ------
@@ -219,7 +211,7 @@ def coverage_counts(results: Results) -> tuple[dict[Kind, dict[str, int]], dict[
                 if len(rows) != len(kinds):
                     raise ValueError(f"{section.heading!r}: {len(rows)} rows but {len(kinds)} declared kinds")
                 for row, kind, found in zip(rows, kinds, evidence, strict=True):
-                    verdict = row_kind(row[-1], found, outcomes)
+                    verdict = verdict_kind(row[-1], outcomes)
                     counts[kind][verdict] += 1
                     if verdict == "inconclusive" and found is not None:
                         open_rows[kind].append(found)
