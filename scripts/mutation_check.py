@@ -13,8 +13,9 @@ CI would), restores the files and says which stage caught the mutation, or ``ESC
 * ``speed-gate``: ``scripts/speed_gate.py``.
 
 A stage a mutation names nothing for (no tests, no solver file) is skipped. Before the
-mutations the stages run once on the unchanged code (``--no-baseline`` skips that): a stage
-that fails there would catch everything, and the script stops.
+mutations the stages run once on the unchanged code, with the selections of the mutations
+chosen (``--no-baseline`` skips that): a stage that fails there would catch everything, and the
+script stops.
 
 Safety: the script refuses to run on a checkout with uncommitted changes (``git status``); the
 edited files are written back byte for byte, with their modification times, in a ``finally``
@@ -35,7 +36,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,7 +62,11 @@ _ROW_LOOKUP = ("        cached = self._cache.get(i)\n        if cached is not No
                "        self.kernel_evals_computed += self.n\n"
                "        return self._store(i, None, self._compute(i, self._all))")
 
-#: The bugs of issue 38's table, then the two solver-contract cheats.
+_OWN_FEATURES = "tests/test_fourier.py::test_the_solvers_own_features_approximate_its_gaussian_kernel"
+_RANDOMNESS = "tests/test_randomness.py::"
+
+#: The bugs of issue 38's table, the two solver-contract cheats, then issue 46's five (each with
+#: the test that pins its unit).
 MUTATIONS = [
     Mutation("zero-margin-correct", "test error counts a zero margin as correct (<= 0 -> < 0)",
              (("sbpbench/solvers/base.py", '"test_error": float(np.mean(margins <= 0))',
@@ -116,15 +121,38 @@ MUTATIONS = [
                "        i = int(np.random.default_rng([self.iteration, hash(self.name) % 2**32])"
                ".integers(self.n))\n"),),
              solver_files=(EXAMPLE,)),
+    Mutation("fourier-sigma2-doubled", "Fourier features of a kernel twice as wide (sigma2 doubled)",
+             (("sbpbench/solvers/fourier.py", "self.sigma = np.sqrt(self.kernel.spec.sigma2)",
+               "self.sigma = np.sqrt(2.0 * self.kernel.spec.sigma2)"),),
+             tests=(_OWN_FEATURES,)),
+    Mutation("one-generator-for-all-runs", "every run of a solver draws from run 0's generator",
+             (("sbpbench/execution/loop.py", "run_rng(exp.seed, run, stream_of(spec.name))",
+               "run_rng(exp.seed, 0, stream_of(spec.name))"),),
+             tests=(_RANDOMNESS + "test_each_run_of_a_solver_draws_from_a_stream_of_its_own",)),
+    Mutation("dcd-pass-order-fixed", "DCD draws its order for the first pass only (every pass the same)",
+             (("sbpbench/solvers/dcd.py", "        self.index[:active] = self.rng.permutation(self.index[:active])\n",
+               "        if self.passes == 0:\n"
+               "            self.index[:active] = self.rng.permutation(self.index[:active])\n"),),
+             tests=(_RANDOMNESS + "test_every_pass_visits_the_examples_in_a_fresh_order",
+                    _RANDOMNESS + "test_the_solvers_drawing_an_order_per_pass_are_those_tested")),
+    Mutation("interval-level-95", "the report's t intervals at 95% (two-sided quantile) instead of 90%",
+             (("sbpbench/papers/comparisons.py",
+               "return float(stats.norm.isf(ALPHA) if not math.isfinite(df) else stats.t.isf(ALPHA, df))",
+               "return float(stats.norm.isf(ALPHA / 2) if not math.isfinite(df) else stats.t.isf(ALPHA / 2, df))"),),
+             tests=("tests/test_comparisons.py::test_intervals_are_the_textbook_ones_at_the_documented_level",)),
+    Mutation("subsample-with-replacement", "a subsample drawn with replacement (repeated rows)",
+             (("sbpbench/data/split.py", "rng.choice(split.n, size=size, replace=False)",
+               "rng.choice(split.n, size=size, replace=True)"),),
+             tests=("tests/test_data.py::test_a_subsample_holds_distinct_rows_in_file_order",)),
 ]
 
 
-def stage_command(stage: str, mutation: Mutation | None) -> list[str] | None:
-    """The command of ``stage`` for ``mutation`` (None: the baseline, every mutation's selection),
-    or None when the stage has nothing to run for it."""
+def stage_command(stage: str, chosen: Sequence[Mutation]) -> list[str] | None:
+    """The command of ``stage`` for the mutations ``chosen`` (one mutation, or for the baseline
+    every mutation the run tries: their selections together), or None when the stage has nothing
+    to run for them."""
     python = sys.executable
     pytest = [python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
-    chosen = MUTATIONS if mutation is None else [mutation]
     if stage == "tests":
         tests = sorted({t for m in chosen for t in m.tests})
         return [*pytest, *tests] if tests else None
@@ -231,7 +259,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     if not args.no_baseline:
         for stage in stages:
-            command = stage_command(stage, None)
+            command = stage_command(stage, chosen)
             if command is None:
                 continue
             failed, seconds, last = run_stage(command, args.timeout)
@@ -245,7 +273,7 @@ def main() -> None:
         try:
             with applied(m):
                 for stage in stages:
-                    command = stage_command(stage, m)
+                    command = stage_command(stage, [m])
                     if command is None:
                         continue
                     failed, seconds, last = run_stage(command, args.timeout)

@@ -3,10 +3,14 @@ contradicting data, equal data, and that it can fail (the outcome turns when the
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from sbpbench.papers import comparisons as cmp
 
@@ -99,6 +103,31 @@ def test_reach_fraction():
     assert half.outcome == "inconclusive" and half.runs_needed is None and "is the implied one" in half.needed()
     lo, hi = cmp.wilson(5, 5)
     assert 0.6 < lo < 0.7 and hi == 1.0
+
+
+def documented_level() -> float:
+    """The confidence level of the report's intervals, as docs/reproducing.md states it."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "reproducing.md").read_text()
+    found = re.search(r"alpha\s+=\s+([0-9.]+),\s+([0-9.]+)%\s+intervals", text)
+    assert found, "docs/reproducing.md no longer states the report's level as 'alpha = A, L% intervals'"
+    alpha, level = float(found[1]), float(found[2]) / 100
+    assert level == pytest.approx(1 - 2 * alpha)  # each end of an interval a one-sided test at alpha
+    return level
+
+
+def test_intervals_are_the_textbook_ones_at_the_documented_level():
+    """Wilson's interval of a fraction and the t intervals of a mean and of Welch's difference, against
+    scipy's at the level docs/reproducing.md states: the level the report's intervals are computed at."""
+    level = documented_level()
+    for k, n in [(0, 5), (3, 10), (5, 5), (7, 20), (19, 40)]:
+        textbook = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+        assert cmp.wilson(k, n) == pytest.approx((textbook.low, textbook.high), rel=1e-9, abs=1e-12), (k, n)
+    a, b = noisy(1.0, n=6, sd=0.3), noisy(0.4, n=9, sd=0.1)
+    welch = stats.ttest_ind(a, b, equal_var=False).confidence_interval(level)
+    assert cmp.exceeds(a, b, 0.0, "difference").interval == pytest.approx((welch.low, welch.high), rel=1e-9)
+    one = stats.ttest_1samp(a, 0.0).confidence_interval(level)
+    assert cmp.exceeds(a, None, 0.0, "mean").interval == pytest.approx((one.low, one.high), rel=1e-9)
+    assert f"{level:.0%} interval" in cmp.equivalence(a, 1.0, 0.5).text()  # the level the report prints
 
 
 def test_log_ratio():

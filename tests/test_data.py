@@ -17,6 +17,7 @@ from sbpbench.data.fetch import RemoteFile
 from sbpbench.data.libsvm import read_libsvm, to_binary
 from sbpbench.data.registry import Fallback
 from sbpbench.data.sources import adult
+from sbpbench.data.split import subsample
 from sbpbench.errors import UserError
 from tests.cli_runner import one_error_line, sbpbench
 from tests.experiments import adult_config, write_config
@@ -89,6 +90,19 @@ def test_subsample_is_deterministic_and_sized():
     b = load(DatasetSpec(name="adult", n_train=100, n_test=50), np.random.default_rng(3))
     assert a[0].n == 100 and a[1].n == 50
     assert (a[0].X != b[0].X).nnz == 0 and np.array_equal(a[1].y, b[1].y)
+
+
+def test_a_subsample_holds_distinct_rows_in_file_order():
+    """Drawn without replacement: every row of the subsample is another example of the split, with
+    its own label, in file order (a draw of 180 of 200 with replacement repeats some for sure)."""
+    n = 200
+    ids = np.arange(1.0, n + 1)  # row i holds i + 1 in its only feature: a row tells its example
+    split = Split(sp.csr_matrix(ids[:, None]), np.where(np.arange(n) % 3 == 0, 1.0, -1.0))
+    for seed in range(5):
+        kept = subsample(split, 180, np.random.default_rng(seed))
+        rows = kept.X.toarray().ravel().astype(int) - 1
+        assert kept.n == 180 and len(set(rows.tolist())) == 180, seed
+        assert np.all(np.diff(rows) > 0) and np.array_equal(kept.y, split.y[rows])
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -63,3 +63,36 @@ def test_many_features_reach_the_kernel_svm():
     exact = SVC(C=1.0, kernel="rbf", gamma=1.0 / (2 * SIGMA2), tol=1e-8).fit(problem.kernel.X, problem.y)
     exact_error = np.mean(exact.predict(problem.test_X) != problem.test_y)
     assert abs(fourier_error - exact_error) < 0.01, (fourier_error, exact_error)
+
+
+def _within_monte_carlo(gram: np.ndarray, K: np.ndarray, pairs: int, z: float = 5.0) -> np.ndarray:
+    """Where ``gram`` (the features' inner products over ``pairs`` pairs) lies within ``z`` standard
+    deviations of ``K``: each inner product is the mean of ``cos(<v, x - x'> / sigma)`` over the
+    directions ``v ~ N(0, I)``, of mean ``K(x, x')`` and variance ``(1 + K^4) / 2 - K^2``."""
+    sd = np.sqrt(((1.0 + K ** 4) / 2.0 - K ** 2) / pairs)
+    return np.abs(gram - K) <= z * sd + 1e-12
+
+
+def test_the_solvers_own_features_approximate_its_gaussian_kernel():
+    """The features the solver fits on (its directions, over its sigma) against exp(-||x - x'||^2 / (2 sigma2)),
+    within 5 Monte-Carlo standard deviations at every pair; the kernel of twice sigma2 is not within them."""
+    n, pairs = 40, 4096
+    problem = build_problem(adult(n, seed=5), lam=1.0 / n)
+    solver = Fourier(problem, np.random.default_rng(3), FourierParams(max_pairs=pairs, tol=1e-2))
+    while not solver.advance(solver.iteration + 1, np.inf, np.inf):
+        pass
+    assert solver.pairs == pairs
+    X = problem.kernel.X.toarray()
+    sq = np.einsum("ij,ij->i", X, X)
+    distances = np.maximum(sq[:, None] + sq[None, :] - 2.0 * X @ X.T, 0.0)
+    K = np.exp(-distances / (2.0 * SIGMA2))
+    off = ~np.eye(n, dtype=bool)
+    assert 0.2 < K[off].min() and K[off].max() < 0.9  # where the kernel of twice sigma2 is far from it
+    F = fourier_features(solver.projections)
+    gram = F @ F.T
+    assert _within_monte_carlo(gram, K, pairs).all()
+    wide = np.exp(-distances / (4.0 * SIGMA2))
+    assert not _within_monte_carlo(gram, wide, pairs)[off].any()
+    # the predictor maps points the way the features it was fitted on do
+    snap = solver.snapshot()
+    assert np.allclose(snap.predict(problem.kernel.X), F @ solver.w + solver.b, rtol=1e-9, atol=1e-9)

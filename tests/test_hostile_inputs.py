@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from sbpbench import memory
 from sbpbench.errors import UserError, amount
+from sbpbench.execution import guard
 from sbpbench.experiment import config
 from sbpbench.files import read_regular
 from sbpbench.kernels import Kernel, KernelSpec, memory_needs
@@ -397,6 +398,28 @@ def test_control_characters_in_data_file_names_are_refused(key):
 # ----------------------------------------------------------------------------- runs that fail mid-way
 
 
+def every_watched_step_overruns(monkeypatch) -> None:
+    """Make every step a time limit watches overrun it (:class:`~sbpbench.execution.guard.StepTimeout`
+    as it returns), as on a machine too loaded for any limit, so that the statuses a test expects
+    cannot depend on the machine's load. Only a seconds budget arms a limit (the warm-up's and each
+    step's, ``sbpbench.execution.loop.step_limit``), so the failed runs below have none: under the
+    2 s of :data:`tests.test_fuzz.BASE`, a warm-up slowed past its 12 s by a loaded machine (or by
+    numba compiling into an empty cache) failed an SBP run too ("3 of 4 runs failed", not 2)."""
+    @contextmanager
+    def overrun(seconds: float, what: str):
+        yield
+        if seconds < float("inf"):
+            raise guard.StepTimeout(what)
+
+    monkeypatch.setattr(guard, "watchdog", overrun)
+
+
+def failed_run_config(workdir: Path, **changes) -> Path:
+    """The config of the failed runs below: :func:`config_data` with ``changes``, on a budget of one
+    epoch and no seconds (see :func:`every_watched_step_overruns`)."""
+    return write_config(workdir, config_data(budget={"epochs": 1}, **changes))
+
+
 def fail_pegasos(monkeypatch, after: int) -> None:
     """Make kernel Pegasos raise once a run has done ``after`` iterations (its warm-up does 4)."""
     cls = SOLVERS["pegasos"]
@@ -420,10 +443,11 @@ def failed_run_once(request, tmp_path_factory):
     workdir.mkdir()
     (workdir / "train.svm").write_bytes(b"\n".join(TRAIN_LINES) + b"\n")
     (workdir / "test.svm").write_bytes(b"\n".join(TEST_LINES) + b"\n")
-    exp = write_config(workdir, config_data(name="sbp-figure2-adult", runs=2))
+    exp = failed_run_config(workdir, name="sbp-figure2-adult", runs=2)
     results = tmp / "results"
     with pytest.MonkeyPatch.context() as monkeypatch:
         fail_pegasos(monkeypatch, after=60 if request.param == "mid-way" else 0)
+        every_watched_step_overruns(monkeypatch)
         code, stderr = invoke("run", str(exp), "--results", str(results), "--quiet")
     assert code == 3, stderr[-800:]
     assert "Traceback" not in stderr and "sbpbench: 2 of 4 runs failed or diverged; see" in stderr
@@ -462,8 +486,9 @@ def test_a_failed_run_writes_files_sbpbench_reads_back(failed_run):
 def test_a_run_where_every_run_failed_is_read_back(monkeypatch, tmp_path):
     """Only a header in curves.csv: before, "column 'seed' holds text" refused sbpbench's own output."""
     fail_pegasos(monkeypatch, after=0)
+    every_watched_step_overruns(monkeypatch)
     with workspace() as workdir:
-        exp = write_config(workdir, config_data(solvers=["pegasos"]))
+        exp = failed_run_config(workdir, solvers=["pegasos"])
         code, stderr = invoke("run", str(exp), "--results", str(tmp_path / "r"), "--quiet")
         assert code == 3, stderr[-800:]
         (run_dir,) = (tmp_path / "r" / "fuzz").iterdir()
@@ -473,16 +498,18 @@ def test_a_run_where_every_run_failed_is_read_back(monkeypatch, tmp_path):
         assert code == 0, stderr
         code, stderr = invoke("plot", str(run_dir))
         assert code == 2 and "no curves.csv with checkpoints found" in stderr
-        monkeypatch.undo()
+        monkeypatch.undo()  # pegasos works again
+        every_watched_step_overruns(monkeypatch)
         code, stderr = invoke("run", str(exp), "--results", str(tmp_path / "r"), "--quiet", "--no-plot",
                               "--resume")
         assert code == 0, stderr[-800:]
         assert [r["status"] for r in read_meta(run_dir)["runs"]] == ["budget"]
 
 
-def test_every_reader_reads_a_failed_run(failed_run, tmp_path):
+def test_every_reader_reads_a_failed_run(failed_run, tmp_path, monkeypatch):
     """plot, page, check (both ways), figures, report and --resume on the output of a failed run."""
     when, results, run_dir, exp = failed_run
+    every_watched_step_overruns(monkeypatch)
     for args in (["plot", str(run_dir)], ["plot", str(results), "--x", "seconds", "--y", "objective"],
                  ["page", str(results)], ["page", str(run_dir), "--out", str(tmp_path / "pages")],
                  ["figures", "--results", str(results), "--out", str(tmp_path / "figures")],

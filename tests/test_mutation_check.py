@@ -1,6 +1,7 @@
 """scripts/mutation_check.py: its mutations still apply, a mutation is always written back, and a
 checkout with uncommitted changes is refused."""
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -51,3 +52,23 @@ def test_a_dirty_checkout_is_refused(mutation_check, monkeypatch, capsys):
 def test_a_stage_past_its_timeout_is_killed_and_counts_as_failing(mutation_check):
     failed, seconds, last = mutation_check.run_stage([sys.executable, "-c", "import time; time.sleep(60)"], 1.0)
     assert failed and seconds < 30 and last == "timed out after 1 s"
+
+
+def test_the_baseline_runs_the_selections_of_the_mutations_chosen(mutation_check, monkeypatch):
+    """``--only``: the stages on the unchanged code run the chosen mutations' tests, not every mutation's."""
+    commands = []
+
+    def run_stage(command, timeout):
+        commands.append(command)
+        return False, 0.0, "passed"
+
+    monkeypatch.setattr(mutation_check, "dirty", lambda: "")
+    monkeypatch.setattr(mutation_check, "applied", lambda m: contextlib.nullcontext())  # nothing edited
+    monkeypatch.setattr(mutation_check, "run_stage", run_stage)
+    monkeypatch.setattr(mutation_check.signal, "signal", lambda *args: None)  # leave pytest's SIGTERM alone
+    monkeypatch.setattr("sys.argv", ["mutation_check.py", "--stages", "tests", "--only", "subsample-with-replacement"])
+    with pytest.raises(SystemExit) as exit_:
+        mutation_check.main()
+    assert exit_.value.code == 1  # the stubbed stage passes: the mutation escaped
+    selected = ["tests/test_data.py::test_a_subsample_holds_distinct_rows_in_file_order"]
+    assert [[arg for arg in command if arg.startswith("tests/")] for command in commands] == [selected, selected]
