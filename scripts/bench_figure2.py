@@ -62,7 +62,12 @@ def makespan(durations: list[float], workers: int) -> float:
 
 
 def whole_wall_s(meta: dict) -> float | None:
-    """Wall seconds of the whole invocation that wrote ``meta`` (None if it did not finish or was resumed)."""
+    """Wall seconds of the whole invocation that wrote ``meta`` (None if it did not finish or was resumed).
+
+    ``finished`` is ``started`` plus the monotonic time the writer measured (docs/results.md, "Times"),
+    so for an invocation never resumed their difference is its duration by the monotonic clock,
+    whatever the wall clock did meanwhile (in folders written before that: two wall-clock readings).
+    """
     if "finished" not in meta or meta.get("resumes"):
         return None
     return (dt.datetime.fromisoformat(meta["finished"]) - dt.datetime.fromisoformat(meta["started"])).total_seconds()

@@ -29,13 +29,13 @@ from sbpbench.results import datafiles
 from sbpbench.results.folder_lock import folder_lock
 from sbpbench.results.lookup import newest_run
 from sbpbench.results.resumable import Run, kept_runs
+from sbpbench.results.stamps import now
 from sbpbench.results.store import (
     ResultsWriter,
     comparable,
     environment,
     first_difference,
     new_run_dir,
-    now,
     read_meta,
     source_commit,
 )
