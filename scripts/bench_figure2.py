@@ -75,7 +75,7 @@ def whole_wall_s(meta: dict) -> float | None:
 
 def report(run_dir: Path, target_s: float | None) -> str:
     """The BENCHMARKS.md section for the run in ``run_dir``."""
-    meta = json.loads((run_dir / "meta.json").read_text())
+    meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
     per_solver: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for run in meta["runs"]:
         row = per_solver[run["solver"]]
@@ -134,7 +134,7 @@ def main() -> None:
     body = report(run_dir, target_s)
     update_section(args.out, section, body)
     if args.experiment == "mnist":
-        meta = json.loads((run_dir / "meta.json").read_text())
+        meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
         commit = (meta.get("git_commit") or "not recorded")[:7]
         wall = whole_wall_s(meta)
         if wall is not None:
