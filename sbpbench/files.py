@@ -26,6 +26,9 @@ from typing import BinaryIO
 
 from sbpbench.errors import UserError, amount
 
+#: How :func:`atomic_write` writes what UTF-8 cannot encode (a lone surrogate): its backslash escape.
+UNENCODABLE = "backslashreplace"
+
 
 def atomic_write(path: Path, data: str | bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder, fsync, then rename.
@@ -33,7 +36,10 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     A reader sees the old file or the new one, never a part; an interruption leaves no
     temporary file behind (unless the process is killed: see :func:`remove_leftovers`). The
     file's mode is ``0666`` less the umask, as for any new file. Creates the parent folder
-    when needed.
+    when needed. Text is written as UTF-8 whatever the locale; what UTF-8 cannot encode (a lone
+    surrogate, which Python makes of a byte it cannot decode in a path, a file name or a YAML
+    file) is written as its backslash escape (``\\udce9``), so the file stays UTF-8 text and
+    such a character never fails the write.
 
     Raises
     ------
@@ -49,7 +55,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), 0o666 & ~umask())
-            fh.write(data.encode() if isinstance(data, str) else data)
+            fh.write(data.encode("utf-8", UNENCODABLE) if isinstance(data, str) else data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -59,6 +65,12 @@ def atomic_write(path: Path, data: str | bytes) -> None:
         if isinstance(exc, OSError) and exc.filename is None:  # a failed write names no file
             raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
         raise
+
+
+def as_written(text: str) -> str:
+    """``text`` as a file :func:`atomic_write` writes holds it, read back as UTF-8: the same text,
+    but for what UTF-8 cannot encode (a lone surrogate), which is its backslash escape."""
+    return text.encode("utf-8", UNENCODABLE).decode("utf-8")
 
 
 def remove_leftovers(path: Path) -> list[Path]:

@@ -115,7 +115,7 @@ def _write_if_changed(path: Path, content: bytes) -> None:
 def build(root: Path) -> None:
     """issvm's optimize build (-O2), with the two fixes today's g++ needs."""
     vector = root / "vector.hpp"
-    text = vector.read_text()
+    text = vector.read_text(encoding="utf-8")
     for kind in ("SparseVector", "SpanVector", "DenseVector"):
         text = text.replace(f"Swap( {kind}< t_Type > const& other )", f"Swap( {kind}< t_Type >& other )")
     _write_if_changed(vector, text.encode())
@@ -132,7 +132,7 @@ def build(root: Path) -> None:
 def write_svmlight(split: Split, path: Path) -> None:
     """``split`` as an SVM-light file (features numbered from 1, as a9a's)."""
     X = split.X.tocsr()
-    with path.open("w") as f:
+    with path.open("w", encoding="utf-8") as f:
         for i in range(split.n):
             lo, hi = X.indptr[i], X.indptr[i + 1]
             pairs = " ".join(f"{j + 1}:{v:.9g}" for j, v in zip(X.indices[lo:hi], X.data[lo:hi]))
@@ -225,7 +225,7 @@ def earlier_runs(args: argparse.Namespace, out: Path
     if not path.is_file():
         fail(f"--resume: {path} does not exist (run without --resume first)")
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
         settings, runs = data["settings"], data["runs"]
         asked = {"iterations": args.iterations, "every": args.every, "nu": NU, "sigma2": SIGMA2}
         differ = [f"{key} {settings[key]} (asked {value})" for key, value in asked.items() if settings[key] != value]
@@ -289,11 +289,11 @@ def main(argv: list[str] | None = None) -> None:
         write_svmlight(test, work / "test.svm")
         problem = Problem.build(train, test, KernelSpec("gaussian", SIGMA2, 0.0), None, NU, True)
         source = f"--source {args.source}" if args.source else f"the git mirror {args.mirror or MIRROR}"
-        start = time.time() - before
+        start = time.perf_counter() - before  # the monotonic clock: seconds so far, whatever the wall clock does
         for seed in range(len(runs["sbp"]), args.runs):  # a pair at a time, both files rewritten after each
             runs["issvm"].append(issvm_run(root, work, test, checkpoints))
             runs["sbp"].append(ours_run(problem, seed, checkpoints))
-            seconds = time.time() - start
+            seconds = time.perf_counter() - start
             atomic_write(out.with_suffix(".json"), record(args, source, runs, seconds, facts, train, test, resumed))
             atomic_write(out, page(args, source, runs, seconds))
             print(f"run {seed + 1} of {args.runs} done ({seconds:.0f} s): wrote {out} and {out.with_suffix('.json')}",

@@ -137,7 +137,7 @@ def write_data(problem: Problem, order: np.ndarray, path: Path) -> None:
     if path.suffix == ".gz":
         path.write_bytes(gzip.compress(text.encode()))
     else:
-        path.write_text(text)
+        path.write_text(text, encoding="utf-8")
 
 
 def run_binary(cmd: list[str], cwd: Path) -> str:
@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> None:
         root = get_source(args, work)
         built = build(root, work)
         train, _ = load_bundled()
-        start = time.time()
+        start = time.perf_counter()
         lines = ["# SvmSgd and SGD-QN against their authors' programs", "",
                  "Written by `scripts/authors_sgd.py` (its docstring says how): Bottou's sgd 2.0 `svmsgd` and "
                  "libsgdqn 1.1's `svmsgdqn` (shipped in sgd 2.0's `svm/old/`), built with g++ -O2 from "
@@ -295,8 +295,8 @@ def main(argv: list[str] | None = None) -> None:
                          args.epochs, "small", False)
         if args.full_epochs:
             lines += compare(make_problem(train, args.C), built, work, args.full_epochs, "full", True)
-        lines.append(f"({time.time() - start:.0f} s on {os.cpu_count()} cores.)")
-    Path(args.out).write_text("\n".join(lines) + "\n")
+        lines.append(f"({time.perf_counter() - start:.0f} s on {os.cpu_count()} cores.)")
+    Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
 
 

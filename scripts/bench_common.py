@@ -44,14 +44,14 @@ def update_section(path: str | Path, title: str, body: str) -> None:
     """Replace (or append) the section ``## title`` of a Markdown file with ``body``."""
     path = Path(path)
     header = "# Benchmarks\n\nWritten by `make bench`; every number comes from the script named in its section.\n"
-    text = path.read_text() if path.exists() else header
+    text = path.read_text(encoding="utf-8") if path.exists() else header
     section = f"## {title}\n\n{body.rstrip()}\n"
     pattern = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", re.S | re.M)
     if pattern.search(text):
         text = pattern.sub(lambda _: section + "\n", text)
     else:
         text = text.rstrip() + "\n\n" + section
-    path.write_text(text.rstrip() + "\n")
+    path.write_text(text.rstrip() + "\n", encoding="utf-8")
 
 
 def load_average() -> float:
@@ -83,7 +83,7 @@ def update_target(path: str | Path, key: str, measured: str, met: bool) -> None:
     what was measured (with the load average), met or missed, and the date; the other rows are
     kept as their scripts last wrote them, a target never measured says so."""
     path = Path(path)
-    text = path.read_text() if path.exists() else ""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
     found = re.search(rf"^## {re.escape(TARGETS_TITLE)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
     rows = {}
     for line in (found.group(1) if found else "").splitlines():
@@ -99,5 +99,5 @@ def update_target(path: str | Path, key: str, measured: str, met: bool) -> None:
             "each ratio is against its reference timed in the same process run.\n\n" + "\n".join(table))
     if not found and (first := re.search(r"^## ", text, re.M)):  # first written: before every other section
         text = text[:first.start()] + f"## {TARGETS_TITLE}\n\n(to be written)\n\n" + text[first.start():]
-        path.write_text(text)
+        path.write_text(text, encoding="utf-8")
     update_section(path, TARGETS_TITLE, body)

@@ -62,7 +62,12 @@ def makespan(durations: list[float], workers: int) -> float:
 
 
 def whole_wall_s(meta: dict) -> float | None:
-    """Wall seconds of the whole invocation that wrote ``meta`` (None if it did not finish or was resumed)."""
+    """Wall seconds of the whole invocation that wrote ``meta`` (None if it did not finish or was resumed).
+
+    ``finished`` is ``started`` plus the monotonic time the writer measured (docs/results.md, "Times"),
+    so for an invocation never resumed their difference is its duration by the monotonic clock,
+    whatever the wall clock did meanwhile (in folders written before that: two wall-clock readings).
+    """
     if "finished" not in meta or meta.get("resumes"):
         return None
     return (dt.datetime.fromisoformat(meta["finished"]) - dt.datetime.fromisoformat(meta["started"])).total_seconds()
@@ -70,7 +75,7 @@ def whole_wall_s(meta: dict) -> float | None:
 
 def report(run_dir: Path, target_s: float | None) -> str:
     """The BENCHMARKS.md section for the run in ``run_dir``."""
-    meta = json.loads((run_dir / "meta.json").read_text())
+    meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
     per_solver: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for run in meta["runs"]:
         row = per_solver[run["solver"]]
@@ -129,7 +134,7 @@ def main() -> None:
     body = report(run_dir, target_s)
     update_section(args.out, section, body)
     if args.experiment == "mnist":
-        meta = json.loads((run_dir / "meta.json").read_text())
+        meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
         commit = (meta.get("git_commit") or "not recorded")[:7]
         wall = whole_wall_s(meta)
         if wall is not None:

@@ -79,7 +79,7 @@ def one_run(source: Path, data: Path, results: Path, plot: bool) -> dict[str, fl
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         sys.exit(f"bench_short_run.py: error: sbpbench run failed ({source}): {last}")
-    run = json.loads((Path(done.stdout.strip().splitlines()[-1]) / "meta.json").read_text())["runs"][0]
+    run = json.loads((Path(done.stdout.strip().splitlines()[-1]) / "meta.json").read_text(encoding="utf-8"))["runs"][0]
     if run["iterations"] != ITERATIONS:
         sys.exit(f"bench_short_run.py: error: the run did {run['iterations']} iterations, not {ITERATIONS}")
     return {"whole_s": whole, "cpu_s": cpu, "train_s": run["train_time_s"], "wall_s": run["wall_time_s"]}

@@ -61,7 +61,7 @@ def main() -> None:
         print(f"duplicate_rows.py: error: {' '.join(str(exc).split())}", file=sys.stderr)
         sys.exit(2)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(found, indent=1) + "\n")
+    out.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(found))
 
 

@@ -221,7 +221,7 @@ def applied(mutation: Mutation) -> Iterator[None]:
         texts[path] = texts[path].replace(old, new)
     try:
         for path, text in texts.items():
-            path.write_text(text)
+            path.write_text(text, encoding="utf-8")
         yield
     finally:
         for path, (data, mtime) in saved.items():

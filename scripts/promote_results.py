@@ -56,7 +56,7 @@ def promote(run_dir: Path, dest_root: Path, extra: dict[str, bytes] | None = Non
     for stale in (staging, replaced):
         shutil.rmtree(stale, ignore_errors=True)
     staging.mkdir(parents=True)
-    (staging / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (staging / "meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     if len(data) > GZIP_ABOVE_BYTES:
         with open(staging / "curves.csv.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
             gz.write(data)

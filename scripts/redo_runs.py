@@ -77,7 +77,7 @@ def run_again(experiment: str, config: dict[str, Any], work: Path, jobs: int, ag
         return last
     config_file = work / f"{experiment}.yaml"
     config_file.parent.mkdir(parents=True, exist_ok=True)
-    config_file.write_text(yaml.safe_dump(config, sort_keys=False))
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     resume = last is not None and last.name != promoted_run and not again
     command = [sys.executable, "-m", "sbpbench", "run", str(config_file), "--results", str(work),
                "--jobs", str(jobs), "--no-plot"] + (["--resume"] if resume else [])
@@ -159,7 +159,7 @@ def redo(experiment: str, paper: Path, work: Path, solvers: list[str] | None, jo
         folder = Path(staging) / run_dir.name
         folder.mkdir()
         curves.to_csv(folder / "curves.csv", index=False)
-        (folder / "meta.json").write_text(json.dumps(merged_meta, indent=1) + "\n")
+        (folder / "meta.json").write_text(json.dumps(merged_meta, indent=1) + "\n", encoding="utf-8")
         buffer = gzip.compress(kept_before(committed, replaced).to_csv(index=False).encode(), mtime=0)
         return promote(folder, paper, extra={BEFORE: buffer})
 

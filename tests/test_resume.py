@@ -100,9 +100,9 @@ def test_sigkill_during_a_sequential_run_then_resume(tmp_path):
     proc = subprocess.Popen(command("run", path, "--results", tmp_path / "res", "--no-plot", "-q"),
                             env=environment(NUMBA_NUM_THREADS="1"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     folder = tmp_path / "res" / "slow"
-    deadline = time.time() + 240  # the first run's end: seconds, minutes on a loaded machine
+    deadline = time.monotonic() + 240  # the first run's end: seconds, minutes on a loaded machine
     killed_after = None
-    while time.time() < deadline and proc.poll() is None:
+    while time.monotonic() < deadline and proc.poll() is None:
         metas = list(folder.glob("*/meta.json"))
         if metas and (runs := json.loads(metas[0].read_text())["runs"]):
             os.kill(proc.pid, signal.SIGKILL)

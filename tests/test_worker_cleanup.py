@@ -34,8 +34,8 @@ def test_workers_exit_when_the_client_is_killed(tmp_path):
     client = psutil.Process(proc.pid)
     children = []
     try:
-        deadline = time.time() + 120
-        while time.time() < deadline and proc.poll() is None and len(workers_of(client)) < 2:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and len(workers_of(client)) < 2:
             time.sleep(0.1)
         assert len(workers_of(client)) == 2, "the workers did not start"
         time.sleep(1.0)  # let them work on their runs

@@ -526,9 +526,25 @@ def _frozen_at_exit() -> None:
     atexit.register(gc.freeze)
 
 
+def escape_unencodable_output() -> None:
+    """Have the standard output and error write what their encoding cannot show as its backslash
+    escape (``\\u03bb`` on a Latin-1 or ASCII console, ``\\udce9`` for a lone surrogate from an
+    undecodable byte of a path) instead of failing the command; their encoding stays as set up
+    (the locale, or ``PYTHONIOENCODING``).
+
+    A stream that cannot be reconfigured (not a :class:`io.TextIOWrapper`) is left as it is.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main() -> None:
     """Entry point: run the CLI, turning user errors, usage errors and files that cannot be written
-    (:data:`WRITE_ERRNOS`) into one line and exit code 2."""
+    (:data:`WRITE_ERRNOS`) into one line and exit code 2. The console escapes what it cannot encode
+    (:func:`escape_unencodable_output`)."""
+    escape_unencodable_output()
     _frozen_at_exit()
     options: dict[str, Any] = {}  # the group's options, as its callback saw them
     try:

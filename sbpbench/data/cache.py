@@ -321,7 +321,7 @@ def parsed_once(name: str, digest: str, provenance: str, parse: Callable[[], Spl
         _save_npz(tmp, split.X, split.y)
         digest_written = sha256_of(tmp)
         os.replace(tmp, path)
-        record.write_text(digest_written + "\n")
+        record.write_text(digest_written + "\n", encoding="utf-8")
     except OSError:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
@@ -414,7 +414,7 @@ def prepare(name: str, options: FetchOptions | None = None, root: Path | None = 
                 "files": {p.name: sha256_of(p) for p in sorted(tmp.iterdir())},
                 "sizes": {p.name: p.stat().st_size for p in sorted(tmp.iterdir())},
             }
-            (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+            (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
             _swap_in(tmp, final)
         except OSError as exc:  # disk full, a read-only cache: nothing half-converted is left
             raise UserError(f"{root}: cannot write the converted {name} ({exc.strerror or exc}); free space "

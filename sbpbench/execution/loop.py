@@ -229,7 +229,7 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     rows: list[dict[str, Any]] = []
     train_time = 0.0
     status = "budget"
-    started = time.time()
+    started = time.perf_counter()  # the monotonic clock: the wall clock may step meanwhile
     with guard.sigints_counted():  # so that the user's Ctrl-C is told from a solver's KeyboardInterrupt
         interrupts = guard.sigints()
         try:
@@ -274,7 +274,7 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
             if guard.users_interrupt(exc, interrupts):
                 raise
             status = f"failed: {_failure(exc)}"
-    return RunResult(rows, _summary(exp, spec, run, status, rows, time.time() - started))
+    return RunResult(rows, _summary(exp, spec, run, status, rows, time.perf_counter() - started))
 
 
 def _failure(exc: BaseException) -> str:

@@ -30,11 +30,11 @@ from sbpbench.results.agreement import resolved_difference
 from sbpbench.results.folder_lock import folder_lock
 from sbpbench.results.lookup import newest_run
 from sbpbench.results.resumable import Run, kept_runs
+from sbpbench.results.stamps import now
 from sbpbench.results.store import (
     ResultsWriter,
     environment,
     new_run_dir,
-    now,
     read_meta,
     source_commit,
 )

@@ -209,7 +209,7 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
         Its data as :func:`load_data` gives them (the data of a sweep's experiment serve all
         its entries); loaded here when not given.
     """
-    t0 = time.time()
+    t0 = time.perf_counter()
     train, test = splits if splits is not None else load_data(exp)
     train, validation = hold_out(exp, train)
     check_sizes(exp, train, test)
@@ -228,7 +228,7 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
         dataset.update({"folds": exp.folds} if exp.folds else {"validation": exp.validation},
                        n_validation=validation.n)
     recorded = {**asdict(kernel), **({"sigma2_rule": exp.sigma2_rule} if exp.sigma2_rule else {})}
-    return Prepared(problem, dataset, params, recorded, time.time() - t0, train.provenance)
+    return Prepared(problem, dataset, params, recorded, time.perf_counter() - t0, train.provenance)
 
 
 def resolved_config(exp: Experiment, prep: Prepared,

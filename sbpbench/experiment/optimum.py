@@ -164,7 +164,7 @@ def optimum(problem: Problem, dataset: dict[str, Any], seed: int, root: Path | N
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
     path = (root or cache_dir()) / "optima" / f"{digest}.json"
     if path.is_file():
-        record = json.loads(path.read_text())
+        record = json.loads(path.read_text(encoding="utf-8"))
         if record.get("key") == key:
             return {**record, "cache_file": str(path)}
     # minutes on full data sets (biased Adult: 243 s and 508 s in the committed runs), silent otherwise

@@ -229,7 +229,7 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
     experiment = str(meta.get("experiment") or (curves["experiment"].iloc[0] if len(curves) else "run"))
     config = meta["config"] if isinstance(meta.get("config"), dict) else {}
     title = f"sbpbench: {experiment} (run {run_name})"
-    script = (Path(__file__).with_name("page.js")).read_text()
+    script = (Path(__file__).with_name("page.js")).read_text(encoding="utf-8")
     data = page_data(curves)
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",

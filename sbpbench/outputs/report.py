@@ -105,7 +105,7 @@ def experiment_rows(results: Results) -> list[Cells]:
     rows: list[Cells] = []
     for name in papers.experiments():
         path = papers.CONFIGS / f"{name}.yaml"
-        config = yaml.safe_load(path.read_text()) if path.is_file() else {}
+        config = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
         res = results.get(name)
         if res is None:
             rows.append((name, config.get("description", ""), "-", results.why_missing(name)))

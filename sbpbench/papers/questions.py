@@ -292,7 +292,7 @@ def read_analysis(res: ExperimentResult, analysis: str, script: str, read: Calla
     if not analysis or not path.is_file():
         return None
     try:
-        return read(json.loads(path.read_text()))
+        return read(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
         raise UserError(f"{path}: not the output of scripts/{script} ({type(exc).__name__}: {exc}); "
                         "run the script again or delete the file") from None

@@ -1,28 +1,30 @@
 """Finding results: the one rule for which run folder of an experiment counts.
 
 An *experiment folder* ``<root>/<experiment>/`` holds run folders named by the time they
-were started, ``YYYYmmdd-HHMMSS[-k]``, each with a ``meta.json`` and (once a run has
-finished) a ``curves.csv``. A *promoted* experiment folder (``results/paper/<experiment>/``)
-is itself a run folder, with ``curves.csv.gz``. The run that counts is the newest run
-folder, by its name's time stamp; readers that need curves take the newest one that has
-at least one checkpoint.
+were started, ``YYYYmmddTHHMMSSZ[-k]`` in UTC (``YYYYmmdd-HHMMSS[-k]`` in local time before;
+:mod:`~sbpbench.results.stamps`), each with a ``meta.json`` and (once a run has finished) a
+``curves.csv``. A *promoted* experiment folder (``results/paper/<experiment>/``) is itself a
+run folder, with ``curves.csv.gz``. The run that counts is the newest run folder, by the
+instant it was started (:func:`started`); readers that need curves take the newest one that
+has at least one checkpoint.
 """
 
 from __future__ import annotations
 
-import re
+import datetime as _dt
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sbpbench.errors import UserError
+from sbpbench.files import read_regular
 from sbpbench.results.schema import require
+from sbpbench.results.stamps import FolderStamp, folder_stamp, parse_timestamp
 from sbpbench.results.store import curves_file, read_curves, read_meta
 
 if TYPE_CHECKING:
     import pandas as pd
-
-_STAMP = re.compile(r"(\d{8})-(\d{6})(?:-(\d+))?")
 
 #: What every reader of an experiment's results (the report's verdicts, its data section) takes
 #: from ``meta.json``, beyond what :func:`~sbpbench.results.store.read_meta` checks.
@@ -49,10 +51,37 @@ def resolved(res: ExperimentResult, key: str) -> Any:
     return node
 
 
-def stamp(folder: Path) -> tuple[str, str, int] | None:
-    """The time stamp ``(day, clock, k)`` of a run folder's name, or None if it is not one."""
-    match = _STAMP.fullmatch(folder.name)
-    return (match[1], match[2], int(match[3] or 0)) if match else None
+def stamp(folder: Path) -> FolderStamp | None:
+    """What a run folder's name says of its start, or None if the name is not a run folder's."""
+    return folder_stamp(folder.name)
+
+
+def started(folder: Path) -> tuple[_dt.datetime, int, bool]:
+    """The key that orders the run folders of an experiment, later is newer: the instant the run
+    folder was started, its ``-k``, and whether its name is in UTC.
+
+    The instant is the UTC time of its name; for a name in local time (made before names were in
+    UTC), the ``started`` of its ``meta.json`` (a time with its offset) where that is readable,
+    else its name's time read as UTC. So the order holds across a daylight-saving change and
+    between machines in other time zones writing one results folder.
+    """
+    found = stamp(folder)
+    if found is None:
+        raise ValueError(f"{folder}: not a run folder's name")
+    if found.utc:
+        return found.when, found.k, True
+    when = _started_in_meta(folder)
+    return (when.astimezone(_dt.UTC) if when is not None else found.when), found.k, False
+
+
+def _started_in_meta(folder: Path) -> _dt.datetime | None:
+    """The ``started`` time of a run folder's ``meta.json``; None when it cannot be read, or is not
+    a time with its offset (a damaged ``meta.json`` is refused where it is read, not here)."""
+    try:
+        meta = json.loads(read_regular(folder / "meta.json", "the run's metadata"))
+    except (UserError, ValueError, RecursionError):
+        return None
+    return parse_timestamp(meta.get("started")) if isinstance(meta, dict) else None
 
 
 def is_run_folder(folder: Path) -> bool:
@@ -70,11 +99,12 @@ def checkpoints(folder: Path) -> pd.DataFrame | None:
 
 
 def run_folders(experiment_folder: Path) -> list[Path]:
-    """The run folders of an experiment folder, newest first (a promoted folder is its own run)."""
+    """The run folders of an experiment folder, newest first by :func:`started` (a promoted folder
+    is its own run, last)."""
     if not experiment_folder.is_dir():
         return []
     runs = [p for p in experiment_folder.iterdir() if stamp(p) is not None and is_run_folder(p)]
-    runs.sort(key=stamp, reverse=True)  # type: ignore[arg-type]
+    runs.sort(key=started, reverse=True)
     return runs + ([experiment_folder] if is_run_folder(experiment_folder) else [])
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from sbpbench.errors import cut, printable
-from sbpbench.files import read_regular
+from sbpbench.files import as_written, read_regular
 from sbpbench.results.store import COLUMNS, COMPLETE, NUMERIC_NA, TEXT_COLUMNS, curves_file, parse_curves
 
 LOG = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ def kept_runs(directory: Path, meta: dict[str, Any]) -> Kept:
         if unreadable is not None:
             found.damaged.append(f"{label}: {unreadable}")
             continue
-        mine = by_run.get((summary.get("solver"), summary.get("run")), [])
+        mine = by_run.get((_written(summary.get("solver")), summary.get("run")), [])
         why = _damage(mine, summary)
         if why is None:
             good[(summary["solver"], summary["run"])] = mine
@@ -157,6 +157,11 @@ def _record(number: int, header: list[str], row: list[str]) -> _Record:
     return _Record(number, fields, wrong)
 
 
+def _written(value: Any) -> Any:
+    """A summary's value as its rows in ``curves.csv`` hold it (:func:`~sbpbench.files.as_written` for text)."""
+    return as_written(value) if isinstance(value, str) else value
+
+
 def _is_number(text: str) -> bool:
     return text in NUMERIC_NA or _NUMBER.fullmatch(text) is not None
 
@@ -179,7 +184,7 @@ def _damage(mine: list[_Record], summary: dict[str, Any]) -> str | None:
         if _whole(record.fields["checkpoint"]) != k:
             return f"row {record.number} is checkpoint {record.fields['checkpoint']}, {k} expected (out of order)"
         for column in ("status", "solver_name", "params"):
-            if column in summary and record.fields[column] != str(summary[column]):
+            if column in summary and record.fields[column] != as_written(str(summary[column])):
                 return (f"row {record.number}: {column} {record.fields[column][:40]!r}, "
                         f"its summary says {summary[column]!r}")
     if mine:

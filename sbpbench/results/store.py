@@ -11,7 +11,6 @@ good part of a short run's fixed costs.
 
 from __future__ import annotations
 
-import datetime as _dt
 import io
 import json
 import os
@@ -26,6 +25,7 @@ from sbpbench.errors import UserError
 from sbpbench.files import atomic_write, file_kind, read_regular
 from sbpbench.results.csvrows import rows_csv
 from sbpbench.results.schema import MAX_DEPTH, check_meta
+from sbpbench.results.stamps import Stopwatch, folder_name, timestamp, utc_now
 from sbpbench.solvers import SOLVERS
 from sbpbench.solvers.base import TRAITS, Solver
 
@@ -41,19 +41,19 @@ COLUMNS = [
 
 
 def new_run_dir(root: Path, experiment: str) -> Path:
-    """Create ``root/<experiment>/<timestamp>[-k]/`` and return it.
+    """Create ``root/<experiment>/<start in UTC>[-k]/`` (:func:`~sbpbench.results.stamps.folder_name`) and return it.
 
     Raises
     ------
     UserError
         The folder cannot be created (a full or read-only disk, no permission).
     """
-    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    started = utc_now()
     parent = root / experiment
     try:
         parent.mkdir(parents=True, exist_ok=True)
         for k in range(1000):
-            candidate = parent / (stamp if k == 0 else f"{stamp}-{k}")
+            candidate = parent / folder_name(started, k)
             try:
                 candidate.mkdir()
                 return candidate
@@ -61,7 +61,7 @@ def new_run_dir(root: Path, experiment: str) -> Path:
                 continue
     except OSError as exc:  # a full or read-only disk, a folder without write permission
         raise UserError(f"{parent}: cannot create a run folder ({exc.strerror or exc})") from None
-    raise UserError(f"{parent}: cannot create a run folder (1000 folders named {stamp}[-k] exist)")
+    raise UserError(f"{parent}: cannot create a run folder (1000 folders named {folder_name(started)}[-k] exist)")
 
 
 def environment() -> dict[str, Any]:
@@ -118,7 +118,7 @@ def source_commit() -> tuple[str | None, bool | None]:
         status = git("status", "--porcelain", "--untracked-files=no")
         return commit, None if status is None else bool(status.strip())
     try:
-        archived = ARCHIVE_COMMIT.read_text().strip()
+        archived = ARCHIVE_COMMIT.read_text(encoding="utf-8").strip()
     except OSError:
         return None, None
     return (archived, None) if re.fullmatch(r"[0-9a-f]{40}", archived) else (None, None)
@@ -152,7 +152,8 @@ class ResultsWriter:
     def __init__(self, directory: Path, meta: dict[str, Any]):
         self.directory = directory
         self.meta = dict(meta)
-        self.meta.setdefault("started", now())
+        self._clock = Stopwatch()  # finished: its start plus monotonic time, never before started
+        self.meta.setdefault("started", timestamp(self._clock.started))
         self.meta["runs"] = []
         self._runs: dict[int, tuple[list[dict[str, Any]], dict[str, Any]]] = {}
         self._written: int | None = None  # runs in meta.json as last written (None: not written yet)
@@ -197,7 +198,7 @@ class ResultsWriter:
         rows = self.rows
         self.meta["runs"] = [self._runs[pos][1] for pos in sorted(self._runs)]
         if finished:
-            self.meta["finished"] = now()
+            self.meta["finished"] = self._clock.end(self.meta["started"])
         try:
             atomic_write(self.directory / "curves.csv", rows_csv(rows, curves_columns(rows)))
             atomic_write(self.directory / "meta.json", json.dumps(self.meta, indent=2, default=str) + "\n")
@@ -349,8 +350,3 @@ def parse_curves(source: Path | io.StringIO, path: Path) -> pd.DataFrame:
     if text:
         raise UserError(f"{path}: not a sbpbench curves.csv (column {text[0]!r} holds text, numbers expected)")
     return frame
-
-
-def now() -> str:
-    """The local time in ISO 8601 with its offset, to the second."""
-    return _dt.datetime.now().astimezone().isoformat(timespec="seconds")

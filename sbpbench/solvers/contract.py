@@ -387,7 +387,7 @@ def _trajectories_elsewhere(cls: type[Solver[Any]]) -> dict[str, list[str]]:
                               env=env, capture_output=True, text=True)
         last = (done.stderr.strip().splitlines() or ["no error output"])[-1]
         _require(done.returncode == 0, f"the solver failed in another process ({last})")
-        with open(out) as f:
+        with open(out, encoding="utf-8") as f:
             return json.load(f)
 
 
@@ -407,7 +407,7 @@ def _write_trajectories(job: str) -> None:
     cls: Any = importlib.import_module(module)
     for part in qualname.split("."):
         cls = getattr(cls, part)
-    with open(out, "w") as f:
+    with open(out, "w", encoding="utf-8") as f:
         json.dump({case.id: trajectory(case, SEED)[2] for case in cases(cls)}, f)
 
 
