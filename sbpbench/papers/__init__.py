@@ -27,7 +27,8 @@ CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 SHARED_RUNS = {exp: source for paper in PAPERS for exp, source in paper.shared_runs.items()}
 
 #: The data sets the papers use, against what the papers report (a paragraph of REPRODUCTION.md).
-DATA = ("Adult is LIBSVM's a9a/a9a.t (32561 / 16281 rows; the SBP paper reports 31562 / 16282); Reuters is "
+DATA = ("Adult is LIBSVM's a9a/a9a.t (32561 / 16281 rows; the SBP paper reports 31562 / 16282: 32561 with two "
+        "digits swapped, and the lines of UCI's adult.test with its header line); Reuters is "
         "LaSVM's money-fx (7770 / 3299 rows; the paper reports 3229 test rows); MNIST is the canonical "
         "60000 / 10000 images; MNIST-t10k (7000 / 3000 of the 10000 test images), the substitute used before "
         "the training images were at hand, stays as rows of its own and is no longer drawn in Figure 2; w8a has "
