@@ -260,3 +260,29 @@ def test_an_identical_setting_fails_when_one_value_changes(values, expected):
     found = cmp.identical(values, expected)
     assert (found.outcome == "supports") == all(v == expected for v in values)
     assert cmp.identical([*values, expected + 1], expected).outcome == "contradicts"
+
+
+def test_a_deterministic_solvers_identical_runs_are_one_value():
+    """Pseudo-replication: 50 identical runs of a deterministic solver are one run, decided exactly
+    (n = 1), not a Wilson interval over 50 draws; the same runs of a stochastic solver stay a sample,
+    and a deterministic solver's runs that differ (say, stopped by a clock) stay a sample too."""
+    from sbpbench.papers.questions import Fraction, Runs, replicated
+
+    class Reader:
+        def __init__(self, solver, runs):
+            self.solvers, self.runs = (solver,), runs
+
+        def read(self, found):
+            return self.runs
+
+    same = Runs(np.full(50, 3.0), np.zeros(50, dtype=bool), "x")
+    assert not replicated(same, Reader("svmperf", same)) and replicated(same, Reader("dcd", same))
+    varied = Runs(np.arange(50.0), np.zeros(50, dtype=bool), "x")  # seconds vary, the outcome does not
+    assert replicated(varied, Reader("svmperf", varied)) and not replicated(varied, Reader("svmperf", varied), False)
+    assert Fraction(Reader("svmperf", varied), 0.5, "why").decide([])[0].n == (1,)
+    evidence, _ = Fraction(Reader("svmperf", same), 0.5, "why").decide([])
+    assert (evidence.test, evidence.n, evidence.outcome) == ("exact", (1,), "contradicts")
+    evidence, _ = Fraction(Reader("dcd", same), 0.5, "why").decide([])
+    assert (evidence.test, evidence.n) == ("Wilson", (50,))
+    reached = Runs(np.full(30, 1.0), np.ones(30, dtype=bool), "x")
+    assert Fraction(Reader("ocas", reached), 0.5, "why").decide([])[0].outcome == "supports"

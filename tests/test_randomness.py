@@ -30,6 +30,12 @@ PACKAGE = sorted(name for name, cls in SOLVERS.items() if cls.__module__.startsw
 DRAWS_NOTHING = {"libsvm", "ocas", "smo", "svmperf"}
 
 
+def test_the_solvers_flagged_deterministic_are_those_that_draw_nothing():
+    """The flag the report reads to count identical runs once (``Solver.deterministic``); the test
+    below checks that these draw nothing and every other solver draws."""
+    assert {name for name in PACKAGE if SOLVERS[name].deterministic} == DRAWS_NOTHING
+
+
 def first_case(name: str):
     """The first problem kind and parameters the solver accepts (the contract's cases)."""
     return cases(SOLVERS[name])[0]

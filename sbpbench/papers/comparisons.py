@@ -53,8 +53,9 @@ TESTS = {
     "Wilson": "Wilson's score interval of a fraction of runs",
     "log-ratio": "the interval of the log of a ratio of mean costs (delta method, t quantile)",
     "slope": "least-squares slope per run, t interval of its mean over runs",
-    "exact": "a setting as run against the paper's, every value equal (within a declared tolerance); "
-             "not a random draw, so one run decides",
+    "exact": "a setting as run against the paper's, every value equal (within a declared tolerance), or a "
+             "deterministic solver's identical runs counted as the one run they are; not a random draw, so "
+             "one run decides",
 }
 
 #: Inconclusive comparisons cap their runs-needed estimate here: beyond it, more of the same runs
@@ -336,13 +337,20 @@ def _fraction_runs(p: float, n: int, implied: float) -> int | None:
     return MAX_RUNS
 
 
-def reach_fraction(reached: Sequence[bool] | np.ndarray, implied: float) -> Evidence:
+def reach_fraction(reached: Sequence[bool] | np.ndarray, implied: float, replicates: bool = True) -> Evidence:
     """The fraction of runs at a target against the fraction ``implied`` by the paper's text.
 
     ``supports`` when Wilson's interval lies above ``implied``, ``contradicts`` when it lies at or
     below it; else inconclusive, with the runs that would decide at the observed fraction.
+    ``replicates`` False: the runs are one run repeated (a deterministic solver's), so they are
+    one value, not a sample: the fraction is exactly 0 or 1 and decides alone (test ``exact``).
     """
     flags = np.asarray(reached, dtype=bool)
+    if not replicates and len(flags):
+        p = float(flags[0])
+        return Evidence("exact", f"at the target, one run (a deterministic solver's {len(flags)} identical runs; "
+                        f"paper implies more than {implied:.0%} of runs)", p, (p, p), (1,),
+                        "supports" if p > implied else "contradicts", fmt=".0%")
     n, k = len(flags), int(flags.sum())
     lo, hi = wilson(k, n)
     outcome: Outcome = "supports" if lo > implied else "contradicts" if hi <= implied else "inconclusive"

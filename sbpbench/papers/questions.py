@@ -26,6 +26,7 @@ from sbpbench.errors import UserError
 from sbpbench.papers import comparisons as cmp
 from sbpbench.results.curves import final_rows
 from sbpbench.results.lookup import ExperimentResult, resolved
+from sbpbench.solvers import SOLVERS
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,18 @@ def _solvers(*readers: Reader) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for reader in readers for name in reader.solvers))
 
 
+def replicated(runs: Runs, reader: Reader, by_values: bool = True) -> bool:
+    """Whether ``runs`` are replicates: False when every solver ``reader`` reads is deterministic
+    (:attr:`~sbpbench.solvers.base.Solver.deterministic`: it draws nothing from its generator) and
+    the runs hold one outcome (whether each reached the target) and, with ``by_values``, one value,
+    so that they are one run repeated, one value, not independent draws (counting them as many
+    would be pseudo-replication). A question on the outcome alone passes ``by_values`` False: a
+    deterministic solver's seconds vary with the machine's load, its outcome does not."""
+    if not len(runs.values) or not all(getattr(SOLVERS.get(name), "deterministic", False) for name in reader.solvers):
+        return True
+    return not (np.unique(runs.reached).size == 1 and (not by_values or np.unique(runs.values).size == 1))
+
+
 def _measured(runs: Sequence[Runs], evidence: cmp.Evidence) -> str:
     return "; ".join([*(r.text() for r in runs), evidence.text()])
 
@@ -104,7 +117,9 @@ class Match:
         runs = self.reader.read(found)
         others = self.other.read(found) if self.other is not None else None
         margin = max(self.margin, self.relative * abs(float(np.mean(others.values)))) if others else self.margin
-        evidence = cmp.equivalence(runs.values[runs.reached], self.printed, margin, self.exact,
+        one = others is None and not replicated(runs, self.reader)  # a deterministic solver's run, repeated
+        values = runs.values[runs.reached][:1] if one else runs.values[runs.reached]
+        evidence = cmp.equivalence(values, self.printed, margin, self.exact or one,
                                    None if others is None else others.values, runs.bounds)
         if not runs.reached.all() and evidence.outcome != "inconclusive":
             evidence = cmp.Evidence(evidence.test, evidence.statistic, evidence.estimate, evidence.interval,
@@ -165,7 +180,7 @@ class Fraction:
 
     def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
         runs = self.reader.read(found)
-        evidence = cmp.reach_fraction(runs.reached, self.implied)
+        evidence = cmp.reach_fraction(runs.reached, self.implied, replicated(runs, self.reader, by_values=False))
         return evidence, f"{_measured([runs], evidence)}; {self.reason}"
 
     def solvers(self) -> tuple[str, ...]:

@@ -301,6 +301,10 @@ class Solver(Generic[P]):
     stops_at_iteration_limit: ClassVar[bool] = True
     #: Draw from the named solver's random stream (None: from this solver's own).
     random_stream: ClassVar[str | None] = None
+    #: Draws nothing from its generator: its runs of one problem are the same run, which the
+    #: report counts as one value, not as independent replicates (tests/test_randomness.py
+    #: checks the flag against what each solver draws).
+    deterministic: ClassVar[bool] = False
     #: Whether a larger ``objective`` is better (SBP maximizes its margin; the others minimize):
     #: ``sbpbench check`` calls a change in this direction better. One of :data:`TRAITS`.
     maximizes_objective: ClassVar[bool] = False

@@ -69,6 +69,7 @@ class LibSVMReference(Solver[LibSVMParams]):
     """LIBSVM (scikit-learn SVC) at decreasing tolerances; biased problem only; kernel evals unknown."""
 
     name = "libsvm"
+    deterministic = True
     Params = LibSVMParams
     needs = frozenset({"lambda"})
     supports_bias = True

@@ -143,6 +143,7 @@ class OCAS(LinearSolver[OCASParams]):
     """
 
     name = "ocas"
+    deterministic = True
     Params = OCASParams
     stops_at_iteration_limit = False  # an OCAS iteration is n iterations
 

@@ -489,6 +489,7 @@ class SMO(Solver[SMOParams]):
     """SMO with WSS2 (LIBSVM), optionally with LIBSVM's shrinking; cost model in the module docstring."""
 
     name = "smo"
+    deterministic = True
     Params = SMOParams
     needs = frozenset({"lambda"})
     supports_bias = True

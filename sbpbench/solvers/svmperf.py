@@ -97,6 +97,7 @@ class SVMPerf(LinearSolver[SVMPerfParams]):
     """
 
     name = "svmperf"
+    deterministic = True
     Params = SVMPerfParams
     stops_at_iteration_limit = False  # a cutting-plane iteration is n iterations
 
