@@ -20,7 +20,8 @@ parameters are, in this order (:meth:`KernelClassifier.declared`):
 
 Each is read from its one declaration (type, doc, check), with a config's defaults but where a
 scikit-learn user expects others (:data:`ESTIMATOR_PARAMS`): ``sigma2='scale'``, SVC's
-``gamma='scale'`` (:func:`scale_sigma2`); ``C = 1``; SBP's ``nu`` near what ``C = 1`` gives
+``gamma='scale'`` (:func:`~sbpbench.kernels.bandwidth.scale_sigma2`; ``'median'`` as in a
+config); ``C = 1``; SBP's ``nu`` near what ``C = 1`` gives
 (no closed form relates them); and each class's ``epochs``
 (:attr:`KernelClassifier.default_epochs`): 0.5 for SBP, 5 for Pegasos, 3 for SDCA, 20 for the
 Perceptron, none for SMO, which stops at ``eps`` as SVC does at its ``tol``. The epochs are the
@@ -68,12 +69,14 @@ its evaluations are that kernel's, never added to ``kernel_evals_``.
 Example weights (``fit``'s ``sample_weight``, the ``class_weight`` parameter, as SVC's) are
 taken where the solver's problem has them: SDCA and SMO solve the dual with a box per example,
 ``C_i = C sample_weight_i class_weight[y_i]`` (LIBSVM's, :class:`WeightedFit`). The others have
-no ``class_weight`` and their ``fit`` no ``sample_weight`` (scikit-learn's way of saying so:
-meta-estimators check ``fit``'s signature): SBP's slack budget ``sum_i xi_i <= n nu`` with
-weights would be a capped simplex of unequal caps, which the paper's water level (equal caps
-``1/(n nu)``) does not solve; Pegasos's weighted hinge loss is a problem, but its projection
-radius ``1/sqrt(lambda)`` and its steps are derived for unit weights and weighted versions are
-not implemented; the Perceptron minimizes no objective that weights could enter.
+no ``class_weight`` and their ``fit`` no ``sample_weight`` parameter (scikit-learn's way of
+saying so: meta-estimators check ``fit``'s signature), and a ``sample_weight`` given is a
+TypeError saying why (:attr:`KernelClassifier.unweighted_because`) and which estimators take
+weights: SBP's slack budget ``sum_i xi_i <= n nu`` with weights would be a capped simplex of
+unequal caps, which the paper's water level (equal caps ``1/(n nu)``) does not solve; Pegasos's
+weighted hinge loss is a problem, but its projection radius ``1/sqrt(lambda)`` and its steps are
+derived for unit weights and weighted versions are not implemented; the Perceptron minimizes no
+objective that weights could enter.
 
 A parameter that is not allowed, and a problem the solver refuses
 (:meth:`~sbpbench.solvers.base.Solver.refuse`), end ``fit`` with a ValueError naming the
@@ -109,13 +112,15 @@ from threadpoolctl import ThreadpoolController
 
 from sbpbench.errors import shown
 from sbpbench.kernels import Kernel, KernelSpec
-from sbpbench.kernels.bandwidth import scale_sigma2
+from sbpbench.kernels.bandwidth import RULES as SIGMA2_RULES
 from sbpbench.params import MAX_INT, Param, positive
 from sbpbench.problem import Problem, ProblemParams
 from sbpbench.solvers import SOLVERS, ProblemKind, Snapshot, Solver
 from sbpbench.solvers.base import Budget
 
-#: ``sigma2`` computed from the training data as SVC's ``gamma='scale'`` (:func:`scale_sigma2`).
+#: ``sigma2`` computed from the training data as SVC's ``gamma='scale'``
+#: (:func:`~sbpbench.kernels.bandwidth.scale_sigma2`), the default; ``'median'`` is the other word of
+#: :data:`~sbpbench.kernels.bandwidth.RULES`, as in a config.
 SCALE = "scale"
 
 #: The ways of training more than two classes (``multi_class``), and the decision function's
@@ -160,8 +165,9 @@ def binary_problems(codes: np.ndarray, n_classes: int, scheme: str) -> list[tupl
 #: replaces (a default a scikit-learn user expects, words allowed in place of a value).
 ESTIMATOR_PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     "sigma2": ("'scale': n_features X.var() / 2 over the training data, which makes the kernel SVC's "
-               "gamma='scale' (gamma = 1/(2 sigma2) = 1/(n_features X.var()))", {"default": SCALE,
-                                                                                   "keywords": (SCALE,)}),
+               "gamma='scale' (gamma = 1/(2 sigma2) = 1/(n_features X.var())); 'median': half the median "
+               "squared distance between two training examples (of a fixed sample of 1000), as in a config",
+               {"default": SCALE, "keywords": tuple(SIGMA2_RULES)}),
     "C": ("C = 1 as in SVC (lambda = 1/n)", {"default": 1.0, "optional": False}),
     "lam": ("given instead of C (C then keeps its default)", {}),
     "nu": ("no closed form gives it from C: nu = (mean hinge loss)/||w|| of the lambda-problem's optimum "
@@ -290,6 +296,9 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
     #: Whether the solver takes example weights (then the estimator takes ``class_weight`` and
     #: ``fit``'s ``sample_weight``, :class:`WeightedFit`).
     weighted: ClassVar[bool] = False
+    #: Why the solver takes no example weights (for one that does not): ``fit``'s refusal of a
+    #: ``sample_weight`` says it after the solver's name.
+    unweighted_because: ClassVar[str] = ""
     #: The default of ``multi_class``: SVC's one-vs-one where it scores as well (module docstring).
     default_multi_class: ClassVar[str] = "ovo"
 
@@ -359,7 +368,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         return "\n".join(lines) + "\n\n" + FITTED_ATTRIBUTES
 
     # -- fitting -----------------------------------------------------------------------------
-    def fit(self, X: Any, y: Any) -> KernelClassifier:
+    def fit(self, X: Any, y: Any, **unsupported: Any) -> KernelClassifier:
         """Train one binary problem (two classes) or one per class against the rest.
 
         Parameters
@@ -368,6 +377,10 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
             Training examples (sparse input is used as CSR).
         y : array-like of shape (n_samples,)
             Class labels, at least two classes.
+        **unsupported
+            Refused (a TypeError naming the estimator; for ``sample_weight``, why its solver
+            takes none and which estimators do), but ``sample_weight=None``. Not a named
+            parameter, so that scikit-learn's meta-estimators see that ``fit`` takes no weights.
 
         Returns
         -------
@@ -379,13 +392,29 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         ValueError
             A parameter that is not allowed (named), a problem the solver refuses, fewer than
             two classes, or data scikit-learn's validation refuses (NaN, infinities, ...).
+        TypeError
+            A keyword argument other than ``sample_weight=None``.
 
         Warns
         -----
         ConvergenceWarning
             When a solver that stops by itself (SMO) was stopped by the budget first.
         """
+        self._refuse_arguments(unsupported)
         return self._fit(X, y, None)
+
+    def _refuse_arguments(self, given: dict[str, Any]) -> None:
+        """A TypeError naming the estimator for keyword arguments ``fit`` does not take
+        (``sample_weight=None`` is none): for ``sample_weight``, why the solver takes no weights
+        and which estimators take them."""
+        given = {name: value for name, value in given.items() if not (name == "sample_weight" and value is None)}
+        owner = type(self).__name__
+        if "sample_weight" in given:
+            takers = " and ".join(e.__name__ for e in ESTIMATORS if e.weighted)
+            raise TypeError(f"{owner}.fit() takes no sample_weight: solver {self.solver!r} "
+                            f"{self.unweighted_because} ({takers} take sample_weight and class_weight)")
+        if given:
+            raise TypeError(f"{owner}.fit() got unexpected keyword arguments: {', '.join(map(repr, given))}")
 
     def _fit(self, X: Any, y: Any, sample_weight: Any) -> KernelClassifier:
         """:meth:`fit` with example weights (:meth:`WeightedFit.fit`; None: none)."""
@@ -410,8 +439,8 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         weights = self._weights(X, codes, classes, sample_weight)
         self.classes_ = classes  # only now: a fit that failed leaves the estimator unfitted
         self.sigma2_ = values["sigma2"]
-        if self.sigma2_ == SCALE:
-            self.sigma2_ = self._derived("sigma2", SCALE, "sigma2", scale_sigma2(X), "")
+        if isinstance(self.sigma2_, str):  # a word of the rules: computed from the training examples
+            self.sigma2_ = self._derived("sigma2", self.sigma2_, "sigma2", SIGMA2_RULES[self.sigma2_](X), "")
         spec = KernelSpec(values["kernel"], self.sigma2_, values["cache_mb"])
         snapshots, iterations, kernel_evals, unfinished = [], [], 0, 0
         budget = Budget(**{name: values[name] for name in Budget.LIMITS})  # of each binary problem
@@ -493,7 +522,13 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         return calibrated.fit(X, y) if sample_weight is None else calibrated.fit(X, y, sample_weight=sample_weight)
 
     def _has_probability(self) -> bool:
-        return bool(getattr(self, "probability", False))
+        """True with ``probability=True``; else an AttributeError saying how to get probabilities,
+        which :func:`~sklearn.utils.metaestimators.available_if` chains to its own (SVC's way:
+        ``hasattr(estimator, "predict_proba")`` is False)."""
+        if not getattr(self, "probability", False):
+            raise AttributeError(f"{type(self).__name__}.predict_proba is not available when probability=False: "
+                                 "set probability=True (Platt scaling, about six plain fits' time) and fit again")
+        return True
 
     @available_if(_has_probability)
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -704,7 +739,7 @@ class WeightedFit(KernelClassifier):
 
     weighted = True
 
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelClassifier:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None, **unsupported: Any) -> KernelClassifier:
         """Train as :meth:`KernelClassifier.fit`, each example's loss weighted.
 
         Parameters
@@ -715,6 +750,8 @@ class WeightedFit(KernelClassifier):
             Class labels, at least two classes.
         sample_weight : array-like of shape (n_samples,), default=None
             Weight of each example (>= 0, not all 0), multiplied by ``class_weight``'s; None: 1.
+        **unsupported
+            Refused: a TypeError naming the estimator.
 
         Returns
         -------
@@ -726,7 +763,10 @@ class WeightedFit(KernelClassifier):
         ValueError
             As :meth:`KernelClassifier.fit`; also negative, infinite or all-zero weights, or a
             ``class_weight`` that is not None, 'balanced' or a dict of the classes.
+        TypeError
+            A keyword argument other than ``sample_weight``.
         """
+        self._refuse_arguments(unsupported)
         return self._fit(X, y, sample_weight)
 
 
@@ -736,6 +776,8 @@ class SBPClassifier(KernelClassifier):
     iteration. The predictor is the averaged iterate divided by its margin (``average``)."""
 
     solver = "sbp"
+    unweighted_because = ("keeps a slack budget sum_i xi_i <= n nu, which with weights is a capped simplex of "
+                          "unequal caps that the paper's water level does not solve")
     default_epochs = 0.5  # the fewest within 1 point of SVC() on the bundled data (module docstring)
 
     def __init__(self, *, kernel: str = "gaussian", sigma2: float | str = "scale", cache_mb: float = 256.0,
@@ -765,6 +807,8 @@ class PegasosClassifier(KernelClassifier):
     evaluations per margin violation."""
 
     solver = "pegasos"
+    unweighted_because = ("derives its projection radius 1/sqrt(lambda) and its steps for unit weights "
+                          "(a weighted version is not implemented)")
     default_epochs = 5.0  # the fewest within 1 point of SVC() on the bundled data (module docstring)
 
     def __init__(self, *, kernel: str = "gaussian", sigma2: float | str = "scale", cache_mb: float = 256.0,
@@ -855,6 +899,7 @@ class PerceptronClassifier(KernelClassifier):
     justifies one epoch). Cost: |SV| kernel evaluations per presented example."""
 
     solver = "perceptron"
+    unweighted_because = "minimizes no objective that weights could enter"
     default_epochs = 20.0  # its last iterate needs them on scikit-learn's bundled data (no regularizer)
     default_multi_class = "ovr"  # its one-vs-one pairs score 1.2 points below SVC() on digits (module docstring)
 

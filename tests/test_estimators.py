@@ -30,7 +30,7 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics import log_loss
-from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score, train_test_split
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
@@ -52,6 +52,7 @@ from sbpbench.estimators import (
     SMOClassifier,
 )
 from sbpbench.kernels import Kernel, KernelSpec
+from sbpbench.kernels.bandwidth import median_sigma2
 from sbpbench.problem import Problem
 from sbpbench.solvers import SOLVERS
 from tests.docs_pages import section as docs_section
@@ -377,8 +378,9 @@ def test_random_state_selects_the_stream(adult_small):
     (SBPClassifier(cache_mb=-1.0), "parameter 'cache_mb'=-1.0: must be >= 0"),
     (PerceptronClassifier(seconds=-1.0), "parameter 'seconds'=-1.0: must be positive"),
     (SBPClassifier(sigma2=0), "parameter 'sigma2'=0.0: must be positive"),
-    (SBPClassifier(sigma2=float("nan")), "parameter 'sigma2': expected a finite number or 'scale', got nan"),
-    (SBPClassifier(sigma2="auto"), "parameter 'sigma2': expected a finite number or 'scale', got 'auto'"),
+    (SBPClassifier(sigma2=float("nan")),
+     "parameter 'sigma2': expected a finite number or 'scale' or 'median', got nan"),
+    (SBPClassifier(sigma2="auto"), "parameter 'sigma2': expected a finite number or 'scale' or 'median', got 'auto'"),
     (SBPClassifier(epochs="all"), "parameter 'epochs': expected a finite number or None, got 'all'"),
     (PegasosClassifier(C=None), "parameter 'C': expected a finite number, got None"),
     (SBPClassifier(eta0="big"), "parameter 'eta0': expected a finite number, got 'big'"),
@@ -512,6 +514,16 @@ def test_sigma2_scale_of_constant_data_and_of_data_too_spread():
         PegasosClassifier().fit([[1e200], [-1e200]], [0, 1])
 
 
+def test_sigma2_median_is_the_configs_rule_and_a_grid_of_both_words_fits():
+    """'median' is a config's kernel.sigma2: median (sbpbench/kernels/bandwidth.py), on the fit's data."""
+    X, y, _ = small_breast_cancer()
+    est = SBPClassifier(sigma2="median", epochs=0.2, random_state=0).fit(X, y)
+    assert est.sigma2_ == pytest.approx(median_sigma2(X), rel=1e-12) and est.get_params()["sigma2"] == "median"
+    search = GridSearchCV(PegasosClassifier(epochs=0.5, random_state=0), {"sigma2": ["median", "scale", 1.0]},
+                          cv=3, error_score="raise").fit(X, y)
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+
+
 def test_lam_replaces_C_at_its_default(adult_small):
     train, _ = adult_small
     lam = 1.0 / (4.0 * train.n)
@@ -582,6 +594,18 @@ def test_predict_proba_of_ten_classes_and_a_bad_value():
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     with pytest.raises(ValueError, match="parameter 'probability': expected True or False"):
         SDCAClassifier(probability="yes").fit(X_train, y_train)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_predict_proba_without_probability_says_how_to_get_it(cls):
+    """As SVC: no attribute (hasattr is False, so meta-estimators see it), the cause saying what to set."""
+    est = cls()
+    assert not hasattr(est, "predict_proba") and hasattr(cls(probability=True), "predict_proba")
+    with pytest.raises(AttributeError) as info:
+        est.predict_proba(np.zeros((1, 2)))
+    assert str(info.value.__cause__) == (f"{cls.__name__}.predict_proba is not available when probability=False: "
+                                         "set probability=True (Platt scaling, about six plain fits' time) and "
+                                         "fit again")
 
 
 # ----------------------------------------------------------------------------- example weights
@@ -672,6 +696,23 @@ def test_the_other_estimators_and_solvers_take_no_weights():
                           weights=weights.astype(float))
         with pytest.raises(ValueError, match=f"solver '{name}' takes no example weights"):
             SOLVERS[name].create(problem, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_a_refused_fit_argument_is_a_type_error_naming_the_estimator(cls):
+    """sample_weight: why this solver takes none and which estimators do; sample_weight=None is none."""
+    X, y, weights = small_breast_cancer(60)
+    make = (lambda: cls(epochs=0.2, random_state=0)) if cls.draws else cls
+    with pytest.raises(TypeError, match=re.escape(f"{cls.__name__}.fit() got unexpected keyword arguments: 'weights'")):
+        make().fit(X, y, weights=weights)
+    if cls.weighted:
+        return
+    expected = (f"{cls.__name__}.fit() takes no sample_weight: solver '{cls.solver}' {cls.unweighted_because} "
+                "(SDCAClassifier and SMOClassifier take sample_weight and class_weight)")
+    assert cls.unweighted_because
+    with pytest.raises(TypeError, match=re.escape(expected)):
+        make().fit(X, y, sample_weight=weights)
+    np.testing.assert_array_equal(make().fit(X, y, sample_weight=None).dual_coef_, make().fit(X, y).dual_coef_)
 
 
 # ----------------------------------------------------------------------------- fixed costs

@@ -68,7 +68,7 @@ def test_ctrl_c_ends_a_parallel_run_at_once_and_says_how_to_resume(tmp_path, exe
     def read() -> None:
         for line in proc.stderr:
             lines.append(line.rstrip("\n"))
-            if re.match(r"  \[1/6\] pegasos run 1  budget", line):
+            if re.match(r"  \[1/6\] pegasos run 0  budget", line):
                 first_end.set()
 
     reader = threading.Thread(target=read, daemon=True)

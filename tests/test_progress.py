@@ -1,15 +1,18 @@
 """The progress output of ``sbpbench run``: fitted to the terminal's width, whole lines in a log, an ETA."""
 
+import math
 import os
 import re
 import subprocess
 import time
 
+import pandas as pd
 import pytest
 
 from sbpbench.cli import progress
 from sbpbench.cli.progress import WARMING_UP, CliReporter, duration, eta, fit, flow, progress_line
 from sbpbench.errors import printable
+from sbpbench.outputs.notation import MISSING, formatted, number
 from sbpbench.outputs.summary import summary_table
 from sbpbench.results.store import read_curves
 from tests.cli_runner import command, environment, sbpbench
@@ -50,7 +53,7 @@ def check_records(found: list[str], total: int) -> None:
     """One record per run, each with its label and its numbers whole."""
     assert len(found) == total, found
     for record in found:
-        assert re.search(r"\] (\S+) run [12]  budget  err \d+\.\d\d%  kevals \d\.\d+e\+\d\d  train \d+\.\ds",
+        assert re.search(r"\] (\S+) run [01]  budget  err \d+\.\d\d%  kevals \d\.\d+e\+\d\d  train \d+\.\ds",
                          record), record
     assert sorted({re.match(r"  \[\d+/\d+\] (\S+) run", r).group(1) for r in found}) == sorted(LABELS)
 
@@ -152,7 +155,7 @@ def test_through_a_pipe_whole_lines_only(tmp_path):
     assert all(fits(line) for line in lines), max(lines, key=len)
     check_records(records(lines), 6)
     first = next(i for i, line in enumerate(lines) if "run(s) to do" in line)
-    assert re.match(r"  sbp run 1/2 \[[#-]+\] +\d+\.\d%  ETA", lines[first + 1]), lines[first + 1]
+    assert re.match(r"  sbp run 0 \(runs 0-1\) \[[#-]+\] +\d+\.\d%  ETA", lines[first + 1]), lines[first + 1]
 
 
 def test_not_a_terminal_writes_a_status_line_when_nothing_was_written_for_a_while(monkeypatch, capsys):
@@ -170,7 +173,7 @@ def test_not_a_terminal_writes_a_status_line_when_nothing_was_written_for_a_whil
     lines = err.splitlines()
     # the seconds as digits: a loaded machine may hold this process back for seconds
     assert lines[0] == "3 run(s) to do" and re.match(r"  0/3 runs done  elapsed \d+s$", lines[1])
-    done = lines.index(next(line for line in lines if line.startswith("  [1/3] sbp run 1  budget  err 15.00%")))
+    done = lines.index(next(line for line in lines if line.startswith("  [1/3] sbp run 0  budget  err 15.00%")))
     assert re.match(r"  1/3 runs done  elapsed \d+s  ETA \d+s$", lines[done + 1])
     assert len(lines) < 12  # every LOG_EVERY_S at most, not at every tick
 
@@ -187,8 +190,8 @@ def test_control_characters_in_labels_never_reach_the_console(monkeypatch, capsy
     err = capsys.readouterr().err
     assert "\x1b" not in err and "\r" not in err
     lines = err.splitlines()
-    assert lines[1].startswith("  evil\\n\\x1b[2J\\r run 1/1 [")
-    assert lines[2].startswith("  [1/1] evil\\n\\x1b[2J\\r run 1 ") and " failed " in lines[2]
+    assert lines[1].startswith("  evil\\n\\x1b[2J\\r run 0 [")
+    assert lines[2].startswith("  [1/1] evil\\n\\x1b[2J\\r run 0 ") and " failed " in lines[2]
     assert lines[3].strip() == "Boom: a\\nb"  # the reason, on a line of its own
     assert printable("tab\there") == "tab\\there" and printable("plain é ± …") == "plain é ± …"
 
@@ -205,6 +208,32 @@ def test_the_summary_table_fits_or_stacks(tmp_path, monkeypatch):
     assert len(narrow) == 8 and all(len(line) <= 79 for line in narrow)
     assert [narrow[i] for i in (2, 4, 6)] == LABELS
     assert [narrow[i].split() for i in (3, 5, 7)] == [line.split()[1:] for line in wide[1:]]
+
+
+def test_a_missing_number_is_n_a_on_the_console_as_on_the_page():
+    """A solver that counts no kernel evaluations, and a run that measured no error, say n/a, never nan."""
+    curves = pd.DataFrame({"solver": ["libsvm", "sbp"], "run": [0, 0], "checkpoint": [0, 0],
+                           "test_error": [math.nan, 0.25], "kernel_evals": [math.nan, 1e4],
+                           "train_time_s": [1.0, 2.0], "status": ["done", "budget"]})
+    lines = summary_table(curves).splitlines()
+    assert lines[1].split() == ["libsvm", "1", "n/a", "±", "0.00", "n/a", "1.00", "done"]
+    assert lines[2].split() == ["sbp", "1", "25.00", "±", "0.00", "1e+04", "2.00", "budget"]
+    assert "nan" not in summary_table(curves) and lines[1].index(" 1.00 ") == lines[2].index(" 2.00 ")
+    assert number(math.nan) == formatted(math.nan, ".3g") == progress._count(math.nan) == MISSING == "n/a"
+    assert formatted(None, "<6.2f") == "n/a   " and formatted(2.5, "<6.2f") == "2.50  "
+
+
+def test_the_console_numbers_runs_from_0_as_the_files_do(monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "100")
+    reporter = CliReporter()
+    reporter.tty = False
+    reporter.planned(1)
+    reporter.start("sbp", 2, 3)
+    reporter.checkpoint(0.5, ROW)
+    reporter.end({"experiment": "e", "solver": "sbp", "run": 2, "status": "budget", "test_error": 0.1,
+                  "kernel_evals": 10.0, "train_time_s": 0.0})
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[1].startswith("  sbp run 2 (runs 0-2) [") and lines[2].startswith("  [1/1] sbp run 2  budget")
 
 
 def test_a_run_without_a_checkpoint_says_it_is_warming_up():

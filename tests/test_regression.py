@@ -171,6 +171,7 @@ def test_missing_runs_and_nan_values_are_worse():
     nan = float("nan")
     every = regression.compare(synthetic(twice([nan, nan])), reference)
     assert found(every) == [(0, "test_error", "worse"), (1, "test_error", "worse")]
+    assert "nan" not in every[0].line() and every[0].line().split()[4:6] == ["n/a", "n/a"]  # new, difference
     one = regression.compare(synthetic([[0.32, 0.22], [0.32, nan]]), reference)  # the other run's mean is fine
     assert found(one) == [(1, "test_error", "worse")]
     objective = synthetic(twice([0.32, 0.22])).assign(objective=nan)

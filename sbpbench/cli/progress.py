@@ -38,6 +38,7 @@ from typing import Any
 import click
 
 from sbpbench.errors import printable
+from sbpbench.outputs.notation import MISSING, formatted
 
 #: Seconds without output after which a plain status line is written when standard error is
 #: not a terminal (a log file, CI).
@@ -194,14 +195,22 @@ def progress_line(label: str, fraction: float, row: dict[str, Any] | None, elaps
     return line[:room]
 
 
+def run_label(solver: str, run: int, runs: int = 1) -> str:
+    """A run as the console names it: ``sbp run 0``, by the index from 0 that ``curves.csv``,
+    ``meta.json`` and the page give it; with the range when the solver has several runs
+    (``sbp run 1 (runs 0-2)``), so that the index is not read as a count."""
+    return f"{solver} run {run}" + (f" (runs 0-{runs - 1})" if runs > 1 else "")
+
+
 def _percent(fraction: float | None) -> str:
-    """A test error as ``14.92%`` (``n/a`` when unknown)."""
-    return "n/a" if fraction is None or not math.isfinite(fraction) else f"{100 * fraction:.2f}%"
+    """A test error as ``14.92%`` (:data:`~sbpbench.outputs.notation.MISSING` when unknown)."""
+    return MISSING if fraction is None or not math.isfinite(fraction) else f"{100 * fraction:.2f}%"
 
 
 def _count(value: float | None) -> str:
-    """A count such as kernel evaluations as ``2.07e+09`` (``n/a`` for solvers that do not count)."""
-    return "n/a" if value is None or not math.isfinite(value) else f"{value:.3g}"
+    """A count such as kernel evaluations as ``2.07e+09`` (:data:`~sbpbench.outputs.notation.MISSING`
+    for solvers that do not count)."""
+    return formatted(value, ".3g")
 
 
 class CliReporter:
@@ -319,9 +328,10 @@ class CliReporter:
         self._say(f"{total} run(s) to do")
 
     def start(self, solver: str, run: int, runs: int) -> None:
-        """A run starts in this process: its status line follows it."""
+        """A run starts in this process: its status line follows it, naming the run by its index
+        from 0 as the result files do (:func:`run_label`)."""
         with self._lock:
-            self._run = {"label": f"{printable(solver)} run {run + 1}/{runs}", "t0": time.monotonic(),
+            self._run = {"label": run_label(printable(solver), run, runs), "t0": time.monotonic(),
                          "fraction": 0.0, "row": None}
             self._last_draw = 0.0
 
@@ -347,7 +357,7 @@ class CliReporter:
         with self._lock:
             self._run = None
             self._done += 1
-            label = f"{summary['solver']} run {summary['run'] + 1}"
+            label = run_label(summary["solver"], summary["run"])
             if len(self._experiments) > 1:
                 label = f"{summary['experiment']} {label}"
             status, _, reason = str(summary["status"]).partition(": ")

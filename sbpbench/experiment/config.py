@@ -15,6 +15,10 @@ an entry that changes the kernel or the problem carries them in
 :attr:`SolverSpec.overrides`, and :meth:`Experiment.for_solver` gives the experiment its
 runs solve. A list of one value is that value; a config without lists gives the entries
 it always gave.
+
+A solver entry may set its own ``sigma2``, ``lambda`` (or ``C``), ``nu`` and ``bias``
+(:data:`~sbpbench.solvers.base.ENTRY_KEYS`), checked as the top-level keys are: they replace
+the experiment's for its runs, through :attr:`SolverSpec.overrides` as a sweep's values do.
 """
 
 from __future__ import annotations
@@ -74,7 +78,8 @@ class SolverSpec:
     solver), and the kernel and problem values a sweep sets for it.
 
     ``overrides`` maps ``sigma2``, ``lambda``, ``C`` or ``nu`` to this entry's value, for the
-    keys of ``kernel`` and ``problem`` that the config sweeps (empty without such a sweep), and
+    keys of ``kernel`` and ``problem`` that the config sweeps or the entry sets to a value of its
+    own (empty without either), and
     ``bias`` to the entry's problem when the entries solve different ones (a solver entry's
     ``bias`` key, see :func:`_solvers`); :meth:`Experiment.for_solver` applies them.
     """
@@ -86,6 +91,9 @@ class SolverSpec:
     overrides: dict[str, Any] = field(default_factory=dict)
     #: The solver's file (absolute) when the config names one (``path``); None for a registered solver.
     path: str | None = None
+    #: The key that gave this entry's own lambda (``solvers[k].lambda`` or ``solvers[k].C``),
+    #: which errors about it name; None: the experiment's lambda (``problem.lambda`` or ``problem.C``).
+    lam_key: str | None = None
 
     def describe(self) -> str:
         """Parameters and swept kernel/problem values as a stable ``k=v;k=v`` string (the ``params`` column)."""
@@ -153,7 +161,8 @@ class Experiment:
 
     @property
     def swept(self) -> bool:
-        """Whether a sweep gives solver entries different kernels or problems (see :meth:`for_solver`)."""
+        """Whether a sweep or an entry's own values give solver entries different kernels or problems
+        (see :meth:`for_solver`)."""
         return any(spec.overrides for spec in self.solvers)
 
     def for_solver(self, spec: SolverSpec) -> Experiment:
@@ -178,9 +187,9 @@ class Experiment:
             return self
         lam, lam_key = self.lam, self.lam_key
         if "lambda" in values:
-            lam, lam_key = values["lambda"], "problem.lambda"
+            lam, lam_key = values["lambda"], spec.lam_key or "problem.lambda"
         if "C" in values:
-            lam, lam_key = lambda_of_C(values["C"]), "problem.C"
+            lam, lam_key = lambda_of_C(values["C"]), spec.lam_key or "problem.C"
         kernel, rule = self.kernel, self.sigma2_rule
         if "sigma2" in values:
             kernel, rule = _sigma2(self.kernel, values["sigma2"])
@@ -472,6 +481,20 @@ def _dataset(source: str, value, base: Path) -> tuple[DatasetSpec, float | str |
 Sweep = dict[str, list[Any]]
 
 
+def _sigma2_reader(sec: _Section) -> Callable[[str, Any], float | str]:
+    """A reader of ``sigma2`` values in section ``sec``: a positive number or a word of :data:`SIGMA2_RULES`."""
+    number = sec.reader_of(KernelSpec.declared()["sigma2"])
+
+    def read(key: str, value: Any) -> float | str:
+        if isinstance(value, str) and value in SIGMA2_RULES:
+            return value
+        if isinstance(value, str) and not _is_number(value):
+            sec.fail(key, f"expected a positive number or one of {', '.join(SIGMA2_RULES)} (computed from the "
+                          f"training data), got {shown(value)}")
+        return number(key, value)
+    return read
+
+
 def _kernel(source: str, value) -> tuple[KernelSpec, str | None, Sweep]:
     """The ``kernel`` section (with the first value of a sigma2 sweep), the rule when sigma2 (its
     first value) is a word of :data:`SIGMA2_RULES`, and the sweep of sigma2, if any."""
@@ -480,17 +503,7 @@ def _kernel(source: str, value) -> tuple[KernelSpec, str | None, Sweep]:
     sec = _Section(source, "kernel", value)
     declared = sec.declarations(KernelSpec)
     name = sec.declared("name", declared["name"])
-    number = sec.reader_of(declared["sigma2"])
-
-    def read_sigma2(key: str, value: Any) -> float | str:
-        if isinstance(value, str) and value in SIGMA2_RULES:
-            return value
-        if isinstance(value, str) and not _is_number(value):
-            sec.fail(key, f"expected a positive number or one of {', '.join(SIGMA2_RULES)} (computed from the "
-                          f"training data), got {shown(value)}")
-        return number(key, value)
-
-    sigma2 = sec.values("sigma2", read_sigma2, declared["sigma2"].default)
+    sigma2 = sec.values("sigma2", _sigma2_reader(sec), declared["sigma2"].default)
     if len(sigma2) > 1 and name != "gaussian":
         sec.fail("sigma2", f"a sweep of sigma2 needs kernel.name gaussian (the {name} kernel has no bandwidth)")
     if isinstance(sigma2[0], str) and name != "gaussian":
@@ -521,14 +534,28 @@ class _Entry:
     path: str | None
     #: The entry's ``bias`` values (several: a sweep of the bias); None: ``problem.bias``.
     bias: list[bool] | None = None
+    #: The kernel and problem values the entry sets itself (``sigma2``, ``lambda`` or ``C``, ``nu``), by key.
+    own: Sweep = field(default_factory=dict)
+
+    def axes(self, sweep: Sweep) -> Sweep:
+        """The kernel and problem values its runs take: the experiment's ``sweep`` with the
+        entry's own values in place of those it replaces (its lambda or C replaces both)."""
+        replaced = set(self.own) | (set(LAMBDA_KEYS) if set(LAMBDA_KEYS) & set(self.own) else set())
+        return {**{k: v for k, v in sweep.items() if k not in replaced}, **self.own}
 
     def size(self, sweep: Sweep) -> int:
         """How many solver entries it expands to with the experiment's ``sweep``."""
-        return math.prod(len(v) for v in [*self.values.values(), self.bias or [None], *sweep.values()])
+        return math.prod(len(v) for v in [*self.values.values(), self.bias or [None], *self.axes(sweep).values()])
 
 
-def _entry(source: str, k: int, item) -> _Entry:
-    """Read entry ``k`` of ``solvers:``: name, label, budget, and the values of every parameter it sets."""
+#: The keys giving lambda, one of which an entry's own lambda replaces in the experiment's sweep.
+LAMBDA_KEYS = ("lambda", "C")
+
+
+def _entry(source: str, k: int, item, problem: dict[str, Any]) -> _Entry:
+    """Read entry ``k`` of ``solvers:``: name, label, budget, and the values of every parameter,
+    and of every kernel and problem key (``sigma2``, ``lambda`` or ``C``, ``nu``), it sets; ``problem`` is the
+    experiment's (see :func:`_solvers`)."""
     key = f"solvers[{k}]"
     if isinstance(item, str):
         item = {"name": item}
@@ -549,7 +576,21 @@ def _entry(source: str, k: int, item) -> _Entry:
               for pname, p in declared.items() if sec.data.get(pname) is not None}
     budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
     bias = sec.values("bias", sec.reader(bool)) if sec.data.get("bias") is not None else None
-    return _Entry(sec, name, values, sec.get("label", str, "", check=_printable), budget, path, bias)
+    own: Sweep = {}
+    if sec.data.get("sigma2") is not None:
+        if problem["kernel"] != "gaussian":
+            sec.fail("sigma2", f"needs kernel.name gaussian (the {problem['kernel']} kernel has no bandwidth)")
+        own["sigma2"] = sec.values("sigma2", _sigma2_reader(sec))
+    lam_key, lams, nus = _lambda_nu(sec, problem["n"], inherited_lambda=problem["lambda"] is not None)
+    own.update({key: values for key, values in ((lam_key, lams), ("nu", nus)) if values != [None]})
+    return _Entry(sec, name, values, sec.get("label", str, "", check=_printable), budget, path, bias, own)
+
+
+def _differs(key: str, value: Any, problem: dict[str, Any]) -> bool:
+    """Whether an entry's own ``value`` of ``key`` (``sigma2``, ``lambda`` or ``C``, ``nu``) is not the experiment's."""
+    if key in LAMBDA_KEYS:
+        return (lambda_of_C(value) if key == "C" else value) != problem["lambda"]
+    return value != problem[key]
 
 
 def _solver_file(source: str, sec: _Section) -> str | None:
@@ -569,6 +610,13 @@ def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[tuple[Sol
     """The solver entries, each expanded to one per combination of its lists and ``sweep``'s,
     and the bias of the experiment's problem.
 
+    ``problem`` holds the experiment's ``lambda``, ``nu``, ``bias``, ``sigma2`` (a number or a
+    rule), the kernel's name (``kernel``) and the ``n`` lambda is checked at.
+
+    An entry's own ``sigma2``, ``lambda`` (or ``C``) and ``nu`` replace the experiment's, and
+    its sweep of that key, for its runs; an entry carries such a value in ``overrides`` (so its
+    label and its problem say it) when it differs from the experiment's or is swept.
+
     An entry's ``bias`` (a list sweeps it) replaces ``problem.bias`` for its runs, so that
     solvers of the biased and of the unbiased problem run side by side on the same data. When
     the entries then solve different problems, each carries its bias in ``overrides`` (so its
@@ -580,25 +628,30 @@ def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[tuple[Sol
         value = [value]
     if not isinstance(value, list) or not value:
         raise UserError(f"{source}: key 'solvers': expected a non-empty list of solver names or mappings")
-    defines = frozenset(need for need in ("lambda", "nu") if problem.get(need) is not None)
-    entries = [_entry(source, k, item) for k, item in enumerate(value)]
+    entries = [_entry(source, k, item, problem) for k, item in enumerate(value)]
     total = sum(entry.size(sweep) for entry in entries)
     if total > MAX_SWEEP_ENTRIES and total > len(entries):
         raise UserError(f"{source}: key 'solvers': the sweeps expand to {total} solver entries, more than "
                         f"{MAX_SWEEP_ENTRIES}; sweep fewer values")
-    chosen = []  # (entry, its parameters, the swept kernel and problem values, its bias)
+    chosen = []  # (entry, its parameters, the swept and own kernel and problem values, its bias)
     for entry in entries:
         cls = SOLVERS[entry.name]
         swept = [pname for pname, v in entry.values.items() if len(v) > 1]
+        axes = entry.axes(sweep)
         for combination in itertools.product(*entry.values.values(), entry.bias or [problem["bias"]],
-                                             *sweep.values()):
+                                             *axes.values()):
             params = dict(zip(entry.values, combination))
             bias = combination[len(params)]
-            overrides = dict(zip(sweep, combination[len(params) + 1:]))
+            values = dict(zip(axes, combination[len(params) + 1:]))
+            overrides = {k: v for k, v in values.items()
+                         if k in sweep or len(entry.own.get(k, ())) > 1 or _differs(k, v, problem)}
+            defines = frozenset(need for need, keys in (("lambda", LAMBDA_KEYS), ("nu", ("nu",)))
+                                if problem[need] is not None or set(keys) & set(values))
             with own_code(cls, "refuse"):
                 why = cls.refuse(ProblemKind(problem["kernel"], bias, defines), cls.Params(**params))
             if why is not None:
-                varying = {**{p: params[p] for p in swept}, **({"bias": bias} if len(entry.bias or ()) > 1 else {})}
+                varying = {**{p: params[p] for p in swept}, **({"bias": bias} if len(entry.bias or ()) > 1 else {}),
+                           **{k: v for k, v in values.items() if len(entry.own.get(k, ())) > 1}}
                 where = f" (sweep combination {_describe(varying, {})})" if varying else ""
                 entry.sec.fail("bias" if entry.bias else "name", why + where)
             chosen.append((entry, params, overrides, bias))
@@ -614,7 +667,8 @@ def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[tuple[Sol
         if label in labels:
             entry.sec.fail("label", f"two solvers are both labelled {shown(label)}; give one a 'label'")
         labels.add(label)
-        specs.append(SolverSpec(entry.name, params, label, entry.budget, overrides, entry.path))
+        lam_key = next((entry.sec.key(key) for key in LAMBDA_KEYS if key in entry.own), None)
+        specs.append(SolverSpec(entry.name, params, label, entry.budget, overrides, entry.path, lam_key))
     return tuple(specs), problem["bias"] if mixed else chosen[0][3]
 
 
@@ -643,43 +697,56 @@ def _runs(value: int) -> str | None:
     return positive(value) or (None if value <= MAX_RUNS else f"must be at most {MAX_RUNS}")
 
 
-def _problem(source: str, value, n: int) -> tuple[str | float | None, str, Nu, bool, Sweep]:
-    """The ``problem`` section: lambda (a number or an expression in n), the key that gave it
-    (``problem.lambda`` or ``problem.C``), nu, bias, and the sweep of lambda, C or nu if any
-    (the first values of a sweep are returned); lambda is checked at ``n`` examples."""
-    prob = _Section(source, "problem", value)
-    declared = prob.declarations(ProblemParams)
+def _lambda_nu(sec: _Section, n: int, inherited_lambda: bool) -> tuple[str, list, list]:
+    """lambda (or C) and nu as section ``sec`` gives them (``problem``, or a solver entry's own).
+
+    Returns the key giving lambda (``lambda``, or ``C`` when the section gives C), its values
+    (lambda as written, C as a number; ``[None]`` when absent) and nu's (``[None]`` when
+    absent), each checked, lambda at ``n`` examples. ``inherited_lambda``: whether lambda is
+    given outside the section (in ``problem``, for an entry), which ``nu: from_lambda`` may follow.
+    """
+    declared = ProblemParams.declared()
 
     def read_lambda(key: str, lam: Any) -> str | float:
         if isinstance(lam, bool) or not isinstance(lam, (int, float, str)):
-            prob.fail(key, f"expected a number or an expression in n, got {shown(lam)}")
+            sec.fail(key, f"expected a number or an expression in n, got {shown(lam)}")
         if not isinstance(lam, str):
-            lam = coerce(lam, float, lambda msg: prob.fail(key, msg))
-        lambda_value(lam, n, lambda msg: prob.fail(key, msg))
+            lam = coerce(lam, float, lambda msg: sec.fail(key, msg))
+        lambda_value(lam, n, lambda msg: sec.fail(key, msg))
         return lam
 
     def read_C(key: str, C: Any) -> float:
-        C = prob.reader_of(declared["C"])(key, C)
-        lambda_value(lambda_of_C(C), n, lambda msg: prob.fail(key, msg))
+        C = sec.reader_of(declared["C"])(key, C)
+        lambda_value(lambda_of_C(C), n, lambda msg: sec.fail(key, msg))
         return C
 
     def read_nu(key: str, nu: Any) -> float | NuFromLambda:
         if nu == NuFromLambda.KEYWORD:
             return NuFromLambda()
         if isinstance(nu, str) and not _is_number(nu):
-            prob.fail(key, f"expected a number in [0, 1] or '{NuFromLambda.KEYWORD}', got {shown(nu)}")
-        return prob.reader_of(declared["nu"])(key, nu)
+            sec.fail(key, f"expected a number in [0, 1] or '{NuFromLambda.KEYWORD}', got {shown(nu)}")
+        return sec.reader_of(declared["nu"])(key, nu)
 
-    key = "C" if prob.data.get("C") is not None else "lambda"
-    if key == "C" and prob.data.get("lambda") is not None:
-        prob.fail("C", "give either lambda or C (lambda = 1/(C n)), not both")
-    lams = prob.values(key, read_C if key == "C" else read_lambda)
-    nus = prob.values("nu", read_nu)
-    if isinstance(nus[0], NuFromLambda) and lams[0] is None:
-        prob.fail("nu", f"'{NuFromLambda.KEYWORD}' needs problem.lambda (or C) to derive nu from")
+    key = "C" if sec.data.get("C") is not None else "lambda"
+    if key == "C" and sec.data.get("lambda") is not None:
+        sec.fail("C", "give either lambda or C (lambda = 1/(C n)), not both")
+    lams = sec.values(key, read_C if key == "C" else read_lambda)
+    nus = sec.values("nu", read_nu)
+    if isinstance(nus[0], NuFromLambda) and lams[0] is None and not inherited_lambda:
+        sec.fail("nu", f"'{NuFromLambda.KEYWORD}' needs problem.lambda (or C) to derive nu from")
     if len(nus) > 1 and NuFromLambda() in nus:
-        prob.fail(f"nu[{nus.index(NuFromLambda())}]", f"'{NuFromLambda.KEYWORD}' cannot be one value of a "
-                                                       "sweep (nu follows lambda; sweep lambda or C instead)")
+        sec.fail(f"nu[{nus.index(NuFromLambda())}]", f"'{NuFromLambda.KEYWORD}' cannot be one value of a "
+                                                      "sweep (nu follows lambda; sweep lambda or C instead)")
+    return key, lams, nus
+
+
+def _problem(source: str, value, n: int) -> tuple[str | float | None, str, Nu, bool, Sweep]:
+    """The ``problem`` section: lambda (a number or an expression in n), the key that gave it
+    (``problem.lambda`` or ``problem.C``), nu, bias, and the sweep of lambda, C or nu if any
+    (the first values of a sweep are returned); lambda is checked at ``n`` examples."""
+    prob = _Section(source, "problem", value)
+    declared = prob.declarations(ProblemParams)
+    key, lams, nus = _lambda_nu(prob, n, inherited_lambda=False)
     sweep = {name: values for name, values in ((key, lams), ("nu", nus)) if len(values) > 1}
     lam = lambda_of_C(lams[0]) if key == "C" else lams[0]
     return lam, prob.key(key), nus[0], prob.declared("bias", declared["bias"]), sweep
@@ -728,7 +795,8 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
 
     kernel, sigma2_rule, kernel_sweep = _kernel(source, top.data.get("kernel"))
     solvers, bias = _solvers(source, top.data["solvers"],
-                             {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name},
+                             {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name,
+                              "sigma2": sigma2_rule or kernel.sigma2, "n": dataset.n_train or REPRESENTATIVE_N},
                              {**kernel_sweep, **problem_sweep})
     return Experiment(
         name=name,

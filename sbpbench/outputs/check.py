@@ -36,6 +36,7 @@ import pandas as pd
 
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write
+from sbpbench.outputs.notation import formatted
 from sbpbench.results.agreement import resolved_difference
 from sbpbench.results.curves import final_rows
 from sbpbench.results.lookup import newest_runs
@@ -74,7 +75,8 @@ class Deviation:
     def line(self) -> str:
         """One row of the report table."""
         return (f"{self.solver:<20} {self.checkpoint:>10} {self.column:<21} {self.reference:>13.6g} "
-                f"{self.value:>13.6g} {self.value - self.reference:>+12.4g} {self.band:>10.3g}  {self.verdict.upper()}")
+                f"{formatted(self.value, '>13.6g')} {formatted(self.value - self.reference, '>+12.4g')} "
+                f"{self.band:>10.3g}  {self.verdict.upper()}")
 
 
 HEADER = (f"{'solver':<20} {'checkpoint':>10} {'column':<21} {'reference':>13} {'new':>13} "

@@ -1,11 +1,17 @@
 """How a run's page writes numbers: one notation for its tables (:func:`number`) and the tick
 labels of its plots (:func:`tick_labels`; ``page.js`` labels the interactive plot's ticks by the
-same rule).
+same rule); and how every output, the console's included, writes a number that is missing
+(:data:`MISSING`, :func:`formatted`).
 """
 
 from __future__ import annotations
 
 import math
+import re
+
+#: A number that is unknown or was not measured (NaN, None), as the console, the summary and the
+#: page write it: kernel evaluations of a solver that does not count them, an error not measured.
+MISSING = "n/a"
 
 #: Significant digits of every number the page shows (tables and the plot's ticks alike).
 SHOWN_DIGITS = 4
@@ -47,7 +53,7 @@ def number(value: float) -> str:
     if isinstance(value, int) and abs(value) < PLAIN_RANGE[1]:
         return str(value)
     if not math.isfinite(value):
-        return "n/a" if value != value else str(value)
+        return MISSING if value != value else str(value)
     if value == 0:
         return "0"
     rounded = _rounded(value)
@@ -55,6 +61,29 @@ def number(value: float) -> str:
         return f"{rounded:.{max(0, SHOWN_DIGITS - 1 - math.floor(math.log10(abs(rounded))))}f}"
     mantissa, exponent = _scientific(rounded)
     return f"{mantissa}e{exponent}"
+
+
+def formatted(value: float | None, spec: str) -> str:
+    """``value`` in the format ``spec`` (such as ``.3g`` or ``>13.3g``), or :data:`MISSING` in the
+    alignment and width ``spec`` gives (right-aligned, as numbers are, when it gives none) for None
+    or NaN.
+
+    Parameters
+    ----------
+    value : float or None
+        The number.
+    spec : str
+        A format specification of Python's format mini-language.
+
+    Returns
+    -------
+    str
+        Its text.
+    """
+    if value is not None and value == value:
+        return format(value, spec)
+    align, width = re.match(r"([<>^]?)(\d*)", spec).groups()  # type: ignore[union-attr]  # always matches
+    return format(MISSING, f"{align or '>'}{width}")
 
 
 def tick_labels(values: list[float]) -> list[str]:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from sbpbench.errors import printable
+from sbpbench.outputs.notation import formatted
 from sbpbench.results.curves import final_rows
 
 
@@ -101,8 +102,8 @@ def summary_table(curves: pd.DataFrame, columns: int | None = None) -> str:
     solver, runs, error, evals, seconds, status = summary_header(curves)
     labels = [printable(r.solver) for r in rows]
     mean_width = len(error) - 7  # the mean under the header's words, " ± s.e." over " ± " and the error
-    numbers = [f"{r.runs:>4} {r.error_mean:>{mean_width}.2f} ± {r.error_se:<4.2f} {r.kernel_evals:>13.3g} "
-               f"{r.train_time_s:>9.2f}  {r.statuses}" for r in rows]
+    numbers = [f"{r.runs:>4} {formatted(r.error_mean, f'>{mean_width}.2f')} ± {formatted(r.error_se, '<4.2f')} "
+               f"{formatted(r.kernel_evals, '>13.3g')} {r.train_time_s:>9.2f}  {r.statuses}" for r in rows]
     head = f"{runs:>4} {error} {evals:>13} {seconds:>9}  {status}"
     width = max(24, *map(len, labels))  # a sweep's labels can be long
     if columns is None or width + 1 + max(map(len, numbers + [head])) <= columns - 1:
@@ -175,8 +176,8 @@ def best_table(curves: pd.DataFrame) -> str:
     head = "best setting of each solver"
     width = max(len(head), *map(len, labels))
     lines = [f"best setting: {printable(top.solver)} (validation error {top.validation_error:.2f}%, "
-             f"test error {top.test_error:.2f}%)",
+             f"test error {formatted(top.test_error, '.2f')}%)",
              f"{head:<{width}} {'entries':>7} {'validation error (%)':>21} {'test error (%)':>15}"]
-    lines += [f"{label:<{width}} {b.entries:>7} {b.validation_error:>21.2f} {b.test_error:>15.2f}"
+    lines += [f"{label:<{width}} {b.entries:>7} {b.validation_error:>21.2f} {formatted(b.test_error, '>15.2f')}"
               for label, b in zip(labels, best)]
     return "\n".join(lines)

@@ -339,7 +339,7 @@ class Solver(Generic[P]):
         """
         for need in sorted(cls.needs):
             if need not in kind.defines:
-                return f"solver {cls.name!r} needs problem.{need}"
+                return f"solver {cls.name!r} needs problem.{need}{NEED_HINTS.get(need, '')}"
         if kind.bias and not cls.supports_bias:
             return f"solver {cls.name!r} does not support problem.bias: true (its solver entry may set bias: false)"
         if not kind.bias and cls.requires_bias:
@@ -521,9 +521,14 @@ class Solver(Generic[P]):
         raise NotImplementedError
 
 
-#: The keys of a config's solver entry beside the solver's own parameters (``bias``: the entry's
-#: problem, biased or not, in place of ``problem.bias``).
-ENTRY_KEYS = ("name", "path", "label", "budget", "bias")
+#: What a config writes to give a problem parameter a solver ``needs``, as its refusal says.
+NEED_HINTS = {"lambda": " (a number or an expression in n such as 1/n, or C: lambda = 1/(C n))",
+              "nu": " (a number in [0, 1], or nu: from_lambda to derive it from lambda or C)"}
+
+#: The keys of a config's solver entry beside the solver's own parameters (``bias``, ``sigma2``,
+#: ``lambda``, ``C``, ``nu``: the entry's own problem and kernel values, in place of the
+#: experiment's ``problem`` and ``kernel.sigma2``).
+ENTRY_KEYS = ("name", "path", "label", "budget", "bias", "sigma2", "lambda", "C", "nu")
 
 #: Names no solver parameter may take, as they already mean something where parameters are
 #: written: a solver entry's own keys (:data:`ENTRY_KEYS`); the kernel's, the problem's and the
