@@ -101,8 +101,11 @@ class Match:
     ``margin``: the paper's printed precision, or a declared margin, with ``reason``; ``exact``:
     the value is not a random draw (one run decides). ``other``: a second solver's runs, whose
     mean is subtracted (``printed`` the difference expected), the margin then at least
-    ``relative`` times that mean. A run short of a target (a censored value) is left out, and
-    the comparison waits for runs that reach it: it is inconclusive until they all do.
+    ``relative`` times that mean. A run short of a target (a censored value: a lower bound of its
+    cost) is left out, and the comparison waits for runs that reach it: it is inconclusive until
+    they all do, unless the runs that reach it lie above the margin and so do all runs counted at
+    their lower bounds: the censored runs can then only move the estimate further from the
+    printed number, and the row differs.
     """
 
     reader: Reader
@@ -121,11 +124,19 @@ class Match:
         values = runs.values[runs.reached][:1] if one else runs.values[runs.reached]
         evidence = cmp.equivalence(values, self.printed, margin, self.exact or one,
                                    None if others is None else others.values, runs.bounds)
+        censored = ""
         if not runs.reached.all() and evidence.outcome != "inconclusive":
-            evidence = cmp.Evidence(evidence.test, evidence.statistic, evidence.estimate, evidence.interval,
-                                    evidence.n, "inconclusive", None, evidence.fmt)
+            at_bounds = cmp.equivalence(runs.values, self.printed, margin, self.exact or one, None, runs.bounds)
+            if others is None and evidence.interval[0] > margin and at_bounds.interval[0] > margin:
+                # a censored run's cost is a lower bound of its cost to the target: counted at any
+                # higher value it can only move the estimate further above the printed number
+                censored = (f"; the {int((~runs.reached).sum())} runs short of the target can only raise the "
+                            f"estimate: counted at their lower bounds, {at_bounds.text()}")
+            else:
+                evidence = cmp.Evidence(evidence.test, evidence.statistic, evidence.estimate, evidence.interval,
+                                        evidence.n, "inconclusive", None, evidence.fmt)
         shown = [runs] if others is None else [runs, others]
-        return evidence, f"{_measured(shown, evidence)}; margin: {self.reason}"
+        return evidence, f"{_measured(shown, evidence)}{censored}; margin: {self.reason}"
 
     def solvers(self) -> tuple[str, ...]:
         return _solvers(self.reader, *(() if self.other is None else (self.other,)))
