@@ -312,3 +312,20 @@ def test_censored_runs_decide_when_they_can_only_move_the_estimate_further_away(
     assert Match(Reader(low), 39.0, 3.9, "why").decide([])[0].outcome == "inconclusive"
     all_reach = Runs(high.values, np.ones(30, dtype=bool), "epochs")
     assert Match(Reader(all_reach), 39.0, 3.9, "why").decide([])[0].outcome == "contradicts"
+
+
+def test_a_margin_that_lets_half_or_twice_the_printed_value_match_is_refused():
+    """An SGD table's T = 2 with a margin of one epoch would let T = 1 match: refused. A printing
+    that coarse itself (T = 1, resolved to half an epoch) is not the margin's fault: accepted."""
+    from sbpbench.papers.questions import Match, check_margin, printed_resolution
+    from sbpbench.papers.sgd import epochs_margin
+
+    assert [printed_resolution(v) for v in (39.0, 0.44, 2.0, 1e-5, 5.79e-4)] == pytest.approx(
+        [0.5, 0.005, 0.5, 5e-6, 5e-7])
+    with pytest.raises(ValueError, match="half or twice the printed 2 match"):
+        check_margin(2.0, 1.0, "at least 1 epoch")
+    with pytest.raises(ValueError):
+        Match(None, 2.0, 1.0, "at least 1 epoch")
+    check_margin(1.0, 0.5, "the printing's resolution")
+    check_margin(2.0, epochs_margin(2.0), "ours")
+    assert epochs_margin(2.0) == 0.5 and epochs_margin(261.0) == pytest.approx(26.1)

@@ -94,6 +94,32 @@ def _measured(runs: Sequence[Runs], evidence: cmp.Evidence) -> str:
     return "; ".join([*(r.text() for r in runs), evidence.text()])
 
 
+def printed_resolution(printed: float) -> float:
+    """Half a unit of the last digit ``printed`` shows (``39`` -> 0.5, ``0.44`` -> 0.005): the
+    precision of the printing itself."""
+    text = format(printed, "g")
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        decimals = len(mantissa.partition(".")[2]) - int(exponent)
+    else:
+        decimals = len(text.partition(".")[2])
+    return 0.5 * 10.0 ** -decimals
+
+
+def check_margin(printed: float, margin: float, reason: str) -> None:
+    """Refuse a declared margin under which half or twice ``printed`` would match, unless the
+    printing itself is that coarse (then no margin could tell them apart, and the row must say so).
+
+    Raises
+    ------
+    ValueError
+        ``margin`` reaches half of ``printed`` while the printing's own resolution does not.
+    """
+    if margin >= abs(printed) / 2 > printed_resolution(printed):
+        raise ValueError(f"margin +-{margin:g} ({reason}) would let half or twice the printed {printed:g} match; "
+                         f"the printing resolves +-{printed_resolution(printed):g}")
+
+
 @dataclass(frozen=True)
 class Match:
     """A measured value against a printed number (:func:`~sbpbench.papers.comparisons.equivalence`).
@@ -115,6 +141,10 @@ class Match:
     exact: bool = False
     other: Reader | None = None
     relative: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.other is None and self.printed and not self.exact:
+            check_margin(self.printed, self.margin, self.reason)
 
     def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
         runs = self.reader.read(found)
