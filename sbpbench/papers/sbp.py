@@ -749,11 +749,12 @@ def _figure2_claims(dataset: str, exp: str) -> tuple[Posed, ...]:
                              "0.1 decade (26% more kernel evaluations)", "SMO minus SBP, decades"), (exp,)),
         _below(dataset, exp, "sbp", "smo", "Terminating SMO early is not advisable, unlike SBP (at equal kernel "
                "evaluations, from SBP's start-up to where SMO settles)", Region(("smo", "sbp"), ("sbp",), "smo")),
-        Posed(f"Perceptron close to SBP at the end of its first epoch (within 0.5 pp or 10%), {dataset}",
-              "Section 5", "yes",
-              Match(AtFirstEpoch("perceptron", "perceptron"), 0.0, 0.5,
-                    "0.5 pp, or 10% of SBP's error when larger", other=AtFirstEpoch("sbp", "perceptron"),
-                    relative=0.1), (exp,)),
+        Posed(f"Perceptron close to SBP at the end of its first epoch (\"similar\": within 10% of SBP's error), "
+              f"{dataset}", "Section 5", "yes",
+              Match(AtFirstEpoch("perceptron", "perceptron"), 0.0, 0.0,
+                    "10% of SBP's error (our convention for the paper's 'similar', which states no number; a fixed "
+                    "0.5 pp would let half or twice SBP's error on MNIST count as similar)",
+                    other=AtFirstEpoch("sbp", "perceptron"), relative=0.1), (exp,)),
         Posed(f"SBP keeps improving after the Perceptron's first epoch (\"the SBP continues improving over "
               f"additional passes\"), {dataset}", "Section 5", "yes",
               Exceeds(Change(AtFirstEpoch("sbp", "perceptron"), Final("sbp")), None, LEAST_PP, LEAST_REASON,
