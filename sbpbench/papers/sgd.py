@@ -602,6 +602,10 @@ UNCENSORED: dict[str, str] = {experiment(key, dataset): f"sgd-speed-c{group.C}-{
 #: "Not very large": SGD-m within this factor of DCD's seconds, the paper's largest ratio at
 #: C = 1 (News20: SGD-m 2.1 s, DCD 0.64 s).
 NOT_MUCH = 3.3
+#: "Considerably faster", "clearly outperforms": at least this many times faster (our convention:
+#: the paper states no number), so that the order of the runs alone does not decide such a claim.
+CONSIDERABLY = 2.0
+CONSIDERABLY_REASON = "our convention for 'considerably' and 'clearly', which the paper quantifies nowhere"
 #: "Quite substantial": Pegasos at least this many times slower than SGD-m, half the paper's
 #: smaller ratio on our two data sets at C = 1 (Web: 0.67 s against 0.11 s, 6.1x; Adult 10.4x).
 SUBSTANTIAL = 3.0
@@ -659,32 +663,41 @@ def _faster(fast: str, slow: str, column: str = "train_time_s", precision: str =
                 AtStop(slow, column, passage=True, precision=precision))
 
 
-def _ranking(key: str, dataset: str, statement: str, fast: tuple[str, ...], slow: tuple[str, ...]) -> Posed:
+def _ranking(key: str, dataset: str, statement: str, fast: tuple[str, ...], slow: tuple[str, ...],
+             factor: float | None = None) -> Posed:
     """A claim of Section 3 that the solvers ``fast`` are faster than the solvers ``slow``, made in
-    the paper over all its data sets, checked on one data set in the order the paper's own table
-    prints for it: every pair ranked by seconds to 1% (:func:`_faster`).
+    the paper over all its data sets, checked on one data set by its own words: every pair ranked
+    by seconds to 1% (:func:`_faster`), and with ``factor`` (the claim says "considerably" or
+    "clearly", :data:`CONSIDERABLY`) each pair's ratio of seconds at least that (an effect size,
+    not only the order of the runs).
 
-    The paper states such rankings "statistically" or "for most datasets": on a data set where its
-    table prints a pair the other way (on Adult at C = 1, OCAS 0.06 s against SGD-m's 0.23 s), the
-    row checks that order, and says so; a pair printed with equal seconds, or with '-', orders
-    nothing and is left out (a claim left with no pair is not checked).
+    The paper states such rankings "statistically" or "for most datasets"; where its own table
+    prints a pair the other way on this data set (on Adult at C = 1, OCAS 0.06 s against SGD-m's
+    0.23 s), the row says so and shows the table's seconds, but judges the text's order: the
+    table's order never stands in for the claim. A pair printed with '-' is left out.
     """
     printed = TABLES[key].printed[dataset]
     pairs, against = [], []
     for a in fast:
         for b in slow:
             ta, tb = printed[a][1], printed[b][1]
-            if ta is None or tb is None or ta == tb:
+            if ta is None or tb is None:
                 continue
-            pairs.append((a, b) if ta < tb else (b, a))
-            if ta > tb:
-                against.append(f"{a} {ta:g} s > {b} {tb:g} s")
+            pairs.append((a, b))
+            if ta >= tb:
+                against.append(f"{a} {ta:g} s {'=' if ta == tb else '>'} {b} {tb:g} s")
     where = f"{TABLES[key].tables}, C = {TABLES[key].C}, {DATASETS[dataset]}"
     what = f"{statement}, {where}"
+    if factor is not None:
+        what += f" (at least {factor:g}x: {CONSIDERABLY_REASON})"
     if against:
-        what += f" (the paper's table here: {'; '.join(against)}: checked in that order)"
-    question = AllOf(tuple(_faster(a, b, precision=TABLES[key].precision) for a, b in pairs))
-    return _speed(what, "Section 3", "yes", question, experiment(key, dataset))
+        what += f" (the paper's own table here disagrees with its text: {'; '.join(against)}; judged by the text)"
+    questions: list[Question] = [_faster(a, b, precision=TABLES[key].precision) for a, b in pairs]
+    if factor is not None:
+        questions += [Ratio(((AtStop(b, precision=TABLES[key].precision), 1),
+                             (AtStop(a, precision=TABLES[key].precision), -1)), factor, CONSIDERABLY_REASON,
+                            f"{b} / {a} seconds") for a, b in pairs]
+    return _speed(what, "Section 3", "yes", AllOf(tuple(questions)), experiment(key, dataset))
 
 
 def _scaling(solver: str, label: str, name: str, dataset: str) -> Posed:
@@ -777,7 +790,7 @@ def _claims_on(key: str, dataset: str) -> tuple[Posed, ...]:
                         f"{SUBSTANTIAL:g}: half the paper's smaller ratio on Adult and Web at C = 1 (Web 6.1x)",
                         "Pegasos / SGD-m seconds"), here),
             _ranking(key, dataset, "SGD-s and SGD-m considerably faster than SVMperf", ("sgd-s", "sgd-m"),
-                     ("svmperf",)),
+                     ("svmperf",), factor=CONSIDERABLY),
             _ranking(key, dataset, "SGD-s and SGD-m statistically faster than OCAS", ("sgd-s", "sgd-m"), ("ocas",)),
         ]
     elif key == "6":
@@ -795,7 +808,7 @@ def _claims_on(key: str, dataset: str) -> tuple[Posed, ...]:
             *(_scaling(solver, label, name, dataset)
               for solver, label in zip(LINEAR_SVMS, ("SVMperf", "OCAS", "DCD", "MPU"), strict=True)),
             _ranking(key, dataset, "MPU clearly outperforms DCD and OCAS for most data sets", ("mpu",),
-                     ("dcd", "ocas")),
+                     ("dcd", "ocas"), factor=CONSIDERABLY),
             _ranking(key, dataset, "SGD-m statistically faster than SVMperf", ("sgd-m",), ("svmperf",)),
             _ranking(key, dataset, "SGD-m slower than OCAS", ("ocas",), ("sgd-m",)),
         ]
