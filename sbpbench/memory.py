@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from sbpbench.errors import UserError, amount
+from sbpbench.errors import UserError, amount, soft_limit
 
 #: Parts of an estimate named in a refusal (the largest ones).
 SHOWN_PARTS = 4
@@ -90,3 +90,28 @@ def require(needs: Mapping[str, float], purpose: str) -> None:
     now = f", {amount(available)} available now" if available is not None else ""
     raise TooLarge(f"{purpose}: needs about {amount(need)} of memory ({shown}); "
                    f"this machine has {amount(total)}{now}")
+
+
+def out_of_memory(exc: MemoryError) -> str:
+    """What a :class:`MemoryError` that no estimate foresaw means, as one message: what was asked
+    (numpy's says the size and shape of the array), what the process may have, what to change.
+
+    Parameters
+    ----------
+    exc : MemoryError
+        An allocation that failed (the machine's memory, or a limit such as ``ulimit -v``).
+
+    Returns
+    -------
+    str
+    """
+    asked = " ".join(str(exc).split()) or "an allocation failed"
+    total, available = machine_memory()
+    has = f"; this machine has {amount(total)}" if total is not None else ""
+    has += f", {amount(available)} available now" if available is not None and total is not None else ""
+    limit = soft_limit("RLIMIT_AS")
+    limited = f"; this process may use {amount(limit)} of address space (ulimit -v)" if limit is not None else ""
+    change = "raise that limit, " if limit is not None else "free memory, "
+    return (f"out of memory: {asked}{has}{limited}; {change}or use smaller data (fewer examples or "
+            f"features), a smaller kernel cache_mb or fewer --jobs")
+
