@@ -223,10 +223,11 @@ def test_a_mini_batch_larger_than_the_data_is_refused_at_validation(solver):
 
 
 @fuzz(25)
-@given(st.integers(min_value=2**29, max_value=2**31 - 2), st.sampled_from(["sbp", "pegasos", "smo", "perceptron"]))
+@given(st.integers(min_value=2**29, max_value=2**31 - 2), st.sampled_from(["dcd", "sgd-s", "sgd-m", "svmsgd"]))
 def test_fuzz_feature_counts_beyond_the_machine(n_features, solver):
-    """Every feature count whose vectors cannot fit in 4 GiB ends in one line, whatever the solver."""
-    data = config_data(solvers=[solver])
+    """Every feature count whose vectors cannot fit in 4 GiB ends in one line, whatever the solver
+    holding them."""
+    data = config_data(**{**FEATURE_VECTORS, "solvers": [solver]})
     data["dataset"]["n_features"] = n_features
     saved = memory.machine_memory
     memory.machine_memory = lambda: (4 * GIB, GIB)
@@ -551,7 +552,7 @@ def test_nothing_half_written_after_a_refusal(small_machine, tmp_path):
     """A refused experiment among several leaves no run folder of any of them."""
     with workspace() as workdir:
         good = write_config(workdir, config_data(name="good"), "good.yaml")
-        data = config_data(name="bad")
+        data = config_data(name="bad", **FEATURE_VECTORS)
         data["dataset"]["n_features"] = 10**9
         bad = write_config(workdir, data, "bad.yaml")
         refused(workdir, "run", str(good), str(bad))
