@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import gzip
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -178,6 +179,15 @@ def test_out_of_memory_is_one_line(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(memory, "soft_limit", lambda name: 2**32)
     assert "this process may use 4 GiB of address space (ulimit -v); raise that limit" in \
         memory.out_of_memory(MemoryError(asked))
+
+
+def test_estimates_past_the_limit_on_the_address_space_are_refused(monkeypatch):
+    monkeypatch.setattr(memory, "machine_memory", lambda: (64 * 2**30, None))
+    monkeypatch.setattr(memory, "soft_limit", lambda name: 4 * 2**30 if name == "RLIMIT_AS" else None)
+    memory.require({"rows": 3 * 2**30}, "x.yaml")
+    with pytest.raises(memory.TooLarge, match=re.escape("x.yaml: needs about 6 GiB of memory (rows 6 GiB); this "
+                                                        "process may use 4 GiB of address space (ulimit -v): raise")):
+        memory.require({"rows": 6 * 2**30}, "x.yaml")
 
 
 def test_a_billion_features_under_a_limit_on_the_address_space(tmp_path):
