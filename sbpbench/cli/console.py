@@ -96,7 +96,7 @@ def kept() -> Iterator[dict[str, Forgiving]]:
         raws[name] = raw = Forgiving(fd, "w", closefd=False)
         setattr(sys, name, io.TextIOWrapper(
             io.BufferedWriter(raw), encoding=getattr(stream, "encoding", None) or "utf-8",
-            errors=getattr(stream, "errors", None) or ("backslashreplace" if name == "stderr" else "strict"),
+            errors=getattr(stream, "errors", None) or "backslashreplace",
             line_buffering=stream is None or bool(stream.line_buffering), write_through=name == "stderr"))
     try:
         yield raws
