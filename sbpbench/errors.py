@@ -3,7 +3,8 @@
 A :class:`UserError` carries a single line naming the file, key or line at fault and
 what was expected. The command line prints it and exits with code 2 (no traceback
 unless ``--debug``). Values the user wrote are shown through :func:`shown`, which keeps
-them short whatever they are.
+them short whatever they are. What the system refuses (a full disk, a limit of the process, a
+loop of symbolic links) is said the same way by :func:`os_error_message`, with what to change.
 """
 
 from __future__ import annotations
