@@ -3,14 +3,23 @@
 A :class:`UserError` carries a single line naming the file, key or line at fault and
 what was expected. The command line prints it and exits with code 2 (no traceback
 unless ``--debug``). Values the user wrote are shown through :func:`shown`, which keeps
-them short whatever they are.
+them short whatever they are. What the system refuses (a full disk, a limit of the process, a
+loop of symbolic links) is said the same way by :func:`os_error_message`, with what to change.
 """
 
 from __future__ import annotations
 
+import errno
 import math
+import os
 import reprlib
+from collections.abc import Callable
 from typing import Any
+
+try:  # here, not when a limit is read: that may be when no file can be opened, a module neither
+    import resource
+except ImportError:  # not POSIX (Windows)
+    resource = None  # type: ignore[assignment]
 
 #: Most characters of a user value shown in an error message.
 SHOWN_CHARS = 60
@@ -84,3 +93,73 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def cut_middle(text: str, limit: int) -> str:
+    """``text`` if it has at most ``limit`` characters, else its start and its end joined by ``...``.
+
+    For error lines: a long path in the middle of one is shortened there, so that what ends
+    the line (the reason, such as ``(File name too long)``) stays visible. The start keeps
+    three fifths of the characters, the end the rest.
+    """
+    if len(text) <= limit:
+        return text
+    head = (limit - 3) * 3 // 5
+    return text[:head] + "..." + text[len(text) - (limit - 3 - head):]
+
+
+#: What a file system says when a file cannot be written: full (or over quota), read-only, not allowed.
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def os_error_message(exc: OSError) -> str:
+    """What an :class:`OSError` the command line did not expect means, as one message naming
+    the file and what to change.
+
+    Parameters
+    ----------
+    exc : OSError
+        Any failed system call: a disk full or read-only (:data:`WRITE_ERRNOS`), a limit of the
+        process (too many open files, a file larger than ``ulimit -f`` allows), a loop of
+        symbolic links, or any other.
+
+    Returns
+    -------
+    str
+        ``FILE: what failed (the system's reason); what to change`` (the files' names when the
+        error has them, the limit in force for a limit of the process).
+    """
+    names = [os.fsdecode(name) if isinstance(name, bytes) else str(name)
+             for name in (exc.filename, exc.filename2) if name is not None]
+    where = (" -> ".join(names) + ": ") if names else ""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.errno in WRITE_ERRNOS:
+        return f"{where}cannot write ({reason}); free space or make the folder writable"
+    if exc.errno in (errno.EMFILE, errno.ENFILE):
+        return (f"{where}cannot open another file ({reason}); raise the limit on open files "
+                f"(ulimit -n{_now('RLIMIT_NOFILE', lambda n: f'{n} files')}) or use fewer --jobs")
+    if exc.errno == errno.EFBIG:
+        return (f"{where}cannot write ({reason}); raise the limit on the size of files "
+                f"(ulimit -f{_now('RLIMIT_FSIZE', amount)})")
+    if exc.errno == errno.ELOOP:
+        return f"{where}a loop of symbolic links ({reason}); make the link point to a real file or folder"
+    return f"{where}{reason}" if where or exc.strerror else f"{type(exc).__name__}: {reason}"
+
+
+def soft_limit(name: str) -> int | None:
+    """This process's soft limit ``resource.NAME`` (such as ``"RLIMIT_NOFILE"``), None where it is
+    unlimited or not known (no :mod:`resource` module: Windows)."""
+    if resource is None:
+        return None
+    try:
+        soft = resource.getrlimit(getattr(resource, name))[0]
+    except (AttributeError, ValueError, OSError):
+        return None
+    return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def _now(name: str, show: Callable[[int], str]) -> str:
+    """``", now LIMIT"`` for the soft limit ``name`` (:func:`soft_limit`) shown by ``show``; empty
+    where there is none."""
+    soft = soft_limit(name)
+    return "" if soft is None else f", now {show(soft)}"

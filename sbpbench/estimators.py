@@ -113,6 +113,7 @@ from threadpoolctl import ThreadpoolController
 from sbpbench.errors import shown
 from sbpbench.kernels import Kernel, KernelSpec
 from sbpbench.kernels.bandwidth import RULES as SIGMA2_RULES
+from sbpbench.kernels.detect import squared_norms
 from sbpbench.params import MAX_INT, Param, positive
 from sbpbench.problem import Problem, ProblemParams
 from sbpbench.solvers import SOLVERS, ProblemKind, Snapshot, Solver
@@ -437,6 +438,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         if classes.size < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got 1 class")
         weights = self._weights(X, codes, classes, sample_weight)
+        self._refuse_overflow(squared_norms(X), "training examples")
         self.classes_ = classes  # only now: a fit that failed leaves the estimator unfitted
         self.sigma2_ = values["sigma2"]
         if isinstance(self.sigma2_, str):  # a word of the rules: computed from the training examples
@@ -573,6 +575,27 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
                              f"parameters {', '.join(map(repr, Budget.LIMITS))}")
         return values
 
+    def _refuse_overflow(self, sq: np.ndarray, what: str) -> None:
+        """Refuse examples of squared norms ``sq`` whose kernel values overflow a float64.
+
+        Every inner product, and every squared distance ``||x||^2 + ||x'||^2 - 2 <x, x'>``, is at
+        most four times the largest squared norm in absolute value, so data for which that is
+        finite have finite kernel values; others (features near 1e155) would give infinite or
+        undefined ones, on which a solver fits an all-zero model or never converges. SVC refuses
+        them too.
+
+        Raises
+        ------
+        ValueError
+            ``CLASS: the inner products of the WHAT overflow a float64 ...``.
+        """
+        largest = float(np.max(sq, initial=0.0))
+        if not math.isfinite(4.0 * largest):
+            norm = f"{largest:.3g}" if math.isfinite(largest) else "more than the largest float64"
+            raise ValueError(f"{type(self).__name__}: the inner products of the {what} overflow a float64 "
+                             f"(a squared norm of {norm}, where at most {np.finfo(float).max / 4:.3g} "
+                             "keeps every kernel value finite); scale the features down")
+
     def _derived(self, name: str, value: Any, what: str, derived: float, where: str) -> float:
         """``derived``, the value of ``what`` that parameter ``name`` = ``value`` gives, when it is a
         finite positive number (:func:`~sbpbench.params.positive`); else a ValueError naming ``name``."""
@@ -608,6 +631,7 @@ class KernelClassifier(ClassifierMixin, BaseEstimator):
         """Decision values of each binary problem, one column per row of ``dual_coef_``."""
         check_is_fitted(self, "support_vectors_")  # n_features_in_ alone: a fit that failed
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        self._refuse_overflow(squared_norms(X), "points")
         size = sum(A.nnz if sp.issparse(A) else A.size for A in (X, self.support_vectors_))
         with threads_for(size):
             kernel = Kernel(self.support_vectors_, self._kernel_spec)

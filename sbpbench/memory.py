@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from sbpbench.errors import UserError, amount
+from sbpbench.errors import UserError, amount, soft_limit
 
 #: Parts of an estimate named in a refusal (the largest ones).
 SHOWN_PARTS = 4
@@ -78,15 +78,47 @@ def require(needs: Mapping[str, float], purpose: str) -> None:
     ------
     TooLarge
         ``PURPOSE: needs about X of memory (the largest parts); this machine has N`` when the sum is
-        more than the machine's physical memory. An estimate above what is available now but
-        within the total is let through: other programs may free it, and swap may hold it.
+        more than the machine's physical memory, ``...; this process may use L of address space
+        (ulimit -v): raise that limit`` when it is more than the process's limit on its address
+        space (which the libraries' own mappings share, so an estimate below it may still fail).
+        An estimate above what is available now but within the total is let through: other
+        programs may free it, and swap may hold it.
     """
     total, available = machine_memory()
+    limit = soft_limit("RLIMIT_AS")
     need = float(sum(needs.values()))
-    if total is None or need <= total:
+    if (total is None or need <= total) and (limit is None or need <= limit):
         return
     parts = sorted(needs.items(), key=lambda item: -item[1])[:SHOWN_PARTS]
     shown = ", ".join(f"{what} {amount(size)}" for what, size in parts if size >= 0.01 * need)
-    now = f", {amount(available)} available now" if available is not None else ""
-    raise TooLarge(f"{purpose}: needs about {amount(need)} of memory ({shown}); "
-                   f"this machine has {amount(total)}{now}")
+    if total is not None and need > total:
+        now = f", {amount(available)} available now" if available is not None else ""
+        raise TooLarge(f"{purpose}: needs about {amount(need)} of memory ({shown}); "
+                       f"this machine has {amount(total)}{now}")
+    raise TooLarge(f"{purpose}: needs about {amount(need)} of memory ({shown}); this process may use "
+                   f"{amount(limit or 0)} of address space (ulimit -v): raise that limit")
+
+
+def out_of_memory(exc: MemoryError) -> str:
+    """What a :class:`MemoryError` that no estimate foresaw means, as one message: what was asked
+    (numpy's says the size and shape of the array), what the process may have, what to change.
+
+    Parameters
+    ----------
+    exc : MemoryError
+        An allocation that failed (the machine's memory, or a limit such as ``ulimit -v``).
+
+    Returns
+    -------
+    str
+    """
+    asked = " ".join(str(exc).split()) or "an allocation failed"
+    total, available = machine_memory()
+    has = f"; this machine has {amount(total)}" if total is not None else ""
+    has += f", {amount(available)} available now" if available is not None and total is not None else ""
+    limit = soft_limit("RLIMIT_AS")
+    limited = f"; this process may use {amount(limit)} of address space (ulimit -v)" if limit is not None else ""
+    change = "raise that limit, " if limit is not None else "free memory, "
+    return (f"out of memory: {asked}{has}{limited}; {change}or use smaller data (fewer examples or "
+            f"features), a smaller kernel cache_mb or fewer --jobs")
+

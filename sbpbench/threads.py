@@ -19,9 +19,13 @@ Only the speed depends on the choice: the two must return the same numbers bit f
 
 from __future__ import annotations
 
+import os
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from sbpbench.errors import UserError, shown
 
 #: A threaded call this many times slower than the one-thread mean is a straggler: back to one thread.
 STRAGGLER = 8.0
@@ -31,6 +35,42 @@ WINDOW = 256
 #: it fails again, up to :data:`LONGEST_WAIT`.
 FIRST_WAIT = 1024
 LONGEST_WAIT = 1 << 16
+
+
+#: The environment variables that set how many threads numba and OpenMP (the libraries of
+#: scikit-learn and SciPy) start, with the values they take: numba's a whole number, OpenMP's a
+#: list of them (one per nesting level), each at least 1.
+THREAD_VARIABLES = {"NUMBA_NUM_THREADS": "a whole number of threads >= 1",
+                    "OMP_NUM_THREADS": "a whole number of threads >= 1, or a list of them separated by commas"}
+_COUNT = re.compile(r"\s*\+?[0-9]+\s*")
+
+
+def check_environment(environ: Mapping[str, str] = os.environ) -> None:
+    """Refuse, in one line, a thread count in the environment that numba or OpenMP cannot take.
+
+    numba refuses ``NUMBA_NUM_THREADS=0`` with a traceback when it first compiles a threaded
+    loop, and takes a value that is no number for its default after a warning of a dozen
+    lines; OpenMP prints its complaint and goes on. Checked before either reads them.
+
+    Parameters
+    ----------
+    environ : mapping of str to str, optional
+        The environment (this process's).
+
+    Raises
+    ------
+    UserError
+        ``environment variable NAME=VALUE: expected ...`` for the first variable of
+        :data:`THREAD_VARIABLES` set to a value of another form.
+    """
+    for name, expected in THREAD_VARIABLES.items():
+        value = environ.get(name)
+        if value is None:
+            continue
+        parts = value.split(",") if name.startswith("OMP") else [value]
+        if not all(_COUNT.fullmatch(part) and int(part) >= 1 for part in parts):
+            raise UserError(f"environment variable {name}={shown(value)}: expected {expected} "
+                            f"(or leave it unset)")
 
 
 class FasterOfTwo:

@@ -509,8 +509,8 @@ def test_sigma2_scale_and_C_are_those_of_svc(sparse):
 
 def test_sigma2_scale_of_constant_data_and_of_data_too_spread():
     assert PegasosClassifier(epochs=0.1).fit(np.ones((4, 3)), [0, 1, 0, 1]).sigma2_ == 0.5  # SVC's gamma 1
-    with pytest.raises(ValueError, match=re.escape("PegasosClassifier: parameter 'sigma2'='scale': gives sigma2 = "
-                                                   "inf: expected a finite number")):
+    with pytest.raises(ValueError, match=re.escape("PegasosClassifier: the inner products of the training "
+                                                   "examples overflow")):  # before sigma2 = inf would be said
         PegasosClassifier().fit([[1e200], [-1e200]], [0, 1])
 
 

@@ -12,6 +12,7 @@ import errno
 import functools
 import gc
 import logging
+import os
 import shlex
 import sys
 import tempfile
@@ -22,15 +23,15 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from sbpbench import __version__
+from sbpbench.cli import console
 from sbpbench.cli.datasets import datasets
 from sbpbench.cli.progress import CliReporter, width, wrap
-from sbpbench.errors import UserError, cut, printable
+from sbpbench.errors import UserError, cut_middle, os_error_message, printable
+from sbpbench.memory import out_of_memory
+from sbpbench.threads import check_environment
 
-#: Longest error line printed; a longer message is cut and ends in "...".
+#: Longest error line printed; a longer message is cut in the middle (:func:`error_line`).
 MAX_ERROR_CHARS = 500
-#: What a file system says when a file cannot be written: full (or over quota), read-only, not allowed.
-#: Outside the results (``UserError`` there), e.g. a figure or a page, it ends in one line too.
-WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -265,13 +266,26 @@ def writable_folder(path: Path, option: str) -> None:
     UserError
         When ``path`` is not a folder, or cannot be created or written.
     """
-    if path.exists() and not path.is_dir():
-        raise UserError(f"{option} {path}: not a folder")
     try:
+        if path.exists() and not path.is_dir():
+            raise UserError(f"{option} {path}: not a folder")
         path.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=path).close()
     except OSError as exc:
-        raise UserError(f"{option} {path}: cannot create or write this folder ({exc.strerror or exc})") from None
+        raise UserError(f"{option} {path}: cannot create or write this folder ({_why_not(path, exc)})") from None
+
+
+def _why_not(path: Path, exc: OSError) -> str:
+    """Why the folder ``path`` could not be made or written (``exc``), naming a symbolic link that
+    loops or points nowhere as such (the system says "File exists" of both)."""
+    if os.path.islink(path):  # False, not an error, for a path the system refuses
+        try:
+            os.stat(path)
+        except OSError as broken:
+            if broken.errno == errno.ELOOP:
+                return "a loop of symbolic links"
+            return f"a symbolic link to {os.readlink(path)}, which does not exist"
+    return exc.strerror or str(exc)
 
 
 @cli.command()
@@ -497,8 +511,10 @@ _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 def error_line(message: str) -> str:
-    """``sbpbench: error: MESSAGE`` on one line of at most :data:`MAX_ERROR_CHARS` characters."""
-    return cut(printable(" ".join(f"sbpbench: error: {message[: 2 * MAX_ERROR_CHARS]}".split())), MAX_ERROR_CHARS)
+    """``sbpbench: error: MESSAGE`` on one line of at most :data:`MAX_ERROR_CHARS` characters; a longer
+    one loses characters in its middle, so that its end (the reason) stays."""
+    message = cut_middle(message, 4 * MAX_ERROR_CHARS)  # bounded before its spaces are joined
+    return cut_middle(printable(" ".join(f"sbpbench: error: {message}".split())), MAX_ERROR_CHARS)
 
 
 def _usage_message(exc: click.ClickException) -> str:
@@ -541,13 +557,36 @@ def escape_unencodable_output() -> None:
 
 
 def main() -> None:
-    """Entry point: run the CLI, turning user errors, usage errors and files that cannot be written
-    (:data:`WRITE_ERRNOS`) into one line and exit code 2. The console escapes what it cannot encode
-    (:func:`escape_unencodable_output`)."""
-    escape_unencodable_output()
+    """Entry point: run the CLI, turning user errors, usage errors and failures of the system
+    (:func:`failure_line`) into one line and exit code 2, whatever happens to the console
+    (:mod:`sbpbench.cli.console`), which escapes what it cannot encode (:func:`escape_unencodable_output`).
+
+    Output lost to a standard output that could not be written ends the command with a line
+    saying so, and exit code 2 where the command would have succeeded; lost to a reader that went
+    away (``| head``), it is no error.
+    """
+    escape_unencodable_output()  # before the console is kept: its streams keep this error handler
     _frozen_at_exit()
+    with console.kept() as streams:
+        try:
+            _run_command()
+            code: Any = 0
+        except SystemExit as exc:
+            code = exc.code
+        lost = streams["stdout"].failure if "stdout" in streams else None
+        if lost is not None and lost.errno != errno.EPIPE:
+            click.echo(error_line(f"standard output: cannot write ({lost.strerror or lost}); what the "
+                                  "command printed is lost"), err=True)
+            code = code or UserError.exit_code
+    if code:
+        sys.exit(code)
+
+
+def _run_command() -> None:
+    """Run the CLI; a failure that reaches here ends in one line and an exit code (:func:`main`)."""
     options: dict[str, Any] = {}  # the group's options, as its callback saw them
     try:
+        check_environment()
         cli.main(standalone_mode=False, obj=options)
     except UserError as exc:
         if options.get("debug"):
@@ -560,12 +599,23 @@ def main() -> None:
     except click.ClickException as exc:
         click.echo(error_line(_usage_message(exc)), err=True)
         sys.exit(exc.exit_code)
-    except OSError as exc:  # a full or read-only disk while writing results, figures or pages
-        if options.get("debug") or exc.errno not in WRITE_ERRNOS:
+    except (OSError, MemoryError) as exc:  # the system's: a full disk, a limit of the process, ...
+        if options.get("debug"):
             raise
-        click.echo(error_line(f"{exc.filename}: cannot write ({exc.strerror or exc}); free space or make the "
-                              "folder writable"), err=True)
+        click.echo(error_line(failure_line(exc)), err=True)
         sys.exit(UserError.exit_code)
-    except (KeyboardInterrupt, click.Abort):
+    except (KeyboardInterrupt, click.Abort) as exc:
+        if isinstance(ended := exc.__cause__ or exc.__context__, EOFError):  # Click's Abort for an EOFError
+            if options.get("debug"):
+                raise
+            click.echo(error_line(f"input ended early: damaged or cut short ({ended or 'EOFError'})"), err=True)
+            sys.exit(UserError.exit_code)
         click.echo("\nsbpbench: interrupted", err=True)
         sys.exit(130)
+
+
+def failure_line(exc: OSError | MemoryError) -> str:
+    """The message of a failure of the system that reached the command line: an ``OSError``
+    (:func:`sbpbench.errors.os_error_message`) or a ``MemoryError``
+    (:func:`sbpbench.memory.out_of_memory`)."""
+    return os_error_message(exc) if isinstance(exc, OSError) else out_of_memory(exc)

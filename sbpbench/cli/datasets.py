@@ -8,6 +8,7 @@ name>`` instead of from its original address (``http(s)://``, ``file://`` or a f
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import click
 
@@ -65,6 +66,25 @@ def datasets() -> None:
     """
 
 
+def cache_root() -> Path:
+    """The dataset cache's folder, its symbolic links resolved.
+
+    Raises
+    ------
+    UserError
+        When they loop (pathlib says so with a RuntimeError before Python 3.13, an OSError
+        after, which the command line reports as such).
+    """
+    from sbpbench.data.cache import cache_dir, cache_origin
+
+    root = cache_dir()
+    try:
+        return root.resolve()
+    except RuntimeError:
+        raise UserError(f"{root}: a loop of symbolic links; the dataset cache ({cache_origin()}) must be "
+                        "a folder or a link to one") from None
+
+
 @datasets.command("list")
 def list_() -> None:
     """Every dataset: train/test sizes, features, download size, and whether it is here.
@@ -72,10 +92,10 @@ def list_() -> None:
     "bundled copy": the dataset ships with sbpbench and needs no download; "cached": converted
     in the cache (size on disk). `sbpbench datasets info NAME` shows its task, sources and checksums.
     """
-    from sbpbench.data.cache import cache_dir, cache_origin
+    from sbpbench.data.cache import cache_origin
     from sbpbench.data.registry import REGISTRY
 
-    click.echo(wrap(f"cache: {cache_dir().resolve()} ({cache_origin()})"))
+    click.echo(wrap(f"cache: {cache_root()} ({cache_origin()})"))
     click.echo(f"{'name':<14} {'train':>7} {'test':>7} {'features':>9} {'download':>9}  state")
     for name, dataset in REGISTRY.items():
         click.echo(f"{name:<14} {dataset.n_train:>7} {dataset.n_test or '-':>7} {dataset.n_features:>9} "
@@ -109,12 +129,11 @@ def fetch(names: tuple[str, ...], mirror: str | None, force: bool) -> None:
 def info(name: str) -> None:
     """Provenance, checksums, conversion and cache paths of NAME (and its bundled copy, if it has one)."""
     from sbpbench.data import cache
-    from sbpbench.data.cache import cache_dir
     from sbpbench.data.fetch import recorded_sha256
     from sbpbench.data.registry import REGISTRY
 
     dataset = REGISTRY[_names((name,))[0]]
-    root = cache_dir().resolve()
+    root = cache_root()
     try:
         manifest, damage = cache.read_manifest(name, root), ""
     except UserError as exc:

@@ -236,24 +236,30 @@ class Float64Dense(Float64Rows):
 
 
 class Float64CSR(Float64Rows):
-    """Float64 CSR rows; a row's own features are scattered into a dense ``d``-long scratch vector."""
+    """Float64 CSR rows; a row's own features are scattered into a dense scratch vector, ``d``
+    long, or as long as the features the rows use when they are fewer than their stored values
+    (:func:`scratch_columns`: data of a billion declared features and few values would otherwise
+    ask for gigabytes, which a limit on the address space refuses)."""
 
     name = "float64 CSR"
 
     def __init__(self, X: sp.csr_matrix, gaussian: bool, gamma: float, sq: np.ndarray | None = None) -> None:
         super().__init__(X, gaussian, gamma, sq)
-        self._scratch = np.zeros(X.shape[1])
-        self.work, self.row_arrays = X.nnz, (X.data, X.indices, X.indptr, self.sq)
+        self._columns, width = scratch_columns(X)
+        self._scratch = np.zeros(width)
+        self.work, self.row_arrays = X.nnz, (X.data, self._columns, X.indptr, self.sq)
         self.nbytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + self._scratch.nbytes
-        self._bind(loops.sparse_rows_of, X.indptr, X.indices, X.data, self.sq, self._scratch, gaussian, gamma)
+        if self._columns is not X.indices:
+            self.nbytes += self._columns.nbytes
+        self._bind(loops.sparse_rows_of, X.indptr, self._columns, X.data, self.sq, self._scratch, gaussian, gamma)
 
     def threaded_rows(self, i: int, idx: np.ndarray, out: np.ndarray) -> None:
         X = self.X
         lo, hi = X.indptr[i], X.indptr[i + 1]
-        cols = X.indices[lo:hi]
+        cols = self._columns[lo:hi]
         self._scratch[cols] = X.data[lo:hi]
-        loops.run_threaded(loops.sparse_row_parallel, X.indptr, X.indices, X.data, self.sq, self._scratch, self.sq[i],
-                           idx, self.gaussian, self.gamma, out)
+        loops.run_threaded(loops.sparse_row_parallel, X.indptr, self._columns, X.data, self.sq, self._scratch,
+                           self.sq[i], idx, self.gaussian, self.gamma, out)
         self._scratch[cols] = 0.0
 
     def decision_values(self, Z: Any, support: np.ndarray, coef: np.ndarray) -> np.ndarray:
@@ -263,9 +269,8 @@ class Float64CSR(Float64Rows):
             return super().decision_values(Z, support, coef)
         out = np.empty(Z.shape[0])
         z_sq = squared_norms(Z)
-        S = self.X[support]
-        Z = sp.csr_matrix(Z)
-        scratch = np.zeros((max(1, min(numba.get_num_threads(), Z.shape[0])), self.X.shape[1]))  # see sparse_decision
+        S, Z, width = shared_columns(self.X[support], sp.csr_matrix(Z))
+        scratch = np.zeros((max(1, min(numba.get_num_threads(), Z.shape[0])), width))  # see sparse_decision
         loops.sparse_decision(Z.indptr, Z.indices.astype(np.int32), Z.data, z_sq, S.indptr, S.indices, S.data,
                               self.sq[support], coef, self.gaussian, self.gamma, out, scratch)
         return out
@@ -458,6 +463,43 @@ def choose(X: Any, storage: str, gaussian: bool, gamma: float) -> Storage:
     return SmallIntegers(general, ints, scale)
 
 
+def scratch_columns(X: sp.csr_matrix) -> tuple[np.ndarray, int]:
+    """The column of each stored value of ``X`` in the scratch vector of :class:`Float64CSR`,
+    and that vector's length.
+
+    ``X.indices`` and ``d`` itself while ``d`` is at most the number of stored values; beyond,
+    the rank of each column among those the rows use (a copy of the indices), and their number:
+    at most the stored values, whatever the declared number of features. The kernel values are
+    the same bit for bit, the products summed in the same order.
+    """
+    d = X.shape[1]
+    if d <= max(X.nnz, 1):
+        return X.indices, d
+    used, ranks = np.unique(X.indices, return_inverse=True)
+    return ranks.astype(X.indices.dtype).reshape(-1), used.size
+
+
+def shared_columns(S: sp.csr_matrix, Z: sp.csr_matrix) -> tuple[sp.csr_matrix, sp.csr_matrix, int]:
+    """Support rows ``S`` and points ``Z`` over the columns of ``S`` alone, and their number, for
+    inner products through a scratch vector of that length (:func:`loops.sparse_decision
+    <sbpbench.kernels.loops.sparse_decision>`).
+
+    Unchanged, with ``d``, while ``d`` is at most the values ``S`` stores; beyond, columns are
+    renumbered by their rank among those ``S`` uses and the values of ``Z`` in other columns
+    dropped: they meet no value of ``S``, so every inner product is the same sum, in the same order.
+    """
+    d = S.shape[1]
+    if d <= max(S.nnz, 1):
+        return S, Z, d
+    used, ranks = np.unique(S.indices, return_inverse=True)
+    at = np.minimum(np.searchsorted(used, Z.indices), max(used.size - 1, 0))
+    kept = used[at] == Z.indices if used.size else np.zeros(Z.nnz, dtype=bool)
+    indptr = np.concatenate(([0], np.cumsum(kept)))[Z.indptr]
+    S = sp.csr_matrix((S.data, ranks.reshape(-1).astype(np.int32), S.indptr), shape=(S.shape[0], used.size))
+    Z = sp.csr_matrix((Z.data[kept], at[kept].astype(np.int32), indptr), shape=(Z.shape[0], used.size))
+    return S, Z, used.size
+
+
 def _dense64(A: Any) -> np.ndarray:
     """A block of rows as a dense float64 array (no copy when it is one already)."""
     return np.asarray(A.toarray() if sp.issparse(A) else A, dtype=np.float64)
@@ -509,7 +551,7 @@ def memory_needs(X: Any, test_X: Any, spec: KernelSpec) -> dict[str, float]:
     (:func:`sbpbench.memory.require` checks it): the training rows as the kernel stores them
     (dense float64 and uint8 for data of density at least :data:`DENSE_THRESHOLD`, else the
     CSR copy and at most as much again in bit sets or uint8 rows), the test points in the
-    same form, the ``d``-long scratch vector (of CSR rows) and the measurement's blocks (for
+    same form, the scratch vector of CSR rows (:func:`scratch_columns`) and the measurement's blocks (for
     sparse data of more than :data:`EVAL_BLOCK_MAX_FEATURES` features, one dense ``d``-long
     test row per thread), and the row cache full (``cache_mb``, at most ``n`` rows of ``n``).
 
@@ -532,15 +574,15 @@ def memory_needs(X: Any, test_X: Any, spec: KernelSpec) -> dict[str, float]:
         storage, test = 9.0 * n * d, 8.0 * m * d
     else:
         storage, test = 24.0 * stored + 8.0 * n, 12.0 * test_stored + 8.0 * m
-    if not dense and d > EVAL_BLOCK_MAX_FEATURES:
-        measuring = 8.0 * d * numba.get_num_threads()
+    if not dense and d > EVAL_BLOCK_MAX_FEATURES:  # scratch rows of the columns used (shared_columns)
+        measuring = 8.0 * min(d, max(stored, 1)) * numba.get_num_threads()
     else:
         blocks = d * (min(n, EVAL_BLOCK_SUPPORT) + min(m, EVAL_BLOCK_ROWS))  # support and test rows, dense
         measuring = 8.0 * (blocks + EVAL_BLOCK_ROWS * EVAL_BLOCK_SUPPORT)  # and their inner products
     return {
         "training rows": storage,
         "test rows": test,
-        "feature scratch vector": 8.0 * d,
+        "feature scratch vector": 8.0 * (d if dense else min(d, max(stored, 1))),
         "measurement blocks": measuring,
         "kernel row cache": min(spec.cache_mb * 2**20, 8.0 * n * n),
     }

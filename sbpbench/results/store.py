@@ -17,6 +17,7 @@ import os
 import platform
 import re
 import subprocess
+import zlib
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -342,6 +343,8 @@ def parse_curves(source: Path | io.StringIO, path: Path) -> pd.DataFrame:
             source.seek(0)
         frame = pd.read_csv(source, dtype={c: str for c in TEXT_COLUMNS}, keep_default_na=False,
                             na_values={c: NUMERIC_NA for c in header if c not in TEXT_COLUMNS})
+    except (EOFError, zlib.error) as exc:  # a compressed copy cut short or altered
+        raise UserError(f"{path}: damaged: its compressed data cannot be read whole ({exc or 'EOFError'})") from None
     except (OSError, ValueError) as exc:  # pandas' parser and decoding errors are ValueErrors
         raise UserError(f"{path}: not a sbpbench curves.csv ({' '.join(str(exc).split())})") from None
     if frame.empty:  # only the header (no run finished, or every one failed before its first checkpoint)
