@@ -374,3 +374,16 @@ def test_every_row_of_the_committed_reproduction_has_its_tables_columns():
         cells = len(re.findall(r"(?<!\\)\|", line))
         width = cells if width is None else width
         assert cells == width, line[:200]
+
+
+def test_the_report_shows_each_figure_where_its_claims_are(committed):
+    """The claims sections of the SBP and Pegasos papers show the figures they are judged on, as
+    image links to files `make figures` writes (committed under figures/)."""
+    sections = [s for paper in papers.PAPERS for s in paper.sections if s.figures]
+    assert {stem for s in sections for stem in s.figures} == {"sbp-figure2", "sbp-figure3", "pegasos-figure2",
+                                                              "pegasos-figure3"}
+    for section in sections:
+        block = committed.text.split(f"## {section.heading}\n\n", 1)[1]
+        for stem in section.figures:
+            assert f"![{stem}](figures/{stem}.png)" in block.split("\n\n", 1)[0]
+            assert (ROOT / "figures" / f"{stem}.png").is_file()

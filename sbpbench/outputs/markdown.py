@@ -27,5 +27,7 @@ def section_body(declared: Section, results: Results) -> str:
 
 
 def section(declared: Section, results: Results) -> str:
-    """A section with its heading."""
-    return f"## {declared.heading}\n\n{section_body(declared, results)}"
+    """A section with its heading, and the figures its claims are judged on as image links
+    (``figures/<stem>.png``, beside REPRODUCTION.md)."""
+    images = " ".join(f"![{stem}](figures/{stem}.png)" for stem in declared.figures)
+    return f"## {declared.heading}\n\n" + (f"{images}\n\n" if images else "") + section_body(declared, results)

@@ -307,12 +307,15 @@ class FiguresPage:
 
 @dataclass(frozen=True)
 class Section:
-    """A section of REPRODUCTION.md: a heading naming where in the paper, a paragraph, tables."""
+    """A section of REPRODUCTION.md: a heading naming where in the paper, a paragraph, tables;
+    ``figures``: the stems of the figures (``figures/<stem>.png``) its claims are judged on, shown
+    in the section above its tables."""
 
     heading: str
     tables: tuple[TableSource, ...]
     intro: str = ""
     figures_page: FiguresPage | None = None
+    figures: tuple[str, ...] = ()
 
 
 # ----------------------------------------------------------------------------- figures

@@ -441,6 +441,6 @@ PAPER = Paper(
         Section(f"Pegasos paper, Table 1 ({CITATION})", (TABLE1, TABLE1_NOT_RUN)),
         Section("Pegasos paper, Section 5: data sets and settings (ours: as configured and run)", (SETTINGS,)),
         Section("Pegasos paper, Figures 2 and 3: the claims (on Reuters, linear kernel, lambda = 2e-4: astro-ph "
-                "is not obtainable)", (CLAIMS,)),
+                "is not obtainable)", (CLAIMS,), figures=("pegasos-figure2", "pegasos-figure3")),
     ),
 )

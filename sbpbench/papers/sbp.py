@@ -945,7 +945,7 @@ PAPER = Paper(
         Section("SBP paper, Table 2 and the captions of Figures 2 and 3: data sizes and settings, as run",
                 (SETTINGS, SMO_EPOCHS)),
         Section("SBP paper, Section 5: LIBSVM vs SBP (with bias)", (LIBSVM,)),
-        Section("SBP paper, Section 5 and Appendix A: the claims", (CLAIMS,)),
+        Section("SBP paper, Section 5 and Appendix A: the claims", (CLAIMS,), figures=("sbp-figure2", "sbp-figure3")),
     ),
     verdict_rules=("nu matches when ours rounds to the printed value at its 3 significant digits (within half a unit "
                    "of the third digit); a gap beyond that differs however small, and is given in units of that digit",
