@@ -10,15 +10,17 @@ $(PYTHON):
 # pip's own lines show its progress (a first install downloads numba, scipy, dask: a minute or
 # two); setuptools' note on editable installs ("Editable installation", a warning that warns of
 # nothing here) is silenced by its message.
-# The last step compiles the quick start's numba loops (SBP and Pegasos on Adult, as configs/adult.yaml
-# runs them too) into numba's cache beside the sources: about 20 s of CPU once, that the first
-# `make run` would pay otherwise (later processes load them from the cache in a second).
+# The last step compiles the numba loops of the SBP paper's Figure 2 kernel solvers on Adult (the
+# quick start's and configs/adult.yaml's among them) into numba's cache beside the sources: about
+# 20 s of CPU once, that their first runs would pay otherwise (later processes load them from the
+# cache in a second).
 install: $(PYTHON)
 	$(PYTHON) -m pip install -q --upgrade pip
 	PYTHONWARNINGS="ignore:Editable installation" $(PYTHON) -m pip install -e ".[test,dask,lint]"
-	@echo "Compiling the quick start's numba loops into numba's cache (once, about 20 s of CPU)"
+	@echo "Compiling the kernel solvers' numba loops into numba's cache (once, about 20 s of CPU)"
 	@warm=$$(mktemp -d) && $(PYTHON) -m sbpbench run configs/quickstart.yaml -q --no-plot --results "$$warm" \
-		--set runs=1 --set "budget={kernel_evals: 100000}" >/dev/null; status=$$?; rm -rf "$$warm"; exit $$status
+		--set runs=1 --set "budget={kernel_evals: 100000}" --set "solvers=[sbp, pegasos, sdca, perceptron, smo]" \
+		>/dev/null; status=$$?; rm -rf "$$warm"; exit $$status
 
 run:
 	$(PYTHON) -m sbpbench run configs/quickstart.yaml
