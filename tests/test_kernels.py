@@ -151,6 +151,22 @@ def test_row_blocks_compute_the_row_where_it_is_read_and_count_it(adult_X, kind)
     assert isinstance(Kernel(adult_X * 2.0, KernelSpec(kind, 10.0, 0)).row_blocks(7), np.ndarray)
 
 
+def test_a_subset_hands_out_rows_in_the_forms_its_parent_does(adult_X):
+    """A warm-up runs on a subset and must compile the forms of row a run on the whole gets
+    (issue #48): block sources where the parent's rows outgrow its cache, rows otherwise."""
+    n = adult_X.shape[0]
+    small = np.arange(20)
+    # a cache of n - 1 float64 entries: the parent's rows do not fit, the subset's would
+    tight = Kernel(adult_X, KernelSpec("gaussian", 10.0, cache_mb=(n - 1) * 8 / 2**20))
+    part = tight.subset(small)
+    assert (tight.run_n, part.run_n, part.n) == (n, n, 20)
+    assert tight.serves_blocks and part.serves_blocks
+    assert isinstance(part.row_blocks(3), tuple)
+    roomy = Kernel(adult_X, KernelSpec("gaussian", 10.0, cache_mb=1)).subset(small)
+    assert not roomy.serves_blocks and isinstance(roomy.row_blocks(3), np.ndarray)
+    assert not Kernel(adult_X * 2.0, KernelSpec("gaussian", 10.0, 0)).subset(small).serves_blocks  # no block source
+
+
 def test_real_valued_or_wide_data_stays_on_the_general_path(adult_X):
     assert Kernel(adult_X * 2.0, KernelSpec("gaussian", 10.0, 0)).storage != "binary bit sets"
     wide = sp.hstack([adult_X, sp.csr_matrix((adult_X.shape[0], 10_000))]).tocsr()

@@ -105,3 +105,50 @@ def test_warm_up_changes_nothing_but_the_clock_and_happens_once(monkeypatch, adu
     untimed = [{k: v for k, v in row.items() if k != "train_time_s"} for row in first]
     for rows in (again, unwarmed):
         assert untimed == [{k: v for k, v in row.items() if k != "train_time_s"} for row in rows]
+
+
+#: A fresh process's run of SBP (``--set``-free: the problem is built here) with the warm-up
+#: (``warm``) or without (``lazy``: each function compiles on its first call, so it compiles
+#: what the run calls and nothing else); prints every signature the package's dispatchers hold.
+SIGNATURES_OF_A_RUN = """
+import gc, sys
+from numba.core.dispatcher import Dispatcher
+from sbpbench.execution import loop
+from sbpbench.experiment import config
+from sbpbench.experiment.assemble import prepare
+from tests.experiments import adult_config
+
+if sys.argv[1] == "lazy":
+    loop.WarmUps.warm_up = lambda self, problem, spec, seconds=0.0: None
+exp = config.parse(adult_config(n_train=1000, kernel={"name": "gaussian", "sigma2": 10, "cache_mb": float(sys.argv[2])},
+                                solvers=["sbp"], budget={"epochs": 3}), "signatures.yaml")
+problem = prepare(exp).problem
+status = loop.run_one(exp, problem, exp.solvers[0], 0).summary["status"]
+assert status == "budget", status
+for found in gc.get_objects():
+    if isinstance(found, Dispatcher) and found.py_func.__module__.startswith("sbpbench."):
+        for signature in found.signatures:
+            print(found.py_func.__module__, found.py_func.__qualname__, signature)
+"""
+
+
+@pytest.mark.slow  # four processes compile SBP from an empty numba cache: a minute of a core
+@pytest.mark.parametrize("cache_mb", [256.0, 0.004])  # rows served from the cache; block sources (1000 > 524)
+def test_warm_up_compiles_only_what_the_run_calls(tmp_path, cache_mb):
+    """Issue #48: the warm-up compiled SBP's iteration for both forms of row (block sources on a
+    problem whose kernel hands out rows, and the reverse) and, inside its one-thread iteration,
+    its threaded pass: seconds of compilation a run never used. With the warm-up, a run holds
+    exactly the compiled forms the same run compiles lazily without it."""
+    found = {}
+    for how in ("warm", "lazy"):
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path / how),
+               "NUMBA_NUM_THREADS": "1"}
+        done = subprocess.run([sys.executable, "-c", SIGNATURES_OF_A_RUN, how, str(cache_mb)], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        found[how] = set(done.stdout.splitlines())
+    assert found["warm"] == found["lazy"]
+    iterations = [line for line in found["warm"] if " _serial_iteration " in line]
+    assert len(iterations) == 1  # one form of row
+    assert ("Tuple(" in iterations[0]) == (cache_mb < 1)  # block sources exactly when rows outgrow the cache
+    assert not any("update_and_window_parallel" in line for line in found["warm"])

@@ -109,6 +109,10 @@ class Kernel:
         #: or on one thread by the storage's compiled loop bound to its arrays (one compiled call).
         self._full_row = FasterOfTwo(self._threaded_row, store.full_row) if self._row_parallel else store.full_row
         self._cache_budget = int(spec.cache_mb * 2**20 // 8)  # float64 entries the row cache may hold
+        #: Training points of the problem whose run this kernel serves: ``n``, and for a
+        #: :meth:`subset` its parent's, so that a warm-up on a subset gets the rows' forms a run
+        #: on the parent gets (:meth:`row_blocks`) and compiles what that run calls.
+        self.run_n = self.n
         self.reset()
         self._load_loops()
 
@@ -142,6 +146,7 @@ class Kernel:
         """
         part = Kernel.__new__(Kernel)
         part._build(self.spec, self._values.subset(rows))
+        part.run_n = self.run_n
         return part
 
     # -- counters -------------------------------------------------------------------------
@@ -227,7 +232,8 @@ class Kernel:
         Compiled code passes what this returns to :func:`~sbpbench.kernels.loops.row_block` for
         each block of the row, in a loop that does its own work with the block (SBP's update
         pass). Where the storage computes a block at a time (bit sets) and the row cache
-        would not keep this row (a row larger than the cache), this is the storage's block
+        would not keep this row (a row larger than the cache; for a :meth:`subset`, a row of
+        its parent's, :attr:`run_n`), this is the storage's block
         source and nothing is computed here: every value is computed in
         :func:`~sbpbench.kernels.loops.row_block` by the kernel's own loop, and the row is
         never written to memory and read back. The caller must read
@@ -244,12 +250,18 @@ class Kernel:
         numpy.ndarray or tuple
             The row, or a block source (:meth:`~sbpbench.kernels.storage.Storage.block_source`).
         """
-        source = None if self.n <= self._cache_budget else self._values.block_source(i)
+        source = None if self.run_n <= self._cache_budget else self._values.block_source(i)
         if source is None:
             return self.row(i)
         self.kernel_evals += self.n
         self.kernel_evals_computed += self.n
         return source
+
+    @property
+    def serves_blocks(self) -> bool:
+        """Whether :meth:`row_blocks` hands out block sources (never a row) in a run of
+        :attr:`run_n` points: rows larger than the cache, of a storage computing a block at a time."""
+        return self.run_n > self._cache_budget and self._values.block_source(0) is not None
 
     def _store(self, i: int, columns: np.ndarray | None, values: np.ndarray) -> np.ndarray:
         """Cache ``values`` as row ``i`` on ``columns`` (replacing what row ``i`` had), most recently

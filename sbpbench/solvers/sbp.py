@@ -283,15 +283,41 @@ def _plain_iteration(vectors, labels, row, blocks, sums, scalars, ints, raw, dra
         The next index; :data:`NO_SAMPLE` after the step's last iteration; or
         :data:`~sbpbench.solvers.sampling.NEED_RAW` as :func:`_sample_plain`.
     """
-    step = _begin(vectors, labels, scalars, ints)
-    width, level = scalars[WIDTH], scalars[LEVEL]
-    low, high = (level - width, level + width) if width > 0.0 else (-np.inf, -np.inf)
+    step, low, high = _pass_start(vectors, labels, scalars, ints)
     ct, acc_c, buf, weight = vectors[CT], vectors[ACC_C], vectors[BUF], scalars[P]
     if threads > 1:
         window = update_and_window_parallel(ct, acc_c, labels, row, step, weight, low, high, buf, blocks, sums, threads)
     else:
         window = update_and_window(ct, acc_c, labels, row, step, weight, low, high, buf, blocks, sums)
-    ints[WINDOW] = width > 0.0
+    return _pass_end(vectors, blocks, sums, scalars, ints, raw, draws, low, high, window)
+
+
+@numba.njit(cache=True)
+def _serial_iteration(vectors, labels, row, blocks, sums, scalars, ints, raw, draws):
+    """:func:`_plain_iteration` on one thread (an argument less to dispatch, every iteration). It
+    calls :func:`update_and_window` itself, so that compiling it never compiles the threaded pass
+    (a constant ``threads`` would not keep numba from typing, and compiling, both branches)."""
+    step, low, high = _pass_start(vectors, labels, scalars, ints)
+    window = update_and_window(vectors[CT], vectors[ACC_C], labels, row, step, scalars[P], low, high, vectors[BUF],
+                               blocks, sums)
+    return _pass_end(vectors, blocks, sums, scalars, ints, raw, draws, low, high, window)
+
+
+@numba.njit(cache=True)
+def _pass_start(vectors, labels, scalars, ints):
+    """The step size (:func:`_begin`) and the window ``(low, high)`` of an unbiased iteration's pass
+    around the last level (before the first window: an empty one, below every response)."""
+    step = _begin(vectors, labels, scalars, ints)
+    width, level = scalars[WIDTH], scalars[LEVEL]
+    low, high = (level - width, level + width) if width > 0.0 else (-np.inf, -np.inf)
+    return step, low, high
+
+
+@numba.njit(cache=True)
+def _pass_end(vectors, blocks, sums, scalars, ints, raw, draws, low, high, window):
+    """After an unbiased iteration's pass: record its window, :func:`_finish`, and the next sample
+    (:func:`_sample_plain`) unless it was the step's last iteration (:data:`NO_SAMPLE`)."""
+    ints[WINDOW] = scalars[WIDTH] > 0.0
     scalars[LOW], scalars[HIGH] = low, high
     ints[WINDOW_BELOW], scalars[COVERED], ints[INSIDE], scalars[INSIDE_SUM] = window
     _finish(vectors, scalars, ints)
@@ -299,12 +325,6 @@ def _plain_iteration(vectors, labels, row, blocks, sums, scalars, ints, raw, dra
     if ints[LEFT] <= 0:
         return NO_SAMPLE
     return _sample_plain(vectors, blocks, sums, scalars, ints, raw, draws)
-
-
-@numba.njit(cache=True)
-def _serial_iteration(vectors, labels, row, blocks, sums, scalars, ints, raw, draws):
-    """:func:`_plain_iteration` on one thread (an argument less to dispatch, every iteration)."""
-    return _plain_iteration(vectors, labels, row, blocks, sums, scalars, ints, raw, draws, 1)
 
 
 @dataclass(frozen=True)
@@ -486,22 +506,27 @@ class SBP(Solver[SBPParams]):
 
     def warm_up_rare_paths(self) -> None:
         """Call the second try after a missed window (with a bias: its gathering pass reads without
-        updating), and, without a bias, the iteration with the row types a small problem does not
-        reach: a kernel's block source (its rows may be cached) and a cached row."""
+        updating), and, without a bias, the iteration with what a small problem does not reach
+        but the run (of :attr:`~sbpbench.kernels.kernel.Kernel.run_n` points) does: the kernel's
+        block sources, when it serves them instead of rows, and the pass split over threads, when
+        :meth:`_update_pass` chooses it. Nothing else: each form compiles for seconds."""
         if self.bias:
             volume = self.volume / self.s
             water_level_bias_near(self.y, self.ct, volume, 0.0, 0.0, 1.0, self._npos, self._buf, self._where)
             return
-        source = self.kernel.store.block_source(0)
-        cached = self.k_diag.copy()  # a row as the kernel hands it out: read-only
-        cached.flags.writeable = False
+        row: Any
+        if self.kernel.serves_blocks:
+            row = self.kernel.store.block_source(0)
+        else:
+            row = self.k_diag.copy()  # a row as the kernel hands it out: read-only
+            row.flags.writeable = False
         ints = self._ints.copy()  # on copies of the state: the solver is left as it was
         ints[INDEX], ints[LEFT] = 0, 1
-        for row in (source, cached) if source is not None else (cached,):
-            _plain_iteration(self._vectors.copy(), self._labels, row, *window_blocks(self.n), self._scalars.copy(),
-                             ints.copy(), self._draw.raw, self._draw.state.copy(), 2)
-            _serial_iteration(self._vectors.copy(), self._labels, row, *window_blocks(self.n), self._scalars.copy(),
-                              ints.copy(), self._draw.raw, self._draw.state.copy())
+        state = (self._scalars, ints, self._draw.raw, self._draw.state)
+        _serial_iteration(self._vectors.copy(), self._labels, row, *window_blocks(self.n), *(a.copy() for a in state))
+        if self._update_pass(self.kernel.run_n) is not _serial_iteration:
+            _plain_iteration(self._vectors.copy(), self._labels, row, *window_blocks(self.n),  # type: ignore[call-arg]
+                             *(a.copy() for a in state), numba.get_num_threads())
 
     @property
     def k_diag(self) -> np.ndarray:
