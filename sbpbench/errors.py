@@ -96,14 +96,22 @@ def printable(text: str) -> str:
 
 
 def cut_middle(text: str, limit: int) -> str:
-    """``text`` if it has at most ``limit`` characters, else its start and its end joined by ``...``.
+    """``text`` if it has at most ``limit`` characters, else shortened in the middle with ``...``.
 
-    For error lines: a long path in the middle of one is shortened there, so that what ends
-    the line (the reason, such as ``(File name too long)``) stays visible. The start keeps
-    three fifths of the characters, the end the rest.
+    For error lines: the longest word (a long path, as a rule) is shortened in its middle, so
+    that the words around it (the file, the key, what went wrong) and what ends the line (the
+    reason, such as ``(File name too long)``) stay whole; where that is not enough, the whole
+    text is cut in its middle, the start keeping three fifths of the characters.
     """
     if len(text) <= limit:
         return text
+    words = text.split(" ")
+    longest = max(range(len(words)), key=lambda i: len(words[i]))
+    keep = len(words[longest]) - (len(text) - limit) - 3
+    if keep >= 8:
+        word = words[longest]
+        words[longest] = word[: keep // 2] + "..." + word[len(word) - (keep - keep // 2):]
+        return " ".join(words)
     head = (limit - 3) * 3 // 5
     return text[:head] + "..." + text[len(text) - (limit - 3 - head):]
 

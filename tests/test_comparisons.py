@@ -329,3 +329,20 @@ def test_a_margin_that_lets_half_or_twice_the_printed_value_match_is_refused():
     check_margin(1.0, 0.5, "the printing's resolution")
     check_margin(2.0, epochs_margin(2.0), "ours")
     assert epochs_margin(2.0) == 0.5 and epochs_margin(261.0) == pytest.approx(26.1)
+
+
+def test_seconds_compared_in_one_row_come_from_one_session():
+    """SBP redone on 2026-11-25 against LIBSVM's seconds of 2026-11-23: the row decides nothing and
+    says why; the same runs made together decide, and the row names their session."""
+    from types import SimpleNamespace
+
+    from sbpbench.papers.questions import same_session
+
+    held = cmp.Evidence("Gehan", "P(A first) - P(B first)", 0.6, (0.2, 1.0), (10, 10), "supports")
+    together = SimpleNamespace(meta={"started": "2026-11-23T12:14:20+00:00"})
+    evidence, measured = same_session(held, "m", together, ("sbp", "libsvm"))
+    assert evidence.outcome == "supports" and measured == "m; seconds of one session (run 2026-11-23T12:14:20+00:00)"
+    apart = SimpleNamespace(meta={"started": "2026-11-23T12:14:20+00:00",
+                                  "redos": [{"solvers": ["sbp"], "started": "2026-11-25T01:38:27+00:00"}]})
+    evidence, _ = same_session(held, "m", apart, ("sbp", "libsvm"))
+    assert evidence.outcome == "inconclusive" and "different sessions (sbp redone 2026-11-25" in evidence.needed()

@@ -90,6 +90,28 @@ def replicated(runs: Runs, reader: Reader, by_values: bool = True) -> bool:
     return not (np.unique(runs.reached).size == 1 and (not by_values or np.unique(runs.values).size == 1))
 
 
+def session(res: ExperimentResult, solver: str) -> str:
+    """When ``solver``'s runs in ``res`` were made: the last redo of it (``scripts/redo_runs.py``
+    records each in ``meta.json``'s ``redos``), else the experiment's own start."""
+    redone = [redo for redo in res.meta.get("redos") or [] if solver in (redo.get("solvers") or [])]
+    return f"redone {redone[-1].get('started', '?')}" if redone else f"run {res.meta.get('started', '?')}"
+
+
+def same_session(evidence: cmp.Evidence, measured: str, res: ExperimentResult,
+                 solvers: Sequence[str]) -> tuple[cmp.Evidence, str]:
+    """Seconds of several solvers compared in one row: they must come from one session of runs
+    (made together, interleaved, on one machine's load), which the row names; seconds from
+    different sessions (one solver redone later) decide nothing, and the row says why."""
+    made = {solver: session(res, solver) for solver in dict.fromkeys(solvers)}
+    if len(set(made.values())) == 1:
+        return evidence, f"{measured}; seconds of one session ({next(iter(made.values()))})"
+    apart = "; ".join(f"{solver} {when}" for solver, when in made.items())
+    why = (f"the seconds come from different sessions ({apart}): only runs made together, interleaved, compare "
+           "times, and more of these runs would not")
+    return (cmp.Evidence(evidence.test, evidence.statistic, evidence.estimate, evidence.interval, evidence.n,
+                         "inconclusive", None, evidence.fmt, why_not=why), measured)
+
+
 def _measured(runs: Sequence[Runs], evidence: cmp.Evidence) -> str:
     return "; ".join([*(r.text() for r in runs), evidence.text()])
 
@@ -131,7 +153,8 @@ class Match:
     cost) is left out, and the comparison waits for runs that reach it: it is inconclusive until
     they all do, unless the runs that reach it lie above the margin and so do all runs counted at
     their lower bounds: the censored runs can then only move the estimate further from the
-    printed number, and the row differs.
+    printed number, and the row differs. ``timed``: the value is read at a time set by another
+    solver's seconds, which must come from the same session of runs (:func:`same_session`).
     """
 
     reader: Reader
@@ -141,6 +164,7 @@ class Match:
     exact: bool = False
     other: Reader | None = None
     relative: float = 0.0
+    timed: bool = False
 
     def __post_init__(self) -> None:
         if self.other is None and self.printed and not self.exact:
@@ -166,7 +190,8 @@ class Match:
                 evidence = cmp.Evidence(evidence.test, evidence.statistic, evidence.estimate, evidence.interval,
                                         evidence.n, "inconclusive", None, evidence.fmt)
         shown = [runs] if others is None else [runs, others]
-        return evidence, f"{_measured(shown, evidence)}{censored}; margin: {self.reason}"
+        measured = f"{_measured(shown, evidence)}{censored}; margin: {self.reason}"
+        return same_session(evidence, measured, found[0], self.solvers()) if self.timed else (evidence, measured)
 
     def solvers(self) -> tuple[str, ...]:
         return _solvers(self.reader, *(() if self.other is None else (self.other,)))
@@ -175,14 +200,18 @@ class Match:
 @dataclass(frozen=True)
 class Rank:
     """``fast`` reaches the target at a lower cost than ``slow``, runs short of it censored
-    (:func:`~sbpbench.papers.comparisons.ranking`)."""
+    (:func:`~sbpbench.papers.comparisons.ranking`). ``timed``: the costs are seconds, which must
+    come from one session of runs (:func:`same_session`)."""
 
     fast: Reader
     slow: Reader
+    timed: bool = False
 
     def decide(self, found: Sequence[ExperimentResult]) -> tuple[cmp.Evidence, str]:
         a, b = self.fast.read(found), self.slow.read(found)
         evidence = cmp.ranking(a.values, a.reached, b.values, b.reached)
+        if self.timed:
+            return same_session(evidence, _measured([a, b], evidence), found[0], self.solvers())
         return evidence, _measured([a, b], evidence)
 
     def solvers(self) -> tuple[str, ...]:

@@ -660,7 +660,7 @@ def _faster(fast: str, slow: str, column: str = "train_time_s", precision: str =
     """``fast`` reaches 1% at a lower cost (``column``: seconds or epochs) than ``slow``, both run in
     ``precision``: each run's first passage under 1%, a run that never gets there censored at its end."""
     return Rank(AtStop(fast, column, passage=True, precision=precision),
-                AtStop(slow, column, passage=True, precision=precision))
+                AtStop(slow, column, passage=True, precision=precision), timed=column == "train_time_s")
 
 
 def _ranking(key: str, dataset: str, statement: str, fast: tuple[str, ...], slow: tuple[str, ...],
