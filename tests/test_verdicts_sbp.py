@@ -101,6 +101,9 @@ def _pair(p: Params, low: list[float], high: list[float]) -> Synthetic:
     return _errors(**{question.b.solver: low, question.a.solver: high})
 
 
+#: SBP's error falling over the whole of :data:`KERNEL_EVALS`, halfway down after a decade.
+SBP_GRADUAL = [0.3, 0.2, 0.15, 0.12, 0.1]
+
 #: The Perceptron's and SBP's checkpoints, in epochs: a first epoch ends at 1e4 kernel evaluations.
 EPOCHS = [0.1, 0.5, 1, 2, 3, 10, 50, 100]
 #: SBP improving after the Perceptron's first epoch (20%) to 15%.
@@ -185,6 +188,9 @@ POSED: dict[str, Case] = {
     "Exceeds[SettleDecades]": Case(lambda p: _errors(sbp=[0.2, 0.105, 0.1, 0.1, 0.1], smo=[0.5, 0.45, 0.5, 0.4, 0.1]), (
         Contradiction("SMO settling as early as SBP", lambda p: _errors(sbp=[0.2, 0.105, 0.1, 0.1, 0.1],
                                                                        smo=[0.3, 0.1, 0.1, 0.1, 0.1])),)),
+    "Exceeds[ConvergenceSpan]": Case(lambda p: _errors(sbp=SBP_GRADUAL, smo=[0.5, 0.5, 0.5, 0.45, 0.1]), (
+        Contradiction("SMO converging from halfway as slowly as SBP",
+                      lambda p: _errors(sbp=SBP_GRADUAL, smo=SBP_GRADUAL)),)),
     "Match[AtFirstEpoch]": Case(lambda p: _perceptron(OVERFITTING), (
         Contradiction("the Perceptron 10 pp above SBP after its first epoch",
                       lambda p: _perceptron([0.45, 0.4, 0.3, 0.25, 0.22, 0.2, 0.2, 0.2])),)),
