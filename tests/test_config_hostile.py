@@ -306,7 +306,8 @@ def test_long_messages_are_cut(monkeypatch, capsys, tmp_path):
     long_path = "/".join(["d"] * 3000)
     err = validate_text(monkeypatch, capsys, tmp_path,
                         f"dataset: {{path: {long_path}, test_path: t}}\nsolvers: [pegasos]\nproblem: {{lambda: 1}}\n")
-    assert "key 'dataset.path': cannot read file" in err and len(err) == 500 and "d/d...d/d" in err
+    assert "key 'dataset.path': cannot read file" in err and len(err) == 500
+    assert "..." in err.split("cannot read file ", 1)[1]
     assert err.endswith("(File name too long)")  # the path is shortened in its middle, the reason kept
 
 
