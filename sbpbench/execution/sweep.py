@@ -10,7 +10,6 @@ runs without a complete result.
 
 from __future__ import annotations
 
-import json
 import platform
 from collections.abc import Container
 from contextlib import ExitStack
@@ -26,18 +25,11 @@ from sbpbench.experiment import assemble
 from sbpbench.experiment.config import Experiment
 from sbpbench.files import remove_run_leftovers
 from sbpbench.results import datafiles
-from sbpbench.results.agreement import resolved_difference
 from sbpbench.results.folder_lock import folder_lock
-from sbpbench.results.lookup import newest_run
-from sbpbench.results.resumable import Run, kept_runs
+from sbpbench.results.resumable import Run
+from sbpbench.results.resume import open_for_resume
 from sbpbench.results.stamps import now
-from sbpbench.results.store import (
-    ResultsWriter,
-    environment,
-    new_run_dir,
-    read_meta,
-    source_commit,
-)
+from sbpbench.results.store import ResultsWriter, environment, new_run_dir, source_commit
 from sbpbench.solvers import SOLVERS
 
 
@@ -253,38 +245,16 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
             "solver_traits": {s.name: SOLVERS[s.name].traits() for s in exp.solvers}, **environment()}
     if prep.dataset_copy:
         meta["dataset_copy"] = prep.dataset_copy
-    directory = (resume_from or newest_run(results_root / exp.name)) if resume else None
-    if directory is None:
+    point = (open_for_resume(results_root / exp.name, exp.name, exp.source, resolved, exp.runs, locks, resume_from)
+             if resume else None)
+    if point is None:
         return _Start(exp, meta)
-
-    locks.enter_context(folder_lock(directory))
-    old = read_meta(directory)
-    resolved = json.loads(json.dumps(resolved, default=str))  # as meta.json holds it
-    if old.get("experiment") != exp.name:
-        raise UserError(f"{directory}: holds experiment {old.get('experiment')!r}, not {exp.name!r} "
-                        f"({exp.source})")
-    if (difference := resolved_difference(_more_runs_allowed(old.get("resolved"), exp.runs), resolved)) is not None:
-        raise UserError(f"{directory}/meta.json: {difference.describe('the folder', f'the config {exp.source}')}; "
-                        "run without --resume to start a new run folder")
-    datafiles.check_same_data(old["resolved"]["dataset"].get("files"), resolved["dataset"]["files"], directory)
-    found = kept_runs(directory, old)
     kept: dict[int, Run] = {}
-    for rows, summary in found.runs:
+    for rows, summary in point.kept:
         pos = position(exp, str(summary["solver"]), int(summary["run"]))
         if pos is not None:
             kept.setdefault(pos, (rows, summary))
-    return _Start(exp, meta, _Resumed(directory, old, kept, found.damaged))
-
-
-def _more_runs_allowed(old: Any, runs: int) -> Any:
-    """``old`` resolved configuration as it compares with a config asking for ``runs`` runs.
-
-    A resumed folder may be given more runs than it was made with (each run draws from its own
-    stream, so the runs it holds are those the larger count makes first); fewer is a difference.
-    """
-    if isinstance(old, dict) and type(old.get("runs")) is int and 1 <= old["runs"] <= runs:  # not True, not 0
-        return {**old, "runs": runs}
-    return old
+    return _Start(exp, meta, _Resumed(point.directory, point.meta, kept, point.damaged))
 
 
 def _entry_problems(exp: Experiment, problems: ProblemCache) -> list[tuple[dict[str, Any], dict[str, Any]]]:
