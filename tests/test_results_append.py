@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,24 +14,7 @@ from sbpbench.results import store
 from sbpbench.results.csvrows import rows_csv
 from sbpbench.results.resumable import kept_runs
 from sbpbench.results.store import JOURNAL, ResultsWriter, curves_columns, read_curves, read_meta
-
-#: Checkpoints of each fake run.
-CHECKPOINTS = 3
-
-
-def fake_run(index: int, solver: str = "sbp") -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """A tiny run's rows and summary, as the runner makes them (no solver run)."""
-    rows = [{"experiment": "tiny", "dataset": "adult", "solver": solver, "solver_name": "sbp", "params": "{}",
-             "seed": 0, "run": index, "checkpoint": k, "iteration": 10 * (k + 1), "epoch": 0.1 * (k + 1),
-             "kernel_evals": 1000.0 * (k + 1), "kernel_evals_computed": 900.0 * (k + 1), "eval_kernel_evals": 0,
-             "train_time_s": 0.25 * (k + 1), "test_error": 0.5 / (k + 1), "objective": 1.0, "primal_objective": 2.0,
-             "n_support": 5, "test_hinge_loss": 0.75} for k in range(CHECKPOINTS)]
-    last = rows[-1]
-    summary = {"experiment": "tiny", "solver": solver, "solver_name": "sbp", "params": "{}", "run": index,
-               "status": "budget", "checkpoints": CHECKPOINTS, "iterations": last["iteration"],
-               "kernel_evals": last["kernel_evals"], "train_time_s": last["train_time_s"],
-               "test_error": last["test_error"], "wall_time_s": 1.0}
-    return rows, summary
+from scripts.bench_results_writes import CHECKPOINTS, fake_run
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 from sbpbench.errors import UserError
 from sbpbench.results.resume import open_for_resume
 from sbpbench.results.store import ResultsWriter
-from tests.test_results_append import fake_run
+from scripts.bench_results_writes import fake_run
 
 #: A resolved configuration, as far as the protocol reads it.
 RESOLVED = {"runs": 3, "seed": 0, "dataset": {"name": "adult", "files": {}}}

@@ -3,9 +3,11 @@
 Every experiment's data are loaded and its run folder decided before any folder is created
 or changed; when the runs execute in this process, its problem is built in the executor's
 :attr:`~sbpbench.execution.executors.Executor.problems`, so that they solve that one. Results
-are written only here, atomically, after every finished run, in position order (solver, then
-run) whatever the order of completion; ``--resume`` continues a run folder by redoing only the
-runs without a complete result.
+are written only here: each finished run appended as it finishes, both files rewritten whole in
+position order (solver, then run) at the end whatever the order of completion
+(:class:`~sbpbench.results.store.ResultsWriter`); ``--resume`` continues a run folder
+(:func:`~sbpbench.results.resume.open_for_resume`) by redoing only the runs without a complete
+result.
 """
 
 from __future__ import annotations
@@ -127,7 +129,7 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
     Every experiment's data are loaded (and, with ``resume``, its run folder checked
     against the config) before any run folder is created or changed, so that a mistake in
     one experiment leaves no trace of the others. Results are written by this process
-    only, atomically, after every finished run, in position order.
+    only: each run appended as it finishes, the files rewritten whole in position order at the end.
 
     Parameters
     ----------
