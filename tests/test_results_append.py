@@ -134,3 +134,26 @@ def test_an_append_that_fails_leaves_the_file_as_it_was(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="No space left") as caught:
         files.append_text(path, "1,2\n")
     assert caught.value.filename == str(path) and path.read_text() == "a,b\n"
+
+
+def test_a_run_whose_summary_cannot_be_appended_leaves_no_rows(tmp_path, monkeypatch):
+    """A full disk at the journal: one line saying what the folder keeps, and curves.csv without the
+    run's rows (no run there without its summary)."""
+    writer = ResultsWriter(tmp_path, {"experiment": "tiny"})
+    writer.flush()
+    writer.add_run(*fake_run(0))
+    writer.add_run(*fake_run(1))
+    before = (tmp_path / "curves.csv").read_bytes()
+    real = store.append_text
+
+    def append(path: Path, text: str) -> None:
+        if path.name == JOURNAL:
+            raise OSError(28, "No space left on device", str(path))
+        real(path, text)
+
+    monkeypatch.setattr(store, "append_text", append)
+    with pytest.raises(UserError, match="cannot write the results .No space left on device.; it keeps the files as "
+                                        "last written, with 2 run.s."):
+        writer.add_run(*fake_run(2))
+    assert (tmp_path / "curves.csv").read_bytes() == before
+    assert [r["run"] for r in read_meta(tmp_path)["runs"]] == [0, 1]

@@ -22,7 +22,7 @@ import re
 import subprocess
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -212,10 +212,17 @@ class ResultsWriter:
         if self._header is None or position in self._on_disk or not set(curves_columns(rows)) <= set(self._header):
             self.flush()
             return
+        curves = self.directory / "curves.csv"
         with self._writing():
+            end = curves.stat().st_size
             if rows:
-                append_text(self.directory / "curves.csv", rows_csv(rows, self._header, header=False))
-            append_text(self.directory / JOURNAL, json.dumps(summary, default=str) + "\n")
+                append_text(curves, rows_csv(rows, self._header, header=False))
+            try:
+                append_text(self.directory / JOURNAL, json.dumps(summary, default=str) + "\n")
+            except OSError:  # the rows go too: no run in curves.csv without its summary
+                with suppress(OSError):
+                    os.truncate(curves, end)
+                raise
         self._on_disk.add(position)
         self._written = len(self._on_disk)
 
