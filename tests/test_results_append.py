@@ -4,6 +4,10 @@ before it; a writer killed at any moment loses no recorded run (:mod:`sbpbench.r
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +19,8 @@ from sbpbench.results.csvrows import rows_csv
 from sbpbench.results.resumable import kept_runs
 from sbpbench.results.store import JOURNAL, ResultsWriter, curves_columns, read_curves, read_meta
 from scripts.bench_results_writes import CHECKPOINTS, fake_run
+from tests.cli_runner import command, environment
+from tests.experiments import write_adult_config
 
 
 @pytest.fixture
@@ -157,3 +163,39 @@ def test_a_run_whose_summary_cannot_be_appended_leaves_no_rows(tmp_path, monkeyp
         writer.add_run(*fake_run(2))
     assert (tmp_path / "curves.csv").read_bytes() == before
     assert [r["run"] for r in read_meta(tmp_path)["runs"]] == [0, 1]
+
+
+def test_a_run_killed_with_sigkill_keeps_every_recorded_run(tmp_path):
+    """``kill -9`` of ``sbpbench run`` while a long run computes, after two short runs were recorded
+    (the second one only appended: in ``runs.jsonl``, not in ``meta.json``): both are read back and
+    a resume keeps both."""
+    solvers = [{"name": "pegasos", "label": "a", "budget": {"epochs": 1}},
+               {"name": "pegasos", "label": "b", "budget": {"epochs": 1}}, "sbp"]
+    config = write_adult_config(tmp_path, "kill", n_train=3000, n_test=300, solvers=solvers,
+                                budget={"epochs": 2000}, runs=1)
+    proc = subprocess.Popen(command("run", config, "--results", tmp_path / "res", "--no-plot", "-q"),
+                            env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        journal = None
+        deadline = time.monotonic() + 240  # room for a loaded machine: the two short runs take a second
+        while time.monotonic() < deadline and proc.poll() is None:
+            found = list((tmp_path / "res" / "kill").glob(f"*/{JOURNAL}"))
+            if found and found[0].read_bytes().endswith(b"\n"):
+                journal = found[0]
+                break
+            time.sleep(0.05)
+        assert journal is not None, proc.stderr.read().decode() if proc.poll() is not None else "no journal"
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.stderr.close()
+    folder = journal.parent
+    meta = read_meta(folder)
+    assert [(r["solver"], r["status"]) for r in meta["runs"]] == [("a", "budget"), ("b", "budget")]
+    assert "finished" not in meta
+    assert [r["solver"] for r in json.loads((folder / "meta.json").read_text())["runs"]] == ["a"]  # b: journal
+    assert [s["solver"] for _, s in kept_runs(folder, meta).runs] == ["a", "b"]
+    assert set(read_curves(folder)["solver"]) == {"a", "b"}
