@@ -73,6 +73,45 @@ def as_written(text: str) -> str:
     return text.encode("utf-8", UNENCODABLE).decode("utf-8")
 
 
+def append_text(path: Path, text: str) -> None:
+    """Append ``text`` to ``path`` (created when missing), then fsync; all of it or, on an error, none.
+
+    The cheap counterpart of :func:`atomic_write` for a file that only grows (the run's curves and
+    its journal of runs, :mod:`sbpbench.results.store`): its cost is that of ``text``, whatever
+    the file holds. A write that fails leaves the file at its old length; only a process killed
+    mid-write leaves a last line cut short, which the file's readers pass over. A new file gets
+    the mode :func:`atomic_write` gives one, and text is written as it writes text.
+
+    Raises
+    ------
+    OSError
+        The file cannot be written (a full or read-only disk, no permission), its ``filename``
+        ``path``.
+    """
+    data = text.encode("utf-8", UNENCODABLE)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666 & ~umask())
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+    try:
+        end = os.fstat(fd).st_size
+        try:
+            left = memoryview(data)
+            while left:
+                left = left[os.write(fd, left):]
+            os.fsync(fd)
+        except BaseException as exc:
+            try:
+                os.ftruncate(fd, end)
+            except OSError:  # the error below says what failed; the readers pass over a cut line
+                pass
+            if isinstance(exc, OSError) and exc.filename is None:  # a failed write names no file
+                raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+            raise
+    finally:
+        os.close(fd)
+
+
 def remove_leftovers(path: Path) -> list[Path]:
     """Delete the temporary files that writes of ``path`` by :func:`atomic_write` left behind.
 

@@ -3,14 +3,15 @@
 Every experiment's data are loaded and its run folder decided before any folder is created
 or changed; when the runs execute in this process, its problem is built in the executor's
 :attr:`~sbpbench.execution.executors.Executor.problems`, so that they solve that one. Results
-are written only here, atomically, after every finished run, in position order (solver, then
-run) whatever the order of completion; ``--resume`` continues a run folder by redoing only the
-runs without a complete result.
+are written only here: each finished run appended as it finishes, both files rewritten whole in
+position order (solver, then run) at the end whatever the order of completion
+(:class:`~sbpbench.results.store.ResultsWriter`); ``--resume`` continues a run folder
+(:func:`~sbpbench.results.resume.open_for_resume`) by redoing only the runs without a complete
+result.
 """
 
 from __future__ import annotations
 
-import json
 import platform
 from collections.abc import Container
 from contextlib import ExitStack
@@ -26,18 +27,11 @@ from sbpbench.experiment import assemble
 from sbpbench.experiment.config import Experiment
 from sbpbench.files import remove_run_leftovers
 from sbpbench.results import datafiles
-from sbpbench.results.agreement import resolved_difference
 from sbpbench.results.folder_lock import folder_lock
-from sbpbench.results.lookup import newest_run
-from sbpbench.results.resumable import Run, kept_runs
+from sbpbench.results.resumable import Run
+from sbpbench.results.resume import open_for_resume
 from sbpbench.results.stamps import now
-from sbpbench.results.store import (
-    ResultsWriter,
-    environment,
-    new_run_dir,
-    read_meta,
-    source_commit,
-)
+from sbpbench.results.store import ResultsWriter, environment, new_run_dir, source_commit
 from sbpbench.solvers import SOLVERS
 
 
@@ -135,7 +129,7 @@ def run_experiments(experiments: list[Experiment], results_root: Path, executor:
     Every experiment's data are loaded (and, with ``resume``, its run folder checked
     against the config) before any run folder is created or changed, so that a mistake in
     one experiment leaves no trace of the others. Results are written by this process
-    only, atomically, after every finished run, in position order.
+    only: each run appended as it finishes, the files rewritten whole in position order at the end.
 
     Parameters
     ----------
@@ -253,38 +247,16 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
             "solver_traits": {s.name: SOLVERS[s.name].traits() for s in exp.solvers}, **environment()}
     if prep.dataset_copy:
         meta["dataset_copy"] = prep.dataset_copy
-    directory = (resume_from or newest_run(results_root / exp.name)) if resume else None
-    if directory is None:
+    point = (open_for_resume(results_root / exp.name, exp.name, exp.source, resolved, exp.runs, locks, resume_from)
+             if resume else None)
+    if point is None:
         return _Start(exp, meta)
-
-    locks.enter_context(folder_lock(directory))
-    old = read_meta(directory)
-    resolved = json.loads(json.dumps(resolved, default=str))  # as meta.json holds it
-    if old.get("experiment") != exp.name:
-        raise UserError(f"{directory}: holds experiment {old.get('experiment')!r}, not {exp.name!r} "
-                        f"({exp.source})")
-    if (difference := resolved_difference(_more_runs_allowed(old.get("resolved"), exp.runs), resolved)) is not None:
-        raise UserError(f"{directory}/meta.json: {difference.describe('the folder', f'the config {exp.source}')}; "
-                        "run without --resume to start a new run folder")
-    datafiles.check_same_data(old["resolved"]["dataset"].get("files"), resolved["dataset"]["files"], directory)
-    found = kept_runs(directory, old)
     kept: dict[int, Run] = {}
-    for rows, summary in found.runs:
+    for rows, summary in point.kept:
         pos = position(exp, str(summary["solver"]), int(summary["run"]))
         if pos is not None:
             kept.setdefault(pos, (rows, summary))
-    return _Start(exp, meta, _Resumed(directory, old, kept, found.damaged))
-
-
-def _more_runs_allowed(old: Any, runs: int) -> Any:
-    """``old`` resolved configuration as it compares with a config asking for ``runs`` runs.
-
-    A resumed folder may be given more runs than it was made with (each run draws from its own
-    stream, so the runs it holds are those the larger count makes first); fewer is a difference.
-    """
-    if isinstance(old, dict) and type(old.get("runs")) is int and 1 <= old["runs"] <= runs:  # not True, not 0
-        return {**old, "runs": runs}
-    return old
+    return _Start(exp, meta, _Resumed(point.directory, point.meta, kept, point.damaged))
 
 
 def _entry_problems(exp: Experiment, problems: ProblemCache) -> list[tuple[dict[str, Any], dict[str, Any]]]:

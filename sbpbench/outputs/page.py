@@ -4,7 +4,8 @@
 folders. It needs nothing but itself, offline: no external file, script, style or font.
 It holds
 
-* an interactive plot: the mean curves over runs of every solver against every axis of
+* an interactive plot: the mean curves over runs of every solver (of the best :data:`DRAWN` of a
+  larger sweep, :func:`drawn_entries`) against every axis of
   :data:`~sbpbench.outputs.lines.X_AXES` and :data:`~sbpbench.outputs.lines.Y_AXES`,
   embedded as JSON and drawn as SVG by a small hand-written script (``page.js``, inlined):
   choose the x and y axes, click a legend entry to hide or show a solver, drag a rectangle or
@@ -39,7 +40,7 @@ from sbpbench.files import atomic_write
 from sbpbench.outputs import svg_chart
 from sbpbench.outputs.lines import X_AXES, Y_AXES, Numbers, left_out_each, mean_line
 from sbpbench.outputs.notation import number
-from sbpbench.outputs.summary import summary_header, summary_rows
+from sbpbench.outputs.summary import SummaryRow, chosen_on, summary_header, summary_rows
 from sbpbench.results.lookup import newest_runs, stamp
 from sbpbench.results.store import curves_file, curves_frame, read_curves, read_meta
 
@@ -123,6 +124,41 @@ def page_data(curves: pd.DataFrame) -> dict[str, Any]:
             "initial": ["kernel_evals" if has_kernel_evals else "iterations", "test_error"]}
 
 
+#: Most solver entries a page draws: a sweep with more draws those of :func:`drawn_entries`.
+DRAWN = 12
+
+
+def drawn_entries(curves: pd.DataFrame, summary: list[SummaryRow]) -> tuple[pd.DataFrame, str | None]:
+    """The curves of the solver entries a page draws, and the sentence saying which when not all.
+
+    A run folder with at most :data:`DRAWN` entries (solver labels) draws every one. A larger
+    sweep (a thousand entries would make a page of megabytes and a chart no one can read)
+    draws the :data:`DRAWN` with the lowest final error of the summary
+    (:func:`~sbpbench.outputs.summary.summary_rows`: mean over runs, validation error where
+    measured; entries without one last), in the file's order; the page's tables list every entry.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of a run folder's ``curves.csv``.
+    summary : list of SummaryRow
+        Their summary (:func:`~sbpbench.outputs.summary.summary_rows`), one row per entry.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, str or None)
+        The rows of the entries drawn, and the sentence (None when every entry is drawn).
+    """
+    if len(summary) <= DRAWN:
+        return curves, None
+    best = sorted(summary, key=lambda r: r.error_mean if math.isfinite(r.error_mean) else math.inf)[:DRAWN]
+    chosen = {r.solver for r in best}
+    error = "validation error" if chosen_on(curves) == "validation_error" else "test error"
+    return (curves[curves["solver"].astype(str).isin(chosen)],
+            f"{len(summary)} solver entries: the curves and figures show the {DRAWN} with the lowest final {error} "
+            "(mean over runs); the tables below list every entry.")
+
+
 def script_json(value: Any) -> str:
     """``value`` as JSON that can stand inside a ``<script>`` element whatever its strings hold.
 
@@ -157,8 +193,7 @@ def _table(header: tuple[str, ...], rows: list[list[Any]], bad: list[bool] | Non
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _summary(curves: pd.DataFrame) -> str:
-    rows = summary_rows(curves)
+def _summary(curves: pd.DataFrame, rows: list[SummaryRow]) -> str:
     if not rows:
         return "<p>No checkpoints were recorded.</p>"
     return _table(summary_header(curves), [[r.solver, r.runs, Shown(f"{r.error_mean:.2f} ± {r.error_se:.2f}"),
@@ -230,7 +265,9 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
     config = meta["config"] if isinstance(meta.get("config"), dict) else {}
     title = f"sbpbench: {experiment} (run {run_name})"
     script = (Path(__file__).with_name("page.js")).read_text(encoding="utf-8")
-    data = page_data(curves)
+    summary = summary_rows(curves)
+    drawn, which = drawn_entries(curves, summary)
+    data = page_data(drawn)
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title><style>{STYLE}</style>",
@@ -240,8 +277,8 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
         parts.append(f"<p>{_e(config['description'])}</p>")
     parts += [
         "<h2>Summary</h2><p>The final checkpoint of each run: test error mean ± standard deviation over runs, "
-        "kernel evaluations and training seconds (means).</p>", _summary(curves),
-        "<h2>Curves</h2>",
+        "kernel evaluations and training seconds (means).</p>", _summary(curves, summary),
+        "<h2>Curves</h2>" + (f"<p id='drawn'>{_e(which)}</p>" if which else ""),
         "<div id='explorer' hidden><p class='controls'><label>x axis <select id='x-axis'></select></label>"
         "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button></p>"
         "<svg id='chart' class='chart' xmlns='http://www.w3.org/2000/svg' viewBox='0 0 760 440' width='760' "

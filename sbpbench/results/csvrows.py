@@ -45,7 +45,7 @@ _LOW, _HIGH = -(2**63), 2**64
 _UNSIGNED = 2**63
 
 
-def rows_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
+def rows_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str], header: bool = True) -> str:
     """``rows`` as CSV text: a header of ``columns``, then a line per row (module docstring).
 
     Parameters
@@ -55,6 +55,9 @@ def rows_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
         left out.
     columns : sequence of str
         The columns, in order.
+    header : bool
+        Begin with the header line (without it: the lines to append to a file of ``columns``;
+        each column is written as the column of ``rows`` alone makes it).
 
     Returns
     -------
@@ -63,7 +66,8 @@ def rows_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
+    if header:
+        writer.writerow(columns)
     writer.writerows(zip(*(_fields([row.get(c, math.nan) for row in rows]) for c in columns)))
     return out.getvalue()
 

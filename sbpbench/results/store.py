@@ -1,8 +1,11 @@
 """Result files: ``curves.csv`` and ``meta.json`` in ``results/<experiment>/<run-id>/``.
 
-Both files are rewritten whole after every finished run and on interruption, each time
-atomically (written under a temporary name, then renamed), so a reader never sees a
-half-written file and an interruption loses nothing already finished.
+Each finished run is appended: its rows to ``curves.csv``, its summary to the journal
+:data:`JOURNAL`, which :func:`read_meta` reads as part of ``meta.json`` (so recording a run costs
+the same after ten thousand runs as after one). Both files are rewritten whole, each atomically
+(written under a temporary name, then renamed), at the start, at the end and on interruption
+(:class:`ResultsWriter`); a reader passes over a last line that a kill cut short, and an
+interruption, a kill included, loses nothing already recorded.
 
 pandas is imported only by the readers, when called: a run's process writes both files without
 it (``curves.csv`` with :func:`~sbpbench.results.csvrows.rows_csv`), since importing it is a
@@ -18,12 +21,14 @@ import platform
 import re
 import subprocess
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sbpbench.errors import UserError
-from sbpbench.files import atomic_write, file_kind, read_regular
+from sbpbench.files import append_text, atomic_write, file_kind, read_regular
 from sbpbench.results.csvrows import rows_csv
 from sbpbench.results.schema import MAX_DEPTH, check_meta
 from sbpbench.results.stamps import Stopwatch, folder_name, timestamp, utc_now
@@ -135,12 +140,26 @@ def ended_badly(summary: dict[str, Any]) -> bool:
     return status == "diverged" or status.startswith("failed")
 
 
-class ResultsWriter:
-    """Collects checkpoint rows and run statuses and keeps the two files up to date.
+#: The journal of a run folder: one line of JSON per run recorded since ``meta.json`` was last
+#: written whole, which :func:`read_meta` reads as part of ``meta.json``'s ``runs``.
+JOURNAL = "runs.jsonl"
 
-    Runs may be added in any order (parallel executors finish them in any order); the
-    files always list them by their ``position`` (solver order of the config, then run
-    index), so the same experiment gives the same files.
+
+class ResultsWriter:
+    """Collects checkpoint rows and run statuses and keeps the files of a run folder up to date.
+
+    Recording a run costs the same however many runs came before it: its rows are appended to
+    ``curves.csv`` and its summary to the journal :data:`JOURNAL`, each fsynced
+    (:func:`~sbpbench.files.append_text`), so that a kill at any moment loses no run already
+    recorded. Both files are rewritten whole (atomically, and the journal removed, its runs
+    then in ``meta.json``) only when that is needed: at the start, when a run brings a column
+    ``curves.csv`` lacks or replaces a run already written, and by :meth:`flush`, which the
+    sweep calls at the end and on interruption.
+
+    Runs may be added in any order (parallel executors finish them in any order); a whole
+    rewrite lists them by their ``position`` (solver order of the config, then run index), so
+    the same experiment gives the same files once finished. Between rewrites, the runs are
+    appended in the order they were recorded.
 
     Parameters
     ----------
@@ -157,11 +176,14 @@ class ResultsWriter:
         self.meta.setdefault("started", timestamp(self._clock.started))
         self.meta["runs"] = []
         self._runs: dict[int, tuple[list[dict[str, Any]], dict[str, Any]]] = {}
-        self._written: int | None = None  # runs in meta.json as last written (None: not written yet)
+        self._next = 0  # the position after every run added so far
+        self._header: list[str] | None = None  # the columns of curves.csv as written (None: not written yet)
+        self._on_disk: set[int] = set()  # the positions of the runs in the files
+        self._written: int | None = None  # runs in the files as last written (None: not written yet)
 
     def add_run(self, rows: list[dict[str, Any]], summary: dict[str, Any], position: int | None = None,
                 flush: bool = True) -> None:
-        """Record one run's checkpoint rows (their ``status`` set to the run's) and write both files.
+        """Record one run's checkpoint rows (their ``status`` set to the run's) and write it.
 
         Parameters
         ----------
@@ -171,15 +193,38 @@ class ResultsWriter:
             The run's place in the files (default: after every run added so far). A run
             added again at the same position replaces the earlier one.
         flush : bool
-            Rewrite the files now.
+            Write the run now: appended (class docstring), or both files rewritten whole when
+            appending cannot record it.
+
+        Raises
+        ------
+        UserError
+            A file cannot be written (:meth:`flush`).
         """
         for row in rows:
             row["status"] = summary["status"]
         if position is None:
-            position = max(self._runs, default=-1) + 1
+            position = self._next
+        self._next = max(self._next, position + 1)
         self._runs[position] = (rows, summary)
-        if flush:
+        if not flush:
+            return
+        if self._header is None or position in self._on_disk or not set(curves_columns(rows)) <= set(self._header):
             self.flush()
+            return
+        curves = self.directory / "curves.csv"
+        with self._writing():
+            end = curves.stat().st_size
+            if rows:
+                append_text(curves, rows_csv(rows, self._header, header=False))
+            try:
+                append_text(self.directory / JOURNAL, json.dumps(summary, default=str) + "\n")
+            except OSError:  # the rows go too: no run in curves.csv without its summary
+                with suppress(OSError):
+                    os.truncate(curves, end)
+                raise
+        self._on_disk.add(position)
+        self._written = len(self._on_disk)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -187,7 +232,8 @@ class ResultsWriter:
         return [row for pos in sorted(self._runs) for row in self._runs[pos][0]]
 
     def flush(self, finished: bool = False) -> None:
-        """Rewrite ``curves.csv`` and then ``meta.json``, each atomically.
+        """Rewrite ``curves.csv`` and then ``meta.json`` whole, each atomically, in position order,
+        and remove the journal, whose runs ``meta.json`` now lists.
 
         Raises
         ------
@@ -200,37 +246,64 @@ class ResultsWriter:
         self.meta["runs"] = [self._runs[pos][1] for pos in sorted(self._runs)]
         if finished:
             self.meta["finished"] = self._clock.end(self.meta["started"])
-        try:
-            atomic_write(self.directory / "curves.csv", rows_csv(rows, curves_columns(rows)))
+        header = curves_columns(rows)
+        with self._writing():
+            atomic_write(self.directory / "curves.csv", rows_csv(rows, header))
             atomic_write(self.directory / "meta.json", json.dumps(self.meta, indent=2, default=str) + "\n")
+            (self.directory / JOURNAL).unlink(missing_ok=True)
+        self._header = header
+        self._on_disk = set(self._runs)
+        self._written = len(self._on_disk)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Turn an ``OSError`` of the writes inside into the :class:`~sbpbench.errors.UserError` of :meth:`flush`."""
+        try:
+            yield
         except OSError as exc:
             kept = (f"it keeps the files as last written, with {self._written} run(s)" if self._written is not None
                     else "its files are as they were before this run")
             raise UserError(f"{self.directory}: cannot write the results ({exc.strerror or exc}); {kept}; "
                             f"free space or make the folder writable, then continue with --resume-from "
                             f"{self.directory}") from None
-        self._written = len(self.meta["runs"])
 
 
 def read_meta(directory: Path) -> dict[str, Any]:
-    """Read a run folder's ``meta.json``.
+    """Read a run folder's ``meta.json``, with the runs its journal (:data:`JOURNAL`) records.
+
+    A run of the journal replaces the run of ``meta.json``'s ``runs`` with its solver label and
+    run index, or comes after them; a last line cut short (a writer killed mid-append) is passed
+    over.
 
     Raises
     ------
     UserError
-        The file is unreadable, no regular file, not JSON, or not of the shape sbpbench
-        writes (:func:`~sbpbench.results.schema.check_meta`).
+        A file is unreadable, no regular file, not JSON, or not of the shape sbpbench
+        writes (:func:`~sbpbench.results.schema.check_meta`; a line of the journal: a run's
+        summary).
     """
     path = directory / "meta.json"
-    raw = read_regular(path, "the run's metadata")
+    meta = check_meta(_json(read_regular(path, "the run's metadata"), path, "the run's metadata"), path)
+    journal = directory / JOURNAL
+    if not journal.exists():
+        return meta
+    runs = {(run.get("solver"), run.get("run")): run for run in meta.get("runs", [])}
+    for number, line in enumerate(read_regular(journal, "the run's journal").split(b"\n")[:-1], start=1):
+        where = f"{journal}:{number}"
+        run = check_meta({"runs": [_json(line, where, "a run's summary")]}, where)["runs"][0]
+        runs[(run.get("solver"), run.get("run"))] = run
+    return {**meta, "runs": list(runs.values())}
+
+
+def _json(raw: bytes, where: str | Path, what: str) -> Any:
+    """The JSON value of ``raw`` (read from ``where``, holding ``what``)."""
     try:
-        meta = json.loads(raw)
+        return json.loads(raw)
     except ValueError as exc:
-        raise UserError(f"{path}: cannot read the run's metadata ({exc})") from None
+        raise UserError(f"{where}: cannot read {what} ({exc})") from None
     except RecursionError:  # nested deeper than the parser's recursion allows
-        raise UserError(f"{path}: not a sbpbench meta.json (lists and objects nested deeper than "
+        raise UserError(f"{where}: not a sbpbench meta.json (lists and objects nested deeper than "
                         f"{MAX_DEPTH} levels)") from None
-    return check_meta(meta, path)
 
 
 def curves_file(directory: Path) -> Path | None:
@@ -324,7 +397,19 @@ def _read_curves_file(path: Path) -> pd.DataFrame:
     """One ``curves.csv``, checked to have :data:`COLUMNS` with numbers outside :data:`TEXT_COLUMNS`."""
     if (kind := file_kind(path.stat().st_mode)) is not None:
         raise UserError(f"{path}: not a sbpbench curves.csv (it is {kind}, not a regular file)")
+    if path.suffix != ".gz" and not _ends_a_line(path):  # a writer killed mid-append: its last row cut
+        text = read_regular(path, "the run's curves").decode("utf-8", errors="replace")
+        return parse_curves(io.StringIO(text[:text.rfind("\n") + 1]), path)
     return parse_curves(path, path)
+
+
+def _ends_a_line(path: Path) -> bool:
+    """Whether the file ``path`` is empty or ends with a line break."""
+    with open(path, "rb") as fh:
+        if fh.seek(0, os.SEEK_END) == 0:
+            return True
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
 
 
 def parse_curves(source: Path | io.StringIO, path: Path) -> pd.DataFrame:
