@@ -103,7 +103,8 @@ def test_check_solver_passes_the_example_as_the_docs_show_it_and_fails_a_wrong_c
     shown.write_text(python_block(section("Writing a solver")))
     done = _cli("check-solver", shown)
     lines = done.stdout.splitlines()
-    assert done.returncode == 0 and len(lines) == len(CHECKS) and all(line.endswith(": ok") for line in lines), done.stdout
+    assert done.returncode == 0 and len(lines) == len(CHECKS), done.stdout
+    assert all(line.endswith(": ok") for line in lines), done.stdout
     broken = tmp_path / "broken.py"
     broken.write_text(EXAMPLE.read_text().replace("return float(self.n * self.iteration)",
                                                   "return float(self.n * self.iteration + 1)"))

@@ -199,6 +199,19 @@ def test_os_exit_in_a_step_fails_its_run_only_in_a_sequential_run(tmp_path):
                                                  "run by returning from its step or raising)"]
 
 
+def test_os_exit_in_a_step_fails_its_run_only_in_worker_processes(tmp_path):
+    """``--jobs 2``: a worker's ``os._exit`` would have broken the pool and failed every run not finished."""
+    solver = solver_file(tmp_path, "os._exit(0)")
+    with workspace() as workdir:
+        exp = hostile_config(workdir, solver)
+        exp.write_text(exp.read_text().replace("runs: 1", "runs: 2"))
+        done = run_cli("run", exp, "--jobs", "2", "--results", tmp_path / "r", "--no-plot", "--quiet")
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr[-800:]
+    status = sorted(statuses(run_dir(tmp_path / "r")))
+    assert status[:2] == ["budget", "budget"] and all(f"solver {solver.stem!r} called os._exit(0)" in s
+                                                      for s in status[2:]), status
+
+
 def test_os_exit_is_refused_only_in_the_guarded_thread_of_this_process():
     """Elsewhere ``os._exit`` is itself (a worker's watchdog on its parent exits through it); and it is
     put back once the run is over."""
