@@ -55,8 +55,9 @@ class Problem:
     """A binary SVM problem: training data behind a counting kernel, and its parameters.
 
     Every array of data it holds is read-only (:meth:`arrays`): made so when it is made, as
-    read-only views (the arrays it was given keep their own flags), so that a solver writing
-    into the data one problem gives every run (``problem.y *= -1``) fails its own run at once
+    read-only views (the arrays it was given keep their own flags), and its data attributes
+    (:data:`DATA`) cannot be replaced, so that a solver writing into the data one problem gives
+    every run (``problem.y *= -1``, ``problem.y = -problem.y``) fails its own run at once
     instead of changing the runs after it.
 
     Attributes
@@ -96,7 +97,15 @@ class Problem:
 
     def __post_init__(self) -> None:
         for name in DATA:
-            setattr(self, name, read_only(getattr(self, name)))
+            object.__setattr__(self, name, read_only(getattr(self, name)))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Refuse to replace a data attribute once set (``problem.y = -problem.y`` would change the
+        data of every later run as a write into it would); the others are set as usual."""
+        if name in DATA and name in self.__dict__:
+            raise ValueError(f"problem.{name} is read-only: the same problem serves every run (copy it to "
+                             "change it)")
+        super().__setattr__(name, value)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Every array of data a solver is handed, by the name it reaches it by (``problem.y``,

@@ -235,6 +235,7 @@ WRITES = {
     "problem.y": "self.y = self.problem.y\nself.y *= -1.0",
     "problem.test_y": "self.problem.test_y[:] = 1.0",
     "problem.kernel.X": "self.kernel.X.data[:] = 0.0",
+    "problem.y replaced": "self.problem.y = -self.problem.y",
 }
 
 
@@ -268,6 +269,9 @@ def test_the_problems_arrays_are_read_only_views_of_the_arrays_it_was_given():
     for array in arrays.values():
         with pytest.raises(ValueError, match="read-only"):
             array[...] = 0
+    with pytest.raises(ValueError, match=r"problem.test_y is read-only: the same problem serves every run"):
+        problem.test_y = np.ones(problem.test_y.size)
+    problem.lam = 0.5  # its parameters are set as before
     given = np.ones(4)
     view = read_only(given)
     assert given.flags.writeable and not view.flags.writeable and np.shares_memory(view, given)
