@@ -14,7 +14,7 @@ from typing import Any, cast
 import numpy as np
 
 from sbpbench.data.split import Split
-from sbpbench.kernels import Kernel, KernelSpec
+from sbpbench.kernels import Kernel, KernelSpec, named_arrays, read_only
 from sbpbench.params import Params, fraction, param, positive
 
 
@@ -37,9 +37,28 @@ class ProblemParams(Params):
     bias: bool = param(False, "an unregularized bias b in the predictor <w, Phi(x)> + b; else b = 0")
 
 
+def wrote_read_only(exc: BaseException) -> bool:
+    """Whether ``exc`` refuses a write into a read-only array: numpy's ``ValueError`` (``assignment
+    destination is read-only``, ``output array is read-only``) or numba's typing error of a compiled
+    function that assigns into a read-only array."""
+    text = str(exc)
+    return ((isinstance(exc, ValueError) and "read-only" in text)
+            or (type(exc).__name__ == "TypingError" and "setitem(readonly array" in text))
+
+
+#: The data attributes of a :class:`Problem` (besides its kernel's), read-only once it is made.
+DATA = ("y", "test_X", "test_y", "validation_X", "validation_y", "weights")
+
+
 @dataclass
 class Problem:
     """A binary SVM problem: training data behind a counting kernel, and its parameters.
+
+    Every array of data it holds is read-only (:meth:`arrays`): made so when it is made, as
+    read-only views (the arrays it was given keep their own flags), and its data attributes
+    (:data:`DATA`) cannot be replaced, so that a solver writing into the data one problem gives
+    every run (``problem.y *= -1``, ``problem.y = -problem.y``) fails its own run at once
+    instead of changing the runs after it.
 
     Attributes
     ----------
@@ -75,6 +94,30 @@ class Problem:
     validation_X: object = None
     validation_y: np.ndarray | None = None
     weights: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        for name in DATA:
+            object.__setattr__(self, name, read_only(getattr(self, name)))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Refuse to replace a data attribute once set (``problem.y = -problem.y`` would change the
+        data of every later run as a write into it would); the others are set as usual."""
+        if name in DATA and name in self.__dict__:
+            raise ValueError(f"problem.{name} is read-only: the same problem serves every run (copy it to "
+                             "change it)")
+        super().__setattr__(name, value)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every array of data a solver is handed, by the name it reaches it by (``problem.y``,
+        ``problem.test_X.data``, ``problem.kernel.X.indices``, ...); all read-only.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+        """
+        found = {f"problem.{name}": a for name, a in named_arrays(self, DATA).items()}
+        found.update({f"problem.kernel.{name}": a for name, a in self.kernel.arrays().items()})
+        return found
 
     @property
     def n(self) -> int:

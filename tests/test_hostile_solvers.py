@@ -1,8 +1,10 @@
 """Solvers, clusters and budgets that misbehave, through the command line as a user meets them.
 
 The kinds ``tests/test_hostile_inputs.py`` (files, configs, data) does not make: a solver file
-that calls ``sys.exit`` or raises ``KeyboardInterrupt`` in a step (in this process and in
-``--jobs 2`` workers) or calls ``sys.exit`` at import, one whose snapshot reports a column
+that calls ``sys.exit``, ``os._exit`` or raises ``KeyboardInterrupt`` in a step (in this process and in
+``--jobs 2`` workers) or calls ``sys.exit`` at import, one that writes into the problem's data
+(which harmed the runs after it), ``check-solver`` on solvers that write, exit, sleep or leave a
+process holding its output open, one whose snapshot reports a column
 sbpbench measures itself (its own test error), one whose step never returns or never advances
 under a seconds budget, budgets that overflow once multiplied by n, and Dask scheduler
 addresses of other protocols, of ports that answer something else or never answer, and of a
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -24,11 +27,14 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sbpbench.errors import UserError
 from sbpbench.execution import guard, loop
+from sbpbench.kernels import read_only
 from sbpbench.solvers.base import MEASURED_COLUMNS
+from sbpbench.solvers.contract import CHECKS, adult_rows, make_problem
 from sbpbench.solvers.external import load_file
 from tests.cli_runner import ROOT, command, environment, invoke, one_error_line
 from tests.test_fuzz import workspace
@@ -179,6 +185,153 @@ def test_a_keyboard_interrupt_is_the_users_only_after_a_sigint():
     with guard.sigints_counted(), pytest.raises(KeyboardInterrupt):
         signal.raise_signal(signal.SIGINT)
     assert guard.users_interrupt(KeyboardInterrupt(), since) and not guard.users_interrupt(SystemExit(), since)
+
+
+def test_os_exit_in_a_step_fails_its_run_only_in_a_sequential_run(tmp_path):
+    """``os._exit(0)`` in a step would end ``sbpbench run`` with exit 0 and one run of two recorded."""
+    solver = solver_file(tmp_path, "os._exit(0)")
+    with workspace() as workdir:
+        done = run_cli("run", hostile_config(workdir, solver), "--results", tmp_path / "r", "--no-plot", "--quiet")
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr[-800:]
+    assert "sbpbench: 1 of 2 runs failed or diverged; see" in done.stderr
+    assert statuses(run_dir(tmp_path / "r")) == ["budget", f"failed: SolverFault: solver {solver.stem!r} called "
+                                                 "os._exit(0), which would end the whole sbpbench process (end a "
+                                                 "run by returning from its step or raising)"]
+
+
+def test_os_exit_in_a_step_fails_its_run_only_in_worker_processes(tmp_path):
+    """``--jobs 2``: a worker's ``os._exit`` would have broken the pool and failed every run not finished."""
+    solver = solver_file(tmp_path, "os._exit(0)")
+    with workspace() as workdir:
+        exp = hostile_config(workdir, solver)
+        exp.write_text(exp.read_text().replace("runs: 1", "runs: 2"))
+        done = run_cli("run", exp, "--jobs", "2", "--results", tmp_path / "r", "--no-plot", "--quiet")
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr[-800:]
+    status = sorted(statuses(run_dir(tmp_path / "r")))
+    assert status[:2] == ["budget", "budget"] and all(f"solver {solver.stem!r} called os._exit(0)" in s
+                                                      for s in status[2:]), status
+
+
+def test_os_exit_is_refused_only_in_the_guarded_thread_of_this_process():
+    """Elsewhere ``os._exit`` is itself (a worker's watchdog on its parent exits through it); and it is
+    put back once the run is over."""
+    real = os._exit
+    outcome = []
+    with guard.exits_refused("solver 'x'"):
+        assert os._exit is not real
+        thread = threading.Thread(target=lambda: outcome.append(os._exit is not real))
+        thread.start()
+        thread.join()
+        with pytest.raises(guard.SolverFault, match=r"solver 'x' called os._exit\(5\)"):
+            os._exit(5)
+    assert os._exit is real and outcome == [True]
+    assert guard._guarded.who is None  # another thread calling the replaced os._exit would exit
+
+
+# ----------------------------------------------------------------------------- what a solver writes
+
+#: Steps that write into the data every run shares (as the issue's solvers did).
+WRITES = {
+    "problem.y": "self.y = self.problem.y\nself.y *= -1.0",
+    "problem.test_y": "self.problem.test_y[:] = 1.0",
+    "problem.kernel.X": "self.kernel.X.data[:] = 0.0",
+    "problem.y replaced": "self.problem.y = -self.problem.y",
+}
+
+
+@pytest.mark.parametrize("what", WRITES)
+def test_a_solver_writing_the_problems_data_is_stopped_and_named_and_the_next_run_unharmed(what, tmp_path):
+    """The writer runs first; SBP after it measures what it measures without it (it reported 85.5%
+    test error after a solver negated ``problem.y``)."""
+    with workspace() as workdir:
+        solver = solver_file(workdir, WRITES[what])
+        data = config_data(solvers=[{"name": solver.stem, "path": str(solver)}, "sbp"])
+        code, stderr = invoke("run", str(write_config(workdir, data)), "--results", str(tmp_path / "w"),
+                              "--no-plot", "--quiet")
+        clean = write_config(workdir, config_data(solvers=["sbp"]), "clean.yaml")
+        assert invoke("run", str(clean), "--results", str(tmp_path / "c"), "--no-plot", "--quiet")[0] == 0
+    assert code == 3 and "Traceback" not in stderr, stderr[-800:]
+    harmed, alone = (json.loads((run_dir(tmp_path / k) / "meta.json").read_text())["runs"] for k in ("w", "c"))
+    assert harmed[0]["status"].startswith(f"failed: SolverFault: solver {solver.stem!r} wrote into the problem's "
+                                          "data, which is read-only for every solver"), harmed[0]["status"]
+    assert "is read-only" in harmed[0]["status"]
+    assert harmed[1]["status"] == alone[0]["status"] == "budget"
+    assert harmed[1]["test_error"] == pytest.approx(alone[0]["test_error"], abs=1e-12)
+    assert harmed[1]["test_error"] < 0.5
+
+
+def test_the_problems_arrays_are_read_only_views_of_the_arrays_it_was_given():
+    """Every array a solver is handed refuses writes; the caller's own arrays keep their flags."""
+    problem = make_problem("linear", True)
+    arrays = problem.arrays()
+    assert {"problem.y", "problem.test_y", "problem.test_X.data", "problem.kernel.X.indices",
+            "problem.kernel.sq"} <= set(arrays)
+    for array in arrays.values():
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 0
+    with pytest.raises(ValueError, match=r"problem.test_y is read-only: the same problem serves every run"):
+        problem.test_y = np.ones(problem.test_y.size)
+    problem.lam = 0.5  # its parameters are set as before
+    given = np.ones(4)
+    view = read_only(given)
+    assert given.flags.writeable and not view.flags.writeable and np.shares_memory(view, given)
+    X, y, _, _ = adult_rows()
+    assert X is not adult_rows()[0] and y.flags.writeable  # each case has data of its own
+
+
+# ----------------------------------------------------------------------------- check-solver on what a solver does
+
+#: Steps that ``check-solver`` must fail, with what its first failing line says.
+CHECKED = {
+    "writes problem.y": ("self.y = self.problem.y\nself.y *= -1.0", "problem's data left unwritten",
+                         "wrote into problem.y (the runner hands the problem's data out read-only"),
+    "sys.exit(0)": ("raise SystemExit(0)", "iteration limit honoured", "SystemExit: 0 (raised by the solver's code)"),
+    "os._exit(0)": ("os._exit(0)", "iteration limit honoured",
+                    "the solver ended the checker's process (exit code 0) before its verdict"),
+    "sleeps": ("time.sleep(600)", "iteration limit honoured",
+               "still running after 2 s (a step that does not return? check-solver --timeout SECONDS"),
+}
+
+
+@pytest.mark.parametrize("what", CHECKED)
+def test_check_solver_fails_a_solver_that_writes_exits_or_sleeps_and_gives_every_verdict(what, tmp_path):
+    step, check, said = CHECKED[what]
+    solver = solver_file(tmp_path, step)
+    done = run_cli("check-solver", solver, "--timeout", "2")
+    assert done.returncode == 1 and "Traceback" not in done.stdout, (done.stdout, done.stderr[-800:])
+    lines = done.stdout.splitlines()
+    assert [line.split(": ")[1] for line in lines] == CHECKS  # every check has its line
+    (line,) = [line for line in lines if line.startswith(f"{solver.stem}: {check}: ")]
+    assert f": FAILED ({solver.stem}-gaussian: {said}" in line, line
+
+
+def test_check_solver_ends_the_processes_a_solver_leaves_holding_its_output(tmp_path):
+    """A process the solver starts (and leaves running, holding the checker's standard error open) is
+    ended with the checks: the checker does not wait on it, nor leave it running."""
+    pid_file = tmp_path / "pid"
+    solver = solver_file(tmp_path, f"""
+        if not getattr(Hostile, "spawned", False):
+            Hostile.spawned = True
+            import subprocess
+            subprocess.Popen([sys.executable, "-c", "import os, sys, time; open(sys.argv[1], 'w').write("
+                              "str(os.getpid())); time.sleep(600)", {str(pid_file)!r}])""")
+    done = run_cli("check-solver", solver)  # (bounded in time: a hang fails the test)
+    assert "Traceback" not in done.stderr and len(done.stdout.splitlines()) == len(CHECKS), done.stderr[-800:]
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text() and _gone(int(pid_file.read_text()))):
+        assert time.monotonic() < deadline, "the solver's process is still running" if pid_file.exists() else \
+            "the solver's process never started"
+        time.sleep(0.1)
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie no one has reaped yet included)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rpartition(")")[2].split()[0] == "Z"
 
 
 # ----------------------------------------------------------------------------- what a solver reports

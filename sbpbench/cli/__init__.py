@@ -462,23 +462,29 @@ def bias_support(cls: Any) -> str:
 
 @cli.command("check-solver")
 @click.argument("targets", nargs=-1, required=True)
-def check_solver(targets: tuple[str, ...]) -> None:
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="seconds each check of one case may take before it fails (a step that does not return); "
+              "default 600")
+def check_solver(targets: tuple[str, ...], timeout: float | None) -> None:
     """Run the solver contract on solvers: each TARGET a Python file (every solver it defines;
     FILE:NAME for one of them) or the name of a registered solver.
 
     The checks of ``sbpbench/solvers/contract.py`` on small rows of the bundled Adult data,
-    with every kernel, bias and parameter choice the solver accepts: parameters declared and
-    checked, impossible problems refused, the three budgets honoured, the same trajectory from
-    the same seed (in this process and in another), snapshots free, every kernel value from the
-    counting kernel, the kernel's count equal to the cost model. One line per check; exit 1
-    when one fails.
+    fresh for every case, with every kernel, bias and parameter choice the solver accepts:
+    parameters declared and checked, impossible problems refused, the three budgets honoured,
+    the same trajectory from the same seed (in this process and in another), snapshots free,
+    every kernel value from the counting kernel, the kernel's count equal to the cost model,
+    the problem's data left unwritten. They run in a process of their own (its process group
+    killed when they end), so that a solver that exits (``sys.exit``, ``os._exit``), or whose
+    step runs longer than ``--timeout``, fails the check it was in and the others still run.
+    One line per check; exit 1 when one fails.
     """
     from sbpbench.solvers import SOLVERS
-    from sbpbench.solvers.contract import verdicts
+    from sbpbench.solvers.contract import isolated_verdicts
 
     failed = False
     for name in [name for target in targets for name in _solvers_of(target, SOLVERS)]:
-        for what, why in verdicts(SOLVERS[name]):
+        for what, why in isolated_verdicts(SOLVERS[name], timeout):
             click.echo(f"{name}: {what}: " + ("ok" if why is None else f"FAILED ({why})"))
             failed = failed or why is not None
     if failed:

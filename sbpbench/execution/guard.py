@@ -27,6 +27,20 @@ it asynchronously in the step's thread (CPython's ``PyThreadState_SetAsyncExc``)
 step sees at its next Python instruction: a step stuck in one long C call (a sleep, a compiled
 loop) is ended only when that call returns. Nothing else can stop a running Python function in
 its own process; ending the worker instead would lose the other runs of that worker.
+
+**A solver cannot end the process with** ``os._exit``. While :func:`exits_refused` is open (the
+runner opens it around a run's solver code), ``os._exit`` called in that thread of this process
+raises :class:`SolverFault` naming the solver instead, so that the run fails and the others go
+on; elsewhere (other threads, such as a worker's watchdog on its parent, and processes forked
+meanwhile, which end with ``os._exit``) it ends the process as always. Nothing stops a solver
+that kills its own process by other means (a signal, ``os.abort``, a C library's ``_exit``):
+under ``--jobs`` or Dask such a run fails with its worker; in the sequential executor the
+command ends with it.
+
+**A solver cannot change the data of other runs.** The problem's arrays are read-only
+(:class:`~sbpbench.problem.Problem`), so a write raises at once; :func:`~sbpbench.problem.wrote_read_only` tells
+that refusal (numpy's, or numba's when a compiled function writes) from other errors, so that
+the run's status names the solver and what it did.
 """
 
 from __future__ import annotations
@@ -34,10 +48,12 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import math
+import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 #: SIGINTs this process received while :func:`sigints_counted` was open (anywhere).
 _sigints = 0
@@ -52,6 +68,54 @@ class StepTimeout(Exception):
 
 class SolverFault(Exception):
     """A solver broke a rule the runner checks (e.g. a snapshot column named as a measured one)."""
+
+
+#: ``os._exit`` as Python has it, and the platform module that also holds it (``posix``, ``nt``).
+_real_exit = os._exit
+_platform = sys.modules.get(os.name)
+#: The solver whose code each thread runs under :func:`exits_refused` (``who``, and the process id).
+_guarded = threading.local()
+#: How many :func:`exits_refused` are open in this process (``os._exit`` is replaced while any is),
+#: under its lock.
+_refusing = 0
+_refusing_lock = threading.Lock()
+
+
+def _exit_refused(status: int) -> NoReturn:
+    """``os._exit`` while :func:`exits_refused` is open: raises in a guarded thread of this process."""
+    who = getattr(_guarded, "who", None)
+    if who is None or getattr(_guarded, "pid", None) != os.getpid():
+        _real_exit(status)
+    raise SolverFault(f"{who} called os._exit({status}), which would end the whole sbpbench process "
+                      "(end a run by returning from its step or raising)")
+
+
+def _set_exit(function: Any) -> None:
+    """Make ``function`` the ``os._exit`` of this process (in ``os`` and in its platform module)."""
+    os._exit = function
+    if _platform is not None and hasattr(_platform, "_exit"):
+        setattr(_platform, "_exit", function)  # noqa: B010  # (a module mypy knows no _exit of)
+
+
+@contextlib.contextmanager
+def exits_refused(who: str) -> Iterator[None]:
+    """While open, ``os._exit`` called in this thread raises :class:`SolverFault` naming ``who``
+    instead of ending the process (see the module docstring); other threads and forked
+    processes exit as always."""
+    global _refusing
+    _guarded.who, _guarded.pid = who, os.getpid()
+    with _refusing_lock:
+        _refusing += 1
+        if _refusing == 1:
+            _set_exit(_exit_refused)
+    try:
+        yield
+    finally:
+        _guarded.who = None
+        with _refusing_lock:
+            _refusing -= 1
+            if _refusing == 0:
+                _set_exit(_real_exit)
 
 
 def sigints() -> int:

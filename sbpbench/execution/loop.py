@@ -36,7 +36,8 @@ compiled function its run will call is compiled or loaded with the argument type
 
 Solver code is kept in its place (:mod:`sbpbench.execution.guard`): whatever it raises
 (``SystemExit`` and a ``KeyboardInterrupt`` that is not the user's Ctrl-C included) ends its run
-``failed: <reason>``; a snapshot whose ``extra`` names a column the runner measures
+``failed: <reason>``, and so does ``os._exit`` or a write into the problem's data, which is
+read-only (the reason names the solver); a snapshot whose ``extra`` names a column the runner measures
 (:data:`~sbpbench.solvers.base.MEASURED_COLUMNS`) fails the run at that snapshot; and under a
 seconds budget, the warm-up and every ``advance`` run under a :func:`~sbpbench.execution.guard.watchdog`
 of :func:`step_limit` seconds, so that a step that never returns ends its run instead of hanging
@@ -64,7 +65,7 @@ import numpy as np
 
 from sbpbench.execution import guard
 from sbpbench.experiment.config import Experiment, SolverSpec
-from sbpbench.problem import Problem
+from sbpbench.problem import Problem, wrote_read_only
 from sbpbench.solvers import SOLVERS, ProblemKind, Solver
 from sbpbench.solvers.base import Budget
 
@@ -230,7 +231,8 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     train_time = 0.0
     status = "budget"
     started = time.perf_counter()  # the monotonic clock: the wall clock may step meanwhile
-    with guard.sigints_counted():  # so that the user's Ctrl-C is told from a solver's KeyboardInterrupt
+    # the user's Ctrl-C told from a solver's KeyboardInterrupt, and os._exit in the solver's code failing its run
+    with guard.sigints_counted(), guard.exits_refused(f"solver {spec.name!r}"):
         interrupts = guard.sigints()
         try:
             (warm_ups or WarmUps()).warm_up(problem, spec, max_sec)
@@ -273,13 +275,19 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
         except BaseException as exc:  # a failing run must not take the others down, whatever it raised
             if guard.users_interrupt(exc, interrupts):
                 raise
-            status = f"failed: {_failure(exc)}"
+            status = f"failed: {_failure(exc, spec.name)}"
     return RunResult(rows, _summary(exp, spec, run, status, rows, time.perf_counter() - started))
 
 
-def _failure(exc: BaseException) -> str:
-    """A failed run's reason: ``Type: message`` (``Type`` alone without a message), and for
-    ``SystemExit`` and ``KeyboardInterrupt`` that the run's code raised it (not the user)."""
+def _failure(exc: BaseException, solver: str) -> str:
+    """A failed run's reason: ``Type: message`` (``Type`` alone without a message); for
+    ``SystemExit`` and ``KeyboardInterrupt`` that the run's code raised it (not the user), and
+    for a write into the problem's read-only data (:func:`~sbpbench.problem.wrote_read_only`)
+    a :class:`~sbpbench.execution.guard.SolverFault` naming ``solver``."""
+    if wrote_read_only(exc):
+        first = " ".join(str(exc).split())[:200]
+        return (f"SolverFault: solver {solver!r} wrote into the problem's data, which is read-only for every "
+                f"solver (copy an array before changing it): {type(exc).__name__}: {first}")
     text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return text if isinstance(exc, Exception) else f"{text} (raised by the solver's code)"
 

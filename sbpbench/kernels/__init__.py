@@ -9,6 +9,6 @@ data take), :mod:`~sbpbench.kernels.loops` (the compiled loops) and
 
 from sbpbench.kernels.kernel import Kernel
 from sbpbench.kernels.spec import KernelSpec
-from sbpbench.kernels.storage import memory_needs
+from sbpbench.kernels.storage import memory_needs, named_arrays, read_only
 
-__all__ = ["Kernel", "KernelSpec", "memory_needs"]
+__all__ = ["Kernel", "KernelSpec", "memory_needs", "named_arrays", "read_only"]

@@ -38,7 +38,10 @@ costs a time slice when another process holds a core); smaller rows run on one.
 A kernel compiles (or loads from numba's cache) the row loops it will use when it is made,
 by computing one entry with each, so that no compilation lands in a solver's timed work; the
 rows it hands out are always read-only arrays, so compiled code taking them sees one type
-whatever the cache holds (see :mod:`sbpbench.execution.loop`).
+whatever the cache holds (see :mod:`sbpbench.execution.loop`). So is every array of training
+data it holds (:meth:`Kernel.arrays`, made read-only by the storage): a solver that writes into
+``kernel.X`` (or any of them) gets a ``ValueError`` at once instead of changing the data of the
+runs after its own.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from sbpbench.kernels.spec import KernelSpec
-from sbpbench.kernels.storage import Storage, choose
+from sbpbench.kernels.storage import Storage, choose, named_arrays
 from sbpbench.threads import FasterOfTwo
 
 #: Rows needing fewer multiply-adds (or bit-set words) than this are computed on one thread (a
@@ -174,6 +177,15 @@ class Kernel:
         #: positions of that array in columns or None)``.
         self._positions: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
         self._positions_of: np.ndarray | None = None
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The training data this kernel holds, every array read-only (a write raises): ``X``
+        (``X.data``, ``X.indices`` and ``X.indptr`` when it is CSR), ``sq``, and the storage's
+        other arrays as ``store.NAME`` (:meth:`~sbpbench.kernels.storage.Storage.arrays`)."""
+        found = named_arrays(self, ("X", "sq"))
+        seen = {id(a) for a in found.values()}
+        found.update({f"store.{name}": a for name, a in self.store.arrays().items() if id(a) not in seen})
+        return found
 
     @property
     def layout(self) -> tuple[str, ...]:

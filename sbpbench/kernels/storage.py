@@ -50,6 +50,7 @@ A new storage is one subclass of :class:`Storage` here and one line in :func:`ch
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from functools import cached_property, partial
@@ -80,6 +81,46 @@ EVAL_BLOCK_SUPPORT = 4096
 EVAL_BLOCK_MAX_FEATURES = 4096
 #: Storage of the training rows: chosen per data set, or the general float64 path.
 STORAGES = ("auto", "float64")
+
+
+def read_only(data: Any) -> Any:
+    """``data`` as solvers are handed it: a view that raises on any write (numpy's ``ValueError:
+    ... is read-only``), whose memory is ``data``'s.
+
+    An array becomes a read-only view (the caller's own array, e.g. an estimator's ``X``, keeps
+    its flags); a CSR matrix a new matrix over read-only views of its ``data``, ``indices`` and
+    ``indptr``; anything else (None, an array already read-only) is returned as it is.
+
+    Parameters
+    ----------
+    data : numpy.ndarray, scipy sparse CSR matrix or None
+
+    Returns
+    -------
+    The same kind of object, read-only.
+    """
+    if sp.issparse(data):
+        frozen = copy.copy(data)  # shallow: the same arrays, another matrix object
+        frozen.data, frozen.indices, frozen.indptr = (read_only(a) for a in (data.data, data.indices, data.indptr))
+        return frozen
+    if not isinstance(data, np.ndarray) or not data.flags.writeable:
+        return data
+    view = data.view()
+    view.flags.writeable = False
+    return view
+
+
+def named_arrays(owner: Any, names: Any) -> dict[str, np.ndarray]:
+    """The arrays among ``owner``'s attributes ``names``, by name: an array as ``NAME``, a sparse
+    matrix's as ``NAME.data``, ``NAME.indices`` and ``NAME.indptr`` (None and other values left out)."""
+    found: dict[str, np.ndarray] = {}
+    for name in names:
+        value = getattr(owner, name)
+        if sp.issparse(value):
+            found.update({f"{name}.{part}": getattr(value, part) for part in ("data", "indices", "indptr")})
+        elif isinstance(value, np.ndarray):
+            found[name] = value
+    return found
 
 
 class Storage(ABC):
@@ -117,6 +158,15 @@ class Storage(ABC):
     def general(self) -> Float64Rows:
         """The same rows in float64 (CSR or dense) with their squared norms: this storage for
         the float64 ones, and what the exact ones fall back to for points they cannot score."""
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every array of training data this storage holds, read-only (:func:`read_only`), by
+        attribute name (:func:`named_arrays`); those of :attr:`general` as ``general.NAME``.
+        Scratch space (private attributes) and :attr:`all_rows` are not data."""
+        found = named_arrays(self, [name for name in vars(self) if not name.startswith("_") and name != "all_rows"])
+        if self.general is not self:
+            found.update({f"general.{name}": a for name, a in self.general.arrays().items()})
+        return found
 
     def _bind(self, loop: Callable[..., None], *arrays: Any) -> None:
         """Set :attr:`serial_rows` and :attr:`full_row` to ``loop`` (a ``*_rows_of`` loop) bound to ``arrays``."""
@@ -195,7 +245,7 @@ class Float64Rows(Storage):
     X: Any  # a dense array or a CSR matrix (the subclass tells)
 
     def __init__(self, X: Any, gaussian: bool, gamma: float, sq: np.ndarray | None = None) -> None:
-        self.X, self.sq = X, squared_norms(X) if sq is None else sq
+        self.X, self.sq = read_only(X), read_only(squared_norms(X) if sq is None else sq)
         self.gaussian, self.gamma = gaussian, gamma
 
     @property
@@ -221,8 +271,8 @@ class Float64Dense(Float64Rows):
 
     def __init__(self, X: np.ndarray, gaussian: bool, gamma: float, sq: np.ndarray | None = None) -> None:
         super().__init__(X, gaussian, gamma, sq)
-        self.work, self.row_arrays, self.nbytes = X.size, (X, self.sq), X.nbytes
-        self._bind(loops.dense_rows_of, X, self.sq, gaussian, gamma)
+        self.work, self.row_arrays, self.nbytes = X.size, (self.X, self.sq), X.nbytes
+        self._bind(loops.dense_rows_of, self.X, self.sq, gaussian, gamma)
 
     def threaded_rows(self, i: int, idx: np.ndarray, out: np.ndarray) -> None:
         loops.run_threaded(loops.dense_row_parallel, self.X, self.sq, self.X[i], self.sq[i], idx, self.gaussian,
@@ -245,7 +295,9 @@ class Float64CSR(Float64Rows):
 
     def __init__(self, X: sp.csr_matrix, gaussian: bool, gamma: float, sq: np.ndarray | None = None) -> None:
         super().__init__(X, gaussian, gamma, sq)
-        self._columns, width = scratch_columns(X)
+        X = self.X
+        columns, width = scratch_columns(X)
+        self._columns = read_only(columns)  # X.indices, or a copy: read-only either way (one type)
         self._scratch = np.zeros(width)
         self.work, self.row_arrays = X.nnz, (X.data, self._columns, X.indptr, self.sq)
         self.nbytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + self._scratch.nbytes
@@ -296,9 +348,9 @@ class ExactRows(Storage):
     """
 
     def __init__(self, general: Float64Rows, stored: np.ndarray, norms: np.ndarray) -> None:
-        self._general, self.stored, self.norms = general, stored, norms
+        self._general, self.stored, self.norms = general, read_only(stored), read_only(norms)
         self.gaussian, self.gamma = general.gaussian, general.gamma
-        self.work, self.row_arrays, self.nbytes = stored.size, (stored, norms), stored.nbytes + general.nbytes
+        self.work, self.row_arrays, self.nbytes = stored.size, (self.stored, self.norms), stored.nbytes + general.nbytes
         self._points: tuple[Any, Any] | None = None  # (Z, points(Z)) of the last Z
 
     @property
@@ -340,12 +392,12 @@ class BitSets(ExactRows):
 
     def __init__(self, general: Float64Rows) -> None:
         #: Word ``w`` of every row, ``columns[w]``, contiguous (:func:`~sbpbench.kernels.loops.binary_row`).
-        self.columns = np.ascontiguousarray(bit_sets(general.X).T)
+        self.columns = read_only(np.ascontiguousarray(bit_sets(general.X).T))
         norms = np.diff(general.X.indptr).astype(np.int64)
         super().__init__(general, self.columns.T, norms)
-        self.counts = norms.astype(np.min_scalar_type(int(norms.max(initial=0))))
+        self.counts = read_only(norms.astype(np.min_scalar_type(int(norms.max(initial=0)))))
         self.row_arrays = (self.columns, self.counts)
-        self.table = loops.distance_table(2 * int(self.norms.max(initial=0)) + 1, self.gamma)
+        self.table = read_only(loops.distance_table(2 * int(self.norms.max(initial=0)) + 1, self.gamma))
         self._bind(loops.binary_rows_of, self.columns, self.counts, self.gaussian, self.table)
 
     @property
@@ -395,7 +447,7 @@ class SmallIntegers(ExactRows):
     def __init__(self, general: Float64Rows, ints: np.ndarray, scale: int) -> None:
         super().__init__(general, ints, loops.int_squared_norms(ints))
         self.scale, self.scale2 = scale, float(scale) ** 2
-        self.norms64 = self.norms.astype(np.float64)  # for measuring, made once
+        self.norms64 = read_only(self.norms.astype(np.float64))  # for measuring, made once
         self._bind(loops.int_rows_of, self.stored, self.norms, self.gaussian, self.gamma, self.scale2)
 
     def threaded_rows(self, i: int, idx: np.ndarray, out: np.ndarray) -> None:

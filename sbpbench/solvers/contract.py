@@ -1,7 +1,8 @@
 """The solver contract: the checks every solver passes, built-in or external.
 
 ``tests/test_solver_contract.py`` runs them on every registered solver, and ``sbpbench
-check-solver`` on the solvers of a file (as ``benchopt test`` does). Each check takes a
+check-solver`` on the solvers of a file (as ``benchopt test`` does), in other processes
+(:func:`isolated_verdicts`: a solver that exits or hangs fails a check, not the checker). Each check takes a
 :class:`Case` (a solver, a kind of problem, parameter values) and raises
 :class:`ContractViolation` saying what failed. On small real data (rows of the bundled Adult
 copy) with each kernel it accepts, with and without a bias where it takes one, with its
@@ -22,6 +23,8 @@ choices, a solver:
   whose data attributes hold other points than the values it hands out, it follows the same
   trajectory, and the kernel computed no value it did not count as computed;
 * counts what its cost model says (``expected_kernel_evals``), with or without the row cache;
+* writes into none of the problem's arrays (:func:`check_data_left_unwritten`; the runner hands
+  them out read-only);
 * is refused, when it is made for a kind of problem, exactly as
   :meth:`~sbpbench.solvers.base.Solver.refuse` refuses it (the same refusal ends a config at
   validation); a solver may accept every kind of problem.
@@ -29,13 +32,17 @@ choices, a solver:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
 import os
+import select
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -49,7 +56,7 @@ import numpy as np
 from sbpbench.data.sources.adult import load_bundled
 from sbpbench.data.split import Split
 from sbpbench.kernels import Kernel, KernelSpec
-from sbpbench.problem import Problem
+from sbpbench.problem import Problem, wrote_read_only
 from sbpbench.solvers import base
 from sbpbench.solvers.base import ProblemKind, Solver, SolverParams
 
@@ -74,12 +81,18 @@ def _require(holds: bool, message: str) -> None:
         raise ContractViolation(message)
 
 
-@cache
 def adult_rows(n: int = N, seed: int = 3, test: int = N_TEST):
     """``n`` training rows of the bundled a9a and ``test`` rows of a9a.t, drawn without replacement.
 
-    Returns ``(X, y, test_X, test_y)`` with CSR matrices.
+    Returns ``(X, y, test_X, test_y)`` with CSR matrices: new copies at every call, so that
+    each case has data of its own, whatever an earlier case's solver did to its own.
     """
+    return tuple(part.copy() for part in _adult_rows(n, seed, test))
+
+
+@cache
+def _adult_rows(n: int, seed: int, test: int):
+    """:func:`adult_rows`, drawn once per process (the draws are kept, never handed out)."""
     train, held_out = load_bundled()
     idx = np.random.default_rng(seed).choice(train.X.shape[0], n, replace=False)
     tidx = np.random.default_rng(seed + 1).choice(held_out.X.shape[0], test, replace=False)
@@ -130,10 +143,13 @@ class SealedKernel(Kernel):
 
 
 def make_problem(kernel: str, bias: bool, defines=("lambda", "nu"), cache_mb: float = 0.0,
-                 sealed: bool = False) -> Problem:
+                 sealed: bool = False, writable: bool = False) -> Problem:
     """:func:`adult_rows` as a problem of the given kind (lambda = 1/n and nu = 0.05 where defined).
 
-    With ``sealed``, its kernel is a :class:`SealedKernel` showing other rows of Adult.
+    With ``sealed``, its kernel is a :class:`SealedKernel` showing other rows of Adult. With
+    ``writable``, its arrays (:meth:`~sbpbench.problem.Problem.arrays`, read-only as the runner
+    hands them out) take writes, so that :func:`check_data_left_unwritten` can see what a
+    solver writes.
     """
     X, y, tX, ty = adult_rows()
     train, test = Split(X, y), Split(tX, ty)
@@ -142,6 +158,9 @@ def make_problem(kernel: str, bias: bool, defines=("lambda", "nu"), cache_mb: fl
                             NU if "nu" in defines else None, bias)
     if sealed:
         problem.kernel = SealedKernel(X, adult_rows(seed=DECOY_SEED)[0], spec)
+    if writable:
+        for array in problem.arrays().values():  # views of this case's own copies (adult_rows)
+            array.flags.writeable = True
     return problem
 
 
@@ -160,10 +179,11 @@ class Case:
         shown = ",".join(f"{k}={v}" for k, v in self.values.items())
         return f"{self.cls.name}-{self.kernel}{'-bias' if self.bias else ''}{'-' + shown if shown else ''}"
 
-    def make(self, seed: int = 0, cache_mb: float = 0.0, sealed: bool = False) -> tuple[Problem, Solver[Any]]:
-        """A problem of this kind (``sealed``: on a :class:`SealedKernel`) and the solver for it,
-        made as the runner makes it."""
-        problem = make_problem(self.kernel, self.bias, cache_mb=cache_mb, sealed=sealed)
+    def make(self, seed: int = 0, cache_mb: float = 0.0, sealed: bool = False,
+             writable: bool = False) -> tuple[Problem, Solver[Any]]:
+        """A problem of this kind (``sealed``: on a :class:`SealedKernel`; ``writable``: arrays
+        that take writes) and the solver for it, made as the runner makes it."""
+        problem = make_problem(self.kernel, self.bias, cache_mb=cache_mb, sealed=sealed, writable=writable)
         solver = self.cls.create(problem, np.random.default_rng(seed), self.cls.Params(**self.values))
         _require(isinstance(solver.params, self.cls.Params) and solver.name == self.cls.name,
                  f"create() made {type(solver).__name__} with {type(solver.params).__name__}")
@@ -367,8 +387,16 @@ def other_process_trajectories(cls: type[Solver[Any]]) -> dict[str, list[str]]:
     return _OTHER_PROCESS[key]
 
 
-def _trajectories_elsewhere(cls: type[Solver[Any]]) -> dict[str, list[str]]:
-    """:func:`other_process_trajectories`, computed."""
+def _whereabouts(cls: type[Solver[Any]]) -> list[Any]:
+    """``[module, qualname, file or None, numba threads]``: what another process needs to make
+    ``cls`` as it was found (:func:`_found`), its file (:data:`~sbpbench.solvers.external.FILES`)
+    or its module.
+
+    Raises
+    ------
+    ContractViolation
+        A class defined inside a function, which another process cannot make.
+    """
     import numba
 
     from sbpbench.solvers.external import FILES
@@ -376,17 +404,49 @@ def _trajectories_elsewhere(cls: type[Solver[Any]]) -> dict[str, list[str]]:
     file = FILES.get(cls.name) if cls.__module__.startswith("sbpbench_external_") else None
     _require(file is not None or "<locals>" not in cls.__qualname__,
              f"{cls.__qualname__} is defined inside a function: it cannot be made in another process")
+    return [cls.__module__, cls.__qualname__, file, numba.get_num_threads()]
+
+
+def _environment(hash_seed: str | None = None) -> dict[str, str]:
+    """This process's environment for another Python process: this ``sys.path``, and the
+    ``PYTHONHASHSEED`` given (None: this one's)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p or os.getcwd() for p in sys.path)}
+    if hash_seed is not None:
+        env["PYTHONHASHSEED"] = hash_seed
+    return env
+
+
+def _found(module: str, qualname: str, file: str | None, threads: int) -> type[Solver[Any]]:
+    """In another process, the solver class :func:`_whereabouts` located, with its numba threads."""
+    import importlib
+
+    import numba
+
+    from sbpbench.solvers.external import load_file
+
+    numba.set_num_threads(threads)
+    if file is not None:
+        load_file(file)
+    cls: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        cls = getattr(cls, part)
+    return cls
+
+
+def _trajectories_elsewhere(cls: type[Solver[Any]]) -> dict[str, list[str]]:
+    """:func:`other_process_trajectories`, computed."""
     given = os.environ.get("PYTHONHASHSEED", "")
-    env = {**os.environ, "PYTHONHASHSEED": str(int(given) + 1) if given.isdigit() else "0",
-           "PYTHONPATH": os.pathsep.join(p or os.getcwd() for p in sys.path)}
+    env = _environment(str(int(given) + 1) if given.isdigit() else "0")
     with tempfile.TemporaryDirectory() as folder:
-        out = os.path.join(folder, "states.json")
-        job = [cls.__module__, cls.__qualname__, file, numba.get_num_threads(), out]
-        done = subprocess.run([sys.executable, "-c", "import sys; from sbpbench.solvers.contract import "
-                               "_write_trajectories as w; w(sys.argv[1])", json.dumps(job)],
-                              env=env, capture_output=True, text=True)
-        last = (done.stderr.strip().splitlines() or ["no error output"])[-1]
-        _require(done.returncode == 0, f"the solver failed in another process ({last})")
+        out, said = os.path.join(folder, "states.json"), os.path.join(folder, "output")
+        # a file, not a pipe: a process the solver leaves running can hold it open
+        with open(said, "w", encoding="utf-8") as output:
+            code = subprocess.call([sys.executable, "-c", "import sys; from sbpbench.solvers.contract import "
+                                    "_write_trajectories as w; w(sys.argv[1])", json.dumps([*_whereabouts(cls), out])],
+                                   env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=output)
+        with open(said, encoding="utf-8", errors="replace") as output:
+            last = (output.read().strip().splitlines() or ["no error output"])[-1]
+        _require(code == 0, f"the solver failed in another process ({last})")
         with open(out, encoding="utf-8") as f:
             return json.load(f)
 
@@ -394,19 +454,8 @@ def _trajectories_elsewhere(cls: type[Solver[Any]]) -> dict[str, list[str]]:
 def _write_trajectories(job: str) -> None:
     """The other process of :func:`other_process_trajectories`: ``job`` is JSON ``[module, qualname,
     file or null, numba threads, output path]``."""
-    import importlib
-
-    import numba
-
-    from sbpbench.solvers.external import load_file
-
-    module, qualname, file, threads, out = json.loads(job)
-    numba.set_num_threads(threads)
-    if file is not None:
-        load_file(file)
-    cls: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        cls = getattr(cls, part)
+    *where, out = json.loads(job)
+    cls = _found(*where)
     with open(out, "w", encoding="utf-8") as f:
         json.dump({case.id: trajectory(case, SEED)[2] for case in cases(cls)}, f)
 
@@ -498,6 +547,37 @@ def check_cost_model(case: Case) -> None:
     _require(counted[0] == counted[1], "the row cache changed the trajectory or the count")
 
 
+def check_data_left_unwritten(case: Case) -> None:
+    """The solver writes into none of the problem's arrays (:meth:`~sbpbench.problem.Problem.arrays`).
+
+    The runner hands them out read-only, so that a write fails the run at once (and the other
+    checks with a ``ValueError``); here they take writes, and every array, compared byte by
+    byte with its copy after every step and every measurement of a trajectory, names what was
+    written (a write undone by the next one included).
+    """
+    problem, solver = case.make(writable=True)
+    before = {name: array.tobytes() for name, array in problem.arrays().items()}
+
+    def unwritten() -> None:
+        now = problem.arrays()
+        written = [name for name, data in before.items() if name not in now or now[name].tobytes() != data]
+        _require(not written, f"wrote into {', '.join(written)} (the runner hands the problem's data out "
+                 "read-only: copy an array before changing it)")
+
+    step = solver._step
+
+    def checked(iterations: float, kernel_evals: float) -> bool:
+        finished = step(iterations, kernel_evals)
+        unwritten()
+        return finished
+
+    solver._step = checked  # type: ignore[method-assign]  # the instance attribute shadows the method
+    for limit in CHECKPOINTS:
+        solver.advance(limit, INF, INF)
+        solver.snapshot().test_error(problem)
+        unwritten()
+
+
 # ----------------------------------------------------------------------------- refusal
 
 #: Every kind of problem: kernel, bias, the problem parameters it defines.
@@ -538,6 +618,7 @@ CASE_CHECKS: dict[str, Callable[[Case], None]] = {
     "snapshot columns shadow no measured one": check_extra_columns,
     "kernel values only from the counting kernel": check_values_through_the_kernel,
     "kernel count equals the cost model": check_cost_model,
+    "problem's data left unwritten": check_data_left_unwritten,
 }
 #: The checks of a solver class.
 CLASS_CHECKS: dict[str, Callable[[type[Solver[Any]]], None]] = {
@@ -546,19 +627,33 @@ CLASS_CHECKS: dict[str, Callable[[type[Solver[Any]]], None]] = {
 }
 
 
-def verdicts(cls: type[Solver[Any]]) -> Iterator[tuple[str, str | None]]:
-    """Run every check on ``cls``: ``(check, None)`` when it holds, ``(check, why)`` when not.
+#: Every check's description, in the order :func:`verdicts` runs them.
+CHECKS = [*CLASS_CHECKS, *CASE_CHECKS]
+
+
+def verdicts(cls: type[Solver[Any]], first: int = 0,
+             starting: Callable[[str], None] | None = None) -> Iterator[tuple[str, str | None]]:
+    """Run every check on ``cls`` (from :data:`CHECKS`' ``first``): ``(check, None)`` when it holds,
+    ``(check, why)`` when not.
 
     ``why`` names the first failing case (:attr:`Case.id`) and what failed; an exception the
-    solver raises is a failure of the check that met it.
+    solver raises (``SystemExit`` included) is a failure of the check that met it. ``starting``
+    is told the solver's name before each check of the class, and each case's id before the
+    check of that case.
     """
-    for what, check in CLASS_CHECKS.items():
-        yield what, _failure(check, cls)
-    all_cases = cases(cls)
-    for what, case_check in CASE_CHECKS.items():
+    all_cases: list[Case] | None = None
+    for what in CHECKS[first:]:
+        if what in CLASS_CHECKS:
+            if starting is not None:
+                starting(cls.name)
+            yield what, _failure(CLASS_CHECKS[what], cls)
+            continue
+        all_cases = cases(cls) if all_cases is None else all_cases
         why = None if all_cases else "no kind of problem accepted"
         for case in all_cases:
-            if (why := _failure(case_check, case)) is not None:
+            if starting is not None:
+                starting(case.id)
+            if (why := _failure(CASE_CHECKS[what], case)) is not None:
                 why = f"{case.id}: {why}"
                 break
         yield what, why
@@ -568,6 +663,129 @@ def _failure(check: Callable[[Any], None], on: Any) -> str | None:
     """What ``check(on)`` found wrong, in one line (None: nothing)."""
     try:
         check(on)
-    except Exception as exc:  # the solver's own errors count as failures of the check
-        return str(exc) if isinstance(exc, ContractViolation) else " ".join(f"{type(exc).__name__}: {exc}".split())
+    except (Exception, SystemExit) as exc:  # the solver's own errors (and exits) count as failures of the check
+        if isinstance(exc, ContractViolation):
+            return str(exc)
+        text = " ".join(f"{type(exc).__name__}: {exc}".split())
+        if wrote_read_only(exc):
+            return f"wrote into the problem's data, which is read-only ({text[:200]})"
+        return text if isinstance(exc, Exception) else f"{text} (raised by the solver's code)"
     return None
+
+
+# ----------------------------------------------------------------------------- in other processes
+
+#: Seconds one check of one case may take in :func:`isolated_verdicts` (``check-solver --timeout``):
+#: far more than any check of a solver that works takes on these 150 rows (compilation included).
+CASE_TIMEOUT_S = 600.0
+#: Seconds between the checks of :func:`isolated_verdicts` that its process is still alive.
+POLL_S = 0.2
+
+
+def isolated_verdicts(cls: type[Solver[Any]], timeout: float | None = None) -> Iterator[tuple[str, str | None]]:
+    """:func:`verdicts` of ``cls``, run in other processes: nothing the solver does ends or hangs this one.
+
+    The checks run in a Python process of their own, in a new session (its own process group),
+    which tells this one, through a pipe of its own, each case it starts and each verdict. A
+    check fails, naming its case, when that process ends before its verdict (``os._exit`` in a
+    step, a signal) or when a case of it takes more than ``timeout`` seconds (a step that does
+    not return); the process group is then killed and the checks after it go on in a new
+    process. When the checks are done the process group is killed too, so that no process the
+    solver started (which may hold this one's standard error open) outlives them. The solver's
+    own output goes to standard error.
+
+    Parameters
+    ----------
+    cls : type of Solver
+        The solver class (found as :func:`_whereabouts` says).
+    timeout : float, optional
+        Seconds each check of one case may take (default :data:`CASE_TIMEOUT_S`).
+
+    Yields
+    ------
+    tuple of (str, str or None)
+        As :func:`verdicts`, one per check of :data:`CHECKS`.
+    """
+    where, limit = _whereabouts(cls), CASE_TIMEOUT_S if timeout is None else timeout
+    done = 0
+    while done < len(CHECKS):
+        for verdict in _verdicts_in_child(where, done, limit):
+            done += 1
+            yield verdict
+
+
+def _verdicts_in_child(where: list[Any], first: int, timeout: float) -> Iterator[tuple[str, str | None]]:
+    """The verdicts from ``CHECKS[first]`` on, from one process, until it ends (the last one then
+    a failure of the check it was in, unless every check was done) or a case outlives ``timeout``."""
+    read, write = os.pipe()
+    try:
+        child = subprocess.Popen([sys.executable, "-c", "import sys; from sbpbench.solvers.contract import "
+                                  "_serve_verdicts as s; s(sys.argv[1])", json.dumps([*where, first, write])],
+                                 pass_fds=(write,), stdin=subprocess.DEVNULL, stdout=2, env=_environment(),
+                                 start_new_session=True)
+    finally:
+        os.close(write)
+    at, index, pending, since = None, first, b"", time.monotonic()
+    sources, ended = [read], False
+    try:
+        while index < len(CHECKS):
+            ready, _, _ = select.select(sources, [], [], POLL_S)
+            chunk = os.read(read, 1 << 16) if ready else b""
+            if ready and not chunk:  # every writer closed it: only the process's end is left to see
+                sources = []
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                message = json.loads(line)
+                if "verdict" in message:
+                    what, why = message["verdict"]
+                    yield what, why
+                    at, index = None, index + 1
+                else:
+                    at = message["at"]
+                since = time.monotonic()
+            if chunk:
+                continue
+            where_at = f"{at}: " if at else ""
+            if ended:  # ended, and nothing more was written after it did
+                code = child.returncode
+                how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+                yield CHECKS[index], f"{where_at}the solver ended the checker's process ({how}) before its verdict"
+                return
+            ended = child.poll() is not None  # (read once more: it may have written before it ended)
+            if not ended and time.monotonic() - since > timeout:
+                yield CHECKS[index], (f"{where_at}still running after {timeout:g} s (a step that does not return? "
+                                      "check-solver --timeout SECONDS sets this limit)")
+                return
+    finally:
+        _end_group(child)
+        os.close(read)
+
+
+def _end_group(child: subprocess.Popen) -> None:
+    """Kill ``child``'s process group (what it and the solver started, unless they left it); reap ``child``."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+
+
+def _end_when_orphaned(parent: int) -> None:
+    """In the process of :func:`_serve_verdicts`: kill its process group (itself and what the
+    solver started) as soon as ``parent``, the checker, is gone (even killed, with no chance to)."""
+    while os.getppid() == parent:
+        time.sleep(POLL_S)
+    os.killpg(0, signal.SIGKILL)
+
+
+def _serve_verdicts(job: str) -> None:
+    """The process of :func:`_verdicts_in_child`: ``job`` is JSON ``[module, qualname, file or null,
+    numba threads, first check, file descriptor]``; each message one JSON line on that descriptor
+    (``{"at": case id}`` or ``{"verdict": [check, why]}``)."""
+    *where, first, fd = json.loads(job)
+    threading.Thread(target=_end_when_orphaned, args=(os.getppid(),), daemon=True).start()
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        def say(message: dict[str, Any]) -> None:
+            out.write(json.dumps(message) + "\n")
+            out.flush()
+
+        for verdict in verdicts(_found(*where), first, lambda at: say({"at": at})):
+            say({"verdict": verdict})
