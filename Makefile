@@ -66,6 +66,9 @@ figures:
 # 25 minutes on 2 cores the first time (the exact optimum of the biased Adult problem is
 # computed once and cached under $$SBPBENCH_DATA/optima). bench_figure2.py reports the committed
 # Figure 2 runs on Adult and on full MNIST (core-hours); `--run` times a new one (Adult ~20 minutes).
+# bench_native.py puts the native tools (issvm, svm-train, liblinear-train, svmocas) beside
+# sbpbench, installing or building those missing (a few minutes); bench_fixed_cost.py splits a
+# short linear run's process into its stages' CPU seconds.
 bench:
 	$(PYTHON) scripts/bench_kernels.py
 	$(PYTHON) scripts/bench_sbp_iteration.py
@@ -73,6 +76,8 @@ bench:
 	$(PYTHON) scripts/bench_memory.py
 	$(PYTHON) scripts/bench_first_run.py
 	$(PYTHON) scripts/bench_short_run.py
+	$(PYTHON) scripts/bench_native.py
+	$(PYTHON) scripts/bench_fixed_cost.py
 	$(PYTHON) scripts/bench_figure2.py
 	$(PYTHON) scripts/bench_figure2.py --experiment mnist
 

@@ -16,6 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
     ("bench_kernels.py", ["--rows", "0"]),
     ("bench_figure2.py", ["--jobs", "two"]),
     ("bench_short_run.py", ["--repeats", "0"]),
+    ("bench_native.py", ["--repeats", "0"]),
+    ("bench_native.py", ["--smo-n", "-1"]),
+    ("bench_fixed_cost.py", ["--repeats", "0"]),
 ])
 def test_a_count_that_is_not_positive_is_refused_before_anything_runs(tmp_path, script, argument):
     out = tmp_path / "BENCHMARKS.md"
