@@ -83,6 +83,13 @@ def test_decide_names_the_cause_by_the_first_hypothesis_that_holds():
     assert decide(_record(0.0, over_j=0.8))[0] == "setup"
     cause, why = decide(_record(0.0, ref=0.0))
     assert cause == "not established" and "tried one lucky run" in why and "train -s 3: 0/20" in why
+    t_max = {**_record(0.0), "solver": "sgd-r", "printed": 116, "needed": {
+        "median_epochs_to_1pct": 146.0,
+        "first_passage": epochs_quantile(np.arange(100.0, 200.0), np.ones(100, bool), 116.0)}}
+    cause, why = decide(t_max)
+    assert cause == "the paper's procedure" and "t_max/m = 116 is where one run first reaches 1% (17%" in why
+    t_max["needed"]["first_passage"] = epochs_quantile(np.arange(100.0, 200.0), np.ones(100, bool), 90.0)
+    assert decide(t_max)[0] == "not established"
     epochs = {"solver": "svmsgd", "printed": 261, "ours": epochs_quantile(np.arange(1.0, 31.0), np.ones(30, bool), 261)}
     assert decide(epochs)[0] == "not established"
 
