@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.adult_sizes import analyse, counts, transpositions
 from sbpbench.papers import sbp
+from scripts.adult_sizes import analyse, counts, transpositions
 from tests.problems import SHARED
 
 ROOT = Path(__file__).resolve().parents[1]
