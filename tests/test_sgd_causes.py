@@ -24,6 +24,7 @@ from scripts.sgd_causes import (
     read_model,
     rows,
     single_run_chance,
+    whole_epochs,
 )
 from tests.problems import adult
 
@@ -52,6 +53,11 @@ def test_eps_not_stopping_early_is_the_smallest_bound_before_the_first_passage()
     assert eps_not_stopping_early(run) == pytest.approx(0.08)
     assert eps_not_stopping_early(run.iloc[:4]) == pytest.approx(0.08)  # never at 1%: every bound counts
     assert eps_not_stopping_early(run.assign(rel_acc=0.0)) == np.inf
+
+
+def test_whole_epochs_keep_the_checkpoints_at_epoch_ends():
+    curves = pd.DataFrame({"epoch": [0.5, 1.0, 1.37, 2.0, 2.9999999999, 3.5]})
+    assert whole_epochs(curves)["epoch"].tolist() == [1.0, 2.0, 2.9999999999]
 
 
 def test_epochs_quantile_places_the_printed_epochs_among_ours():
@@ -83,15 +89,21 @@ def test_decide_names_the_cause_by_the_first_hypothesis_that_holds():
     assert decide(_record(0.0, over_j=0.8))[0] == "setup"
     cause, why = decide(_record(0.0, ref=0.0))
     assert cause == "not established" and "tried one lucky run" in why and "train -s 3: 0/20" in why
-    t_max = {**_record(0.0), "solver": "sgd-r", "printed": 116, "needed": {
-        "median_epochs_to_1pct": 146.0,
-        "first_passage": epochs_quantile(np.arange(100.0, 200.0), np.ones(100, bool), 116.0)}}
+    t_max = {**_record(0.0), "solver": "sgd-r", "printed": 116,
+             "whole_epochs": epochs_quantile(np.arange(100.0, 200.0), np.ones(100, bool), 116.0)}
     cause, why = decide(t_max)
-    assert cause == "the paper's procedure" and "t_max/m = 116 is where one run first reaches 1% (17%" in why
-    t_max["needed"]["first_passage"] = epochs_quantile(np.arange(100.0, 200.0), np.ones(100, bool), 90.0)
+    assert cause == "the paper's procedure"
+    assert "t_max/m = 116 is where one run first reaches 1% at a whole epoch (17%" in why
+    t_max["whole_epochs"] = epochs_quantile(np.arange(100.0, 200.0), np.ones(100, bool), 90.0)
     assert decide(t_max)[0] == "not established"
-    epochs = {"solver": "svmsgd", "printed": 261, "ours": epochs_quantile(np.arange(1.0, 31.0), np.ones(30, bool), 261)}
+    early = epochs_quantile(np.arange(1.0, 31.0), np.ones(30, bool), 261)
+    epochs = {"solver": "svmsgd", "printed": 261, "ours": early, "whole_epochs": early}
     assert decide(epochs)[0] == "not established"
+    epochs["whole_epochs"] = epochs_quantile(np.arange(200.0, 300.0), np.ones(100, bool), 261)
+    cause, why = decide(epochs)
+    assert cause == "setup" and "read at whole epochs, as the paper counts T, 62% reach 1% by then" in why
+    epochs["ours"] = epochs["whole_epochs"]
+    assert decide(epochs)[0] == "the paper's procedure"
 
 
 def test_read_model_signs_the_weights_for_label_plus_one(tmp_path):
@@ -145,3 +157,4 @@ def test_the_committed_record_covers_every_explained_row_with_a_fixed_cause():
     analysed = {row.name for row in rows()}
     assert set(found["rows"]) == analysed and analysed <= declared
     assert all(record["cause"] in sgd.CAUSE_WORDS and record["evidence"] for record in found["rows"].values())
+
