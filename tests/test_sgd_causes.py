@@ -36,7 +36,8 @@ def test_single_run_chance_is_the_share_of_runs_at_one_percent():
     found = single_run_chance(np.array([0.005, 0.012, 0.02, 0.03]))
     assert found["at_1pct"] == 1 and found["share"] == 0.25 and found["plausible"]
     assert found["median_rel_acc"] == pytest.approx(0.016)
-    assert not single_run_chance(np.full(30, 0.02))["plausible"]
+    assert not single_run_chance(np.full(30, 0.02))["plausible"] and single_run_chance(np.full(30, 0.02))["alike"]
+    assert not found["alike"]
     assert single_run_chance(np.r_[0.001, np.full(19, 0.02)])["share"] == PLAUSIBLE  # one in 20: plausible
     assert single_run_chance(np.r_[0.001, np.full(19, 0.02)])["plausible"]
 
@@ -73,7 +74,7 @@ def test_epochs_quantile_places_the_printed_epochs_among_ours():
 def _record(share: float, ref: float | None = None, over_j: float = 0.0) -> dict:
     def chance(share: float) -> dict:
         return {"runs": 20, "at_1pct": round(20 * share), "share": share, "median_rel_acc": 0.02,
-                "plausible": share >= PLAUSIBLE}
+                "plausible": share >= PLAUSIBLE, "alike": False}
     record = {"solver": "dcd", "ours": chance(share), "needed": None,
               "definitions": {"share_rel_to_J": over_j, "j_opt_shift_for_median": 0.01, "table1_agreement": 1e-6}}
     if ref is not None:
@@ -89,6 +90,9 @@ def test_decide_names_the_cause_by_the_first_hypothesis_that_holds():
     assert decide(_record(0.0, over_j=0.8))[0] == "setup"
     cause, why = decide(_record(0.0, ref=0.0))
     assert cause == "not established" and "tried one lucky run" in why and "train -s 3: 0/20" in why
+    alike = _record(0.0)
+    alike["ours"]["alike"] = True
+    assert "our runs all end alike, so no lucky run" in decide(alike)[1]
     t_max = {**_record(0.0), "solver": "sgd-r", "printed": 116,
              "whole_epochs": epochs_quantile(np.arange(100.0, 200.0), np.ones(100, bool), 116.0)}
     cause, why = decide(t_max)
