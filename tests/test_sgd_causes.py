@@ -92,7 +92,7 @@ def test_decide_names_the_cause_by_the_first_hypothesis_that_holds():
     assert cause == "not established" and "tried one lucky run" in why and "train -s 3: 0/20" in why
     alike = _record(0.0)
     alike["ours"]["alike"] = True
-    assert "our runs all end alike, so no lucky run" in decide(alike)[1]
+    assert "tried one lucky run (none can be: our runs all end alike)" in decide(alike)[1]
     t_max = {**_record(0.0), "solver": "sgd-r", "printed": 116,
              "whole_epochs": epochs_quantile(np.arange(100.0, 200.0), np.ones(100, bool), 116.0)}
     cause, why = decide(t_max)
