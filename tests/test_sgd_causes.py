@@ -1,0 +1,164 @@
+"""scripts/sgd_causes.py: the causes of the SGD-table rows that differ, and the rows that quote them."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import dump_svmlight_file
+from sklearn.svm import LinearSVC
+
+from sbpbench.errors import UserError
+from sbpbench.papers import sgd
+from sbpbench.results.lookup import ExperimentResult
+from scripts.sgd_causes import (
+    PLAUSIBLE,
+    alternative_definitions,
+    decide,
+    epochs_quantile,
+    eps_not_stopping_early,
+    liblinear,
+    objective,
+    read_model,
+    rows,
+    single_run_chance,
+    whole_epochs,
+)
+from tests.problems import adult
+
+ROOT = Path(__file__).resolve().parents[1]
+LIBLINEAR = shutil.which("liblinear-train")
+
+
+def test_single_run_chance_is_the_share_of_runs_at_one_percent():
+    found = single_run_chance(np.array([0.005, 0.012, 0.02, 0.03]))
+    assert found["at_1pct"] == 1 and found["share"] == 0.25 and found["plausible"]
+    assert found["median_rel_acc"] == pytest.approx(0.016)
+    assert not single_run_chance(np.full(30, 0.02))["plausible"] and single_run_chance(np.full(30, 0.02))["alike"]
+    assert not found["alike"]
+    assert single_run_chance(np.r_[0.001, np.full(19, 0.02)])["share"] == PLAUSIBLE  # one in 20: plausible
+    assert single_run_chance(np.r_[0.001, np.full(19, 0.02)])["plausible"]
+
+
+def test_alternative_definitions_rescale_against_the_objective_and_shift_j_opt():
+    found = alternative_definitions(np.array([1.0101, 1.0095, 1.03]), 1.0)
+    assert found["share_rel_to_J"] == pytest.approx(2 / 3)  # (J - 1)/J: 0.009999 (at 1%, though J - 1 is not), ...
+    assert found["j_opt_shift_for_median"] == pytest.approx(1.0101 / 1.01 - 1)
+
+
+def test_eps_not_stopping_early_is_the_smallest_bound_before_the_first_passage():
+    run = pd.DataFrame({"relative_accuracy": [0.5, np.nan, 0.08, 0.12, 0.04, 0.01],
+                        "rel_acc": [0.3, 0.2, 0.05, 0.03, 0.009, 0.002]})
+    assert eps_not_stopping_early(run) == pytest.approx(0.08)
+    assert eps_not_stopping_early(run.iloc[:4]) == pytest.approx(0.08)  # never at 1%: every bound counts
+    assert eps_not_stopping_early(run.assign(rel_acc=0.0)) == np.inf
+
+
+def test_whole_epochs_keep_the_checkpoints_at_epoch_ends():
+    curves = pd.DataFrame({"epoch": [0.5, 1.0, 1.37, 2.0, 2.9999999999, 3.5]})
+    assert whole_epochs(curves)["epoch"].tolist() == [1.0, 2.0, 2.9999999999]
+
+
+def test_epochs_quantile_places_the_printed_epochs_among_ours():
+    epochs, reached = np.arange(1.0, 21.0), np.ones(20, dtype=bool)
+    middle = epochs_quantile(epochs, reached, 10.0)
+    assert middle["share_at_most_printed"] == 0.5 and middle["share_at_least_printed"] == 0.55 and middle["plausible"]
+    beyond = epochs_quantile(epochs, reached, 25.0)
+    assert beyond["share_at_least_printed"] == 0.0 and not beyond["plausible"]
+    censored = epochs_quantile(epochs, np.r_[np.ones(19, dtype=bool), False], 25.0)
+    assert censored["share_at_least_printed"] == 0.05 and censored["plausible"]  # a run never at 1% needs more
+
+
+def _record(share: float, ref: float | None = None, over_j: float = 0.0) -> dict:
+    def chance(share: float) -> dict:
+        return {"runs": 20, "at_1pct": round(20 * share), "share": share, "median_rel_acc": 0.02,
+                "plausible": share >= PLAUSIBLE, "alike": False}
+    record = {"solver": "dcd", "ours": chance(share), "needed": None,
+              "definitions": {"share_rel_to_J": over_j, "j_opt_shift_for_median": 0.01, "table1_agreement": 1e-6}}
+    if ref is not None:
+        record["reference"] = {"program": "train -s 3", **chance(ref)}
+    return record
+
+
+def test_decide_names_the_cause_by_the_first_hypothesis_that_holds():
+    assert decide(_record(0.0, ref=0.9))[0] == "implementation"
+    assert decide(_record(0.1, ref=0.9))[0] == "implementation"
+    assert decide(_record(0.1))[0] == "the paper's procedure"
+    assert decide(_record(0.0, ref=0.1))[0] == "the paper's procedure"
+    assert decide(_record(0.0, over_j=0.8))[0] == "setup"
+    cause, why = decide(_record(0.0, ref=0.0))
+    assert cause == "not established" and "tried one lucky run" in why and "train -s 3: 0/20" in why
+    alike = _record(0.0)
+    alike["ours"]["alike"] = True
+    assert "tried one lucky run (none can be: our runs all end alike)" in decide(alike)[1]
+    t_max = {**_record(0.0), "solver": "sgd-r", "printed": 116,
+             "whole_epochs": epochs_quantile(np.arange(100.0, 200.0), np.ones(100, bool), 116.0)}
+    cause, why = decide(t_max)
+    assert cause == "the paper's procedure"
+    assert "t_max/m = 116 is where one run first reaches 1% at a whole epoch (17%" in why
+    t_max["whole_epochs"] = epochs_quantile(np.arange(100.0, 200.0), np.ones(100, bool), 90.0)
+    assert decide(t_max)[0] == "not established"
+    early = epochs_quantile(np.arange(1.0, 31.0), np.ones(30, bool), 261)
+    epochs = {"solver": "svmsgd", "printed": 261, "ours": early, "whole_epochs": early}
+    assert decide(epochs)[0] == "not established"
+    epochs["whole_epochs"] = epochs_quantile(np.arange(200.0, 300.0), np.ones(100, bool), 261)
+    cause, why = decide(epochs)
+    assert cause == "setup" and "read at whole epochs, as the paper counts T, 62% reach 1% by then" in why
+    epochs["ours"] = epochs["whole_epochs"]
+    assert decide(epochs)[0] == "the paper's procedure"
+
+
+def test_read_model_signs_the_weights_for_label_plus_one(tmp_path):
+    model = tmp_path / "model"
+    model.write_text("solver_type L2R_L1LOSS_SVC_DUAL\nnr_class 2\nlabel -1 1\nnr_feature 2\nbias -1\nw\n0.5 \n-1 \n")
+    assert read_model(model, 3).tolist() == [-0.5, 1.0, 0.0]
+    model.write_text(model.read_text().replace("bias -1", "bias 1"))
+    with pytest.raises(UserError, match="not a LIBLINEAR model without bias"):
+        read_model(model, 3)
+
+
+@pytest.mark.skipif(LIBLINEAR is None, reason="liblinear-train (Debian's liblinear-tools) is not installed")
+def test_liblinear_at_a_tight_eps_reaches_the_exact_optimum(tmp_path):
+    train, _ = adult(400)
+    data = tmp_path / "a9a-400"
+    dump_svmlight_file(train.X, train.y, str(data), zero_based=False)
+    C = 1.0
+    lam = 1.0 / (C * train.n)
+    w = LinearSVC(loss="hinge", dual=True, C=C, fit_intercept=False, tol=1e-10, max_iter=10**6,
+                  random_state=0).fit(train.X, train.y).coef_.ravel()
+    j_opt = objective(train.X, train.y, w, lam)
+    tight = liblinear(Path(LIBLINEAR), data, C, 1e-4, 2, j_opt, lam, tmp_path)
+    assert tight["runs"] == 2 and tight["at_1pct"] == 2 and abs(tight["median_rel_acc"]) < 1e-3
+    loose = liblinear(Path(LIBLINEAR), data, C, 50.0, 2, j_opt, lam, tmp_path)
+    assert loose["median_rel_acc"] > tight["median_rel_acc"]
+
+
+def _result(root: Path) -> ExperimentResult:
+    folder = root / "sgd-table2-c1-adult" / "run"
+    folder.mkdir(parents=True)
+    return ExperimentResult("sgd-table2-c1-adult", folder.parent, pd.DataFrame(), {})
+
+
+def test_a_row_without_its_record_names_no_cause_and_a_foreign_cause_is_refused(tmp_path):
+    res = _result(tmp_path)
+    row = sgd.row_name("2", "adult", "sgd-r", "at 1%")
+    assert sgd._cause(res, row)[0] == "not established"
+    record = tmp_path / sgd.CAUSES_RECORD
+    record.parent.mkdir()
+    record.write_text(json.dumps({"rows": {row: {"cause": "the paper's procedure", "evidence": "2/30 runs"}}}))
+    assert sgd._cause(res, row) == ("the paper's procedure", f"scripts/sgd_causes.py ({sgd.CAUSES_RECORD}): 2/30 runs")
+    assert sgd._cause(res, sgd.row_name("2", "adult", "sgd-s", "at 1%"))[0] == "not established"
+    record.write_text(json.dumps({"rows": {row: {"cause": "bad luck", "evidence": ""}}}))
+    with pytest.raises(UserError, match="not the output of scripts/sgd_causes.py.*bad luck"):
+        sgd._cause(res, row)
+
+
+def test_the_committed_record_covers_every_explained_row_with_a_fixed_cause():
+    found = json.loads((ROOT / "results" / "paper" / sgd.CAUSES_RECORD).read_text())
+    declared = {row.row for key in sgd.TABLES for row in sgd.EpochsTable(key).rows() if isinstance(row, sgd.Explained)}
+    analysed = {row.name for row in rows()}
+    assert set(found["rows"]) == analysed and analysed <= declared
+    assert all(record["cause"] in sgd.CAUSE_WORDS and record["evidence"] for record in found["rows"].values())
+
