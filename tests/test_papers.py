@@ -227,7 +227,7 @@ def test_final_against_parameter_draws_a_line_per_value_read_along_the_runs(tmp_
     assert list(kt40.get_xdata()) == [2] and kt40.get_ydata() == pytest.approx([0.55])  # k = 1 never gets there
 
 
-def test_extras_are_drawn_grey_and_marked_in_the_legend():
+def test_extras_are_drawn_grey_beneath_thinner_and_marked_in_the_legend():
     a = _by_k(groups=("pegasos", "norma (projection)"), ks=(1,)).assign(solver=lambda f: f["solver"].str[:-5])
     fig = plotting.curves_figure(a, plotting.X_AXES["iterations"], plotting.Y_AXES["primal_objective"],
                                  marks=plotting.Marks(extras=("norma (projection)",)))
@@ -235,6 +235,8 @@ def test_extras_are_drawn_grey_and_marked_in_the_legend():
     assert paper.get_label() == "pegasos (2 runs)"
     assert extra.get_label() == "norma (projection) (2 runs; extra: not in the paper)"
     assert extra.get_color() in plotting.EXTRA_COLORS and paper.get_color() not in plotting.EXTRA_COLORS
+    # issue #47: beneath the papers' solvers and thinner, so that where they meet those stay visible
+    assert extra.get_zorder() < paper.get_zorder() and extra.get_linewidth() < paper.get_linewidth()
     plt.close(fig)
 
 

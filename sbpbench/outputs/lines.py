@@ -78,6 +78,11 @@ class MeanLine:
     fits: bool = False
     line_from: float | None = None
 
+    @property
+    def on_line(self) -> np.ndarray:
+        """Which of its points the line (or a fit's point) draws: those from ``line_from`` on, all without it."""
+        return self.x >= self.line_from if self.line_from is not None else np.ones(self.x.size, bool)
+
 
 def fit_points(frame: pd.DataFrame, x: str, y: str) -> Covering:
     """The mean over runs at each checkpoint (each a fit), at the geometric mean of the runs' ``x`` there."""

@@ -45,10 +45,15 @@ import matplotlib.axis
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.backend_bases import RendererBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.path import Path as MplPath
+from matplotlib.text import Annotation
 from matplotlib.ticker import FormatStrFormatter, LogFormatterSciNotation, LogLocator, NullFormatter
+from matplotlib.transforms import Bbox
 from numpy.typing import ArrayLike
 
 from sbpbench.errors import UserError
@@ -69,11 +74,19 @@ from sbpbench.results.curves import ReadAt, final_rows, finals_by_parameter, val
 from sbpbench.results.lookup import newest_runs  # noqa: E402
 from sbpbench.results.store import curves_file, read_curves, read_meta  # noqa: E402
 
-#: With ``zoom``, a panel's test-error axis runs from the first of these multiples of its
+#: With ``zoom``, a panel's test-error axis runs at least from the first of these multiples of its
 #: smallest final mean error to the second of the median of its final means: the range where
-#: most solvers converge and differ (a solver that ends far above the others, such as the
-#: Perceptron on Adult, leaves the zoom rather than widening it past the full panel's range).
+#: most solvers converge and differ; :func:`zoom_range` stretches it to every line's end.
 ZOOM_RANGE = (0.9, 1.25)
+
+#: The final stretch of a line that the zoom row keeps in view (:func:`zoom_range`): this fraction
+#: of its extent on the panel's x axis (in its scale: log for a cost), at its end, where a solver
+#: that ends far above the others (the Perceptron on Adult) is judged.
+ZOOM_TAIL = 0.25
+
+#: Beyond the points :func:`zoom_range` stretches its range to, a margin of this fraction of the
+#: range they span (in the axis' scale), so that no line runs along an edge.
+ZOOM_MARGIN = 0.04
 
 #: The costs :func:`error_curves` can draw against, with their axis labels.
 COSTS = {"kernel_evals": "kernel evaluations", "inner_products": "d-dimensional inner products"}
@@ -247,11 +260,12 @@ class Marks:
         the line of a solver that swings before settling begins (:func:`mean_line`), and, with
         ``zoom``, the top of the full panels.
     extras : tuple of str
-        Solver labels drawn as extras (variants the paper does not draw): grey, thinner, and
-        marked so in the legend.
+        Solver labels drawn as extras (variants the paper does not draw): grey, thinner, beneath
+        the other lines (:data:`EXTRA_ZORDER`), and marked so in the legend.
     fit_label : tuple of str, optional
         ``(column, format)``: the first and last point of a solver whose checkpoints are fits are
-        labelled with the value of that column, e.g. ``("pairs", "k = {:g}")``.
+        labelled with the value of that column, e.g. ``("pairs", "k = {:g}")``, each beside its
+        point where it covers no line (:func:`place_labels`).
     epochs_axis : bool
         With iterations on the x axis, a second x axis on top in epochs of the panel's data.
     titles : Mapping
@@ -305,7 +319,13 @@ def run_marks(results: Iterable[tuple[pd.DataFrame, Mapping[str, Any]]]) -> Mark
 #: Colours of extra variants (:class:`Marks`), in turn.
 EXTRA_COLORS = ("0.35", "0.65")
 
-#: With ``zoom``, the full panels' error axis ends this many times the constant classifier's error.
+#: Extra variants are drawn thinner than the papers' solvers (their line width, in points), and
+#: beneath them (their ``zorder``: under matplotlib's lines, 2, above its bands, 1), so that a
+#: solver whose curve an extra's meets stays visible.
+EXTRA_WIDTH, EXTRA_ZORDER = 0.8, 1.5
+
+#: With ``zoom``, the full panels' error axis ends this many times the constant classifier's error,
+#: or the highest of the lines' starts where that is higher (:func:`start_top`).
 BASELINE_HEADROOM = 1.12
 
 #: :func:`final_against_parameter` draws the objective on a log axis when its values span more than this factor.
@@ -352,8 +372,8 @@ def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str, y: Axis = Y_A
     if curve is None:
         return None
     k, extra = y.factor, color is not None
-    style: dict[str, Any] = {"color": color, "lw": 1.1} if extra else {}
-    pre = curve.x < curve.line_from if curve.line_from is not None else np.zeros(curve.x.size, bool)
+    style: dict[str, Any] = {"color": color, "lw": EXTRA_WIDTH, "zorder": EXTRA_ZORDER} if extra else {}
+    pre = ~curve.on_line
     grid, mean, se = curve.x[~pre], curve.mean[~pre], curve.se[~pre]
     line, = ax.plot(grid, k * mean, label=_label(label, curve, extra), marker="o" if curve.fits else None,
                     ms=3.5, **style)
@@ -366,8 +386,9 @@ def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str, y: Axis = Y_A
         early = fit_points(rows, x, y.column)
         ax.plot(early.x, k * early.mean, ls="none", marker=".", ms=3, color=colour)
     second = None if dashed is None else mean_line(frame, x, dashed.column)
+    as_line: dict[str, Any] = {"zorder": line.get_zorder(), "lw": line.get_linewidth()}  # an extra's: thin, beneath
     if dashed is not None and second is not None:
-        ax.plot(second.x, dashed.factor * second.mean, ls="--", color=colour, lw=line.get_linewidth())
+        ax.plot(second.x, dashed.factor * second.mean, ls="--", color=colour, **as_line)
     banded = np.isfinite(se)
     spread = np.where(banded, se, 0.0)
     low = np.maximum(k * (mean - spread), LOG_FLOOR) if y.log else k * (mean - spread)
@@ -377,14 +398,17 @@ def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str, y: Axis = Y_A
         at = np.interp(np.log10(split), np.log10(grid), mean)
         before = grid < split
         line.set_data(np.r_[grid[before], split], k * np.r_[mean[before], at])
-        ax.plot(np.r_[split, grid[~before]], k * np.r_[at, mean[~before]], ls="--", color=colour)
+        ax.plot(np.r_[split, grid[~before]], k * np.r_[at, mean[~before]], ls="--", color=colour, **as_line)
     return _Drawn(curve, second is not None, points, frame, line)
 
 
-def _mark_outside(ax: Axes, drawn: list[_Drawn], factor: float, fit_label: tuple[str, str] | None) -> None:
+def _mark_outside(ax: Axes, drawn: list[_Drawn], factor: float,
+                  fit_label: tuple[str, str] | None) -> list[Annotation]:
     """Points beyond the y range drawn on its edge as open triangles (pointing the way they went),
-    so that none is silently missing; the first and last fit of each solver labelled (``fit_label``)."""
+    so that none is silently missing; the first and last fit of each solver labelled (``fit_label``),
+    the labels returned (:func:`place_labels` places them once the figure is laid out)."""
     bottom, top = ax.get_ylim()
+    labels = []
     for d in drawn:
         for xs, ys, colour in d.points:
             for beyond, edge, marker in ((ys > top, top, "^"), (ys < bottom, bottom, "v")):
@@ -395,10 +419,72 @@ def _mark_outside(ax: Axes, drawn: list[_Drawn], factor: float, fit_label: tuple
             continue
         column, text = fit_label
         values = d.frame.groupby("checkpoint")[column].mean()
-        for value, at, ends in ((values.iloc[0], 0, "top"), (values.iloc[-1], -1, "bottom")):
+        for value, at in ((values.iloc[0], 0), (values.iloc[-1], -1)):
             shown = float(np.clip(factor * d.curve.mean[at], bottom, top))
-            ax.annotate(text.format(value), (d.curve.x[at], shown), xytext=(5, -3 if ends == "top" else 3),
-                        textcoords="offset points", fontsize=7, va=ends, color=d.points[0][2])
+            dx, dy, ha, va = LABEL_PLACES[0]
+            labels.append(ax.annotate(text.format(value), (d.curve.x[at], shown), xytext=(dx, dy),
+                                      textcoords="offset points", fontsize=7, ha=ha, va=va, color=d.points[0][2]))
+    return labels
+
+
+#: A place of a point's label: its offset from the point (in points) and its alignment there.
+LabelPlace = tuple[float, float, Literal["left", "center", "right"], Literal["bottom", "top"]]
+
+#: Where :func:`place_labels` may put a point's label, in order of preference: right of the point
+#: first, then left, then over and under it.
+LABEL_PLACES: tuple[LabelPlace, ...] = (
+    (5, 3, "left", "bottom"), (5, -3, "left", "top"), (-5, 3, "right", "bottom"), (-5, -3, "right", "top"),
+    (0, 6, "center", "bottom"), (0, -6, "center", "top"))
+
+
+def place_labels(fig: Figure, labels: list[Annotation]) -> None:
+    """Put each of ``labels`` (annotations of points of ``fig``, laid out) at the first of
+    :data:`LABEL_PLACES` where its box lies inside its panel and covers no line of it, no point of a
+    line drawn as points, no legend and no label placed before it; where there is no such place, at
+    the first of those covering fewest.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure, laid out (the places are measured as drawn).
+    labels : list of matplotlib.text.Annotation
+        Labels of points, each with ``textcoords="offset points"``, in the order they are placed
+        (none: nothing is measured).
+    """
+    if not labels:
+        return
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    placed: dict[object, list[Bbox]] = {}
+    for label in labels:
+        ax = label.axes
+        if ax is None:
+            continue
+        taken = placed.setdefault(ax, [])
+        legend = ax.get_legend()
+        boxes = [*taken, *([legend.get_window_extent(renderer)] if legend is not None else [])]
+        paths = [(line.get_transform().transform_path(line.get_path()), line.get_linestyle() in ("None", " ", ""))
+                 for line in ax.get_lines() if line.get_visible()]
+        covers = [_covers(_label_box(label, place, renderer), ax.bbox, paths, boxes) for place in LABEL_PLACES]
+        best = LABEL_PLACES[covers.index(min(covers))]  # the first of the best, in the order of preference
+        taken.append(_label_box(label, best, renderer))
+
+
+def _covers(box: Bbox, panel: Bbox, paths: list[tuple[MplPath, bool]], boxes: list[Bbox]) -> int:
+    """How many of the lines (``paths`` in display units, each with whether it is drawn as points
+    only) and ``boxes`` a label's ``box`` covers; more than all of them where it leaves ``panel``."""
+    inside = panel.x0 <= box.x0 and box.x1 <= panel.x1 and panel.y0 <= box.y0 and box.y1 <= panel.y1
+    hits = sum(bool(box.count_contains(path.vertices)) if points else path.intersects_bbox(box, filled=False)
+               for path, points in paths)
+    return (0 if inside else len(paths) + len(boxes) + 1) + hits + sum(box.overlaps(b) for b in boxes)
+
+
+def _label_box(label: Annotation, place: LabelPlace, renderer: RendererBase) -> Bbox:
+    """Put ``label`` at ``place`` (of :data:`LABEL_PLACES`) and return its box there, in display units."""
+    dx, dy, ha, va = place
+    label.xyann = (dx, dy)
+    label.set_horizontalalignment(ha)
+    label.set_verticalalignment(va)
+    return label.get_window_extent(renderer)
 
 
 def _legend(ax: Axes, drawn: list[_Drawn], experiment: str, marks: Marks, size: float) -> None:
@@ -420,6 +506,89 @@ def _log_bottom(curves: list[MeanLine], factor: float) -> float | None:
     values = np.concatenate([factor * np.r_[c.mean, c.mean - c.se] for c in curves] or [np.array([])])
     positive = values[np.isfinite(values) & (values > 0)]
     return float(positive.min()) / 1.5 if positive.size else None
+
+
+def _on_panel(curve: MeanLine, factor: float, left: float) -> tuple[np.ndarray, np.ndarray]:
+    """The points of ``curve``'s line (or its fits) from ``left`` on, with a finite mean: x and the mean
+    times ``factor``, as drawn."""
+    keep = curve.on_line & (curve.x >= left * (1 - 1e-9)) & np.isfinite(curve.mean)
+    return curve.x[keep], factor * curve.mean[keep]
+
+
+def start_top(curves: Iterable[MeanLine], baseline: float, factor: float, left: float = -np.inf) -> float:
+    """The top of a full panel of errors: :data:`BASELINE_HEADROOM` times the constant classifier's
+    error or the highest of the lines' starts, where that is higher, so that every line's start is in view.
+
+    Parameters
+    ----------
+    curves : iterable of MeanLine
+        The lines drawn in the panel.
+    baseline : float
+        The constant classifier's error (:func:`baseline_error`).
+    factor : float
+        The y axis' factor (:class:`Axis`).
+    left : float
+        The panel's left end: a line's start is its first point there or right of it (a line that
+        begins left of the panel starts at its edge); a swinging solver's line starts at ``line_from``.
+
+    Returns
+    -------
+    float
+        The top, in the axis' units.
+    """
+    starts = [float(mean[0]) for curve in curves if (mean := _on_panel(curve, factor, left)[1]).size]
+    return BASELINE_HEADROOM * max([factor * baseline, *starts])
+
+
+def zoom_range(curves: Iterable[MeanLine], finals: ArrayLike, x: Axis, y: Axis, left: float = -np.inf,
+               top: float | None = None) -> tuple[float, float]:
+    """The y range of a zoom row: from :data:`ZOOM_RANGE`'s first factor times the smallest of
+    ``finals`` to its second times their median, stretched to every line's lowest point on the
+    panel and to the highest of the final stretch of each (its last :data:`ZOOM_TAIL` on the x
+    axis, in its scale), with a margin of :data:`ZOOM_MARGIN` beyond those, so that a dip below the final values
+    and a line that ends far above the others stay in view.
+
+    Parameters
+    ----------
+    curves : iterable of MeanLine
+        The lines drawn in the panel (the dots of a swinging solver before its line aside).
+    finals : array_like
+        The solvers' final means, as drawn (times ``y.factor``).
+    x : Axis
+        The x axis (its scale).
+    y : Axis
+        The y axis: on a log one the margin is a factor; it ends at most at ``y.limit``.
+    left : float
+        The panel's left end: only what is right of it counts.
+    top : float, optional
+        The most the range may reach (the full panel's top).
+
+    Returns
+    -------
+    tuple of float
+        ``(bottom, top)``.
+    """
+    finals = np.asarray(finals, dtype=float)
+    low, high = ZOOM_RANGE[0] * float(np.min(finals)), ZOOM_RANGE[1] * float(np.median(finals))
+    scale, unscale = (np.log10, lambda v: 10.0 ** v) if y.log else (np.asarray, np.asarray)
+    lows, highs = [], []
+    for curve in curves:
+        xs, values = _on_panel(curve, y.factor, left)
+        keep = values > 0 if y.log else np.ones(values.size, bool)
+        if not keep.any():
+            continue
+        at, values = (np.log10(xs[keep]) if x.log else xs[keep]), scale(values[keep])
+        lows.append(values.min())
+        highs.append(values[at >= at[-1] - ZOOM_TAIL * (at[-1] - at[0])].max())
+    if lows:
+        lowest, highest = min(lows), max(highs)
+        margin = ZOOM_MARGIN * (highest - lowest)
+        floor = lowest - margin if y.log or lowest < 0 else max(lowest - margin, 0.0)
+        low, high = min(low, float(unscale(floor))), max(high, float(unscale(highest + margin)))
+    for limit in (y.limit, top):
+        if limit is not None:
+            high = min(high, limit)
+    return low, high
 
 
 def _panel(ax: Axes, sub: pd.DataFrame, x: Axis, y: Axis, dashed: Axis | None, marks: Marks,
@@ -480,10 +649,12 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
     title : str, optional
         Figure title.
     zoom : bool
-        Two rows of panels: the full curves (the error axis from 0 to :data:`BASELINE_HEADROOM`
-        times the constant classifier's error, where ``marks`` gives it), and under them the same
-        curves with the y axis over :data:`ZOOM_RANGE` of the solvers' final means (from the
-        smallest times the first factor to their median times the second, at most ``y.limit``),
+        Two rows of panels: the full curves (where ``marks`` gives the constant classifier's error,
+        the error axis from 0 to :data:`BASELINE_HEADROOM` times it or times the highest of the
+        lines' starts: :func:`start_top`), and under them the same curves with the y axis over
+        :data:`ZOOM_RANGE` of the solvers' final means (from the smallest times the first factor
+        to their median times the second), stretched to every line's lowest point and to the
+        final stretch of each (:func:`zoom_range`), at most ``y.limit`` and the full panel's top:
         where the solvers converge and differ.
     size : tuple of float
         Inches of one panel.
@@ -507,6 +678,7 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
     curves = drawable(curves, x, y)
     if curves.empty:
         return None
+    labels: list[Annotation] = []
     names = list(dict.fromkeys(curves["experiment"]))
     rows = 2 if zoom else 1
     fig = Figure(figsize=(size[0] * len(names), size[1] * (1.7 if zoom else 1) + 0.3))
@@ -515,6 +687,7 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
     for j, name in enumerate(names):
         sub = curves[curves["experiment"] == name]
         baseline = marks.baselines.get(name)
+        full_top = None
         for row in range(rows):
             ax = axes[row][j]
             drawn = _panel(ax, sub, x, y, dashed, marks, baseline)
@@ -532,15 +705,17 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
                 _legend(ax, drawn, name, marks, legend_size)
                 if marks.epochs_axis:
                     _epochs_axis(ax, sub, x)
+            left = ax.get_xlim()[0]  # where a log x axis starts: every solver has begun
             if zoom and row == 0 and baseline is not None:
-                ax.set_ylim(0, y.factor * BASELINE_HEADROOM * baseline)
+                full_top = start_top([d.curve for d in drawn], baseline, y.factor, left)
+                ax.set_ylim(0, full_top)
             if zoom and row == 1:
                 finals = y.factor * final_rows(sub).groupby("solver")[y.column].mean()
-                top = ZOOM_RANGE[1] * finals.median()
-                ax.set_ylim(ZOOM_RANGE[0] * finals.min(), top if y.limit is None else min(y.limit, top))
+                ax.set_ylim(*zoom_range([d.curve for d in drawn], finals, x, y, left, full_top))
                 ax.set_ylabel(f"{y.label}, zoom on the final values")
-            _mark_outside(ax, drawn, y.factor, marks.fit_label)
+            labels += _mark_outside(ax, drawn, y.factor, marks.fit_label)
     _lay_out(fig, title, BAND_NOTE)
+    place_labels(fig, labels)
     return fig
 
 

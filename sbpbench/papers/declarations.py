@@ -328,8 +328,9 @@ class ErrorCurves:
 
     ``cost``: kernel evaluations, or d-dimensional inner products (kernel evaluations of kernel
     solvers, ``inner_products`` of random Fourier features). ``zoom``: the full panels' error
-    axis runs from 0 to just above the constant classifier's error (where every solver starts),
-    and a second row of panels zooms on the final mean errors. ``fit_label``: ``(column,
+    axis runs from 0 to just above the constant classifier's error or the highest of the solvers'
+    starts, and a second row of panels zooms on where they end (every line's lowest point and the
+    last quarter of each: :func:`~sbpbench.outputs.plotting.zoom_range`). ``fit_label``: ``(column,
     format)`` labelling the first and last point of a solver whose checkpoints are fits.
     """
 

@@ -376,8 +376,9 @@ FIGURE2_DIFFERENCES = (
     "As in the paper, the left plot draws the objective (solid) and the test hinge loss (dashed) in one "
     "plot, the right plot objectives only; the paper's text does not give the axes' scales: ours are "
     "log-log (Norma's objective spans four decades), iterations up to 10^6 as the paper's text says.",
-    "Grey lines, marked 'extra' in the legend: Pegasos without projection and Norma with projection, which "
-    "the paper ran but did not draw ('We omit the graphs due to the lack of space').",
+    "Thin grey lines beneath the others, marked 'extra' in the legend: Pegasos without projection and Norma "
+    "with projection, which the paper ran but did not draw ('We omit the graphs due to the lack of space'); "
+    "where one meets the solver it varies, that solver's line covers it.",
     "Shaded bands (not in the paper): one standard error over the runs.",
 )
 

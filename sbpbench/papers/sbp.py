@@ -872,8 +872,10 @@ FIGURE2_DIFFERENCES = (
     "Axes as the paper's caption gives them (test error on a linear axis, kernel evaluations on a log "
     "axis); the paper's text does not give their ranges. Ours: kernel evaluations from where every solver "
     "has begun (n, the cost of one kernel row: the Perceptron's cheaper first checkpoints lie left of it), "
-    "the error axis from 0 to just above the constant classifier's test error, where the solvers start; "
-    "the second row zooms on the final errors and is not in the paper.",
+    "the error axis from 0 to just above the highest of the solvers' starts (their first means on the panel) "
+    "or of the constant classifier's test error (a solver that rises after its start, such as Pegasos, may "
+    "leave its top); the second row, not in the paper, zooms on where the solvers end: from just below the "
+    "lowest point of any line to just above the last quarter of each (in log kernel evaluations).",
     "Shaded bands (not in the paper): one standard error over the runs, drawn where at least two runs "
     "cover the point; a line is the mean over the runs covering each point, drawn where at least half do.",
     "SMO's test error swings between the two constant classifiers' errors until its dual solution nears "
