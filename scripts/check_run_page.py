@@ -6,11 +6,12 @@ A temporary copy of the page gets two scripts: one first in its head that record
 JavaScript error (window.onerror), and one at its end that, once the page has loaded, works the
 interactive plot as a reader would: it switches to every x axis and every y axis, hides a solver
 by clicking its legend entry and shows it again, zooms by dragging a rectangle and by the wheel,
-and resets. After each step it records the state (drawn lines, legend entries, axis labels, the
-shown domain) into the DOM. Chromium runs the copy headless (``--dump-dom``), and the dump is
-checked against the curves the page embeds: as many lines as solvers with curves on the axes,
-the axis labels of the chosen axes, one line fewer with a solver hidden, a smaller domain after
-each zoom and the first one again after a reset, and no JavaScript error.
+and resets; then it sorts the summary table by its error column, up and down. After each step
+it records the state (drawn lines, legend entries, axis labels, the shown domain) into the DOM.
+Chromium runs the copy headless (``--dump-dom``), and the dump is checked against the curves the
+page embeds: as many lines as solvers with curves on the axes, the axis labels of the chosen
+axes, one line fewer with a solver hidden, a smaller domain after each zoom and the first one
+again after a reset, the sorted column ascending then descending, and no JavaScript error.
 
 Exit code 0 when everything holds, 1 with one line per failure otherwise, 2 when the page
 cannot be read or Chromium cannot run. Debian: ``apt-get install chromium``.
@@ -85,6 +86,14 @@ function exercise(out) {
   step("wheel", () => chart.querySelector(".plot-area")
     .dispatchEvent(new WheelEvent("wheel", at(0.5, 0.5, { deltaY: -100 }))));
   step("reset again", () => document.getElementById("reset").click());
+  // sort the first sortable table (the summary) by its error column, both ways
+  const table = document.querySelector("table.sortable");
+  const column = () => Array.from(table.tBodies[0].rows).map((r) => parseFloat(r.cells[2].textContent));
+  out.sorted = [];
+  for (let k = 0; k < 2; k++) {
+    table.tHead.rows[0].cells[2].click();
+    out.sorted.push(column());
+  }
 }
 </script>"""
 
@@ -147,6 +156,9 @@ def check(data: dict[str, Any], dom: str) -> tuple[list[str], list[dict[str, Any
     for y in data["y"]:
         if steps.get(f"y {y}", {}).get("y") != y:
             failures.append(f"switching the y axis to {y} did not take")
+    sorted_ = record.get("sorted") or [[], []]
+    if sorted_[0] != sorted(sorted_[0]) or sorted_[1] != sorted(sorted_[0], reverse=True) or not sorted_[0]:
+        failures.append(f"clicking the summary's error heading did not sort it up, then down ({sorted_})")
     base = steps.get("axes")
     if base is None or base["lines"] == 0:
         failures.append("nothing is drawn on the first axes, so hiding and zooming cannot be checked")
@@ -199,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             print("Chromium said:\n" + "\n".join(messages.splitlines()[-20:]), file=sys.stderr)
         return 1
     print(f"{args.page}: ok ({len(steps)} steps: every x and y axis, hide and show a solver, zoom by drag and "
-          f"wheel, reset; no JavaScript error)")
+          f"wheel, reset; the summary sorted both ways; no JavaScript error)")
     return 0
 
 

@@ -42,6 +42,7 @@ const nodes = {};
 for (const id of ["chart", "x-axis", "y-axis", "legend", "notes", "reset", "explorer"]) nodes[id] = new Node(id);
 nodes["sbpbench-data"] = { textContent: DATA };
 globalThis.document = { getElementById: (id) => nodes[id], createElementNS: (ns, name) => new Node(name),
+                        querySelectorAll: () => [],
                         createElement: (name) => new Node(name), createTextNode: (text) => ({ text }) };
 globalThis.window = { addEventListener() {} };
 """

@@ -28,6 +28,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +38,10 @@ import yaml
 from sbpbench.errors import UserError
 from sbpbench.files import atomic_write
 from sbpbench.outputs import svg_chart
+from sbpbench.outputs.budgets import BUDGET_AXES, budget_caption, budget_table, cell
 from sbpbench.outputs.lines import X_AXES, Y_AXES, Numbers, left_out_each, mean_line
 from sbpbench.outputs.notation import number
-from sbpbench.outputs.summary import summary_header, summary_rows
+from sbpbench.outputs.summary import best_caption, best_cells, summary_header, summary_rows
 from sbpbench.results.lookup import newest_runs, stamp
 from sbpbench.results.store import curves_file, curves_frame, read_curves, read_meta
 
@@ -59,7 +61,9 @@ STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:auto;padding:0 12px;color:#222}
 h1 small{color:#666;font-weight:normal}
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:left}
-td.num{text-align:right;font-variant-numeric:tabular-nums}.bad{color:#b00}
+td.num{text-align:right;font-variant-numeric:tabular-nums}.bad{color:#b00}td.best{font-weight:bold}
+table.sortable th{cursor:pointer}th[aria-sort=ascending]::after{content:" ▲"}
+th[aria-sort=descending]::after{content:" ▼"}
 pre{background:#f4f4f4;padding:8px;font-size:12px;overflow-x:auto}
 figure{margin:12px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:13px;color:#555}
 #chart{width:100%;max-width:760px;height:auto;border:1px solid #ddd;user-select:none;cursor:crosshair}
@@ -141,20 +145,30 @@ class Shown(str):
     """A number already written as text (a test error in percent), shown right-aligned as numbers are."""
 
 
-def _cell(value: Any) -> str:
-    """A table cell: numbers right-aligned, as :func:`number` writes them, anything else as escaped text."""
+def _cell(value: Any, bold: bool = False) -> str:
+    """A table cell: numbers right-aligned, as :func:`number` writes them, anything else as escaped
+    text; ``bold`` marks the best value of its column (class ``best``)."""
+    classes = ["best"] if bold else []
     if isinstance(value, Shown):
-        return f"<td class='num'>{_e(value)}</td>"
-    if isinstance(value, bool) or value is None or not isinstance(value, int | float):
-        return f"<td>{_e('' if value is None else value)}</td>"
-    return f"<td class='num'>{number(value)}</td>"
+        text = _e(value)
+        classes.append("num")
+    elif isinstance(value, bool) or value is None or not isinstance(value, int | float):
+        text = _e("" if value is None else value)
+    else:
+        text = number(value)
+        classes.append("num")
+    return f"<td class='{' '.join(classes)}'>{text}</td>" if classes else f"<td>{text}</td>"
 
 
-def _table(header: tuple[str, ...], rows: list[list[Any]], bad: list[bool] | None = None) -> str:
+def _table(header: Sequence[str], rows: list[list[Any]], bad: list[bool] | None = None,
+           best: list[list[bool]] | None = None) -> str:
+    """A table the reader can sort by clicking a heading (``page.js``); rows of ``bad`` marked as
+    failed, cells of ``best`` (row by row) in bold."""
     head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join(f"<tr{' class=bad' if bad and bad[i] else ''}>" + "".join(map(_cell, row)) + "</tr>"
+    body = "".join(f"<tr{' class=bad' if bad and bad[i] else ''}>"
+                   + "".join(_cell(c, bool(best and best[i][j])) for j, c in enumerate(row)) + "</tr>"
                    for i, row in enumerate(rows))
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return f"<table class='sortable'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _summary(curves: pd.DataFrame) -> str:
@@ -163,6 +177,33 @@ def _summary(curves: pd.DataFrame) -> str:
         return "<p>No checkpoints were recorded.</p>"
     return _table(summary_header(curves), [[r.solver, r.runs, Shown(f"{r.error_mean:.2f} ± {r.error_se:.2f}"),
                                             r.kernel_evals, r.train_time_s, r.statuses] for r in rows])
+
+
+def _best(curves: pd.DataFrame) -> str:
+    """Each solver's best setting (:func:`~sbpbench.outputs.summary.best_cells`), as ``sbpbench run`` prints it."""
+    header, rows = best_cells(curves)
+    if not rows:
+        return ""
+    cells = [[*row[:2], *map(Shown, row[2:])] for row in rows]
+    return f"<h3>Best setting of each solver</h3><p>{_e(best_caption(curves))}</p>" + _table(header, cells)
+
+
+def _budgets(curves: pd.DataFrame) -> str:
+    """The test error at fixed budgets of kernel evaluations and of seconds (:mod:`~sbpbench.outputs.budgets`),
+    the lowest mean of each budget in bold."""
+    if curves.empty or curves["solver"].nunique() < 2:
+        return ""
+    parts = []
+    for axis in BUDGET_AXES:
+        table = budget_table(curves, axis)
+        if table.budgets and table.rows:
+            rows = [[r.solver, r.runs, *(Shown(cell(m, se, False)) for m, se in zip(r.means, r.ses))]
+                    for r in table.rows]
+            caption = budget_caption(table).replace("* marks", "bold marks")
+            parts += [f"<p>{_e(caption)}</p>",
+                      _table(("entry", "runs", *(number(b) for b in table.budgets)), rows,
+                             best=[[False, False, *r.best] for r in table.rows])]
+    return "<h3>Test error at fixed budgets</h3>" + "".join(parts) if parts else ""
 
 
 def _runs(meta: dict[str, Any]) -> str:
@@ -239,8 +280,9 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
     if config.get("description"):
         parts.append(f"<p>{_e(config['description'])}</p>")
     parts += [
-        "<h2>Summary</h2><p>The final checkpoint of each run: test error mean ± standard deviation over runs, "
-        "kernel evaluations and training seconds (means).</p>", _summary(curves),
+        "<h2>Summary</h2><p>The final checkpoint of each run: the error's mean ± its standard error over runs, "
+        "kernel evaluations and training seconds (means). Click a heading to sort a table.</p>", _summary(curves),
+        _best(curves), _budgets(curves),
         "<h2>Curves</h2>",
         "<div id='explorer' hidden><p class='controls'><label>x axis <select id='x-axis'></select></label>"
         "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button></p>"
