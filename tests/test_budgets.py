@@ -7,6 +7,8 @@ import math
 import pandas as pd
 import pytest
 
+from sbpbench.errors import UserError
+from sbpbench.experiment import config
 from sbpbench.outputs.budgets import budget_table, budget_text, default_budgets
 
 #: entry -> runs, each (kernel evaluations of its checkpoints, test errors there)
@@ -56,7 +58,7 @@ def test_the_default_budgets_are_the_powers_of_ten_every_entry_covers():
 def test_the_budget_text_marks_the_best_and_says_how_a_value_is_taken():
     text = budget_text(synthetic()).splitlines()
     assert "last checkpoint at or before the budget" in text[0] and "kernel evaluations" in text[0]
-    assert text[1].split() == ["entry", "runs", "1e+03"]
+    assert text[1].split() == ["entry", "runs", "1000"]
     cells = {line.split()[0]: line.split()[1:] for line in text[2:5]}
     assert cells["a[C=1]"] == ["2", "30.00", "±", "0.00", "*"] and cells["b"] == ["2", "30.00", "±", "5.00", "*"]
     assert cells["c"] == ["1", "45.00"]
@@ -68,9 +70,29 @@ def test_the_budget_text_marks_the_best_and_says_how_a_value_is_taken():
 def test_the_page_shows_the_same_budget_table_with_the_best_in_bold():
     from sbpbench.outputs import page
 
-    html = page._budgets(synthetic())
+    html = page._budgets(synthetic(), {})
     assert html.count("<table class='sortable'>") == 2 and "bold marks the lowest mean" in html
     kernel = html.split("<table")[1]
     assert kernel.count("<td class='best num'>") == 2 and "<td class='best num'>30.00 ± 0.00</td>" in kernel
     assert "<td class='num'>45.00</td>" in kernel and "<th>1000</th>" in kernel
-    assert page._budgets(synthetic().iloc[:0]) == ""
+    assert page._budgets(synthetic().iloc[:0], {}) == ""
+    chosen = page._budgets(synthetic(), {"kernel_evals": (100.0, 2500.0)})  # a config's report section
+    assert "<th>100</th><th>2500</th>" in chosen and "<th>1</th>" in chosen  # seconds: the default
+
+
+def test_a_config_sets_the_budgets_in_its_report_section(tmp_path):
+    path = tmp_path / "exp.yaml"
+    text = "dataset: {name: adult}\nproblem: {C: 1}\nsolvers: [smo]\n"
+    path.write_text(text + "report: {kernel_evals: [3e6, 1e6], seconds: 10}\n")
+    assert config.load(path).report == {"kernel_evals": (1e6, 3e6), "seconds": (10.0,)}
+    path.write_text(text)
+    assert config.load(path).report == {}
+    assert budget_text(synthetic(), {"kernel_evals": [100, 2500]}).splitlines()[1].split() == [
+        "entry", "runs", "100", "2500"]
+    for report, message in (("{kernel_evals: [1e6, 0]}", "key 'report.kernel_evals[1]': must be positive"),
+                            ("{evals: 1}", "key 'report.evals': unknown key (valid: kernel_evals, seconds)"),
+                            ("[1e6]", "key 'report': expected a mapping")):
+        path.write_text(text + f"report: {report}\n")
+        with pytest.raises(UserError) as info:
+            config.load(path)
+        assert message in str(info.value) and str(path) in str(info.value) and "\n" not in str(info.value)

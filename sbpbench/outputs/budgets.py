@@ -4,21 +4,22 @@ training seconds, the mean over runs with its standard error, the best entry of 
 A run's value at a budget is its last checkpoint at or before the budget (the error it had when the
 budget was spent); an entry with a run that has no checkpoint by then has no value there (n/a).
 By default the budgets are the powers of ten inside the range every entry covers
-(:func:`default_budgets`). ``sbpbench run`` prints these tables (:func:`budget_text`) and the run's
+(:func:`default_budgets`); a config's ``report`` section sets them (``report: {kernel_evals: [1e6,
+3e6]}``). ``sbpbench run`` prints these tables (:func:`budget_text`) and the run's
 page shows them; both are made from :func:`budget_table`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from sbpbench.errors import printable
-from sbpbench.outputs.notation import formatted
+from sbpbench.outputs.notation import formatted, tick_labels
 from sbpbench.outputs.summary import text_table
 from sbpbench.results.curves import mean_and_se
 
@@ -135,6 +136,11 @@ def budget_caption(table: BudgetTable) -> str:
             f"of the entry has no checkpoint by then.")
 
 
+def budget_labels(table: BudgetTable) -> list[str]:
+    """The budgets as the headings of their columns, in the charts' tick notation (``1000``, ``1e6``, ``3e6``)."""
+    return tick_labels(list(table.budgets))
+
+
 def cell(mean: float, se: float, best: bool) -> str:
     """One cell of a budget table as text: ``mean ± se``, ``*`` after the best, ``n/a`` without a value."""
     if not math.isfinite(mean):
@@ -143,27 +149,47 @@ def cell(mean: float, se: float, best: bool) -> str:
     return f"{mean:.2f}{spread}{' *' if best else ''}"
 
 
-def budget_text(curves: pd.DataFrame) -> str:
-    """The tables of both axes of :data:`BUDGET_AXES` as text, each after its caption; those with no
-    budget or no entry are left out, and with fewer than two entries there is nothing to compare (``""``).
+def budget_tables(curves: pd.DataFrame, budgets: Mapping[str, Sequence[float]] | None = None) -> list[BudgetTable]:
+    """The tables of the axes of :data:`BUDGET_AXES` that have budgets and entries; none with fewer
+    than two entries (nothing to compare).
 
     Parameters
     ----------
     curves : pandas.DataFrame
         Rows of a ``curves.csv``.
+    budgets : mapping, optional
+        Budgets by axis (a config's ``report`` section); an axis not in it gets
+        :func:`default_budgets`.
+
+    Returns
+    -------
+    list of BudgetTable
+        In the order of :data:`BUDGET_AXES`.
+    """
+    if curves.empty or curves["solver"].nunique() < 2:
+        return []
+    tables = [budget_table(curves, axis, (budgets or {}).get(axis)) for axis in BUDGET_AXES]
+    return [t for t in tables if t.budgets and t.rows]
+
+
+def budget_text(curves: pd.DataFrame, budgets: Mapping[str, Sequence[float]] | None = None) -> str:
+    """The tables of :func:`budget_tables` as text, each after its caption (``sbpbench run`` prints them).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of a ``curves.csv``.
+    budgets : mapping, optional
+        Budgets by axis, as :func:`budget_tables` takes them.
 
     Returns
     -------
     str
         The tables, or ``""``.
     """
-    if curves.empty or curves["solver"].nunique() < 2:
-        return ""
     parts = []
-    for axis in BUDGET_AXES:
-        table = budget_table(curves, axis)
-        if table.budgets and table.rows:
-            header = ["entry", "runs", *(formatted(b, ".3g") for b in table.budgets)]
-            rows = [[printable(r.solver), str(r.runs), *map(cell, r.means, r.ses, r.best)] for r in table.rows]
-            parts += [budget_caption(table), text_table(header, rows, right=range(1, len(header)))]
+    for table in budget_tables(curves, budgets):
+        header = ["entry", "runs", *budget_labels(table)]
+        rows = [[printable(r.solver), str(r.runs), *map(cell, r.means, r.ses, r.best)] for r in table.rows]
+        parts += [budget_caption(table), text_table(header, rows, right=range(1, len(header)))]
     return "\n".join(parts)

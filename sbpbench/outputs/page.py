@@ -38,9 +38,10 @@ import pandas as pd
 import yaml
 
 from sbpbench.errors import UserError
+from sbpbench.experiment.config import report_budgets
 from sbpbench.files import atomic_write
 from sbpbench.outputs import svg_chart
-from sbpbench.outputs.budgets import BUDGET_AXES, budget_caption, budget_table, cell
+from sbpbench.outputs.budgets import budget_caption, budget_labels, budget_tables, cell
 from sbpbench.outputs.lines import X_AXES, Y_AXES, Numbers, left_out_each, mean_line
 from sbpbench.outputs.notation import number
 from sbpbench.outputs.summary import best_caption, best_cells, summary_header, summary_rows
@@ -202,21 +203,16 @@ def _best(curves: pd.DataFrame) -> str:
     return f"<h3>Best setting of each solver</h3><p>{_e(best_caption(curves))}</p>" + _table(header, cells)
 
 
-def _budgets(curves: pd.DataFrame) -> str:
-    """The test error at fixed budgets of kernel evaluations and of seconds (:mod:`~sbpbench.outputs.budgets`),
-    the lowest mean of each budget in bold."""
-    if curves.empty or curves["solver"].nunique() < 2:
-        return ""
+def _budgets(curves: pd.DataFrame, budgets: dict[str, tuple[float, ...]]) -> str:
+    """The test error at fixed budgets of kernel evaluations and of seconds (:mod:`~sbpbench.outputs.budgets`;
+    ``budgets`` by axis, the others the defaults), the lowest mean of each budget in bold."""
     parts = []
-    for axis in BUDGET_AXES:
-        table = budget_table(curves, axis)
-        if table.budgets and table.rows:
-            rows = [[r.solver, r.runs, *(Shown(cell(m, se, False)) for m, se in zip(r.means, r.ses))]
-                    for r in table.rows]
-            caption = budget_caption(table).replace("* marks", "bold marks")
-            parts += [f"<p>{_e(caption)}</p>",
-                      _table(("entry", "runs", *(number(b) for b in table.budgets)), rows,
-                             best=[[False, False, *r.best] for r in table.rows])]
+    for table in budget_tables(curves, budgets):
+        rows = [[r.solver, r.runs, *(Shown(cell(m, se, False)) for m, se in zip(r.means, r.ses))] for r in table.rows]
+        caption = budget_caption(table).replace("* marks", "bold marks")
+        parts += [f"<p>{_e(caption)}</p>",
+                  _table(("entry", "runs", *budget_labels(table)), rows,
+                         best=[[False, False, *r.best] for r in table.rows])]
     return "<h3>Test error at fixed budgets</h3>" + "".join(parts) if parts else ""
 
 
@@ -298,7 +294,7 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
     parts += [
         "<h2>Summary</h2><p>The final checkpoint of each run: the error's mean ± its standard error over runs, "
         "kernel evaluations and training seconds (means). Click a heading to sort a table.</p>", _summary(curves),
-        _best(curves), _budgets(curves),
+        _best(curves), _budgets(curves, report_budgets(config.get("report"), "meta.json: config")),
         "<h2>Curves</h2>",
         "<div id='explorer' hidden><p class='controls'><label>x axis <select id='x-axis'></select></label>"
         "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button>"
