@@ -96,3 +96,14 @@ def test_a_config_sets_the_budgets_in_its_report_section(tmp_path):
         with pytest.raises(UserError) as info:
             config.load(path)
         assert message in str(info.value) and str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_console_breaks_the_captions_at_its_width():
+    lines = budget_text(synthetic(), columns=60).splitlines()
+    assert max(map(len, lines[:4])) <= 59 and "last checkpoint at or" in " ".join(lines[:4])
+    assert lines.index(next(line for line in lines if line.startswith("entry"))) > 1
+    # four budgets: 78 characters a row, 72 without the label
+    narrow = budget_text(synthetic(), {"kernel_evals": [10, 100, 1000, 2500]}, columns=73).splitlines()
+    assert max(map(len, narrow)) <= 72 and "a[C=1]" in narrow  # the label on a line of its own
+    below = narrow[narrow.index("a[C=1]") + 1]
+    assert below.startswith("  ") and below.split()[:4] == ["2", "50.00", "±", "0.00"]

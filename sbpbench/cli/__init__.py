@@ -184,7 +184,7 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
             curves = read_curves(directory)
             click.echo("\n" + wrap(f"{printable(exp.name)}: final checkpoint of each run"))
             click.echo(summary_table(curves, width()))
-            for table in (best_table(curves), budget_text(curves, exp.report)):
+            for table in (best_table(curves, width()), budget_text(curves, exp.report, width())):
                 if table:
                     click.echo(table)
             click.echo(wrap(f"results: {printable(str(directory))} (curves.csv, meta.json)"))

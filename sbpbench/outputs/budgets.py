@@ -20,7 +20,7 @@ import pandas as pd
 
 from sbpbench.errors import printable
 from sbpbench.outputs.notation import formatted, tick_labels
-from sbpbench.outputs.summary import text_table
+from sbpbench.outputs.summary import caption_lines, text_table
 from sbpbench.results.curves import mean_and_se
 
 #: The budgets' axes: the column of ``curves.csv`` and how the axis is named in headings.
@@ -172,7 +172,8 @@ def budget_tables(curves: pd.DataFrame, budgets: Mapping[str, Sequence[float]] |
     return [t for t in tables if t.budgets and t.rows]
 
 
-def budget_text(curves: pd.DataFrame, budgets: Mapping[str, Sequence[float]] | None = None) -> str:
+def budget_text(curves: pd.DataFrame, budgets: Mapping[str, Sequence[float]] | None = None,
+                columns: int | None = None) -> str:
     """The tables of :func:`budget_tables` as text, each after its caption (``sbpbench run`` prints them).
 
     Parameters
@@ -181,6 +182,10 @@ def budget_text(curves: pd.DataFrame, budgets: Mapping[str, Sequence[float]] | N
         Rows of a ``curves.csv``.
     budgets : mapping, optional
         Budgets by axis, as :func:`budget_tables` takes them.
+    columns : int, optional
+        The console's width: each caption is broken into lines of at most ``columns - 1``
+        characters, and the labels get lines of their own where a row would be wider
+        (:func:`~sbpbench.outputs.summary.text_table`). Default: no limit.
 
     Returns
     -------
@@ -191,5 +196,6 @@ def budget_text(curves: pd.DataFrame, budgets: Mapping[str, Sequence[float]] | N
     for table in budget_tables(curves, budgets):
         header = ["entry", "runs", *budget_labels(table)]
         rows = [[printable(r.solver), str(r.runs), *map(cell, r.means, r.ses, r.best)] for r in table.rows]
-        parts += [budget_caption(table), text_table(header, rows, right=range(1, len(header)))]
+        parts += [caption_lines(budget_caption(table), columns),
+                  text_table(header, rows, right=range(1, len(header)), columns=columns)]
     return "\n".join(parts)

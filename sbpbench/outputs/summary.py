@@ -7,11 +7,15 @@ With a validation split (``dataset.validation``: a ``validation_error`` column) 
 the validation error instead of the test error, and :func:`best_settings` chooses, per solver,
 the entry (of a sweep: the setting) with the lowest mean final validation error; only that entry's
 test error is reported (:func:`best_table`), so that the test set plays no part in the choice.
+Without one, a sweep (a solver with several entries) gets the same table chosen on the final test
+error itself, and its caption (:func:`best_caption`) says that the choice flatters the chosen
+entry. The console and the page show the same cells (:func:`best_cells`).
 """
 
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -202,7 +206,7 @@ def best_caption(curves: pd.DataFrame) -> str:
             "flatters it (mean ± standard error over runs).")
 
 
-def best_table(curves: pd.DataFrame) -> str:
+def best_table(curves: pd.DataFrame, columns: int | None = None) -> str:
     """The best settings as text (``sbpbench run`` prints it after the summary): a line naming the
     best entry over all solvers, the caption (:func:`best_caption`), then a table of each solver's
     best setting (:func:`best_settings`) with its validation and test errors; empty when there is
@@ -212,6 +216,10 @@ def best_table(curves: pd.DataFrame) -> str:
     ----------
     curves : pandas.DataFrame
         Rows of a ``curves.csv``.
+    columns : int, optional
+        The console's width: the caption is broken into lines of at most ``columns - 1``
+        characters, and the table's labels get lines of their own where a row would be wider
+        (:func:`text_table`). Default: no limit.
 
     Returns
     -------
@@ -229,10 +237,17 @@ def best_table(curves: pd.DataFrame) -> str:
              if on_validation else f"best setting: {printable(top.solver)} ({test}, chosen on the test set)")
     header, rows = best_cells(curves)
     rows = [[printable(c) for c in row] for row in rows]
-    return "\n".join([first, best_caption(curves), text_table(header, rows, right=range(2, len(header)))])
+    return "\n".join([first, caption_lines(best_caption(curves), columns),
+                      text_table(header, rows, right=range(2, len(header)), columns=columns, label=1)])
 
 
-def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Iterable[int] = ()) -> str:
+def caption_lines(caption: str, columns: int | None) -> str:
+    """A table's caption in lines of at most ``columns - 1`` characters (broken between words), or one line."""
+    return textwrap.fill(caption, columns - 1, break_long_words=False) if columns else caption
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Iterable[int] = (),
+               columns: int | None = None, label: int = 0) -> str:
     """Cells as a text table: each column as wide as its widest cell, two spaces between columns.
 
     Parameters
@@ -243,14 +258,26 @@ def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Iter
         The cells, already written as text.
     right : iterable of int
         The columns aligned right (numbers); the others are aligned left.
+    columns : int, optional
+        The console's width: when a line would be wider than ``columns - 1`` characters, each
+        row's cell of column ``label`` gets a line of its own and the other cells the indented
+        line below, as :func:`summary_table` does. Default: no limit.
+    label : int
+        The column of the (longest) labels.
 
     Returns
     -------
     str
-        The header line and one line per row, without trailing spaces.
+        The header line and one line per row (or two, see ``columns``), without trailing spaces.
     """
     right = set(right)
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    return "\n".join("  ".join(f"{cell:>{w}}" if i in right else f"{cell:<{w}}"
-                               for i, (cell, w) in enumerate(zip(line, widths))).rstrip()
-                     for line in [header, *rows])
+    lines = [header, *rows]
+    widths = [max(len(str(r[i])) for r in lines) for i in range(len(header))]
+
+    def joined(line: Sequence[str], without: int | None = None) -> str:
+        return "  ".join(f"{cell:>{w}}" if i in right else f"{cell:<{w}}"
+                         for i, (cell, w) in enumerate(zip(line, widths)) if i != without).rstrip()
+
+    if columns is None or sum(widths) + 2 * (len(widths) - 1) <= columns - 1:
+        return "\n".join(joined(line) for line in lines)
+    return "\n".join(part for line in lines for part in (str(line[label]), "  " + joined(line, label)))
