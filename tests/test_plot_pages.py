@@ -23,7 +23,7 @@ import pytest
 
 from sbpbench import cli
 from sbpbench.errors import UserError
-from sbpbench.outputs import page, plotting
+from sbpbench.outputs import page, plotting, svg_chart
 from sbpbench.results.curves import covering_mean
 from sbpbench.results.store import curves_frame, read_curves, read_meta
 from tests.cli_runner import one_error_line, sbpbench
@@ -150,6 +150,9 @@ def test_the_page_curves_are_the_mean_curves_of_the_figures(run_dir):
     assert "kernel_evals|test_error" not in dcd["curves"] and "iterations|gap" not in sbp["curves"]
     assert data["notes"]["kernel_evals|test_error"] == ["dcd in mixed: no kernel evaluations"]
     assert data["initial"] == ["kernel_evals", "test_error"]
+    # each solver its look, the same on every pair of axes (three solvers of one entry each: three colours)
+    assert [s["style"] for s in data["solvers"]] == svg_chart.styles(["sbp", "dcd", "smo"])
+    assert len({s["style"]["color"] for s in data["solvers"]}) == 3
     for solver, key, x, y, factor in ((sbp, "epochs|test_error", "epoch", "test_error", 100),
                                       (dcd, "epochs|gap", "epoch", "duality_gap", 1),
                                       (smo, "iterations|primal_objective", "iteration", "primal_objective", 1),

@@ -14,7 +14,7 @@ from sklearn.datasets import dump_svmlight_file
 from sbpbench.errors import UserError
 from sbpbench.execution.problems import ProblemCache
 from sbpbench.experiment import assemble, config
-from sbpbench.outputs import plotting
+from sbpbench.outputs import page, plotting
 from sbpbench.outputs.summary import best_settings, best_table, summary_table
 from sbpbench.results.store import read_curves
 from tests.cli_runner import sbpbench
@@ -118,8 +118,13 @@ def test_without_a_validation_split_the_best_setting_is_chosen_on_the_test_error
     assert text[0] == "best setting: b (test error 5.00 ± 0.00%, chosen on the test set)"
     assert "the choice was made on the test set" in text[1]
     assert "validation" not in text[2] and text[3].split() == ["a", "a[C=1]", "2", "2", "20.00", "±", "10.00"]
+    # the page shows the same cells, under the same caption
+    html = page._best(curves)
+    assert "<h3>Best setting of each solver</h3>" in html and "the choice was made on the test set" in html
+    assert "<td>a</td><td>a[C=1]</td><td class='num'>2</td><td class='num'>2</td><td class='num'>20.00 ± 10.00</td>" \
+        in html and "<th>validation" not in html
     # one entry per solver: nothing to choose
-    assert best_table(curves[curves["solver"] != "a[C=10]"]) == ""
+    assert best_table(curves[curves["solver"] != "a[C=10]"]) == "" == page._best(curves[curves["solver"] != "a[C=10]"])
 
 
 def test_a_sweep_of_many_entries_is_drawn_one_panel_per_solver_with_a_summary(tmp_path):
