@@ -1,16 +1,23 @@
 """Check a run's page (RUN/index.html) in a real headless browser.
 
-Usage: python scripts/check_run_page.py PAGE [--chromium PATH] [--timeout S]
+Usage: python scripts/check_run_page.py PAGE [--chromium PATH] [--timeout S] [--screenshot PNG [--height PX]]
 
 A temporary copy of the page gets two scripts: one first in its head that records every
 JavaScript error (window.onerror), and one at its end that, once the page has loaded, works the
 interactive plot as a reader would: it switches to every x axis and every y axis, hides a solver
 by clicking its legend entry and shows it again, zooms by dragging a rectangle and by the wheel,
-and resets. After each step it records the state (drawn lines, legend entries, axis labels, the
-shown domain) into the DOM. Chromium runs the copy headless (``--dump-dom``), and the dump is
-checked against the curves the page embeds: as many lines as solvers with curves on the axes,
-the axis labels of the chosen axes, one line fewer with a solver hidden, a smaller domain after
-each zoom and the first one again after a reset, and no JavaScript error.
+and resets; then it sorts the summary table by its error column, up and down, and clicks every
+download button (the files are kept, not written). After each step
+it records the state (drawn lines, legend entries, axis labels, the shown domain) into the DOM.
+Chromium runs the copy headless (``--dump-dom``), and the dump is checked against the curves the
+page embeds: as many lines as solvers with curves on the axes, the axis labels of the chosen
+axes, one line fewer with a solver hidden, a smaller domain after each zoom and the first one
+again after a reset, the sorted column ascending then descending, one saved file per chart (the
+interactive one and each figure) that is an SVG document with its style and a legend, and no
+JavaScript error.
+
+``--screenshot PNG`` also writes a picture of the page as it first shows (1100 pixels wide, the
+first ``--height`` pixels high), to look at what no check can judge: overlaps, clutter, colours.
 
 Exit code 0 when everything holds, 1 with one line per failure otherwise, 2 when the page
 cannot be read or Chromium cannot run. Debian: ``apt-get install chromium``.
@@ -26,8 +33,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
+
+SVG = "{http://www.w3.org/2000/svg}"
 
 #: First in the head: record every JavaScript error, the page's own included.
 RECORD_ERRORS = """<script>window.__pageErrors = [];
@@ -37,12 +47,21 @@ window.onerror = function (message, source, line) { window.__pageErrors.push(mes
 #: At the end of the body: work the plot once the page has loaded and write what happened into <pre id=page-check>.
 EXERCISE = """<script>
 window.addEventListener("load", function () {
-  const out = { steps: [], errors: window.__pageErrors };
+  const out = { steps: [], errors: window.__pageErrors, downloads: [] };
+  const saved = [];  // the files the download buttons make: their names and contents
+  URL.createObjectURL = (blob) => { saved.push(blob); return "about:blank"; };
+  HTMLAnchorElement.prototype.click = function () { out.downloads.push(this.download); };
   try { exercise(out); } catch (e) { out.errors.push("while exercising: " + e); }
-  const pre = document.createElement("pre");
-  pre.id = "page-check";
-  pre.textContent = JSON.stringify(out);
-  document.body.appendChild(pre);
+  try {
+    for (const b of document.querySelectorAll("button.download")) b.click();
+  } catch (e) { out.errors.push("downloading: " + e); }
+  Promise.all(saved.map((b) => b.text())).then((texts) => {
+    out.files = texts;
+    const pre = document.createElement("pre");
+    pre.id = "page-check";
+    pre.textContent = JSON.stringify(out);
+    document.body.appendChild(pre);
+  });
 });
 function exercise(out) {
   const data = JSON.parse(document.getElementById("sbpbench-data").textContent);
@@ -85,6 +104,14 @@ function exercise(out) {
   step("wheel", () => chart.querySelector(".plot-area")
     .dispatchEvent(new WheelEvent("wheel", at(0.5, 0.5, { deltaY: -100 }))));
   step("reset again", () => document.getElementById("reset").click());
+  // sort the first sortable table (the summary) by its error column, both ways
+  const table = document.querySelector("table.sortable");
+  const column = () => Array.from(table.tBodies[0].rows).map((r) => parseFloat(r.cells[2].textContent));
+  out.sorted = [];
+  for (let k = 0; k < 2; k++) {
+    table.tHead.rows[0].cells[2].click();
+    out.sorted.push(column());
+  }
 }
 </script>"""
 
@@ -105,18 +132,43 @@ def embedded_data(page: str) -> dict[str, Any]:
     return json.loads(match[1])
 
 
-def browse(page: Path, chromium: str, timeout: float) -> tuple[str, str]:
-    """Load ``page`` in headless Chromium; its DOM after the scripts ran, and Chromium's messages."""
+def browse(page: Path, chromium: str, timeout: float, screenshot: Path | None = None,
+           height: int = 900) -> tuple[str, str]:
+    """Load ``page`` in headless Chromium; its DOM after the scripts ran (or, with ``screenshot``, a
+    PNG of its first ``height`` pixels written there, and no DOM), and Chromium's messages."""
     with tempfile.TemporaryDirectory(prefix="sbpbench-page-check-") as tmp:
+        shoot = [f"--screenshot={screenshot.resolve()}"] if screenshot else ["--dump-dom"]
         command = [chromium, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
-                   f"--user-data-dir={tmp}/profile", "--window-size=1100,900", "--virtual-time-budget=10000",
-                   "--dump-dom", page.resolve().as_uri()]
+                   f"--user-data-dir={tmp}/profile", f"--window-size=1100,{height}", "--virtual-time-budget=10000",
+                   *shoot, page.resolve().as_uri()]
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         return done.stdout, done.stderr
 
 
-def check(data: dict[str, Any], dom: str) -> tuple[list[str], list[dict[str, Any]]]:
-    """Compare what the browser recorded with what the page embeds; the failures and the recorded steps."""
+def saved_files(record: dict[str, Any], figures: int) -> list[str]:
+    """The failures of the download buttons: one file per chart (the interactive one and each
+    figure), each an SVG document with the charts' style in it and a legend."""
+    names, files = record.get("downloads") or [], record.get("files") or []
+    if len(names) != 1 + figures or len(files) != len(names):
+        return [f"the download buttons saved {len(names)} files ({len(files)} read), expected {1 + figures}"]
+    failures = []
+    for name, text in zip(names, files):
+        try:
+            root = ET.fromstring(text)
+        except ET.ParseError as exc:
+            failures.append(f"downloaded {name}: not well-formed SVG ({exc})")
+            continue
+        has = {element.tag.removeprefix(SVG) for element in root.iter()}
+        if root.tag != SVG + "svg" or not name.endswith(".svg") or not {"style", "g", "path"} <= has:
+            failures.append(f"downloaded {name}: not a chart with its style ({sorted(has)})")
+        elif root.find(f"{SVG}g[@class='legend']") is None:
+            failures.append(f"downloaded {name}: no legend")
+    return failures
+
+
+def check(data: dict[str, Any], dom: str, page: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """Compare what the browser recorded with what the page (its text ``page``) embeds; the failures
+    and the recorded steps."""
     match = re.search(r'<pre id="page-check">(.*?)</pre>', dom, re.S)
     if match is None:
         return ["the exercising script recorded nothing (did the page load? is JavaScript broken?)"], []
@@ -147,6 +199,10 @@ def check(data: dict[str, Any], dom: str) -> tuple[list[str], list[dict[str, Any
     for y in data["y"]:
         if steps.get(f"y {y}", {}).get("y") != y:
             failures.append(f"switching the y axis to {y} did not take")
+    failures += saved_files(record, len(re.findall(r"<figure data-name=", page)))
+    sorted_ = record.get("sorted") or [[], []]
+    if sorted_[0] != sorted(sorted_[0]) or sorted_[1] != sorted(sorted_[0], reverse=True) or not sorted_[0]:
+        failures.append(f"clicking the summary's error heading did not sort it up, then down ({sorted_})")
     base = steps.get("axes")
     if base is None or base["lines"] == 0:
         failures.append("nothing is drawn on the first axes, so hiding and zooming cannot be checked")
@@ -172,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("page", type=Path, help="the page, e.g. results/quickstart/<run-id>/index.html")
     parser.add_argument("--chromium", default="chromium", help="the browser to run (default: chromium on PATH)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds Chromium may take (default 120)")
+    parser.add_argument("--screenshot", type=Path, help="also write a PNG of the page (unexercised) here")
+    parser.add_argument("--height", type=int, default=4000, help="the screenshot's height in pixels (default 4000)")
     args = parser.parse_args(argv)
     chromium = shutil.which(args.chromium)
     if chromium is None:
@@ -188,10 +246,12 @@ def main(argv: list[str] | None = None) -> int:
         copy.write_text(instrumented(page), encoding="utf-8")
         try:
             dom, messages = browse(copy, chromium, args.timeout)
+            if args.screenshot:
+                browse(args.page, chromium, args.timeout, args.screenshot, args.height)
         except (OSError, subprocess.TimeoutExpired) as exc:
             print(f"check_run_page: {chromium}: {exc}", file=sys.stderr)
             return 2
-    failures, steps = check(data, dom)
+    failures, steps = check(data, dom, page)
     if failures:
         for failure in failures:
             print(f"check_run_page: {args.page}: {failure}", file=sys.stderr)
@@ -199,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
             print("Chromium said:\n" + "\n".join(messages.splitlines()[-20:]), file=sys.stderr)
         return 1
     print(f"{args.page}: ok ({len(steps)} steps: every x and y axis, hide and show a solver, zoom by drag and "
-          f"wheel, reset; no JavaScript error)")
+          f"wheel, reset; the summary sorted both ways; "
+          f"every chart saved as SVG; no JavaScript error)")
     return 0
 
 

@@ -39,9 +39,12 @@ class Node {
   getBoundingClientRect() { return { left: 0, top: 0, width: 760, height: 440 }; }
 }
 const nodes = {};
-for (const id of ["chart", "x-axis", "y-axis", "legend", "notes", "reset", "explorer"]) nodes[id] = new Node(id);
+for (const id of ["chart", "x-axis", "y-axis", "legend", "notes", "reset", "download", "explorer"]) {
+  nodes[id] = new Node(id);
+}
 nodes["sbpbench-data"] = { textContent: DATA };
 globalThis.document = { getElementById: (id) => nodes[id], createElementNS: (ns, name) => new Node(name),
+                        querySelectorAll: () => [],
                         createElement: (name) => new Node(name), createTextNode: (text) => ({ text }) };
 globalThis.window = { addEventListener() {} };
 """

@@ -31,7 +31,8 @@ def _data(*solvers, notes=None):
                   "epochs": {"label": "epochs", "log": False}},
             "y": {"test_error": {"label": "test error (%)", "log": False},
                   "gap": {"label": "duality gap (primal - dual)", "log": True}},
-            "solvers": [{"label": label, "curves": curves} for label, curves in solvers],
+            "solvers": [{"label": label, "curves": curves, "style": style}
+                        for (label, curves), style in zip(solvers, svg_chart.styles([label for label, _ in solvers]))],
             "notes": notes or {}, "initial": ["kernel_evals", "test_error"]}
 
 
@@ -107,7 +108,7 @@ def test_labels_are_escaped_and_every_figure_of_a_page_is_well_formed_with_its_o
     monkeypatch.setattr(page, "FIGURES", (("kernel_evals", "test_error"), ("epochs", "gap"), ("epochs", "test_error")))
     figures = page._figures(data)
     svgs = re.findall(r"<svg.*?</svg>", figures, re.S)
-    assert len(svgs) == figures.count("<figure>") == 2
+    assert len(svgs) == figures.count("<figure ") == 2
     ids = [element.get("id") for text in svgs for element in ET.fromstring(text).iter() if element.get("id")]
     assert len(ids) == len(set(ids)) == 2 and "plot-clip" not in ids
     assert "Not drawn: dcd in &lt;x&gt;: no kernel evaluations.</figcaption>" in figures
@@ -125,8 +126,9 @@ def test_the_layout_is_the_scripts():
     layout = re.search(r"const W = (\d+), H = (\d+), LEFT = (\d+), RIGHT = (\d+), TOP = (\d+), BOTTOM = (\d+);", source)
     assert tuple(map(int, layout.groups())) == (svg_chart.W, svg_chart.H, svg_chart.LEFT, svg_chart.RIGHT,
                                                  svg_chart.TOP, svg_chart.BOTTOM)
-    colours = re.search(r"const COLORS = \[(.*?)\];", source, re.S)[1]
-    assert tuple(re.findall(r'"(#[0-9a-f]{6})"', colours)) == svg_chart.COLORS
+    s = svg_chart
+    assert (f"const MARKS_PER_LINE = {s.MARKS_PER_LINE}, SAMPLE = {s.SAMPLE}, LEGEND_ROW = {s.LEGEND_ROW}, "
+            f"COLUMN_MIN = {s.COLUMN_MIN}, LEGEND_COLUMNS = {s.LEGEND_COLUMNS}, CHAR_WIDTH = {s.CHAR_WIDTH};") in source
     assert "0.04 * d" in source and svg_chart.PAD == 0.04
 
 
@@ -142,3 +144,46 @@ def test_the_static_figures_are_what_the_script_draws_first():
                  "kernel_evals|gap": _curve([1e5, 2e5, 4e5], [0.5, 0.4, 0.35])}),
         notes={"epochs|test_error": ["all: no epochs"]})
     assert_drawn_as_the_script_draws(data, [("kernel_evals", "test_error"), ("epochs", "gap"), ("kernel_evals", "gap")])
+
+
+def test_every_entry_of_a_large_sweep_has_a_look_of_its_own():
+    sweep = [name for name in ("sbp", "smo", "sdca") for _ in range(6)]  # 18 entries, 3 solvers
+    looks = [tuple(s.values()) for s in svg_chart.styles(sweep)]
+    assert len(set(looks)) == 18
+    assert {s["color"] for s in svg_chart.styles(sweep)[:6]} == {svg_chart.COLORS[0]}  # a colour per solver
+    assert looks[0] == (svg_chart.COLORS[0], "", "") and looks[1][1] != ""  # the first solid, then dashed
+    many = [f"s{i}" for i in range(25)]  # more solvers than colours, one entry each
+    assert len({tuple(s.values()) for s in svg_chart.styles(many)}) == 25
+    big = [f"s{i % 30}" for i in range(200)]  # more solvers than colours, several entries each
+    assert len({tuple(s.values()) for s in svg_chart.styles(big)}) == 200
+    # beyond the dashes, markers too: a solver of 12 entries
+    assert [s["marker"] for s in svg_chart.styles(["a"] * 12)] == [""] * 4 + ["circle"] * 4 + ["square"] * 4
+
+
+def test_a_large_sweep_has_its_legend_in_columns_under_the_plot():
+    curve = _curve([10, 100, 1000], [50, 30, 20])
+    data = _data(*((f"smo[C={c}]", {"kernel_evals|test_error": curve}) for c in range(18)))
+    for s in data["solvers"]:
+        s["style"] = svg_chart.styles(["smo"] * 18)[data["solvers"].index(s)]
+    root = _svg(data)
+    legend = root.find(f"{SVG}g[@class='legend']")
+    ys = {float(t.get("y")) for t in legend.iter(f"{SVG}text")}
+    assert len(ys) == 6 and min(ys) > svg_chart.H  # 3 columns of 6 rows, all below the plot area
+    assert int(root.get("height")) == svg_chart.H + 6 * svg_chart.LEGEND_ROW + 6
+    samples = [(ln.get("stroke-dasharray") or "") for ln in legend.iter(f"{SVG}line")]
+    assert len(samples) == 18 and len(set(samples)) == len(svg_chart.DASHES)
+    assert len(list(legend.iter(f"{SVG}path"))) == 18 - len(svg_chart.DASHES)  # the markers of the rest
+
+
+@needs_node
+def test_dashes_and_markers_are_drawn_as_the_script_draws_them():
+    points = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 1e4, 2e4, 5e4]
+    data = _data(*((f"{name}[C={c}]", {"kernel_evals|test_error": _curve(points, [50 - c - j for j in range(12)])})
+                   for name in ("sbp", "smo") for c in range(9)))
+    for s, style in zip(data["solvers"], svg_chart.styles([s["label"][:3] for s in data["solvers"]])):
+        s["style"] = style
+    plot = _svg(data).find(f"{SVG}g")  # the plot area's clipped group
+    marks = _paths(plot, "marker")  # entries 4 to 7 of each solver carry circles, entry 8 squares
+    assert len(marks) == 2 * 5 and sum("a3.5" in d for d in marks) == 2 * 4
+    assert all(d.count("Z") == 6 for d in marks)  # every 2nd of 12 points
+    assert_drawn_as_the_script_draws(data, [("kernel_evals", "test_error")])

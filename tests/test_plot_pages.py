@@ -23,7 +23,7 @@ import pytest
 
 from sbpbench import cli
 from sbpbench.errors import UserError
-from sbpbench.outputs import page, plotting
+from sbpbench.outputs import page, plotting, svg_chart
 from sbpbench.results.curves import covering_mean
 from sbpbench.results.store import curves_frame, read_curves, read_meta
 from tests.cli_runner import one_error_line, sbpbench
@@ -150,6 +150,9 @@ def test_the_page_curves_are_the_mean_curves_of_the_figures(run_dir):
     assert "kernel_evals|test_error" not in dcd["curves"] and "iterations|gap" not in sbp["curves"]
     assert data["notes"]["kernel_evals|test_error"] == ["dcd in mixed: no kernel evaluations"]
     assert data["initial"] == ["kernel_evals", "test_error"]
+    # each solver its look, the same on every pair of axes (three solvers of one entry each: three colours)
+    assert [s["style"] for s in data["solvers"]] == svg_chart.styles(["sbp", "dcd", "smo"])
+    assert len({s["style"]["color"] for s in data["solvers"]}) == 3
     for solver, key, x, y, factor in ((sbp, "epochs|test_error", "epoch", "test_error", 100),
                                       (dcd, "epochs|gap", "epoch", "duality_gap", 1),
                                       (smo, "iterations|primal_objective", "iteration", "primal_objective", 1),
@@ -235,6 +238,19 @@ def test_the_summary_on_the_page_is_the_printed_one(run_dir):
         assert line.rstrip().endswith(row.statuses)
 
 
+def test_the_page_names_the_spread_and_shows_the_budget_tables(run_dir):
+    from sbpbench.outputs.budgets import BUDGET_AXES, budget_table
+
+    text = (run_dir / "index.html").read_text()
+    assert "standard deviation" not in text and "mean ± its standard error over runs" in text
+    assert "<h3>Test error at fixed budgets</h3>" in text and "last checkpoint at or before the budget" in text
+    evals = budget_table(read_curves(run_dir), "kernel_evals")
+    assert evals.budgets and {r.solver for r in evals.rows} == {"sbp " + HOSTILE, "smo <1>"}  # dcd counts none
+    budgets = sum(bool(budget_table(read_curves(run_dir), axis).budgets) for axis in BUDGET_AXES)
+    # the summary, a table per axis with budgets (the seconds' depend on the machine), runs, machine; no best
+    assert text.count("<table class='sortable'>") == 3 + budgets and "Best setting" not in text
+
+
 def test_failed_runs_are_marked_on_the_page(run_dir):
     meta = read_meta(run_dir)
     meta["runs"][1]["status"] = "failed: MemoryError: out of memory <here>"
@@ -298,3 +314,21 @@ def test_the_browser_check_fails_on_a_broken_legend(run_dir, tmp_path):
     done = subprocess.run([*CHECK, str(tmp_path / "index.html")], capture_output=True, text=True, timeout=180)
     assert done.returncode == 1
     assert "clicking a legend entry did not hide its solver" in done.stderr
+
+
+@needs_chromium
+def test_the_browser_check_fails_on_tables_that_do_not_sort(run_dir, tmp_path):
+    broken = (run_dir / "index.html").read_text().replace("for (const row of rows) body.appendChild(row);", "")
+    (tmp_path / "index.html").write_text(broken)
+    done = subprocess.run([*CHECK, str(tmp_path / "index.html")], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1
+    assert "clicking the summary's error heading did not sort it" in done.stderr
+
+
+@needs_chromium
+def test_the_browser_check_fails_on_a_saved_chart_without_its_legend(run_dir, tmp_path):
+    broken = (run_dir / "index.html").read_text().replace("if (withLegend) legendInto(copy);", "")
+    (tmp_path / "index.html").write_text(broken)
+    done = subprocess.run([*CHECK, str(tmp_path / "index.html")], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1
+    assert "downloaded kernel_evals-test_error.svg: no legend" in done.stderr

@@ -188,11 +188,15 @@ def test_the_example_prints_its_best_setting_chosen_on_validation_error(example_
     label = best_line.split("best setting: ")[1].split(" (validation error")[0]
     assert final.loc[label, "validation_error"] == final["validation_error"].min()
     assert f"(validation error {100 * final.loc[label, 'validation_error']:.2f}%, " \
-           f"test error {100 * final.loc[label, 'test_error']:.2f}%)" in best_line
+           f"test error {100 * final.loc[label, 'test_error']:.2f} ± 0.00%)" in best_line  # one run: no spread
     table = out.split(best_line + "\n", 1)[1].splitlines()
-    assert table[0].split() == ["best", "setting", "of", "each", "solver", "entries", "validation", "error", "(%)",
-                                "test", "error", "(%)"]
-    assert [line.split()[0].split("[")[0] for line in table[1:6]] == ["sbp", "pegasos", "sdca", "smo", "libsvm"]
+    header = table.index("best setting")  # on a console of 80 columns, each setting on a line of its own
+    assert "test error played no part in the choice" in " ".join(table[:header])  # the caption, wrapped
+    assert table[header + 1].split() == ["solver", "entries", "runs", "validation", "error", "(%)", "test", "error",
+                                         "(%)", "±", "s.e."]
+    settings, cells = table[header + 2:header + 12:2], table[header + 3:header + 12:2]
+    assert [line.split()[0] for line in cells] == ["sbp", "pegasos", "sdca", "smo", "libsvm"]
+    assert all(setting.startswith(line.split()[0] + "[") for setting, line in zip(settings, cells))
     assert "validation error (%)" in out.split(best_line)[0] and "test error (%)" not in out.split(best_line)[0]
 
 

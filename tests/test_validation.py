@@ -3,6 +3,7 @@ that stay readable at 20 entries and more."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -13,7 +14,7 @@ from sklearn.datasets import dump_svmlight_file
 from sbpbench.errors import UserError
 from sbpbench.execution.problems import ProblemCache
 from sbpbench.experiment import assemble, config
-from sbpbench.outputs import plotting
+from sbpbench.outputs import page, plotting
 from sbpbench.outputs.summary import best_settings, best_table, summary_table
 from sbpbench.results.store import read_curves
 from tests.cli_runner import sbpbench
@@ -97,13 +98,33 @@ def test_the_best_setting_of_each_solver_is_chosen_on_validation_error_only():
     assert [(b.solver, b.runs, b.entries) for b in best] == [("a[C=10]", 2, 2), ("b[x=1]", 1, 2)]  # first on a tie
     assert (best[0].validation_error, best[0].test_error) == pytest.approx((25.0, 50.0))
     text = best_table(curves).splitlines()
-    assert text[0] == "best setting: b[x=1] (validation error 10.00%, test error 30.00%)"
-    assert text[2].split() == ["a[C=10]", "2", "25.00", "50.00"]
+    assert text[0] == "best setting: b[x=1] (validation error 10.00%, test error 30.00 ± 0.00%)"
+    assert "test error played no part in the choice" in text[1] and "best setting" in text[2]
+    assert text[3].split() == ["a", "a[C=10]", "2", "2", "25.00", "50.00", "±", "0.00"]
     summary = summary_table(curves)
     assert "validation error (%)" in summary and "test error" not in summary
     assert "30.00" in summary  # a's mean validation error, not its test error
-    assert best_table(curves.drop(columns="validation_error")) == "" == best_table(curves.iloc[:0])
+    assert best_table(curves.iloc[:0]) == ""
     assert "test error (%)" in summary_table(curves.drop(columns="validation_error"))
+
+
+def test_without_a_validation_split_the_best_setting_is_chosen_on_the_test_error_and_says_so():
+    curves = final_rows({"a[C=1]": ("a", [math.nan] * 2, [0.3, 0.1]), "a[C=10]": ("a", [math.nan] * 2, [0.4, 0.4]),
+                         "b": ("b", [math.nan], [0.05])}).drop(columns="validation_error")
+    (a, b) = best_settings(curves)
+    assert (a.solver, a.entries, a.runs, b.solver, b.entries) == ("a[C=1]", 2, 2, "b", 1)
+    assert (a.test_error, a.test_error_se) == pytest.approx((20.0, 10.0)) and math.isnan(a.validation_error)
+    text = best_table(curves).splitlines()
+    assert text[0] == "best setting: b (test error 5.00 ± 0.00%, chosen on the test set)"
+    assert "the choice was made on the test set" in text[1]
+    assert "validation" not in text[2] and text[3].split() == ["a", "a[C=1]", "2", "2", "20.00", "±", "10.00"]
+    # the page shows the same cells, under the same caption
+    html = page._best(curves)
+    assert "<h3>Best setting of each solver</h3>" in html and "the choice was made on the test set" in html
+    assert "<td>a</td><td>a[C=1]</td><td class='num'>2</td><td class='num'>2</td><td class='num'>20.00 ± 10.00</td>" \
+        in html and "<th>validation" not in html
+    # one entry per solver: nothing to choose
+    assert best_table(curves[curves["solver"] != "a[C=10]"]) == "" == page._best(curves[curves["solver"] != "a[C=10]"])
 
 
 def test_a_sweep_of_many_entries_is_drawn_one_panel_per_solver_with_a_summary(tmp_path):
@@ -162,4 +183,4 @@ def test_the_best_setting_under_folds_is_chosen_on_the_mean_over_folds(tmp_path,
     means = final.groupby("solver")[["validation_error", "test_error"]].mean()
     label = str(means["validation_error"].idxmin())
     assert f"best setting: {label} (validation error {100 * means.loc[label, 'validation_error']:.2f}%, " \
-           f"test error {100 * means.loc[label, 'test_error']:.2f}%)" in out
+           f"test error {100 * means.loc[label, 'test_error']:.2f} ± " in out

@@ -177,14 +177,16 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
             click.echo(printable(str(directory)))
         else:  # the summary reads the curves back (and imports pandas): not for -q
             with _importing():
+                from sbpbench.outputs.budgets import budget_text
                 from sbpbench.outputs.summary import best_table, summary_table
                 from sbpbench.results.store import read_curves
 
             curves = read_curves(directory)
             click.echo("\n" + wrap(f"{printable(exp.name)}: final checkpoint of each run"))
             click.echo(summary_table(curves, width()))
-            if best := best_table(curves):
-                click.echo(best)
+            for table in (best_table(curves, width()), budget_text(curves, exp.report, width())):
+                if table:
+                    click.echo(table)
             click.echo(wrap(f"results: {printable(str(directory))} (curves.csv, meta.json)"))
         if not no_plot:
             with _importing():  # matplotlib only when plotting; frozen with the data and results

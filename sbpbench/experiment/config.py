@@ -120,6 +120,39 @@ DECLARED: dict[str, type[Params]] = {"kernel": KernelSpec, "problem": ProblemPar
 KEY_OF = {"lam": "lambda"}
 
 
+#: The axes a config's ``report`` section may set the budgets of the budget tables for
+#: (``report.kernel_evals``, ``report.seconds``; :mod:`sbpbench.outputs.budgets`).
+REPORT_KEYS = ("kernel_evals", "seconds")
+
+
+def report_budgets(data: Any, source: str) -> dict[str, tuple[float, ...]]:
+    """The budgets a config's ``report`` section sets, by axis.
+
+    Parameters
+    ----------
+    data : Any
+        The section's YAML value (None when absent).
+    source : str
+        The config's file name, for error messages.
+
+    Returns
+    -------
+    dict
+        For each key of :data:`REPORT_KEYS` present, its positive numbers (one or a list), ascending
+        and without repeats.
+
+    Raises
+    ------
+    UserError
+        The section is not a mapping, has another key, or a value is not a positive number.
+    """
+    section = _Section(source, "report", data)
+    section.only(list(REPORT_KEYS))
+    read = section.reader(float, check=positive)
+    return {key: tuple(sorted(set(section.values(key, read)))) for key in REPORT_KEYS
+            if section.data.get(key) is not None}
+
+
 def declared_keys() -> dict[str, Param]:
     """Every config key read from a declaration, as ``section.key``, with its declaration."""
     return {f"{section}.{KEY_OF.get(name, name)}": p for section, cls in DECLARED.items()
@@ -158,6 +191,9 @@ class Experiment:
     folds: int | None = None
     #: The fold the problem of this experiment validates on (:meth:`for_run`); None: fold 0.
     fold: int | None = None
+    #: ``report``: the budgets of the tables of test error at fixed budgets, by axis
+    #: (:func:`report_budgets`); an axis not given gets its default budgets.
+    report: dict[str, tuple[float, ...]] = field(default_factory=dict, compare=False)
 
     @property
     def swept(self) -> bool:
@@ -773,7 +809,7 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     base = base or Path(".")
     top = _Section(source, "", data)
     top.only(["name", "description", "dataset", "kernel", "problem", "solvers", "budget",
-              "checkpoints", "runs", "seed"])
+              "checkpoints", "runs", "seed", "report"])
     for required in ("dataset", "solvers"):
         if required not in top.data:
             top.fail(required, "missing")
@@ -793,6 +829,7 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     chk = _Section(source, "checkpoints", top.data.get("checkpoints"))
     checkpoints = Checkpoints(**{name: chk.declared(name, p) for name, p in chk.declarations(Checkpoints).items()})
 
+    report = report_budgets(top.data.get("report"), source)
     kernel, sigma2_rule, kernel_sweep = _kernel(source, top.data.get("kernel"))
     solvers, bias = _solvers(source, top.data["solvers"],
                              {"lambda": lam, "nu": nu, "bias": bias, "kernel": kernel.name,
@@ -808,6 +845,7 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
         runs=runs,
         seed=top.get("seed", int, 0, check=non_negative),
         source=source, raw=data, lam_key=lam_key, sigma2_rule=sigma2_rule, validation=validation, folds=folds,
+        report=report,
     )
 
 

@@ -1,20 +1,49 @@
 // The interactive plot of a run's page (sbpbench/outputs/page.py), inlined into the page.
 // It reads the curves embedded as JSON (#sbpbench-data) and draws them as SVG into #chart:
 // x and y axes chosen in #x-axis and #y-axis, a solver hidden or shown by clicking its legend
-// entry, zoom by dragging a rectangle or turning the wheel, #reset back to the full extent.
+// entry, zoom by dragging a rectangle or turning the wheel, #reset back to the full extent;
+// #download (and a button under each static figure) saves the chart as an SVG file.
 // The current view is written to the chart's data-x-domain and data-y-domain attributes.
 // Labels are only ever set as text (textContent), never parsed as HTML.
 // sbpbench/outputs/svg_chart.py draws the page's static figures as draw() does before any zoom
 // (tests/test_page_figures.py compares the two): change both together.
+//
+// The page's tables (class "sortable"): a click on a heading sorts the rows by that column, a
+// second click the other way; numbers (a cell's leading number: "12.3 ± 0.4" sorts as 12.3) by
+// value, other cells as text, cells without a number (n/a) after the numbers either way.
+(function () {
+  "use strict";
+  const key = (row, i) => {
+    const text = row.cells[i].textContent.trim(), v = parseFloat(text);
+    return isNaN(v) ? text : v;
+  };
+  function order(a, b, dir) {
+    const an = typeof a === "number", bn = typeof b === "number";
+    if (an && bn) return (a - b) * dir;
+    if (an !== bn) return an ? -1 : 1;
+    return a.localeCompare(b) * dir;
+  }
+  for (const table of document.querySelectorAll("table.sortable")) {
+    const heads = Array.from(table.tHead.rows[0].cells);
+    heads.forEach((th, i) => th.addEventListener("click", () => {
+      const dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
+      for (const h of heads) h.removeAttribute("aria-sort");
+      th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
+      const body = table.tBodies[0];
+      const rows = Array.from(body.rows).sort((a, b) => order(key(a, i), key(b, i), dir));
+      for (const row of rows) body.appendChild(row);
+    }));
+  }
+})();
+
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("sbpbench-data").textContent);
   const NS = "http://www.w3.org/2000/svg";
   const W = 760, H = 440, LEFT = 72, RIGHT = 16, TOP = 14, BOTTOM = 46;
-  // matplotlib's default colour cycle, taken in the same order (the solvers with curves on these
-  // axes), so that a solver has the colour of the static figure of the same axes
-  const COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+  // about how many markers a line carries and the legend's layout (svg_chart.py's constants); each
+  // solver's look (colour, line style, marker) comes with the data (svg_chart.py's styles)
+  const MARKS_PER_LINE = 8, SAMPLE = 26, LEGEND_ROW = 18, COLUMN_MIN = 150, LEGEND_COLUMNS = 3, CHAR_WIDTH = 7;
   const svg = document.getElementById("chart");
   const xSelect = document.getElementById("x-axis");
   const ySelect = document.getElementById("y-axis");
@@ -44,11 +73,26 @@
   const unit = (v, log) => (log ? (v > 0 ? Math.log10(v) : NaN) : v);
   const value = (u, log) => (log ? Math.pow(10, u) : u);
 
-  // the solvers with curves on the current axes, each with its colour
+  // the SVG path of a marker centred at (px, py), as svg_chart.py's marker_path writes it
+  function markerPath(kind, px, py) {
+    const n = (v) => v.toFixed(1);
+    if (kind === "circle") return "M" + n(px - 3.5) + "," + n(py) + "a3.5,3.5 0 1,0 7,0a3.5,3.5 0 1,0 -7,0Z";
+    if (kind === "square") return "M" + n(px - 3) + "," + n(py - 3) + "h6v6h-6Z";
+    if (kind === "triangle") {
+      return "M" + n(px) + "," + n(py - 4) + "L" + n(px + 4) + "," + n(py + 3) + "L" + n(px - 4) + "," + n(py + 3) + "Z";
+    }
+    if (kind === "diamond") {
+      return "M" + n(px) + "," + n(py - 4.5) + "L" + n(px + 4.5) + "," + n(py) + "L" + n(px) + "," + n(py + 4.5)
+        + "L" + n(px - 4.5) + "," + n(py) + "Z";
+    }
+    return "";
+  }
+
+  // the solvers with curves on the current axes, each with its look
   function drawn() {
     const k = key();
     return data.solvers.map((s, i) => ({ s: s, i: i, c: s.curves[k] })).filter((e) => e.c)
-      .map((e, n) => Object.assign(e, { color: COLORS[n % COLORS.length] }));
+      .map((e) => Object.assign(e, { style: e.s.style, color: e.s.style.color }));
   }
   const shown = () => drawn().filter((e) => !hidden.has(e.i));
 
@@ -145,7 +189,7 @@
                  y: 16, "text-anchor": "middle" }, svg).textContent = ya.label;
     const plot = el("g", { "clip-path": "url(#plot-clip)" }, svg);
     for (const e of entries) {
-      const color = e.color, c = e.c;
+      const color = e.color, c = e.c, style = e.style;
       const pt = (x, y) => [sx(unit(x, xa.log)), sy(unit(y, ya.log))];
       const path = (points) => {  // breaks where a log axis has no place for a point
         let d = "", pen = "M";
@@ -175,6 +219,7 @@
         if (solid.length && dashed.length) dashed.unshift(solid[solid.length - 1]);
       }
       const line = el("path", { class: "line", d: path(solid.map((p) => pt(p[0], p[1]))), stroke: color }, plot);
+      if (style.dash) line.setAttribute("stroke-dasharray", style.dash);
       line.setAttribute("data-solver", e.s.label);
       if (dashed.length > 1) {
         el("path", { class: "line dashed", d: path(dashed.map((p) => pt(p[0], p[1]))), stroke: color }, plot);
@@ -186,22 +231,37 @@
           }
         }
       }
+      // a marker at every k-th point, MARKS_PER_LINE in all
+      const step = Math.max(1, Math.ceil(mean.length / MARKS_PER_LINE));
+      let marks = "";
+      mean.forEach((p, j) => {
+        const [px, py] = pt(p[0], p[1]);
+        if (j % step === 0 && isFinite(px) && isFinite(py)) marks += markerPath(style.marker, px, py);
+      });
+      if (marks) el("path", { class: "marker", d: marks, fill: color }, plot);
     }
     drawLegend();
+  }
+
+  // a legend's sample of a solver's look: its line style and marker, in its colour
+  function sample(style) {
+    const box = el("svg", { class: "sample", width: SAMPLE, height: 12, viewBox: "0 0 " + SAMPLE + " 12" });
+    const line = el("line", { class: "line", x1: 0, x2: SAMPLE, y1: 6, y2: 6, stroke: style.color }, box);
+    if (style.dash) line.setAttribute("stroke-dasharray", style.dash);
+    const mark = markerPath(style.marker, SAMPLE / 2, 6);
+    if (mark) el("path", { class: "marker", d: mark, fill: style.color }, box);
+    return box;
   }
 
   function drawLegend() {
     legend.textContent = "";
     const k = key();
-    for (const { s, i, c, color } of drawn()) {
+    for (const { s, i, c, style } of drawn()) {
       const b = document.createElement("button");
       b.type = "button";
       b.className = hidden.has(i) ? "entry off" : "entry";
       b.setAttribute("aria-pressed", String(!hidden.has(i)));
-      const swatch = document.createElement("span");
-      swatch.className = "swatch";
-      swatch.style.background = color;
-      b.appendChild(swatch);
+      b.appendChild(sample(style));
       b.appendChild(document.createTextNode(s.label + " (" + c.runs + " runs)"));
       b.addEventListener("click", () => {
         if (hidden.has(i)) hidden.delete(i); else hidden.add(i);
@@ -254,6 +314,54 @@
     view = { x: v.x.map((u) => c[0] + (u - c[0]) * f), y: v.y.map((u) => c[1] + (u - c[1]) * f) };
     draw();
   }, { passive: false });
+
+  // Save a chart as an SVG file: a copy with the charts' style inside; the interactive chart's copy
+  // gets a legend of the solvers shown, laid out as svg_chart.py lays out the static figures'.
+  // (No PDF: a browser writes one only by printing; the SVG converts with any vector editor.)
+  function legendInto(copy) {
+    const entries = shown(), texts = entries.map((e) => e.s.label + " (" + e.c.runs + " runs)");
+    const widest = Math.max(0, ...texts.map((t) => t.length));
+    const width = Math.max(COLUMN_MIN, SAMPLE + 12 + CHAR_WIDTH * widest);
+    const columns = Math.max(1, Math.min(LEGEND_COLUMNS, texts.length, Math.floor((W - LEFT) / width)));
+    const rows = Math.ceil(texts.length / columns), columnWidth = (W - LEFT) / columns;
+    const total = H + LEGEND_ROW * rows + 6;
+    copy.setAttribute("viewBox", "0 0 " + W + " " + total);
+    copy.setAttribute("height", total);
+    const g = el("g", { class: "legend" }, copy);
+    entries.forEach((e, n) => {
+      const x = LEFT + columnWidth * Math.floor(n / rows), y = H + 11 + 18 * (n % rows);
+      const line = el("line", { class: "line", x1: x, x2: x + SAMPLE, y1: y, y2: y, stroke: e.style.color }, g);
+      if (e.style.dash) line.setAttribute("stroke-dasharray", e.style.dash);
+      const mark = markerPath(e.style.marker, x + SAMPLE / 2, y);
+      if (mark) el("path", { class: "marker", d: mark, fill: e.style.color }, g);
+      el("text", { x: x + SAMPLE + 6, y: y + 4 }, g).textContent = texts[n];
+    });
+  }
+  function save(node, name, withLegend) {
+    const copy = node.cloneNode(true);
+    copy.setAttribute("xmlns", NS);
+    copy.removeAttribute("style");
+    const style = document.createElementNS(NS, "style");
+    style.textContent = document.getElementById("chart-style").textContent;
+    copy.insertBefore(style, copy.firstChild);
+    copy.querySelectorAll(".selection").forEach((n) => n.remove());
+    if (withLegend) legendInto(copy);
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([new XMLSerializer().serializeToString(copy)], { type: "image/svg+xml" }));
+    a.download = name + ".svg";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+  document.getElementById("download").addEventListener("click", () => save(svg, key().replace("|", "-"), true));
+  for (const figure of document.querySelectorAll("figure[data-name]")) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "download";
+    b.textContent = "download SVG";
+    b.addEventListener("click", () => save(figure.querySelector("svg"), figure.getAttribute("data-name"), false));
+    figure.querySelector("figcaption").appendChild(b);
+  }
 
   for (const name in data.x) option(xSelect, name, data.x[name]);
   for (const name in data.y) option(ySelect, name, data.y[name]);

@@ -9,13 +9,15 @@ It holds
   :data:`~sbpbench.outputs.lines.X_AXES` and :data:`~sbpbench.outputs.lines.Y_AXES`,
   embedded as JSON and drawn as SVG by a small hand-written script (``page.js``, inlined):
   choose the x and y axes, click a legend entry to hide or show a solver, drag a rectangle or
-  turn the wheel to zoom, and reset;
+  turn the wheel to zoom, reset, and save the chart as shown as an SVG file;
 * the same curves as static figures, for readers without JavaScript: those of :data:`FIGURES`,
   inline SVG written in Python from the same embedded data, as the script draws it before any
   zoom, with a legend and the solvers left out in the caption (:mod:`~sbpbench.outputs.svg_chart`;
   no matplotlib, a few milliseconds each);
-* the summary table ``sbpbench run`` prints (:mod:`sbpbench.outputs.summary`), each run's status
-  and totals, the resolved configuration, and the machine and versions from ``meta.json``.
+* the tables ``sbpbench run`` prints: the summary and the best settings
+  (:mod:`sbpbench.outputs.summary`), the test error at fixed budgets
+  (:mod:`sbpbench.outputs.budgets`); each run's status and totals, the resolved configuration,
+  and the machine and versions from ``meta.json``. Every table sorts on a click on a heading.
 
 Every text taken from configs and results is escaped: :func:`html.escape` in the markup, and
 ``<``, ``>`` and ``&`` written as JSON escapes inside the embedded data, which the script only
@@ -29,6 +31,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +39,20 @@ import pandas as pd
 import yaml
 
 from sbpbench.errors import UserError
+from sbpbench.experiment.config import report_budgets
 from sbpbench.files import atomic_write
 from sbpbench.outputs import svg_chart
+from sbpbench.outputs.budgets import budget_caption, budget_labels, budget_tables, cell
 from sbpbench.outputs.lines import X_AXES, Y_AXES, Numbers, left_out_each, mean_line
 from sbpbench.outputs.notation import number
-from sbpbench.outputs.summary import SummaryRow, chosen_on, summary_header, summary_rows
+from sbpbench.outputs.summary import (
+    SummaryRow,
+    best_caption,
+    best_cells,
+    chosen_on,
+    summary_header,
+    summary_rows,
+)
 from sbpbench.results.lookup import newest_runs, stamp
 from sbpbench.results.store import curves_file, curves_frame, read_curves, read_meta
 
@@ -60,18 +72,27 @@ STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:auto;padding:0 12px;color:#222}
 h1 small{color:#666;font-weight:normal}
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:left}
-td.num{text-align:right;font-variant-numeric:tabular-nums}.bad{color:#b00}
+td.num{text-align:right;font-variant-numeric:tabular-nums}.bad{color:#b00}td.best{font-weight:bold}
+table.sortable th{cursor:pointer}th[aria-sort=ascending]::after{content:" ▲"}
+th[aria-sort=descending]::after{content:" ▼"}
 pre{background:#f4f4f4;padding:8px;font-size:12px;overflow-x:auto}
 figure{margin:12px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:13px;color:#555}
 #chart{width:100%;max-width:760px;height:auto;border:1px solid #ddd;user-select:none;cursor:crosshair}
-.chart .plot-area{fill:#fff}.chart .grid{stroke:#e4e4e4}.chart .tick{font-size:11px;fill:#444}
-.chart .axis-label{font-size:13px}.chart .line{fill:none;stroke-width:1.6}.chart .dashed{stroke-dasharray:5 4}
-.chart .band{opacity:.18;stroke:none}.chart .legend{font-size:13px}
 #chart .selection{fill:#88f;fill-opacity:.15;stroke:#66c}
 #legend .entry{border:1px solid #ccc;background:#fafafa;margin:2px;padding:2px 8px;cursor:pointer;font-size:13px}
 #legend .entry.off{opacity:.4;text-decoration:line-through}
-#legend .swatch{display:inline-block;width:14px;height:3px;margin:0 6px 3px 0;vertical-align:middle}
+#legend .sample{margin:0 6px 0 0;vertical-align:middle}#legend .line{fill:none;stroke-width:2}
 .controls label{margin-right:12px}#notes,.hint{font-size:13px;color:#555}
+button.download{font-size:12px;margin-left:8px}
+"""
+
+#: The charts' own style (the interactive one's and the static figures'): its own element of the
+#: page (``#chart-style``), which ``page.js`` copies into each chart it saves as an SVG file.
+CHART_STYLE = """
+.chart{font-family:system-ui,sans-serif}.chart .plot-area{fill:#fff}.chart .grid{stroke:#e4e4e4}
+.chart .tick{font-size:11px;fill:#444}.chart .axis-label{font-size:13px}.chart .line{fill:none;stroke-width:1.6}
+.chart .dashed{stroke-dasharray:5 4}.chart .band{opacity:.18;stroke:none}.chart .legend{font-size:13px}
+.chart .legend .line{stroke-width:2}
 """
 
 
@@ -92,7 +113,8 @@ def page_data(curves: pd.DataFrame) -> dict[str, Any]:
     -------
     dict
         ``x`` and ``y``: every axis by name, with its label and whether it is logarithmic;
-        ``solvers``: per solver (in the order they appear) its label and its curves by
+        ``solvers``: per solver (in the order they appear) its label, its look (a colour, a line
+        style and a marker: :func:`~sbpbench.outputs.svg_chart.styles`) and its curves by
         ``"<x>|<y>"``, each the mean over runs and its standard error (as drawn, e.g. test error
         in percent; None where fewer than two runs cover a point), the number of runs, whether its
         checkpoints are fits of their own (drawn as points too) and where a dashed part starts (or
@@ -101,7 +123,8 @@ def page_data(curves: pd.DataFrame) -> dict[str, Any]:
         ``initial``: the axes shown first (kernel evaluations if any solver has them, else
         iterations, against test error).
     """
-    solvers = []
+    solvers: list[dict[str, Any]] = []
+    names: list[str] = []
     for label, frame in curves.groupby("solver", sort=False):
         lines = {}
         numbers = Numbers(frame)
@@ -115,6 +138,9 @@ def page_data(curves: pd.DataFrame) -> dict[str, Any]:
                         "se": _rounded(y.factor * line.se), "runs": line.runs, "fits": line.fits,
                         "dashed_from": None if line.dashed_from is None else float(f"{line.dashed_from:.{DIGITS}g}")}
         solvers.append({"label": str(label), "curves": lines})
+        names.append(str(frame["solver_name"].iloc[0]))
+    for solver, style in zip(solvers, svg_chart.styles(names)):
+        solver["style"] = style
     pairs = {f"{xname}|{yname}": (x, y) for xname, x in X_AXES.items() for yname, y in Y_AXES.items()}
     notes = dict(zip(pairs, left_out_each(curves, list(pairs.values()))))
     has_kernel_evals = any("kernel_evals|test_error" in s["curves"] for s in solvers)
@@ -177,20 +203,30 @@ class Shown(str):
     """A number already written as text (a test error in percent), shown right-aligned as numbers are."""
 
 
-def _cell(value: Any) -> str:
-    """A table cell: numbers right-aligned, as :func:`number` writes them, anything else as escaped text."""
+def _cell(value: Any, bold: bool = False) -> str:
+    """A table cell: numbers right-aligned, as :func:`number` writes them, anything else as escaped
+    text; ``bold`` marks the best value of its column (class ``best``)."""
+    classes = ["best"] if bold else []
     if isinstance(value, Shown):
-        return f"<td class='num'>{_e(value)}</td>"
-    if isinstance(value, bool) or value is None or not isinstance(value, int | float):
-        return f"<td>{_e('' if value is None else value)}</td>"
-    return f"<td class='num'>{number(value)}</td>"
+        text = _e(value)
+        classes.append("num")
+    elif isinstance(value, bool) or value is None or not isinstance(value, int | float):
+        text = _e("" if value is None else value)
+    else:
+        text = number(value)
+        classes.append("num")
+    return f"<td class='{' '.join(classes)}'>{text}</td>" if classes else f"<td>{text}</td>"
 
 
-def _table(header: tuple[str, ...], rows: list[list[Any]], bad: list[bool] | None = None) -> str:
+def _table(header: Sequence[str], rows: list[list[Any]], bad: list[bool] | None = None,
+           best: list[list[bool]] | None = None) -> str:
+    """A table the reader can sort by clicking a heading (``page.js``); rows of ``bad`` marked as
+    failed, cells of ``best`` (row by row) in bold."""
     head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join(f"<tr{' class=bad' if bad and bad[i] else ''}>" + "".join(map(_cell, row)) + "</tr>"
+    body = "".join(f"<tr{' class=bad' if bad and bad[i] else ''}>"
+                   + "".join(_cell(c, bool(best and best[i][j])) for j, c in enumerate(row)) + "</tr>"
                    for i, row in enumerate(rows))
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return f"<table class='sortable'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _summary(curves: pd.DataFrame, rows: list[SummaryRow]) -> str:
@@ -198,6 +234,28 @@ def _summary(curves: pd.DataFrame, rows: list[SummaryRow]) -> str:
         return "<p>No checkpoints were recorded.</p>"
     return _table(summary_header(curves), [[r.solver, r.runs, Shown(f"{r.error_mean:.2f} ± {r.error_se:.2f}"),
                                             r.kernel_evals, r.train_time_s, r.statuses] for r in rows])
+
+
+def _best(curves: pd.DataFrame) -> str:
+    """Each solver's best setting (:func:`~sbpbench.outputs.summary.best_cells`), as ``sbpbench run`` prints it."""
+    header, rows = best_cells(curves)
+    if not rows:
+        return ""
+    cells = [[*row[:2], *map(Shown, row[2:])] for row in rows]
+    return f"<h3>Best setting of each solver</h3><p>{_e(best_caption(curves))}</p>" + _table(header, cells)
+
+
+def _budgets(curves: pd.DataFrame, budgets: dict[str, tuple[float, ...]]) -> str:
+    """The test error at fixed budgets of kernel evaluations and of seconds (:mod:`~sbpbench.outputs.budgets`;
+    ``budgets`` by axis, the others the defaults), the lowest mean of each budget in bold."""
+    parts = []
+    for table in budget_tables(curves, budgets):
+        rows = [[r.solver, r.runs, *(Shown(cell(m, se, False)) for m, se in zip(r.means, r.ses))] for r in table.rows]
+        caption = budget_caption(table).replace("* marks", "bold marks")
+        parts += [f"<p>{_e(caption)}</p>",
+                  _table(("entry", "runs", *budget_labels(table)), rows,
+                         best=[[False, False, *r.best] for r in table.rows])]
+    return "<h3>Test error at fixed budgets</h3>" + "".join(parts) if parts else ""
 
 
 def _runs(meta: dict[str, Any]) -> str:
@@ -238,7 +296,8 @@ def _figures(data: dict[str, Any]) -> str:
         svg = svg_chart.chart_svg(data, xname, yname, f"figure-{xname}-{yname}-clip")
         if svg is not None:
             note = svg_chart.not_drawn(data, f"{xname}|{yname}")
-            parts.append(f"<figure>{svg}<figcaption>{_e(data['y'][yname]['label'])} against "
+            parts.append(f"<figure data-name='figure-{_e(xname)}-{_e(yname)}'>{svg}<figcaption>"
+                         f"{_e(data['y'][yname]['label'])} against "
                          f"{_e(data['x'][xname]['label'])}: the mean over runs with one standard error"
                          f"{'. ' + _e(note) if note else ''}</figcaption></figure>")
     return "\n".join(parts) or "<p>Nothing to draw.</p>"
@@ -271,16 +330,20 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title><style>{STYLE}</style>",
+        f"<style id='chart-style'>{CHART_STYLE}</style>",
         f"</head><body><h1>{_e(experiment)} <small>run {_e(run_name)}</small></h1>",
     ]
     if config.get("description"):
         parts.append(f"<p>{_e(config['description'])}</p>")
     parts += [
-        "<h2>Summary</h2><p>The final checkpoint of each run: test error mean ± standard deviation over runs, "
-        "kernel evaluations and training seconds (means).</p>", _summary(curves, summary),
+        "<h2>Summary</h2><p>The final checkpoint of each run: the error's mean ± its standard error over runs, "
+        "kernel evaluations and training seconds (means). Click a heading to sort a table.</p>",
+        _summary(curves, summary), _best(curves),
+        _budgets(curves, report_budgets(config.get("report"), "meta.json: config")),
         "<h2>Curves</h2>" + (f"<p id='drawn'>{_e(which)}</p>" if which else ""),
         "<div id='explorer' hidden><p class='controls'><label>x axis <select id='x-axis'></select></label>"
-        "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button></p>"
+        "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button>"
+        "<button type='button' id='download' class='download'>download SVG</button></p>"
         "<svg id='chart' class='chart' xmlns='http://www.w3.org/2000/svg' viewBox='0 0 760 440' width='760' "
         "height='440'></svg>"
         "<div id='legend'></div><p id='notes'></p><p class='hint'>Drag a rectangle or turn the wheel over the plot "

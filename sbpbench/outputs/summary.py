@@ -7,10 +7,16 @@ With a validation split (``dataset.validation``: a ``validation_error`` column) 
 the validation error instead of the test error, and :func:`best_settings` chooses, per solver,
 the entry (of a sweep: the setting) with the lowest mean final validation error; only that entry's
 test error is reported (:func:`best_table`), so that the test set plays no part in the choice.
+Without one, a sweep (a solver with several entries) gets the same table chosen on the final test
+error itself, and its caption (:func:`best_caption`) says that the choice flatters the chosen
+entry. The console and the page show the same cells (:func:`best_cells`).
 """
 
 from __future__ import annotations
 
+import math
+import textwrap
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,19 +120,25 @@ def summary_table(curves: pd.DataFrame, columns: int | None = None) -> str:
 @dataclass(frozen=True)
 class Best:
     """A solver's best setting: of its entries (``solver_name``), the one with the lowest mean
-    final validation error over its runs (the first in the file on a tie), and that entry's
-    mean final test error, in percent; ``entries`` is how many entries were compared."""
+    final error of the column the choice is made on (:func:`chosen_on`: the validation error when
+    the runs measured one; the first in the file on a tie), that entry's mean final validation
+    error (NaN without a validation split) and its mean final test error with the standard error
+    of that mean over runs (0 for one run), in percent; ``entries`` is how many entries were compared."""
 
     solver_name: str
     solver: str
     runs: int
     validation_error: float
     test_error: float
+    test_error_se: float
     entries: int
 
 
 def best_settings(curves: pd.DataFrame) -> list[Best]:
-    """Per solver (``solver_name``, in the order of the file), its best setting on validation error.
+    """Per solver (``solver_name``, in the order of the file), its best setting.
+
+    The choice is made on the final validation error when the runs measured one, else on the
+    final test error itself (which then flatters the chosen entry: say so where it is shown).
 
     Parameters
     ----------
@@ -136,27 +148,35 @@ def best_settings(curves: pd.DataFrame) -> list[Best]:
     Returns
     -------
     list of Best
-        Empty when the runs measured no validation error (:func:`chosen_on`). Entries whose
-        runs have no finite validation error are not candidates.
+        Empty when there is nothing to choose: no checkpoint, or no validation error and no
+        solver with more than one entry. Entries whose runs have no finite error of the column
+        chosen on are not candidates.
     """
-    if curves.empty or chosen_on(curves) != "validation_error":
+    if curves.empty:
         return []
+    column = chosen_on(curves)
     final = final_rows(curves)
-    final = final[np.isfinite(pd.to_numeric(final["validation_error"]))]
+    if column == "test_error" and final.groupby("solver_name")["solver"].nunique().max() < 2:
+        return []
+    final = final[np.isfinite(pd.to_numeric(final[column]))]
     best = []
     for name, g in final.groupby("solver_name", sort=False):
-        means = g.groupby("solver", sort=False)[["validation_error", "test_error"]].mean()
-        label = str(means["validation_error"].idxmin())
-        best.append(Best(str(name), label, int((g["solver"] == label).sum()),
-                         100 * float(means.loc[label, "validation_error"]), 100 * float(means.loc[label, "test_error"]),
-                         len(means)))
+        means = g.groupby("solver", sort=False)[list(dict.fromkeys([column, "test_error"]))].mean()
+        label = str(means[column].idxmin())
+        tests = 100 * g.loc[g["solver"] == label, "test_error"].to_numpy(dtype=float)
+        validation = 100 * float(means.loc[label, column]) if column == "validation_error" else math.nan
+        best.append(Best(str(name), label, len(tests), validation, float(tests.mean()),
+                         float(tests.std(ddof=1) / len(tests) ** 0.5) if len(tests) > 1 else 0.0, len(means)))
     return best
 
 
-def best_table(curves: pd.DataFrame) -> str:
-    """The best setting as text (``sbpbench run`` prints it after the summary): a line naming the
-    best entry over all solvers (the lowest validation error), then a table of each solver's best
-    setting with its validation and test errors; empty without a validation error.
+#: The columns of the best-setting table, as headed in the text table and on the page (without a
+#: validation split, all but the validation error).
+BEST_HEADER = ("solver", "best setting", "entries", "runs", "validation error (%)", "test error (%) ± s.e.")
+
+
+def best_cells(curves: pd.DataFrame) -> tuple[tuple[str, ...], list[list[str]]]:
+    """The best-setting table (:func:`best_settings`) as text cells, the console's and the page's.
 
     Parameters
     ----------
@@ -165,19 +185,99 @@ def best_table(curves: pd.DataFrame) -> str:
 
     Returns
     -------
+    tuple
+        The header (:data:`BEST_HEADER`, less the validation error without a validation split) and
+        one row of cells per solver (labels not escaped); no rows when there is nothing to choose.
+    """
+    on_validation = chosen_on(curves) == "validation_error"
+    rows = [[b.solver_name, b.solver, str(b.entries), str(b.runs), formatted(b.validation_error, ".2f"),
+             f"{formatted(b.test_error, '.2f')} ± {formatted(b.test_error_se, '.2f')}"] for b in best_settings(curves)]
+    keep = [i for i in range(len(BEST_HEADER)) if on_validation or i != 4]
+    return tuple(BEST_HEADER[i] for i in keep), [[r[i] for i in keep] for r in rows]
+
+
+def best_caption(curves: pd.DataFrame) -> str:
+    """What the best-setting table chose on, in one sentence (the console's line and the page's caption)."""
+    if chosen_on(curves) == "validation_error":
+        return ("Each solver's best setting: of its entries, the one with the lowest mean final validation "
+                "error; its test error played no part in the choice (mean ± standard error over runs).")
+    return ("Each solver's best setting: of its entries, the one with the lowest mean final test error. "
+            "There is no validation split, so the choice was made on the test set and its test error "
+            "flatters it (mean ± standard error over runs).")
+
+
+def best_table(curves: pd.DataFrame, columns: int | None = None) -> str:
+    """The best settings as text (``sbpbench run`` prints it after the summary): a line naming the
+    best entry over all solvers, the caption (:func:`best_caption`), then a table of each solver's
+    best setting (:func:`best_settings`) with its validation and test errors; empty when there is
+    nothing to choose.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of a ``curves.csv``.
+    columns : int, optional
+        The console's width: the caption is broken into lines of at most ``columns - 1``
+        characters, and the table's labels get lines of their own where a row would be wider
+        (:func:`text_table`). Default: no limit.
+
+    Returns
+    -------
     str
-        ``best setting: LABEL (validation error V%, test error T%)`` and the table, or ``""``.
+        ``best setting: LABEL (validation error V%, test error T% ± S)``, the caption and the table,
+        or ``""``.
     """
     best = best_settings(curves)
     if not best:
         return ""
-    top = min(best, key=lambda b: b.validation_error)
-    labels = [printable(b.solver) for b in best]
-    head = "best setting of each solver"
-    width = max(len(head), *map(len, labels))
-    lines = [f"best setting: {printable(top.solver)} (validation error {top.validation_error:.2f}%, "
-             f"test error {formatted(top.test_error, '.2f')}%)",
-             f"{head:<{width}} {'entries':>7} {'validation error (%)':>21} {'test error (%)':>15}"]
-    lines += [f"{label:<{width}} {b.entries:>7} {b.validation_error:>21.2f} {formatted(b.test_error, '>15.2f')}"
-              for label, b in zip(labels, best)]
-    return "\n".join(lines)
+    on_validation = chosen_on(curves) == "validation_error"
+    top = min(best, key=lambda b: b.validation_error if on_validation else b.test_error)
+    test = f"test error {formatted(top.test_error, '.2f')} ± {formatted(top.test_error_se, '.2f')}%"
+    first = (f"best setting: {printable(top.solver)} (validation error {top.validation_error:.2f}%, {test})"
+             if on_validation else f"best setting: {printable(top.solver)} ({test}, chosen on the test set)")
+    header, rows = best_cells(curves)
+    rows = [[printable(c) for c in row] for row in rows]
+    return "\n".join([first, caption_lines(best_caption(curves), columns),
+                      text_table(header, rows, right=range(2, len(header)), columns=columns, label=1)])
+
+
+def caption_lines(caption: str, columns: int | None) -> str:
+    """A table's caption in lines of at most ``columns - 1`` characters (broken between words), or one line."""
+    return textwrap.fill(caption, columns - 1, break_long_words=False) if columns else caption
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Iterable[int] = (),
+               columns: int | None = None, label: int = 0) -> str:
+    """Cells as a text table: each column as wide as its widest cell, two spaces between columns.
+
+    Parameters
+    ----------
+    header : sequence of str
+        The column headings.
+    rows : sequence of sequence of str
+        The cells, already written as text.
+    right : iterable of int
+        The columns aligned right (numbers); the others are aligned left.
+    columns : int, optional
+        The console's width: when a line would be wider than ``columns - 1`` characters, each
+        row's cell of column ``label`` gets a line of its own and the other cells the indented
+        line below, as :func:`summary_table` does. Default: no limit.
+    label : int
+        The column of the (longest) labels.
+
+    Returns
+    -------
+    str
+        The header line and one line per row (or two, see ``columns``), without trailing spaces.
+    """
+    right = set(right)
+    lines = [header, *rows]
+    widths = [max(len(str(r[i])) for r in lines) for i in range(len(header))]
+
+    def joined(line: Sequence[str], without: int | None = None) -> str:
+        return "  ".join(f"{cell:>{w}}" if i in right else f"{cell:<{w}}"
+                         for i, (cell, w) in enumerate(zip(line, widths)) if i != without).rstrip()
+
+    if columns is None or sum(widths) + 2 * (len(widths) - 1) <= columns - 1:
+        return "\n".join(joined(line) for line in lines)
+    return "\n".join(part for line in lines for part in (str(line[label]), "  " + joined(line, label)))

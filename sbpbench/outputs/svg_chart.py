@@ -9,10 +9,12 @@ side: :func:`extent`), ticks (:func:`ticks`) and tick labels
 (:func:`~sbpbench.outputs.notation.tick_labels`), grid lines, axis labels and clip path, one band
 per stretch of points with a standard error, the mean line, dashed after ``dashed_from`` (the
 Perceptron's first epoch), a point per checkpoint of a solver whose checkpoints are fits of their
-own (``fits``), and the colours of :data:`COLORS` in the order of the solvers with
-curves on these axes. Under the plot, a legend names each solver and its number of runs, as the
-script's legend buttons do. The elements carry the classes of the script's (``grid``, ``tick``,
-``line``, ...): the page's style sheet gives both charts one look.
+own (``fits``), and each solver's look, which the data carry (:func:`styles`: a colour, a line
+style, markers on every k-th point), so that an entry looks the same on every chart. Under the
+plot, a legend in up to three columns (:func:`legend_layout`) shows each solver's look, name and
+number of runs, as the script's legend buttons do. The elements carry the classes of the
+script's (``grid``, ``tick``, ``line``, ``marker``, ...): the page's chart style sheet gives both
+charts one look.
 
 Every text is escaped (:func:`html.escape`) and every coordinate written with one decimal; the
 only ``id`` of a chart is its clip path's, given by the caller, so that several charts can stand
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,14 +34,22 @@ from sbpbench.outputs.notation import tick_labels
 
 #: The chart's size and the margins of its plot area, in SVG units (those of ``page.js``).
 W, H, LEFT, RIGHT, TOP, BOTTOM = 760, 440, 72, 16, 14, 46
-#: matplotlib's default colour cycle, as in ``page.js``, so that a solver has the same colour in
-#: the interactive chart, the static one and figure2.
+#: matplotlib's default colour cycle (that of figure2).
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+#: The line styles (SVG ``stroke-dasharray``; solid first) that tell apart entries of one colour.
+DASHES = ("", "7 3", "2 2", "8 3 2 3")
+#: The markers that tell them apart beyond :data:`DASHES` (none first); :func:`marker_path` draws them.
+MARKERS = ("", "circle", "square", "triangle", "diamond")
+#: About how many markers a line carries (at every k-th point of its curve).
+MARKS_PER_LINE = 8
 #: The fraction of its span an axis' extent is widened by at each end.
 PAD = 0.04
-#: Height of a legend row under the plot.
-LEGEND_ROW = 18
+#: Height of a legend row under the plot, the width of its line sample, and the least width of a
+#: legend column (the legend has up to :data:`LEGEND_COLUMNS` columns, filled column by column).
+LEGEND_ROW, SAMPLE, COLUMN_MIN, LEGEND_COLUMNS = 18, 26, 150, 3
+#: The width of a character of a legend label, roughly (13 px sans-serif), to size its columns.
+CHAR_WIDTH = 7
 
 Range = tuple[float, float]
 
@@ -150,6 +160,60 @@ def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
+def styles(names: Sequence[str]) -> list[dict[str, str]]:
+    """A look of its own for every entry: a colour, a line style and a marker.
+
+    When a solver has several entries (a sweep) and there are no more solvers than colours, the
+    colour is the solver's and its entries differ in line style, then in marker too; otherwise the
+    entries take the colours in turn, and each round of :data:`COLORS` the next style. Either way
+    two entries look alike only past ``len(COLORS) * len(DASHES) * len(MARKERS)`` entries.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Each entry's solver (``solver_name``), in the order of the entries.
+
+    Returns
+    -------
+    list of dict
+        Per entry, ``color`` (of :data:`COLORS`), ``dash`` (of :data:`DASHES`) and ``marker`` (of
+        :data:`MARKERS`).
+    """
+    solvers = list(dict.fromkeys(names))
+    by_solver = len(solvers) <= len(COLORS) and len(solvers) < len(names)
+    out, seen = [], dict.fromkeys(solvers, 0)
+    for i, name in enumerate(names):
+        colour, k = (solvers.index(name), seen[name]) if by_solver else (i % len(COLORS), i // len(COLORS))
+        seen[name] += 1
+        out.append({"color": COLORS[colour], "dash": DASHES[k % len(DASHES)],
+                    "marker": MARKERS[k // len(DASHES) % len(MARKERS)]})
+    return out
+
+
+def marker_path(kind: str, px: float, py: float) -> str:
+    """The SVG path of a marker (a kind of :data:`MARKERS`) centred at ``(px, py)``; ``""`` for none."""
+    if kind == "circle":
+        return f"M{_n(px - 3.5)},{_n(py)}a3.5,3.5 0 1,0 7,0a3.5,3.5 0 1,0 -7,0Z"
+    if kind == "square":
+        return f"M{_n(px - 3)},{_n(py - 3)}h6v6h-6Z"
+    if kind == "triangle":
+        return f"M{_n(px)},{_n(py - 4)}L{_n(px + 4)},{_n(py + 3)}L{_n(px - 4)},{_n(py + 3)}Z"
+    if kind == "diamond":
+        return f"M{_n(px)},{_n(py - 4.5)}L{_n(px + 4.5)},{_n(py)}L{_n(px)},{_n(py + 4.5)}L{_n(px - 4.5)},{_n(py)}Z"
+    return ""
+
+
+def legend_layout(labels: Sequence[str]) -> tuple[int, int, float]:
+    """How a legend of ``labels`` is laid out under the plot: its columns, rows and column width.
+
+    As many columns (at most :data:`LEGEND_COLUMNS`) as fit the longest label in the chart's width,
+    filled column by column, so that one solver's entries stay together.
+    """
+    width = max(COLUMN_MIN, SAMPLE + 12 + CHAR_WIDTH * max((len(t) for t in labels), default=0))
+    columns = max(1, min(LEGEND_COLUMNS, len(labels), int((W - LEFT) // width)))
+    return columns, -(-len(labels) // columns), (W - LEFT) / columns
+
+
 def not_drawn(data: dict[str, Any], key: str) -> str:
     """The note under a chart naming the solvers left out of it (``page.js`` writes the same), or ``""``.
 
@@ -188,13 +252,14 @@ def chart_svg(data: dict[str, Any], x_name: str, y_name: str, clip_id: str) -> s
     """
     key = f"{x_name}|{y_name}"
     x_axis, y_axis = data["x"][x_name], data["y"][y_name]
-    entries = [(s["label"], s["curves"][key], COLORS[n % len(COLORS)])
-               for n, s in enumerate(s for s in data["solvers"] if key in s["curves"])]
+    entries = [(s["label"], s["curves"][key], s["style"]) for s in data["solvers"] if key in s["curves"]]
     if not entries:
         return None
     scale = _Scale(*extent((c for _, c, _ in entries), x_axis["log"], y_axis["log"]),
                    bool(x_axis["log"]), bool(y_axis["log"]))
-    total = H + LEGEND_ROW * len(entries) + 6
+    names = [f"{label} ({c['runs']} runs)" for label, c, _ in entries]
+    columns, rows, column_width = legend_layout(names)
+    total = H + LEGEND_ROW * rows + 6
     area = f'x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}"'
     return "".join([
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {W} {total}" width="{W}" '
@@ -202,12 +267,21 @@ def chart_svg(data: dict[str, Any], x_name: str, y_name: str, clip_id: str) -> s
         f'<rect class="plot-area" {area}/>',
         *_axes(scale, x_axis["label"], y_axis["label"]),
         f'<g clip-path="url(#{_e(clip_id)})">',
-        *(part for label, c, color in entries for part in _curve(scale, label, c, color)),
+        *(part for label, c, style in entries for part in _curve(scale, label, c, style)),
         '</g><g class="legend">',
-        *(f'<rect x="{LEFT}" y="{H + 9 + LEGEND_ROW * row}" width="14" height="3" fill="{color}"/>'
-          f'<text x="{LEFT + 20}" y="{H + 14 + LEGEND_ROW * row}">{_e(label)} ({c["runs"]} runs)</text>'
-          for row, (label, c, color) in enumerate(entries)),
+        *(_legend_entry(name, style, LEFT + column_width * (n // rows), H + 11 + LEGEND_ROW * (n % rows))
+          for n, (name, (_, _, style)) in enumerate(zip(names, entries))),
         "</g></svg>"])
+
+
+def _legend_entry(name: str, style: dict[str, str], x: float, y: float) -> str:
+    """One entry of a legend: a sample of its line (style and marker) and its text, from ``(x, y)``."""
+    dash = f' stroke-dasharray="{style["dash"]}"' if style["dash"] else ""
+    mark = marker_path(style["marker"], x + SAMPLE / 2, y)
+    return (f'<line class="line" x1="{_n(x)}" x2="{_n(x + SAMPLE)}" y1="{_n(y)}" y2="{_n(y)}" '
+            f'stroke="{style["color"]}"{dash}/>'
+            + (f'<path class="marker" d="{mark}" fill="{style["color"]}"/>' if mark else "")
+            + f'<text x="{_n(x + SAMPLE + 6)}" y="{_n(y + 4)}">{_e(name)}</text>')
 
 
 @dataclass(frozen=True)
@@ -251,8 +325,10 @@ def _axes(scale: _Scale, x_label: str, y_label: str) -> list[str]:
     return out
 
 
-def _curve(scale: _Scale, label: str, c: dict[str, Any], color: str) -> list[str]:
-    """One solver's bands, mean line (dashed after ``dashed_from``) and points (where its checkpoints are fits)."""
+def _curve(scale: _Scale, label: str, c: dict[str, Any], style: dict[str, str]) -> list[str]:
+    """One solver's bands, mean line (in its line style, dashed after ``dashed_from``), points (where
+    its checkpoints are fits) and markers (every k-th point, :data:`MARKS_PER_LINE` in all)."""
+    color = style["color"]
     out = [f'<path class="band" d="{band}Z" fill="{color}"/>' for band in _bands(scale, c)]
     mean = list(zip(c["x"], c["mean"]))
     solid, dashed = mean, []
@@ -261,13 +337,19 @@ def _curve(scale: _Scale, label: str, c: dict[str, Any], color: str) -> list[str
         dashed = [p for p in mean if p[0] >= c["dashed_from"]]
         if solid and dashed:
             dashed.insert(0, solid[-1])
-    out.append(f'<path class="line" d="{_path(scale.point(*p) for p in solid)}" stroke="{color}" '
+    dash = f' stroke-dasharray="{style["dash"]}"' if style["dash"] else ""
+    out.append(f'<path class="line" d="{_path(scale.point(*p) for p in solid)}" stroke="{color}"{dash} '
                f'data-solver="{_e(label)}"/>')
     if len(dashed) > 1:
         out.append(f'<path class="line dashed" d="{_path(scale.point(*p) for p in dashed)}" stroke="{color}"/>')
+    points = [(px, py) for px, py in (scale.point(*p) for p in mean) if math.isfinite(px) and math.isfinite(py)]
     if c["fits"]:  # each checkpoint a fit of its own: a point each
-        out += [f'<circle class="point" cx="{_n(px)}" cy="{_n(py)}" r="3" fill="{color}"/>'
-                for px, py in (scale.point(*p) for p in mean) if math.isfinite(px) and math.isfinite(py)]
+        out += [f'<circle class="point" cx="{_n(px)}" cy="{_n(py)}" r="3" fill="{color}"/>' for px, py in points]
+    step = max(1, math.ceil(len(mean) / MARKS_PER_LINE))
+    marks = "".join(marker_path(style["marker"], *scale.point(*p)) for p in mean[::step]
+                    if all(map(math.isfinite, scale.point(*p))))
+    if marks:
+        out.append(f'<path class="marker" d="{marks}" fill="{color}"/>')
     return out
 
 
