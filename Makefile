@@ -10,17 +10,23 @@ $(PYTHON):
 # pip's own lines show its progress (a first install downloads numba, scipy, dask: a minute or
 # two); setuptools' note on editable installs ("Editable installation", a warning that warns of
 # nothing here) is silenced by its message.
-# The last step compiles the numba loops of the SBP paper's Figure 2 kernel solvers on Adult (the
-# quick start's and configs/adult.yaml's among them) into numba's cache beside the sources: about
-# 20 s of CPU once, that their first runs would pay otherwise (later processes load them from the
-# cache in a second).
+# The last step compiles the numba loops of the built-in solvers on Adult into numba's cache beside
+# the sources: the SBP paper's Figure 2 kernel solvers (the quick start's and configs/adult.yaml's
+# among them), then the linear solvers of the SGD and Pegasos papers (in double and, for Table 8,
+# single precision): about 40 s of CPU once, that their first runs would pay otherwise (later
+# processes load them from the cache in a second).
+WARM = $(PYTHON) -m sbpbench run configs/quickstart.yaml -q --no-plot --set runs=1
+LINEAR = pegasos, sgd-r, sgd-s, sgd-m, svmperf, ocas, dcd, mpu, svmsgd, sgdqn, norma, sgd
+SINGLE = {name: svmsgd, precision: single}, {name: sgdqn, precision: single}, \
+	{name: sgd-m, precision: single}, {name: mpu, precision: single}
 install: $(PYTHON)
 	$(PYTHON) -m pip install -q --upgrade pip
 	PYTHONWARNINGS="ignore:Editable installation" $(PYTHON) -m pip install -e ".[test,dask,lint]"
-	@echo "Compiling the kernel solvers' numba loops into numba's cache (once, about 20 s of CPU)"
-	@warm=$$(mktemp -d) && $(PYTHON) -m sbpbench run configs/quickstart.yaml -q --no-plot --results "$$warm" \
-		--set runs=1 --set "budget={kernel_evals: 100000}" --set "solvers=[sbp, pegasos, sdca, perceptron, smo]" \
-		>/dev/null; status=$$?; rm -rf "$$warm"; exit $$status
+	@echo "Compiling the solvers' numba loops into numba's cache (once, about 40 s of CPU)"
+	@warm=$$(mktemp -d) && $(WARM) --results "$$warm" --set "budget={kernel_evals: 100000}" \
+		--set "solvers=[sbp, pegasos, sdca, perceptron, smo]" >/dev/null \
+		&& $(WARM) --results "$$warm" --set "kernel={name: linear}" --set "budget={epochs: 1}" \
+		--set "solvers=[$(LINEAR), $(SINGLE)]" >/dev/null; status=$$?; rm -rf "$$warm"; exit $$status
 
 run:
 	$(PYTHON) -m sbpbench run configs/quickstart.yaml
