@@ -400,3 +400,17 @@ def test_every_sgd_table_row_that_differs_names_its_cause_from_the_fixed_set(com
         verdict = cells[-1].rstrip(" |")
         assert verdict in {f"differs: cause: {word}" for word in sgd.CAUSE_WORDS}, cells[0]
         assert f"scripts/sgd_causes.py ({sgd.CAUSES_RECORD}): " in cells[2], cells[0]
+
+
+def test_the_causes_counted_are_those_the_differing_rows_name(committed):
+    """Per kind, the rows counted by cause are exactly the rows counted as differing, and a cause is
+    one of the fixed words (or none stated)."""
+    from sbpbench.outputs.report import cause_counts, coverage_counts
+
+    counts, _ = coverage_counts(committed.results)
+    causes = cause_counts(committed.results)
+    for kind, by_cause in causes.items():
+        assert sum(by_cause.values()) == counts[kind]["differ"], kind
+        assert set(by_cause) <= {"data", "setup", "implementation", "the paper's procedure", "not established",
+                                 "none stated"}
+    assert causes["number"].get("the paper's procedure", 0) > 0

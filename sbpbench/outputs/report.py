@@ -9,6 +9,8 @@ with their verdicts. Our numbers are read from results (by default the committed
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -184,6 +186,25 @@ ROW_KINDS: tuple[tuple[Kind, str, str, str], ...] = (
 )
 
 
+def _declared_rows(results: Results) -> Iterator[tuple[Kind, Cells, Evidence | None]]:
+    """Every row the papers declare on ``results``, with its declared kind and its evidence.
+
+    Raises
+    ------
+    ValueError
+        When a table's rows are not the rows its kinds declare (a table source out of step).
+    """
+    for paper in papers.PAPERS:
+        for section in paper.sections:
+            for source in section.tables:
+                table = results.table(source)
+                rows, kinds = table.rows, source.kinds()
+                evidence = table.evidence or [None] * len(rows)
+                if len(rows) != len(kinds):
+                    raise ValueError(f"{section.heading!r}: {len(rows)} rows but {len(kinds)} declared kinds")
+                yield from zip(kinds, rows, evidence, strict=True)
+
+
 def coverage_counts(results: Results) -> tuple[dict[Kind, dict[str, int]], dict[Kind, list[Evidence]]]:
     """How many rows of each kind the papers declare, by the kind of their verdict on ``results``,
     and, per kind, the evidence of the inconclusive rows a comparison made (their runs needed).
@@ -193,29 +214,33 @@ def coverage_counts(results: Results) -> tuple[dict[Kind, dict[str, int]], dict[
     verdict is what its last cell says (:func:`verdict_kind`), never its comparison's outcome, since
     a row may declare the words of its outcomes the other way round (the check against issvm "did
     not hold" where its comparison supports issvm).
-
-    Raises
-    ------
-    ValueError
-        When a table's rows are not the rows its kinds declare (a table source out of step).
     """
     outcomes = _claim_outcomes()
     counts: dict[Kind, dict[str, int]] = {kind: dict.fromkeys(KINDS, 0) for kind, *_ in ROW_KINDS}
     open_rows: dict[Kind, list[Evidence]] = {kind: [] for kind, *_ in ROW_KINDS}
-    for paper in papers.PAPERS:
-        for section in paper.sections:
-            for source in section.tables:
-                table = results.table(source)
-                rows, kinds = table.rows, source.kinds()
-                evidence = table.evidence or [None] * len(rows)
-                if len(rows) != len(kinds):
-                    raise ValueError(f"{section.heading!r}: {len(rows)} rows but {len(kinds)} declared kinds")
-                for row, kind, found in zip(rows, kinds, evidence, strict=True):
-                    verdict = verdict_kind(row[-1], outcomes)
-                    counts[kind][verdict] += 1
-                    if verdict == "inconclusive" and found is not None:
-                        open_rows[kind].append(found)
+    for kind, row, found in _declared_rows(results):
+        verdict = verdict_kind(row[-1], outcomes)
+        counts[kind][verdict] += 1
+        if verdict == "inconclusive" and found is not None:
+            open_rows[kind].append(found)
     return counts, open_rows
+
+
+#: A row's cause, as its verdict names it: ``cause: <one of CAUSES>``.
+CAUSE = re.compile(r"cause: (data|setup|implementation|the paper's procedure|not established)\b")
+
+
+def cause_counts(results: Results) -> dict[Kind, dict[str, int]]:
+    """Per kind of row, the rows whose verdict differs (or did not hold) by the cause their verdict
+    names (``cause: ...``, :data:`CAUSE`), ``none stated`` for those that name none."""
+    outcomes = _claim_outcomes()
+    found: dict[Kind, dict[str, int]] = {kind: {} for kind, *_ in ROW_KINDS}
+    for kind, row, _ in _declared_rows(results):
+        if verdict_kind(row[-1], outcomes) == "differ":
+            named = CAUSE.search(row[-1])
+            cause = named.group(1) if named else "none stated"
+            found[kind][cause] = found[kind].get(cause, 0) + 1
+    return found
 
 
 def _runs_needed(open_rows: list[Evidence], inconclusive: int) -> str:
@@ -236,14 +261,18 @@ def _runs_needed(open_rows: list[Evidence], inconclusive: int) -> str:
 
 def coverage(results: Results) -> str:
     """The coverage summary: the rows of each kind (:data:`ROW_KINDS`) the papers declare, their
-    verdicts, and the runs that would decide the inconclusive ones."""
+    verdicts, the causes the rows that differ name (:func:`cause_counts`), and the runs that
+    would decide the inconclusive ones."""
     counts, open_rows = coverage_counts(results)
+    causes = cause_counts(results)
     lines = []
     for kind, what, yes, no in ROW_KINDS:
         c = counts[kind]
         present = sum(c.values()) - c["not run"]
+        by_cause = ", ".join(f"{n} {cause}" for cause, n in sorted(causes[kind].items(), key=lambda item: -item[1]))
         lines.append(f"- {what}: {sum(c.values())} rows, {present} measured here: {c['match']} {yes}, "
-                     f"{c['differ']} {no}, {c['inconclusive']} inconclusive"
+                     f"{c['differ']} {no}{f' (cause: {by_cause})' if by_cause else ''}, "
+                     f"{c['inconclusive']} inconclusive"
                      f"{_runs_needed(open_rows[kind], c['inconclusive'])}; "
                      f"{c['not run']} not run or not measured here (each says why)")
     return "\n".join(lines)
