@@ -146,6 +146,8 @@ def posed() -> dict[str, Any]:
                 Contradiction("SGD-m's relative accuracy as loose as SGD-s's", lambda p: _bound_case(eps, 0.1, 0.2)),
                 Contradiction("the two equally close", lambda p: _bound_case(eps, 0.1, 0.1)),
             )),
+        "Equal[Streams]": Case(lambda p: _streams("sgd-m"), (
+            Contradiction("each drawing from a stream of its own", lambda p: _streams(None)),)),
         "SameOrder[AtStop]": Case(lambda p: _orders(p, False), (
             Contradiction("the solvers in the reverse order at the claim's C", lambda p: _orders(p, True)),)),
         "Ratio[AtStop]": Case(lambda p: _ratio(p, 4.0), (
@@ -157,6 +159,17 @@ def posed() -> dict[str, Any]:
                           lambda p: _ranked_by(p, False)),
         )),
     }
+
+
+def _streams(stream: str | None) -> Any:
+    """A run whose meta.json records SvmSgd and SGD-QN drawing from ``stream`` (None: each from its
+    own; empty: no record, a run made before it)."""
+    from tests.test_verdicts import _meta, curve, synthetic
+
+    meta = _meta()
+    if stream != "":
+        meta["solver_streams"] = {name: stream or name for name in ("svmsgd", "sgdqn", "sgd-m")}
+    return synthetic(*(curve(name, {"epoch": [1, 2]}) for name in ("svmsgd", "sgdqn", "sgd-m")), meta=meta)
 
 
 def _final(p: Any, factor: float) -> Any:
@@ -329,3 +342,15 @@ def test_a_budget_solvers_epochs_are_read_at_whole_epochs(tmp_path):
     rows = sgd.at_stop(res, "svmsgd").sort_values("run")
     assert rows["epoch"].tolist() == [4.0, 3.5]
     assert (rows["rel_acc"] <= sgd.LEVEL).tolist() == [True, False]
+
+
+def test_a_run_without_the_streams_record_leaves_the_order_row_open(tmp_path):
+    """Runs made before meta.json recorded ``solver_streams`` cannot show SvmSgd's and SGD-QN's order:
+    the row is inconclusive and says which stream the code gives them now."""
+    from tests.test_verdicts import DECLARED, _write
+
+    verdict = next(d for d in DECLARED if "order of SGD-m's first permutation" in d.id)
+    results = _write(tmp_path, verdict.experiment, _streams(""))
+    assert verdict.outcome(results).startswith("inconclusive")
+    (_, _, measured, _), _ = verdict.params["row"].decided(results)[0]
+    assert "the code now gives: svmsgd sgd-m, sgdqn sgd-m" in measured

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from sbpbench.execution.loop import stream_of
 from sbpbench.papers import comparisons as cmp
 from sbpbench.papers.declarations import (
     NO_RESULTS,
@@ -499,6 +500,26 @@ class OcasBound:
         return Setting((ratio,), f"q = {q:g} = {ratio:.5f} J_opt")
 
 
+@dataclass(frozen=True)
+class Streams:
+    """The random stream each of ``solvers`` drew from, as the run's meta.json ``solver_streams``
+    records it (the stream of SGD-m: the order of SGD-m's first permutation, drawn first from it,
+    :mod:`sbpbench.solvers.fixed_order`). A run made before the record has no value; the text then
+    says which stream the code gives them now."""
+
+    solvers: tuple[str, ...]
+
+    def read(self, found: Sequence[ExperimentResult]) -> Setting:
+        recorded = found[0].meta.get("solver_streams")
+        if recorded is None:
+            now = ", ".join(f"{s} {stream_of(s)}" for s in self.solvers)
+            return Setting((), f"not recorded in this run's meta.json (made before solver_streams was); the "
+                               f"code now gives: {now}")
+        values = tuple(recorded.get(s) for s in self.solvers)
+        return Setting(values, "solver_streams: " + ", ".join(f"{s} {v}" for s, v in zip(self.solvers, values,
+                                                                                        strict=True)))
+
+
 def _table_of(key: str, solver: str) -> str:
     """The table that prints ``solver``'s numbers in group ``key`` (the linear SVMs: the second)."""
     return str(int(key) + 1) if key != "8" and solver in LINEAR_SVMS else key
@@ -520,6 +541,11 @@ def _setting_rows(key: str, dataset: str) -> tuple[NotReproduced | Posed, ...]:
                    f"{epochs:g}", Equal(Ends("epoch", (solver,), per="run"), float(epochs), rel_tol=1e-9,
                                         reason="rounding: the runs stop at t_max exactly"), where)
              for solver in AT_T_MAX if (epochs := group.printed[dataset].get(solver, (None, None))[0]) is not None]
+    fixed = tuple(s for s in ("svmsgd", "sgdqn") if s in group.printed[dataset])
+    if fixed:
+        rows.append(Posed(f"Table {key}, {name}, C = {group.C}: {' and '.join(fixed)} visit the examples in the "
+                          "order of SGD-m's first permutation (they draw from SGD-m's random stream)", group.tables,
+                          "SGD-m's first permutation", Equal(Streams(fixed), "sgd-m"), where))
     if group.precision == "single":
         solvers = tuple(group.printed[dataset])
         rows.append(Posed(f"Table {key}, {name}, C = {group.C}: single precision", group.tables, ", ".join(solvers),
