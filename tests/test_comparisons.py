@@ -346,3 +346,18 @@ def test_seconds_compared_in_one_row_come_from_one_session():
                                   "redos": [{"solvers": ["sbp"], "started": "2026-11-25T01:38:27+00:00"}]})
     evidence, _ = same_session(held, "m", apart, ("sbp", "libsvm"))
     assert evidence.outcome == "inconclusive" and "different sessions (sbp redone 2026-11-25" in evidence.needed()
+
+
+def test_concordance_of_two_orders_of_medians():
+    """Kendall's tau between the solvers' medians in two experiments, a seeded bootstrap interval:
+    the same order supports, the reverse contradicts, two solvers cannot tell, and the interval is
+    the same on every call."""
+    from sbpbench.papers.comparisons import concordance
+
+    rng = np.random.default_rng(1)
+    runs = [rng.normal(10.0 * 2 ** k, 1.0, 20) for k in range(5)]
+    same = concordance(runs, [2 * r for r in runs], 0.5, "tau")
+    assert same.outcome == "supports" and same.estimate == pytest.approx(1.0)
+    assert concordance(runs, [2 * r for r in runs], 0.5, "tau").interval == same.interval
+    assert concordance(runs, runs[::-1], 0.5, "tau").outcome == "contradicts"
+    assert concordance(runs[:2], runs[:2], 0.5, "tau").outcome == "inconclusive"

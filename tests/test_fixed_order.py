@@ -79,3 +79,17 @@ def test_streams():
     assert loop.stream_of("svmsgd") == loop.stream_of("sgdqn") == loop.stream_of("sgd-m") == "sgd-m"
     assert loop.stream_of("sgd-s") == "sgd-s" and loop.stream_of("dcd") == "dcd"
     assert all(cls.random_stream is None or cls.random_stream in SOLVERS for cls in SOLVERS.values())
+
+
+def test_a_run_records_the_stream_each_solver_draws_from(tmp_path):
+    """meta.json's ``solver_streams``: SvmSgd and SGD-QN draw from SGD-m's, the others from their own
+    (the SGD paper's settings row reads it)."""
+    import json
+
+    from tests.experiments import run_sequentially, write_adult_config
+
+    path = write_adult_config(tmp_path, kernel={"name": "linear"}, problem={"C": 1}, runs=1,
+                              solvers=["svmsgd", {"name": "sgd-m", "target_accuracy": 0.1}, "dcd"])
+    folder = run_sequentially(path, tmp_path / "results")
+    meta = json.loads((folder / "meta.json").read_text())
+    assert meta["solver_streams"] == {"svmsgd": "sgd-m", "sgd-m": "sgd-m", "dcd": "dcd"}

@@ -18,16 +18,19 @@ RUNS = 5
 
 
 def _timed(by_solver: dict[str, tuple[float, float]], rel_acc: float = 0.009,
-           eps: dict[str, float] | None = None, bound: dict[str, float] | None = None) -> Any:
+           eps: dict[str, float] | None = None, bound: dict[str, float] | None = None,
+           params: dict[str, str] | None = None) -> Any:
     """J_opt = 1, and :data:`RUNS` runs per solver, each one checkpoint at (epochs, seconds) (runs
     2% apart) with relative accuracy ``rel_acc`` (by solver in ``bound``: its own bound (J -
-    L^T)/L^T there); ``eps``: the target_accuracy the config gives."""
+    L^T)/L^T there); ``eps``: the target_accuracy the config gives; ``params``: by solver, its
+    parameters as the curves label them (``precision=single``)."""
     from tests.test_verdicts import _meta, curve, synthetic
 
     optimum = curve("optimum", {"epoch": [1, 50], "primal_objective": [1.5, 1.0]}, name="dcd")
     curves = [curve(name, *[{"epoch": [epochs * (1 + 0.02 * i)], "train_time_s": [seconds * (1 + 0.02 * i)],
                              "primal_objective": [1 + rel_acc * (1 + 0.01 * i)],
-                             "relative_accuracy": [(bound or {}).get(name, rel_acc)]} for i in range(RUNS)])
+                             "relative_accuracy": [(bound or {}).get(name, rel_acc)]} for i in range(RUNS)],
+                    params=(params or {}).get(name, ""))
               for name, (epochs, seconds) in by_solver.items()]
     config = {"solvers": [{"name": name, "target_accuracy": value} for name, value in (eps or {}).items()]}
     return synthetic(optimum, *curves, meta=_meta(config=config))
@@ -63,16 +66,36 @@ def _pairs(p: Any) -> list[tuple[str, str]]:
 
 def _ratio(p: Any, factor: float) -> Any:
     """Seconds that make a posed ratio ``factor`` times its threshold: its first group's solver (in
-    its experiment) at the seconds that give it, every other one at 1 s; by experiment."""
+    its experiment) at the seconds that give it, every other one at 1 s (in single precision where
+    its reader reads that); by experiment, the ``also`` read by no reader with the optimum only."""
     question = p["row"].question
     (first, power), *_ = question.groups
     seconds: list[dict[str, tuple[float, float]]] = [{}, {}]
+    single = {reader.solver: "precision=single" for reader, _ in question.groups if reader.precision == "single"}
     for reader, _power in question.groups:
         seconds[reader.experiment][reader.solver] = (10, 1.0)
     x = (factor * question.threshold) ** (1 / power)
     seconds[first.experiment][first.solver] = (10 * x, x)
-    other = p["also"][:1] != (p["experiment"],)  # a speed claim's own table comes last in its also
-    return {p["experiment"]: _timed(seconds[0]), **({p["also"][0]: _timed(seconds[1])} if other and p["also"] else {})}
+    return _by_experiment(p, [_timed(by_solver, params=single) for by_solver in seconds])
+
+
+def _by_experiment(p: Any, results: list[Any]) -> dict[str, Any]:
+    """A posed row's experiment with ``results[0]``, its first ``also`` with ``results[1]`` (unless
+    that is its experiment: a speed claim's own table comes last in its also), and every other
+    ``also`` with the optimum only (where a speed run's J_opt is read)."""
+    out = {name: _timed({}) for name in p["also"][1:]}
+    if p["also"][:1] != (p["experiment"],) and p["also"]:
+        out[p["also"][0]] = results[1]
+    return {**out, p["experiment"]: results[0]}
+
+
+def _orders(p: Any, reverse: bool) -> Any:
+    """The solvers of a :class:`~sbpbench.papers.sgd.SameOrder` question reaching 1% in 1, 2, 4, ...
+    seconds in both experiments (``reverse``: in the reverse order in the question's own)."""
+    solvers = [reader.solver for reader in p["row"].question.here]
+    there = {name: (10 * 2.0 ** k, 2.0 ** k) for k, name in enumerate(solvers)}
+    here = {name: (10 * 2.0 ** k, 2.0 ** k) for k, name in enumerate(reversed(solvers) if reverse else solvers)}
+    return _by_experiment(p, [_timed(here), _timed(there)])
 
 
 def _ranked_by(p: Any, ratio_holds: bool) -> Any:
@@ -123,6 +146,10 @@ def posed() -> dict[str, Any]:
                 Contradiction("SGD-m's relative accuracy as loose as SGD-s's", lambda p: _bound_case(eps, 0.1, 0.2)),
                 Contradiction("the two equally close", lambda p: _bound_case(eps, 0.1, 0.1)),
             )),
+        "Equal[Streams]": Case(lambda p: _streams("sgd-m"), (
+            Contradiction("each drawing from a stream of its own", lambda p: _streams(None)),)),
+        "SameOrder[AtStop]": Case(lambda p: _orders(p, False), (
+            Contradiction("the solvers in the reverse order at the claim's C", lambda p: _orders(p, True)),)),
         "Ratio[AtStop]": Case(lambda p: _ratio(p, 4.0), (
             Contradiction("the ratio a quarter of its threshold", lambda p: _ratio(p, 0.25)),)),
         "AllOf[AtStop,Rank,Ratio]": Case(lambda p: _ranked_by(p, True), (
@@ -132,6 +159,17 @@ def posed() -> dict[str, Any]:
                           lambda p: _ranked_by(p, False)),
         )),
     }
+
+
+def _streams(stream: str | None) -> Any:
+    """A run whose meta.json records SvmSgd and SGD-QN drawing from ``stream`` (None: each from its
+    own; empty: no record, a run made before it)."""
+    from tests.test_verdicts import _meta, curve, synthetic
+
+    meta = _meta()
+    if stream != "":
+        meta["solver_streams"] = {name: stream or name for name in ("svmsgd", "sgdqn", "sgd-m")}
+    return synthetic(*(curve(name, {"epoch": [1, 2]}) for name in ("svmsgd", "sgdqn", "sgd-m")), meta=meta)
 
 
 def _final(p: Any, factor: float) -> Any:
@@ -286,3 +324,33 @@ def test_a_ranking_claim_is_judged_by_its_own_words_not_the_tables_order():
                                 factor=sgd.CONSIDERABLY)
     ratios = [part for part in considerably.question.parts if isinstance(part, sgd.Ratio)]
     assert [r.threshold for r in ratios] == [sgd.CONSIDERABLY] and ratios[0].groups[0][0].solver == "svmperf"
+
+
+def test_a_budget_solvers_epochs_are_read_at_whole_epochs(tmp_path):
+    """The paper counts SvmSgd's and SGD-QN's T in whole epochs: a run under 1% between two
+    epochs' ends (at 2.5) and above it again at the end of epoch 3 is read at the first whole
+    epoch under it (4); a run never under it at a whole epoch is censored at its end."""
+    from sbpbench.papers import sgd
+    from tests.test_verdicts import _write, curve, synthetic
+
+    optimum = curve("optimum", {"epoch": [1, 50], "primal_objective": [1.5, 1.0]}, name="dcd")
+    runs = [{"epoch": [0.5, 1, 2, 2.5, 3, 4, 5], "primal_objective": [1.5, 1.05, 1.02, 1.005, 1.02, 1.009, 1.002]},
+            {"epoch": [1, 2, 2.5, 3, 3.5], "primal_objective": [1.05, 1.02, 1.005, 1.02, 1.03]}]
+    name = sgd.experiment("8", "adult")
+    res = _write(tmp_path, name, synthetic(optimum, curve("svmsgd", *runs))).get(name)
+    assert res is not None
+    rows = sgd.at_stop(res, "svmsgd").sort_values("run")
+    assert rows["epoch"].tolist() == [4.0, 3.5]
+    assert (rows["rel_acc"] <= sgd.LEVEL).tolist() == [True, False]
+
+
+def test_a_run_without_the_streams_record_leaves_the_order_row_open(tmp_path):
+    """Runs made before meta.json recorded ``solver_streams`` cannot show SvmSgd's and SGD-QN's order:
+    the row is inconclusive and says which stream the code gives them now."""
+    from tests.test_verdicts import DECLARED, _write
+
+    verdict = next(d for d in DECLARED if "order of SGD-m's first permutation" in d.id)
+    results = _write(tmp_path, verdict.experiment, _streams(""))
+    assert verdict.outcome(results).startswith("inconclusive")
+    (_, _, measured, _), _ = verdict.params["row"].decided(results)[0]
+    assert "the code now gives: svmsgd sgd-m, sgdqn sgd-m" in measured

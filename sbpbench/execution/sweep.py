@@ -244,7 +244,8 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     resolved["dataset"] = {**resolved["dataset"], "files": datafiles.record(exp.dataset)}
     meta = {"experiment": exp.name, "config_file": exp.source, "config": exp.raw, "resolved": resolved,
             "executor": executor.name, "jobs": executor.jobs,
-            "solver_traits": {s.name: SOLVERS[s.name].traits() for s in exp.solvers}, **environment()}
+            "solver_traits": {s.name: SOLVERS[s.name].traits() for s in exp.solvers},
+            "solver_streams": {s.name: loop.stream_of(s.name) for s in exp.solvers}, **environment()}
     if prep.dataset_copy:
         meta["dataset_copy"] = prep.dataset_copy
     point = (open_for_resume(results_root / exp.name, exp.name, exp.source, resolved, exp.runs, locks, resume_from)
@@ -293,6 +294,7 @@ def _open(start: _Start, results_root: Path, executor: Executor, reporter: Repor
     writer = ResultsWriter(resumed.directory,
                            {k: v for k, v in resumed.old.items() if k not in ("interrupted", "finished")})
     writer.meta["solver_traits"] = start.meta["solver_traits"]  # a folder written before they were recorded
+    writer.meta["solver_streams"] = start.meta["solver_streams"]
     writer.meta["resolved"]["dataset"].setdefault("files", start.meta["resolved"]["dataset"]["files"])
     for pos, (rows, summary) in resumed.kept.items():
         writer.add_run(rows, summary, pos, flush=False)

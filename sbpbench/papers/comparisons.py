@@ -24,6 +24,8 @@ The comparisons:
 - :func:`log_ratio`: a ratio of mean costs, or of factors (scaling), by the interval of its
   logarithm (delta method) against a declared threshold;
 - :func:`trend`: the slope of a value over a window, per run, its interval over runs;
+- :func:`concordance`: the order of several solvers' median costs in two experiments (Kendall's
+  tau), its interval over resamples of the runs, against a declared threshold;
 - :func:`identical`: a setting as run (a configuration value, a data size) against the paper's,
   every value equal within a declared tolerance; not a random draw, so one run decides.
 """
@@ -53,6 +55,8 @@ TESTS = {
     "Wilson": "Wilson's score interval of a fraction of runs",
     "log-ratio": "the interval of the log of a ratio of mean costs (delta method, t quantile)",
     "slope": "least-squares slope per run, t interval of its mean over runs",
+    "bootstrap": "Kendall's tau between two orders of medians, percentile interval over resamples of each "
+                 "solver's runs (seeded, so the same every time)",
     "exact": "a setting as run against the paper's, every value equal (within a declared tolerance), or a "
              "deterministic solver's identical runs counted as the one run they are; not a random draw, so "
              "one run decides",
@@ -386,6 +390,42 @@ def log_ratio(groups: Sequence[tuple[np.ndarray, float]], threshold: float, stat
     needed = _runs_needed(min(n), se, abs(log_est - target)) if outcome == "inconclusive" else None
     return Evidence("log-ratio", f"{statistic} (against {threshold:.3g})", math.exp(log_est),
                     (math.exp(lo), math.exp(hi)), tuple(n), outcome, needed, fmt=".3g")
+
+
+#: Resamples of :func:`concordance`'s bootstrap, and its seed (a report's verdicts are the same every time).
+RESAMPLES, SEED = 2000, 0
+
+
+def concordance(a: Sequence[np.ndarray], b: Sequence[np.ndarray], threshold: float, statistic: str) -> Evidence:
+    """Whether several solvers are in the same order by median cost in two experiments.
+
+    ``a`` and ``b`` hold, solver by solver in the same order, each run's cost in one experiment
+    and the other. The estimate: Kendall's tau (tau-b) between the solvers' medians in ``a`` and
+    in ``b``; its interval: the ``1 - 2 ALPHA`` percentiles of tau over :data:`RESAMPLES`
+    resamples of each solver's runs with replacement (seeded). ``supports`` when the interval
+    lies above ``threshold`` (declared with its reason), ``contradicts`` when at or below it;
+    inconclusive with fewer than three solvers or a solver without runs.
+    """
+    groups = [np.asarray(g, dtype=float) for g in (*a, *b)]
+    n = tuple(len(g) for g in groups)
+    if len(a) < 3 or len(a) != len(b) or min(n, default=0) == 0:
+        return Evidence("bootstrap", f"{statistic} (against {threshold:.3g})", math.nan, (math.nan, math.nan),
+                        n, "inconclusive", None)
+    k = len(a)
+
+    def tau(medians: np.ndarray) -> float:
+        return float(stats.kendalltau(medians[:k], medians[k:]).statistic)
+
+    estimate = tau(np.array([np.median(g) for g in groups]))
+    rng = np.random.default_rng(SEED)
+    draws = np.array([[np.median(rng.choice(g, len(g))) for g in groups] for _ in range(RESAMPLES)])
+    taus = np.nan_to_num([tau(row) for row in draws], nan=0.0)  # a resample with all medians tied: no order
+    lo, hi = (float(v) for v in np.quantile(taus, [ALPHA, 1 - ALPHA]))
+    outcome: Outcome = "supports" if lo > threshold else "contradicts" if hi <= threshold else "inconclusive"
+    needed = _runs_needed(min(n), (hi - lo) / (2 * _t(math.inf)), abs(estimate - threshold)) \
+        if outcome == "inconclusive" else None
+    return Evidence("bootstrap", f"{statistic} (against {threshold:.3g})", estimate, (lo, hi), n, outcome, needed,
+                    fmt=".2f")
 
 
 def trend(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], sign: int, least: float,

@@ -115,6 +115,7 @@ RESOLVED: Schema = {
 META: Schema = {
     "experiment": TEXT, "config_file": TEXT_OR_NULL, "config": OBJECT, "resolved": RESOLVED,
     "executor": TEXT_OR_NULL, "jobs": COUNT_OR_NULL, "solver_traits": ObjectOf(ObjectOf(FLAG_OR_NULL)),
+    "solver_streams": ObjectOf(TEXT),
     "versions": ObjectOf(TEXT_OR_NULL), "python": TEXT_OR_NULL, "git_commit": TEXT_OR_NULL,
     "git_dirty": FLAG_OR_NULL, "host": OBJECT, "dataset_copy": TEXT_OR_NULL, "started": TEXT, "finished": TEXT,
     "interrupted": FLAG, "run_id": TEXT, "source": TEXT, "runs": ListOf(RUN), "resumes": ListOf(OBJECT),
