@@ -77,7 +77,7 @@ class SolverSpec:
     parameters, a label, optionally its own budget (replacing the experiment's for this
     solver), and the kernel and problem values a sweep sets for it.
 
-    ``overrides`` maps ``sigma2``, ``lambda``, ``C`` or ``nu`` to this entry's value, for the
+    ``overrides`` maps ``kernel`` (a name), ``sigma2``, ``lambda``, ``C`` or ``nu`` to this entry's value, for the
     keys of ``kernel`` and ``problem`` that the config sweeps or the entry sets to a value of its
     own (empty without either), and
     ``bias`` to the entry's problem when the entries solve different ones (a solver entry's
