@@ -93,7 +93,7 @@ def test_C_means_one_over_C_n(tmp_path):
     ("dataset: adult\nsolvers: [{name: pegasos, mini_batch: 0}]\nproblem: {lambda: 0.1}\n",
      "key 'solvers[0].mini_batch': must be positive"),
     ("dataset: adult\nsolvers: [{name: pegasos, step: 2}]\nproblem: {lambda: 0.1}\n",
-     "key 'solvers[0].step': unknown key (valid: name, path, label, budget, bias, sigma2, lambda, C, nu, "
+     "key 'solvers[0].step': unknown key (valid: name, path, label, budget, bias, kernel, sigma2, lambda, C, nu, "
      "mini_batch, projection, representation)"),
     ("dataset: adult\nsolvers: [{name: pegasos, budget: {epoch: 2}}]\nproblem: {lambda: 0.1}\n",
      "key 'solvers[0].budget.epoch': unknown key"),

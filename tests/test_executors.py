@@ -53,11 +53,12 @@ def test_plan_starts_run_by_run_and_places_solver_by_solver(tiny_run):
     assert [t.position for t in plan(exp, skip={0, 3})] == [2, 1]
 
 
-def test_processes_match_sequential_and_share_one_pool(monkeypatch, tmp_path, tiny_run):
+def test_processes_match_sequential_and_share_one_pool(monkeypatch, capsys, tmp_path, tiny_run):
     ref_path, ref_dir = tiny_run
     other = write_adult_config(tmp_path, "other", solvers=["pegasos"], seed=1)
     results = tmp_path / "res"
-    assert sbpbench(monkeypatch, "run", ref_path, other, "--jobs", "2", "--results", results, "--no-plot", "-q") == 0
+    assert sbpbench(monkeypatch, "run", ref_path, other, "--jobs", "2", "--results", results, "--no-plot") == 0
+    assert capsys.readouterr().err.count("starting 2 worker processes\n") == 1  # one pool, said as it starts
     (tiny,) = (results / "tiny").iterdir()
     pd.testing.assert_frame_equal(curves(tiny), curves(ref_dir))
     (other_dir,) = (results / "other").iterdir()

@@ -11,7 +11,7 @@ from sbpbench.data.cache import cache_dir
 from sbpbench.errors import UserError
 from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment.config import NuFromLambda, parse
-from sbpbench.experiment.optimum import optimum
+from sbpbench.experiment.optimum import expected_duration, optimum
 from tests.exact import biased_optimum, gram, unbiased_optimum
 from tests.problems import SHARED, real_problem
 
@@ -32,6 +32,7 @@ def test_nu_matches_independent_optimum_and_is_cached(tmp_path, bias, caplog, ca
     # minutes on full data: say so, through logging (the command line shows it), not on stderr
     assert [r.name for r in caplog.records] == ["sbpbench.experiment.optimum"]
     assert "computing the exact optimum" in caplog.records[0].getMessage()
+    assert "(300 examples, SMO to eps 1e-06, under a minute at a guess)" in caplog.records[0].getMessage()
     caplog.clear()
     capsys.readouterr()  # where a command line ran in this process, its handler echoed the note
     assert problem.kernel.kernel_evals > 0 and first["kernel_evals"] == problem.kernel.kernel_evals
@@ -114,3 +115,7 @@ def test_run_experiment_writes_derived_nu_to_meta(monkeypatch, tmp_path):
         assert isinstance(opt[key], float)
     assert list((tmp_path / "data" / "optima").glob("*.json"))
     assert [r["status"] for r in meta["runs"]] == ["budget", "budget"]  # both ran (1 epoch)
+
+
+def test_the_note_guesses_the_duration_from_a_measured_solve():
+    assert [expected_duration(n) for n in (1000, 32_561, 65_122)] == ["under a minute", "about 4 min", "about 16 min"]

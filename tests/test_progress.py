@@ -10,13 +10,16 @@ import pandas as pd
 import pytest
 
 from sbpbench.cli import progress
-from sbpbench.cli.progress import WARMING_UP, CliReporter, duration, eta, fit, flow, progress_line
+from sbpbench.cli.progress import CliReporter, duration, eta, fit, flow, progress_line
 from sbpbench.errors import printable
+from sbpbench.execution import loop
+from sbpbench.experiment import config
 from sbpbench.outputs.notation import MISSING, formatted, number
 from sbpbench.outputs.summary import summary_table
 from sbpbench.results.store import read_curves
 from tests.cli_runner import command, environment, sbpbench
 from tests.experiments import adult_config, write_config
+from tests.problems import adult, build_problem
 
 ROW = {"kernel_evals": 1.234e9, "test_error": 0.1523}
 
@@ -236,8 +239,43 @@ def test_the_console_numbers_runs_from_0_as_the_files_do(monkeypatch, capsys):
     assert lines[1].startswith("  sbp run 2 (runs 0-2) [") and lines[2].startswith("  [1/1] sbp run 2  budget")
 
 
-def test_a_run_without_a_checkpoint_says_it_is_warming_up():
+def test_a_long_warm_up_says_numba_compiles_in_place_of_the_bar():
     """The first run after install sits for ~20 s while numba compiles: the line says so, not 0.0%."""
-    assert WARMING_UP not in progress_line("sbp run 1/3", 0.0, None, 1.0, 200)
-    assert WARMING_UP in progress_line("sbp run 1/3", 0.0, None, 5.0, 200)
-    assert WARMING_UP not in progress_line("sbp run 1/3", 0.1, ROW, 5.0, 200)
+    said = "compiling sbp's numba code (first run only)"
+    line = progress_line("sbp run 1 (runs 0-2)", 0.0, None, 25.0, 80, compiling="sbp")
+    assert line == f"  sbp run 1 (runs 0-2)  {said}  25s"  # whole at 80 columns: no bar, no 0.0%
+    assert said not in progress_line("sbp run 1/3", 0.0, None, 25.0, 200)
+    assert progress_line("sbp run 1/3", 0.0, None, 5.0, 30, compiling="sbp") == "  sbp run 1/3"  # never wraps
+
+
+def test_the_reporter_says_a_compile_once_in_a_log_and_nothing_for_a_short_warm_up(monkeypatch, capsys):
+    monkeypatch.setattr(progress, "COMPILING_AFTER_S", 0.2)
+    monkeypatch.setattr(progress, "TICK_S", 0.05)
+    with CliReporter() as reporter:
+        reporter.tty = False
+        reporter.planned(2)
+        reporter.start("sbp", 0, 2)
+        reporter.warming_up("sbp")
+        time.sleep(0.6)
+        reporter.warming_up(None)
+        reporter.checkpoint(0.5, ROW)
+        reporter.start("pegasos", 0, 1)
+        reporter.warming_up("pegasos")  # loaded from the cache at once
+        reporter.warming_up(None)
+        reporter.checkpoint(0.5, ROW)
+    lines = capsys.readouterr().err.splitlines()
+    compiling = [line for line in lines if "compiling" in line]
+    assert len(compiling) == 1 and re.fullmatch(
+        r"  sbp run 0 \(runs 0-1\)  compiling sbp's numba code \(first run only\)  \d+s", compiling[0]), lines
+    assert any(line.startswith("  sbp run 0 (runs 0-1) [") and "err 15.23%" in line for line in lines)
+
+
+def test_a_warm_up_tells_its_start_and_end_once_per_kind_of_run():
+    problem = build_problem(adult(40), lam=0.1)
+    told: list[str | None] = []
+    warm_ups = loop.WarmUps()
+    spec = config.SolverSpec("pegasos", {}, "pegasos")
+    warm_ups.warm_up(problem, spec, notice=told.append)
+    warm_ups.warm_up(problem, spec, notice=told.append)  # done here before: nothing to tell
+    assert told == ["pegasos", None]
+

@@ -57,7 +57,8 @@ class _Made(Exception):
 class _WarmedUp(loop.WarmUps):
     """Warm-ups taken as done: the test stops every run before its solver does anything."""
 
-    def warm_up(self, problem: Problem, spec: SolverSpec, seconds: float = math.inf) -> None:
+    def warm_up(self, problem: Problem, spec: SolverSpec, seconds: float = math.inf,
+                notice: loop.WarmUpNotice | None = None) -> None:
         return None
 
 

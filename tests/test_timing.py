@@ -76,7 +76,7 @@ def test_no_compilation_inside_the_clock_in_workers(tmp_path, executor):
 class NoWarmUp(loop.WarmUps):
     """A record that has warmed up everything: the runner as it was without warm-up."""
 
-    def warm_up(self, problem, spec, seconds=float("inf")):
+    def warm_up(self, problem, spec, seconds=float("inf"), notice=None):
         return None
 
 
@@ -119,7 +119,7 @@ from sbpbench.experiment.assemble import prepare
 from tests.experiments import adult_config
 
 if sys.argv[1] == "lazy":
-    loop.WarmUps.warm_up = lambda self, problem, spec, seconds=0.0: None
+    loop.WarmUps.warm_up = lambda self, problem, spec, seconds=0.0, notice=None: None
 exp = config.parse(adult_config(n_train=1000, kernel={"name": "gaussian", "sigma2": 10, "cache_mb": float(sys.argv[2])},
                                 solvers=["sbp"], budget={"epochs": 3}), "signatures.yaml")
 problem = prepare(exp).problem

@@ -194,7 +194,10 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
                 from sbpbench.outputs.plotting import plot_results
 
             with _uncollected():
-                written = plot_results(directory).files
+                plotted = plot_results(directory)
+                written = plotted.files
+                if plotted.notes:  # solvers without kernel evaluations (linear ones): all on training seconds
+                    written += plot_results(directory, x="seconds").files
                 page = write_page(directory)
             if not quiet:
                 if written:

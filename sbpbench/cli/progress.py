@@ -13,6 +13,8 @@ characters escaped (:func:`~sbpbench.errors.printable`).
   with a bar, its share of the budget, ETA, test error, kernel evaluations and time; with
   ``--jobs``, the runs done so far and the ETA of all. It is redrawn at every checkpoint (at
   most every :data:`REDRAW_EVERY_S`) and every second by a clock thread.
+* A warm-up (numba compiling the solver's code) that lasts over :data:`COMPILING_AFTER_S` s
+  says so on the status line, and ``--jobs`` says that its worker processes are starting.
 * When standard error is not a terminal (a log file, CI, ``tee``): plain whole lines only, no
   carriage return nor escape sequence; the status line is written at a run's first
   checkpoint and then whenever nothing was written for :data:`LOG_EVERY_S` seconds.
@@ -140,14 +142,16 @@ def flow(head: str, fields: Sequence[str], columns: int) -> list[str]:
     return lines
 
 
-#: Seconds without a first checkpoint after which the status line says why (:data:`WARMING_UP`).
-WARMING_UP_AFTER_S = 2.0
-#: What a run without a checkpoint is doing: on the first run after install (or after a change
-#: of the code), numba compiles the solver's loops (15-20 s for SBP), then caches them on disk.
-WARMING_UP = "warming up: numba compiles on first use (cached for later runs)"
+#: Seconds of a run's warm-up after which the status line says that numba compiles
+#: (:data:`COMPILING`): loading the compiled code from numba's disk cache takes less.
+COMPILING_AFTER_S = 1.0
+#: What a long warm-up is doing: on the first run after install (or after a change of the
+#: code), numba compiles the solver's loops (15-20 s for SBP), then caches them on disk.
+COMPILING = "compiling {solver}'s numba code (first run only)"
 
 
-def progress_line(label: str, fraction: float, row: dict[str, Any] | None, elapsed: float, columns: int) -> str:
+def progress_line(label: str, fraction: float, row: dict[str, Any] | None, elapsed: float, columns: int,
+                  compiling: str | None = None) -> str:
     """The status line of the run in this process, at most ``columns - 1`` characters.
 
     Parameters
@@ -163,28 +167,32 @@ def progress_line(label: str, fraction: float, row: dict[str, Any] | None, elaps
         Seconds since the run started.
     columns : int
         Terminal columns; the last one stays free so that no terminal wraps the line.
+    compiling : str, optional
+        The solver whose warm-up has lasted :data:`COMPILING_AFTER_S` s: the line says
+        :data:`COMPILING` in place of the bar and the numbers, which say nothing yet.
 
     Returns
     -------
     str
-        ``label [bar] pct  ETA t  err e  kevals k  t`` (before the first checkpoint, after
-        :data:`WARMING_UP_AFTER_S` s, :data:`WARMING_UP` in place of the ETA): the fields after the percentage are
-        dropped from the right until the line fits with the narrowest bar; the bar then takes
-        what room is left (up to :data:`MAX_BAR`); a label still too long is shortened.
+        ``label [bar] pct  ETA t  err e  kevals k  t`` (while compiling: ``label  compiling
+        ...  t``): the fields after the percentage are dropped from the right until the line
+        fits with the narrowest bar; the bar then takes what room is left (up to
+        :data:`MAX_BAR`); a label still too long is shortened.
     """
     room = max(columns - 1, 1)
     done = min(1.0, max(fraction, 0.0))
     fields = [f"ETA {duration(eta(done, elapsed) if done >= MIN_SHARE_FOR_ETA else math.inf)}"]
-    if row is None and elapsed >= WARMING_UP_AFTER_S:
-        fields = [WARMING_UP]
-    if row is not None:
+    if compiling is not None:
+        fields = [COMPILING.format(solver=compiling)]
+    elif row is not None:
         fields += [f"err {_percent(row['test_error'])}", f"kevals {_count(row['kernel_evals'])}"]
     fields.append(duration(elapsed))
 
     def compose(name: str, bar_width: int) -> str:
         filled = int(bar_width * done)
         bar = "#" * filled + "-" * (bar_width - filled)
-        return "".join([f"  {name} [{bar}] {100 * done:5.1f}%", *("  " + f for f in fields)])
+        head = f"  {name}" if compiling is not None else f"  {name} [{bar}] {100 * done:5.1f}%"
+        return "".join([head, *("  " + f for f in fields)])
 
     while fields and len(compose(label, MIN_BAR)) > room:
         fields.pop()
@@ -278,7 +286,8 @@ class CliReporter:
         now = time.monotonic()
         if self._run is not None:
             run = self._run
-            return progress_line(run["label"], run["fraction"], run["row"], now - run["t0"], width())
+            return progress_line(run["label"], run["fraction"], run["row"], now - run["t0"], width(),
+                                 self._compiling(now))
         if self._planned_at is None or self._done >= self._total:
             return None
         elapsed = now - self._planned_at
@@ -303,9 +312,19 @@ class CliReporter:
             elif force or now - self._last_line >= LOG_EVERY_S:
                 self._lines([line])
 
+    def _compiling(self, now: float) -> str | None:
+        """The solver of the run in this process whose warm-up has lasted :data:`COMPILING_AFTER_S` s, if any."""
+        warming = self._run["warming"] if self._run is not None else None
+        return warming["solver"] if warming is not None and now - warming["t0"] >= COMPILING_AFTER_S else None
+
     def _tick(self) -> None:
         while not self._stop.wait(TICK_S):
-            self._show_status()
+            with self._lock:  # a compile that starts is news: written at once, also to a log
+                warming = self._run["warming"] if self._run is not None else None
+                news = warming is not None and not warming["told"] and self._compiling(time.monotonic()) is not None
+                if news and warming is not None:
+                    warming["told"] = True
+                self._show_status(force=news)
 
     # ------------------------------------------------------------------------- the Reporter protocol
 
@@ -332,8 +351,20 @@ class CliReporter:
         from 0 as the result files do (:func:`run_label`)."""
         with self._lock:
             self._run = {"label": run_label(printable(solver), run, runs), "t0": time.monotonic(),
-                         "fraction": 0.0, "row": None}
+                         "fraction": 0.0, "row": None, "warming": None}
             self._last_draw = 0.0
+
+    def warming_up(self, solver: str | None) -> None:
+        """The run in this process starts (``solver``) or ends (None) its warm-up: after
+        :data:`COMPILING_AFTER_S` s its status line says that numba compiles (:data:`COMPILING`)."""
+        with self._lock:
+            if self._run is not None:
+                self._run["warming"] = None if solver is None else {
+                    "solver": printable(solver), "t0": time.monotonic(), "told": False}
+
+    def workers(self, count: int) -> None:
+        """Say that the worker processes of ``--jobs`` are starting (each imports sbpbench first)."""
+        self._say(f"starting {count} worker processes")
 
     def checkpoint(self, fraction: float, row: dict[str, Any]) -> None:
         """A checkpoint of the run in this process: redraw its line (terminal; at most every

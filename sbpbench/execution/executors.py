@@ -53,9 +53,9 @@ from sbpbench.solvers.external import load_file
 class Reporter(Protocol):
     """What is told about the progress of a set of experiments (the CLI prints it).
 
-    ``start`` and ``checkpoint`` are called only when runs execute in the client's
-    process (the sequential executor); ``planned``, ``loaded`` and ``end`` always, and
-    ``resumed`` for each run folder that is continued. A
+    ``start``, ``checkpoint`` and ``warming_up`` are called only when runs execute in the
+    client's process (the sequential executor), ``workers`` only by the process executor;
+    ``planned``, ``loaded`` and ``end`` always, and ``resumed`` for each run folder that is continued. A
     protocol, so that the command line can implement it without importing this module
     (which would slow ``sbpbench --help``); subclassing it gives silent defaults.
     """
@@ -78,6 +78,15 @@ class Reporter(Protocol):
 
     def checkpoint(self, fraction: float, row: dict[str, Any]) -> None:
         """A checkpoint was measured; ``fraction`` of the run's budget is spent."""
+        return None
+
+    def warming_up(self, solver: str | None) -> None:
+        """The run in this process starts (``solver``, its name) or ends (None) a warm-up not done
+        before here, which compiles the solver's numba code or loads it from the disk cache."""
+        return None
+
+    def workers(self, count: int) -> None:
+        """``count`` worker processes are being started (``--jobs``); called once, before their first run."""
         return None
 
     def end(self, summary: dict[str, Any]) -> None:
@@ -103,7 +112,7 @@ class Task:
 # ----------------------------------------------------------------------------- the task
 
 def execute(task: Task, problems: ProblemCache, warm_ups: loop.WarmUps,
-            progress: loop.Progress | None = None) -> RunResult:
+            progress: loop.Progress | None = None, notice: loop.WarmUpNotice | None = None) -> RunResult:
     """Run one task where it is called (in a worker or in the client).
 
     Parameters
@@ -116,6 +125,8 @@ def execute(task: Task, problems: ProblemCache, warm_ups: loop.WarmUps,
         The warm-ups done for earlier runs where it runs (its process's, or its executor's).
     progress : callable, optional
         Told about every checkpoint.
+    notice : callable, optional
+        Told about its warm-up (:meth:`~sbpbench.execution.loop.WarmUps.warm_up`).
 
     Returns
     -------
@@ -128,7 +139,7 @@ def execute(task: Task, problems: ProblemCache, warm_ups: loop.WarmUps,
         problem = problems.prepared(task.exp, task.spec, task.run).problem
     except Exception as exc:  # e.g. the dataset is missing on this worker: this run fails, not the sweep
         return loop.failed_result(task.exp, task.spec, task.run, guard.reason(exc))
-    return loop.run_one(task.exp, problem, task.spec, task.run, progress, warm_ups)
+    return loop.run_one(task.exp, problem, task.spec, task.run, progress, warm_ups, notice)
 
 
 # ----------------------------------------------------------------------------- executors
@@ -192,7 +203,7 @@ class SequentialExecutor(Executor):
             previous = task.exp
             reporter.start(task.spec.label, task.run, task.exp.runs)
             self._current = task
-            result = execute(task, self.problems, self._warm_ups, reporter.checkpoint)
+            result = execute(task, self.problems, self._warm_ups, reporter.checkpoint, reporter.warming_up)
             self._current = None
             yield task, result
         if previous is not None:
@@ -298,7 +309,7 @@ class ProcessExecutor(Executor):
     name = "processes"
 
     def __init__(self, jobs: int):
-        self.jobs = jobs
+        self.jobs: int = jobs
         threads = max(1, (os.cpu_count() or 1) // jobs)
         context = multiprocessing.get_context("spawn")
         self._started = context.SimpleQueue()  # (experiment, position) of every task a worker starts
@@ -308,7 +319,10 @@ class ProcessExecutor(Executor):
         self._began: set[tuple[str, int]] = set()
 
     def results(self, tasks: Iterable[Task], reporter: Reporter) -> Iterator[tuple[Task, RunResult]]:
-        with sigint_ignored():  # the pool starts its workers as tasks are submitted
+        tasks = list(tasks)
+        if not self._futures and tasks:  # the pool starts its workers (seconds each) at the first submits
+            reporter.workers(min(self.jobs, len(tasks)))
+        with sigint_ignored():
             futures = {self._pool.submit(_execute_in_worker, task): task for task in tasks}
         self._futures.update(futures)
         for future in _as_completed(futures):

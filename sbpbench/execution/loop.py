@@ -128,6 +128,10 @@ class RunResult:
 #: Called after every checkpoint with (fraction of budget done, row).
 Progress = Callable[[float, dict[str, Any]], None]
 
+#: Told the solver's name as a warm-up not done before where it runs starts (numba compiles, or
+#: loads from its disk cache, the solver's code), and None as it ends (:meth:`WarmUps.warm_up`).
+WarmUpNotice = Callable[[str | None], None]
+
 class WarmUps:
     """The warm-ups done for the runs of one process (or one executor): each kind of run warms up once.
 
@@ -139,7 +143,8 @@ class WarmUps:
         self._done: set[tuple] = set()
         self._lock = threading.Lock()
 
-    def warm_up(self, problem: Problem, spec: SolverSpec, seconds: float = math.inf) -> None:
+    def warm_up(self, problem: Problem, spec: SolverSpec, seconds: float = math.inf,
+                notice: WarmUpNotice | None = None) -> None:
         """Compile (or load) the code a run of ``spec`` on ``problem`` calls, before any clock starts.
 
         Runs the solver for :data:`WARM_UP_ITERATIONS` iterations on a small problem of the
@@ -157,6 +162,10 @@ class WarmUps:
         seconds : float, optional
             The run's seconds budget: the warm-up's deadline, and its
             :func:`~sbpbench.execution.guard.watchdog` with :func:`step_limit`.
+        notice : callable, optional
+            Told the solver's name as the warm-up starts and None as it ends (not called when
+            this kind of run was warmed up here before), so that a console can say what a
+            long first wait is.
 
         Raises
         ------
@@ -174,19 +183,27 @@ class WarmUps:
             rows = np.sort(np.concatenate([np.flatnonzero(y > 0)[:k], np.flatnonzero(y <= 0)[:k]]))
             small = problem.subset(rows, np.arange(min(problem.test_y.size, 2 * k)))
             deadline = time.perf_counter() + seconds
-            with guard.watchdog(step_limit(seconds, seconds), f"the warm-up of solver {spec.name!r} did not end "
-                                f"within {step_limit(seconds, seconds):g} s (its seconds budget plus a grace)"):
-                solver = SOLVERS[spec.name].create(small, np.random.default_rng(0), params)
-                for _ in range(WARM_UP_ITERATIONS if solver.one_step_per_advance else 1):  # those step once per call
-                    if solver.advance(WARM_UP_ITERATIONS, math.inf, deadline):
-                        break
-                solver.warm_up_rare_paths()
-                solver.snapshot().test_error(small)
+            if notice is not None:
+                notice(spec.name)
+            try:
+                with guard.watchdog(step_limit(seconds, seconds), f"the warm-up of solver {spec.name!r} did not "
+                                    f"end within {step_limit(seconds, seconds):g} s (its seconds budget plus a grace)"):
+                    solver = SOLVERS[spec.name].create(small, np.random.default_rng(0), params)
+                    steps = WARM_UP_ITERATIONS if solver.one_step_per_advance else 1  # those step once per call
+                    for _ in range(steps):
+                        if solver.advance(WARM_UP_ITERATIONS, math.inf, deadline):
+                            break
+                    solver.warm_up_rare_paths()
+                    solver.snapshot().test_error(small)
+            finally:
+                if notice is not None:
+                    notice(None)
             self._done.add(key)
 
 
 def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
-            progress: Progress | None = None, warm_ups: WarmUps | None = None) -> RunResult:
+            progress: Progress | None = None, warm_ups: WarmUps | None = None,
+            notice: WarmUpNotice | None = None) -> RunResult:
     """Run one solver once on a problem, measuring at every checkpoint.
 
     Parameters
@@ -204,6 +221,8 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     warm_ups : WarmUps, optional
         The warm-ups done for earlier runs where this one runs (the executor's); when not
         given, the run warms up first whatever was done before.
+    notice : callable, optional
+        Told about its warm-up (:meth:`WarmUps.warm_up`).
 
     Returns
     -------
@@ -235,7 +254,7 @@ def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,
     with guard.sigints_counted(), guard.exits_refused(f"solver {spec.name!r}"):
         interrupts = guard.sigints()
         try:
-            (warm_ups or WarmUps()).warm_up(problem, spec, max_sec)
+            (warm_ups or WarmUps()).warm_up(problem, spec, max_sec, notice)
             solver = SOLVERS[spec.name].create(problem, run_rng(exp.seed, run, stream_of(spec.name)),
                                                spec.solver_params())
             while True:

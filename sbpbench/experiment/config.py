@@ -16,8 +16,8 @@ an entry that changes the kernel or the problem carries them in
 runs solve. A list of one value is that value; a config without lists gives the entries
 it always gave.
 
-A solver entry may set its own ``sigma2``, ``lambda`` (or ``C``), ``nu`` and ``bias``
-(:data:`~sbpbench.solvers.base.ENTRY_KEYS`), checked as the top-level keys are: they replace
+A solver entry may set its own ``kernel`` (a name), ``sigma2``, ``lambda`` (or ``C``), ``nu`` and
+``bias`` (:data:`~sbpbench.solvers.base.ENTRY_KEYS`), checked as the top-level keys are: they replace
 the experiment's for its runs, through :attr:`SolverSpec.overrides` as a sweep's values do.
 """
 
@@ -77,7 +77,7 @@ class SolverSpec:
     parameters, a label, optionally its own budget (replacing the experiment's for this
     solver), and the kernel and problem values a sweep sets for it.
 
-    ``overrides`` maps ``sigma2``, ``lambda``, ``C`` or ``nu`` to this entry's value, for the
+    ``overrides`` maps ``kernel`` (a name), ``sigma2``, ``lambda``, ``C`` or ``nu`` to this entry's value, for the
     keys of ``kernel`` and ``problem`` that the config sweeps or the entry sets to a value of its
     own (empty without either), and
     ``bias`` to the entry's problem when the entries solve different ones (a solver entry's
@@ -205,8 +205,8 @@ class Experiment:
         """The experiment whose problem the runs of solver entry ``spec`` solve.
 
         This experiment itself, but with the kernel and problem values ``spec`` carries
-        from a sweep (``sigma2``, ``lambda``, ``C``, ``nu``), or its own ``bias``, replacing
-        the experiment's.
+        from a sweep (``sigma2``, ``lambda``, ``C``, ``nu``), or its own ``kernel`` (name) or
+        ``bias``, replacing the experiment's.
 
         Parameters
         ----------
@@ -227,8 +227,10 @@ class Experiment:
         if "C" in values:
             lam, lam_key = lambda_of_C(values["C"]), spec.lam_key or "problem.C"
         kernel, rule = self.kernel, self.sigma2_rule
+        if "kernel" in values and values["kernel"] != kernel.name:  # no bandwidth but a Gaussian kernel's
+            kernel, rule = _sigma2(replace(kernel, name=values["kernel"]), KernelSpec.declared()["sigma2"].default)
         if "sigma2" in values:
-            kernel, rule = _sigma2(self.kernel, values["sigma2"])
+            kernel, rule = _sigma2(kernel, values["sigma2"])
         return replace(self, kernel=kernel, lam=lam, lam_key=lam_key, nu=values.get("nu", self.nu),
                        bias=values.get("bias", self.bias), sigma2_rule=rule)
 
@@ -531,12 +533,18 @@ def _sigma2_reader(sec: _Section) -> Callable[[str, Any], float | str]:
     return read
 
 
-def _kernel(source: str, value) -> tuple[KernelSpec, str | None, Sweep]:
+def _kernel(source: str, value, key: str = "kernel") -> tuple[KernelSpec, str | None, Sweep]:
     """The ``kernel`` section (with the first value of a sigma2 sweep), the rule when sigma2 (its
-    first value) is a word of :data:`SIGMA2_RULES`, and the sweep of sigma2, if any."""
+    first value) is a word of :data:`SIGMA2_RULES`, and the sweep of sigma2, if any.
+
+    ``key`` names the section in errors: ``kernel``, or a solver entry's own (``solvers[k].kernel``),
+    where only ``name`` is allowed (the entry's bandwidth is its ``sigma2``; the row cache is shared).
+    """
     if isinstance(value, str):
         value = {"name": value}
-    sec = _Section(source, "kernel", value)
+    sec = _Section(source, key, value)
+    if key != "kernel":
+        sec.only(["name"])
     declared = sec.declarations(KernelSpec)
     name = sec.declared("name", declared["name"])
     sigma2 = sec.values("sigma2", _sigma2_reader(sec), declared["sigma2"].default)
@@ -570,13 +578,17 @@ class _Entry:
     path: str | None
     #: The entry's ``bias`` values (several: a sweep of the bias); None: ``problem.bias``.
     bias: list[bool] | None = None
-    #: The kernel and problem values the entry sets itself (``sigma2``, ``lambda`` or ``C``, ``nu``), by key.
+    #: The kernel and problem values the entry sets itself (``kernel``, ``sigma2``, ``lambda`` or
+    #: ``C``, ``nu``), by key.
     own: Sweep = field(default_factory=dict)
 
     def axes(self, sweep: Sweep) -> Sweep:
         """The kernel and problem values its runs take: the experiment's ``sweep`` with the
-        entry's own values in place of those it replaces (its lambda or C replaces both)."""
+        entry's own values in place of those it replaces (its lambda or C replaces both, and its
+        own kernel other than the Gaussian the experiment's sweep of sigma2)."""
         replaced = set(self.own) | (set(LAMBDA_KEYS) if set(LAMBDA_KEYS) & set(self.own) else set())
+        if self.own.get("kernel", ["gaussian"]) != ["gaussian"]:
+            replaced.add("sigma2")
         return {**{k: v for k, v in sweep.items() if k not in replaced}, **self.own}
 
     def size(self, sweep: Sweep) -> int:
@@ -613,9 +625,13 @@ def _entry(source: str, k: int, item, problem: dict[str, Any]) -> _Entry:
     budget = _budget(source, f"{key}.budget", sec.data["budget"]) if "budget" in sec.data else None
     bias = sec.values("bias", sec.reader(bool)) if sec.data.get("bias") is not None else None
     own: Sweep = {}
+    kernel = problem["kernel"]
+    if sec.data.get("kernel") is not None:
+        kernel = _kernel(source, sec.data["kernel"], sec.key("kernel"))[0].name
+        own["kernel"] = [kernel]
     if sec.data.get("sigma2") is not None:
-        if problem["kernel"] != "gaussian":
-            sec.fail("sigma2", f"needs kernel.name gaussian (the {problem['kernel']} kernel has no bandwidth)")
+        if kernel != "gaussian":
+            sec.fail("sigma2", f"needs kernel.name gaussian (the {kernel} kernel has no bandwidth)")
         own["sigma2"] = sec.values("sigma2", _sigma2_reader(sec))
     lam_key, lams, nus = _lambda_nu(sec, problem["n"], inherited_lambda=problem["lambda"] is not None)
     own.update({key: values for key, values in ((lam_key, lams), ("nu", nus)) if values != [None]})
@@ -683,8 +699,11 @@ def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[tuple[Sol
                          if k in sweep or len(entry.own.get(k, ())) > 1 or _differs(k, v, problem)}
             defines = frozenset(need for need, keys in (("lambda", LAMBDA_KEYS), ("nu", ("nu",)))
                                 if problem[need] is not None or set(keys) & set(values))
+            kernel = values.get("kernel", problem["kernel"])
             with own_code(cls, "refuse"):
-                why = cls.refuse(ProblemKind(problem["kernel"], bias, defines), cls.Params(**params))
+                why = cls.refuse(ProblemKind(kernel, bias, defines), cls.Params(**params))
+            if why is not None and kernel not in cls.kernels and "kernel" not in entry.own:
+                why += f" (its solver entry may set kernel: {cls.kernels[0]})"
             if why is not None:
                 varying = {**{p: params[p] for p in swept}, **({"bias": bias} if len(entry.bias or ()) > 1 else {}),
                            **{k: v for k, v in values.items() if len(entry.own.get(k, ())) > 1}}

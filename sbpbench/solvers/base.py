@@ -525,10 +525,10 @@ class Solver(Generic[P]):
 NEED_HINTS = {"lambda": " (a number or an expression in n such as 1/n, or C: lambda = 1/(C n))",
               "nu": " (a number in [0, 1], or nu: from_lambda to derive it from lambda or C)"}
 
-#: The keys of a config's solver entry beside the solver's own parameters (``bias``, ``sigma2``,
-#: ``lambda``, ``C``, ``nu``: the entry's own problem and kernel values, in place of the
-#: experiment's ``problem`` and ``kernel.sigma2``).
-ENTRY_KEYS = ("name", "path", "label", "budget", "bias", "sigma2", "lambda", "C", "nu")
+#: The keys of a config's solver entry beside the solver's own parameters (``bias``, ``kernel``,
+#: ``sigma2``, ``lambda``, ``C``, ``nu``: the entry's own problem and kernel values, in place of the
+#: experiment's ``problem``, ``kernel.name`` and ``kernel.sigma2``).
+ENTRY_KEYS = ("name", "path", "label", "budget", "bias", "kernel", "sigma2", "lambda", "C", "nu")
 
 #: Names no solver parameter may take, as they already mean something where parameters are
 #: written: a solver entry's own keys (:data:`ENTRY_KEYS`); the kernel's, the problem's and the
