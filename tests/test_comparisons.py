@@ -75,7 +75,8 @@ def test_a_ranking_with_a_group_without_runs_decides_nothing():
     no runs-needed estimate (the measured cell says why)."""
     found = cmp.ranking([], [], [1.0, 2.0], [True, True])
     assert found.outcome == "inconclusive" and found.n == (0, 2) and found.runs_needed is None
-    assert found.needed() == "inconclusive (0 runs; no value to compare (the measured cell says why))"
+    assert found.needed() == ("inconclusive (0 runs; no value to compare (the measured cell says why); "
+                       "runs that record one would decide it)")
 
 
 def test_a_ranking_of_runs_that_all_tie_did_not_hold():

@@ -401,7 +401,8 @@ def test_a_nu_the_config_gives_is_not_compared(tmp_path):
     results = _write(tmp_path, row.experiments[0], synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta))
     (_, _, measured, verdict), _ = row.decided(results)[0]
     assert "not derived here" in measured
-    assert verdict == "inconclusive (0 runs; no value to compare (the measured cell says why))"
+    assert verdict == ("inconclusive (0 runs; no value to compare (the measured cell says why); "
+                       "runs that record one would decide it)")
 
 
 def _issvm_rows() -> tuple[Posed, Posed]:
@@ -443,7 +444,8 @@ def test_against_issvm_without_the_record_says_which_script_writes_it(tmp_path):
     results = _write(tmp_path, "sbp-libsvm-adult", synthetic(curve("sbp", {"test_error": [0.2, 0.1]})))
     (_, _, measured, verdict), _ = per_iteration.decided(results)[0]
     assert "no analyses/authors-sbp.json under the results (scripts/authors_sbp.py writes it)" in measured
-    assert verdict == "inconclusive (0 runs; no value to compare (the measured cell says why))"
+    assert verdict == ("inconclusive (0 runs; no value to compare (the measured cell says why); "
+                       "runs that record one would decide it)")
 
 
 @pytest.mark.parametrize("text, why", [

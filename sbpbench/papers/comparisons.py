@@ -120,7 +120,7 @@ class Evidence:
         if self.why_not:
             more = self.why_not
         elif self.runs_needed is None and n == 0:
-            more = "no value to compare (the measured cell says why)"
+            more = "no value to compare (the measured cell says why); runs that record one would decide it"
         elif self.runs_needed is None and n < 2:
             more = "one run has no spread: at least 2 runs per solver are needed to judge it"
         elif self.runs_needed is None:
