@@ -40,7 +40,7 @@ class NoWarmUp(loop.WarmUps):
     """The runner before issue #13: a record that has warmed up everything (its
     :meth:`~sbpbench.execution.loop.WarmUps.warm_up` does nothing, whatever it is given)."""
 
-    def warm_up(self, problem: Any, spec: Any, seconds: float = math.inf) -> None:
+    def warm_up(self, problem: Any, spec: Any, seconds: float = math.inf, notice: Any = None) -> None:
         return None
 
 
