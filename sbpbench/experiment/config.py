@@ -702,7 +702,7 @@ def _solvers(source: str, value, problem: dict, sweep: Sweep) -> tuple[tuple[Sol
             kernel = values.get("kernel", problem["kernel"])
             with own_code(cls, "refuse"):
                 why = cls.refuse(ProblemKind(kernel, bias, defines), cls.Params(**params))
-            if why is not None and "kernel.name" in why and "kernel" not in entry.own:
+            if why is not None and kernel not in cls.kernels and "kernel.name" in why and "kernel" not in entry.own:
                 why += f" (its solver entry may set kernel: {cls.kernels[0]})"
             if why is not None:
                 varying = {**{p: params[p] for p in swept}, **({"bias": bias} if len(entry.bias or ()) > 1 else {}),
