@@ -180,7 +180,7 @@ SETTINGS = Numbers(settings(
     _lambda("lambda, astro-ph (ours: its substitute, Reuters)", 2e-4, "pegasos-figure2-norma"),
     Posed("Figure 2: astro-ph training / test examples", SECTION5, "29,882 / 32,487",
           Equal(Resolved(("dataset.n_train", "dataset.n_test")), (ASTRO_PH_TRAIN, 32_487)), ("pegasos-figure2-norma",),
-          outcomes=("matches", "differs: Reuters stands in for astro-ph, which is not obtainable")),
+          outcomes=("matches", "differs: cause: data (Reuters stands in for astro-ph, which is not obtainable)")),
     Posed("Figure 2 (left): Norma's optimal p", SECTION5, "in [0.7, 0.716]",
           Equal(RunParam(("norma",), "p"), 0.708, within=0.008, reason="the paper's range [0.7, 0.716]"),
           ("pegasos-figure2-norma",)),

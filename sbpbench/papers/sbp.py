@@ -202,8 +202,9 @@ def _nu_row(dataset: str, bias: bool, experiments: tuple[str, ...], printed: flo
     return Posed(f"nu, {dataset}, {'with' if bias else 'without'} bias", "Table 2", f"{printed:.3g}",
                  Match(Nu(printed, paper_n, data, analysis), printed, 0.5 * _digit(printed),
                        "half a unit of the printed third digit (rounding)", exact=True), experiments, kind="number",
-                 outcomes=("matches", f"differs, as expected: a substitute data set (the paper's n = {paper_n}), "
-                                      "not comparable") if data == "substitute" else None)
+                 outcomes=("matches", f"differs: cause: data (as expected: a substitute data set, the paper's "
+                                      f"n = {paper_n}; not comparable)") if data == "substitute" else
+                 ("matches", "differs: cause: not established (the measured cell says what was tried)"))
 
 
 #: Table 2: nu per data set, without and with bias. Ours is in the meta.json of the experiment
@@ -363,7 +364,8 @@ def _table2_settings(dataset: str, without: tuple[str, ...], with_bias: tuple[st
     def differs(split: str) -> str:
         if (dataset, split) in TABLE2_SIZE_CAUSES:
             return f"differs: cause: {TABLE2_SIZE_CAUSES[dataset, split][1]}"
-        return f"differs: our copy is {copy}; the paper's copy is not available; cause not established"
+        return (f"differs: cause: not established (our copy is {copy}; the paper's copy is not available; the "
+                "measured cell gives what was counted)")
 
     splits: tuple[tuple[str, Literal["n_train", "n_test"], int], ...] = (
         ("training size n", "n_train", n_train), ("testing size", "n_test", n_test))
@@ -418,7 +420,10 @@ SETTINGS = Numbers(settings(
 SMO_EPOCHS = Numbers(tuple(Posed(f"epochs of SMO, Figure 2, {dataset}", "Figure 2",
                                  "10 (\"all algorithms were run for ten epochs\")",
                                  Equal(SmoEnds(), 10.0, rel_tol=1e-9, reason="the rounding of a float"), (exp,),
-                                 kind="number")
+                                 kind="number",
+                                 outcomes=("matches", "differs: cause: setup (our SMO stops by its own rule, its "
+                                           "KKT tolerance, as LIBSVM's does; the measured cell says whether every "
+                                           "run stopped there)"))
                            for dataset, exp in FIGURE2_DATA))
 
 # ----------------------------------------------------------------------------- Section 5: LIBSVM
