@@ -235,7 +235,7 @@ def table1_agreement(results: Path) -> dict[str, float]:
 
 
 def decide(record: dict[str, Any]) -> tuple[str, str]:
-    """The cause of one row (a word of :data:`sbpbench.papers.sgd.CAUSE_WORDS`) and the evidence in
+    """The cause of one row (a word of :data:`sbpbench.papers.declarations.CAUSE_WORDS`) and the evidence in
     one sentence, from the hypotheses of the record (the module docstring's rule)."""
     ours, ref, need = record["ours"], record.get("reference"), record.get("needed")
     if "share_at_most_printed" in ours:  # SvmSgd, SGD-QN: epochs to 1%

@@ -18,7 +18,7 @@ import pytest
 from sbpbench import papers
 from sbpbench.errors import UserError
 from sbpbench.outputs import figures, report
-from sbpbench.papers import SHARED_RUNS, pegasos, sbp, sgd
+from sbpbench.papers import SHARED_RUNS, declarations, pegasos, sbp, sgd
 from sbpbench.results import lookup
 from sbpbench.results.curves import values_by_parameter
 from sbpbench.results.store import read_curves
@@ -400,7 +400,7 @@ def test_every_sgd_table_row_that_differs_names_its_cause_from_the_fixed_set(com
     assert len(differs) >= 20  # the committed runs: 27 rows differ
     for cells in differs:
         verdict = cells[-1].rstrip(" |")
-        assert verdict in {f"differs: cause: {word}" for word in sgd.CAUSE_WORDS}, cells[0]
+        assert verdict in {f"differs: cause: {word}" for word in declarations.CAUSE_WORDS}, cells[0]
         assert f"scripts/sgd_causes.py ({sgd.CAUSES_RECORD}): " in cells[2], cells[0]
 
 

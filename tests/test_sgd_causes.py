@@ -11,7 +11,7 @@ from sklearn.datasets import dump_svmlight_file
 from sklearn.svm import LinearSVC
 
 from sbpbench.errors import UserError
-from sbpbench.papers import sgd
+from sbpbench.papers import declarations, sgd
 from sbpbench.results.lookup import ExperimentResult
 from scripts.sgd_causes import (
     PLAUSIBLE,
@@ -144,21 +144,23 @@ def _result(root: Path) -> ExperimentResult:
 def test_a_row_without_its_record_names_no_cause_and_a_foreign_cause_is_refused(tmp_path):
     res = _result(tmp_path)
     row = sgd.row_name("2", "adult", "sgd-r", "at 1%")
-    assert sgd._cause(res, row)[0] == "not established"
+    assert sgd._explained(row).named(res)[0] == "not established"
     record = tmp_path / sgd.CAUSES_RECORD
     record.parent.mkdir()
     record.write_text(json.dumps({"rows": {row: {"cause": "the paper's procedure", "evidence": "2/30 runs"}}}))
-    assert sgd._cause(res, row) == ("the paper's procedure", f"scripts/sgd_causes.py ({sgd.CAUSES_RECORD}): 2/30 runs")
-    assert sgd._cause(res, sgd.row_name("2", "adult", "sgd-s", "at 1%"))[0] == "not established"
+    assert sgd._explained(row).named(res) == ("the paper's procedure",
+                                              f"scripts/sgd_causes.py ({sgd.CAUSES_RECORD}): 2/30 runs")
+    assert sgd._explained(sgd.row_name("2", "adult", "sgd-s", "at 1%")).named(res)[0] == "not established"
     record.write_text(json.dumps({"rows": {row: {"cause": "bad luck", "evidence": ""}}}))
     with pytest.raises(UserError, match="not the output of scripts/sgd_causes.py.*bad luck"):
-        sgd._cause(res, row)
+        sgd._explained(row).named(res)
 
 
 def test_the_committed_record_covers_every_explained_row_with_a_fixed_cause():
     found = json.loads((ROOT / "results" / "paper" / sgd.CAUSES_RECORD).read_text())
-    declared = {row.row for key in sgd.TABLES for row in sgd.EpochsTable(key).rows() if isinstance(row, sgd.Explained)}
+    declared = {row.cause.row for key in sgd.TABLES for row in sgd.EpochsTable(key).rows()
+                if isinstance(row, sgd.Posed) and row.cause is not None}
     analysed = {row.name for row in rows()}
     assert set(found["rows"]) == analysed and analysed <= declared
-    assert all(record["cause"] in sgd.CAUSE_WORDS and record["evidence"] for record in found["rows"].values())
+    assert all(record["cause"] in declarations.CAUSE_WORDS and record["evidence"] for record in found["rows"].values())
 

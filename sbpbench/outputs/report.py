@@ -20,7 +20,7 @@ from sbpbench import papers
 from sbpbench.files import atomic_write
 from sbpbench.outputs import markdown
 from sbpbench.papers.comparisons import ALPHA, TESTS, Evidence
-from sbpbench.papers.declarations import OUTCOMES, Cells, Claims, Kind, Posed, Results, Table
+from sbpbench.papers.declarations import CAUSE_WORDS, OUTCOMES, Cells, Claims, Kind, Posed, Results, Table
 
 #: The kinds of verdict the coverage summary counts, in its order.
 KINDS = ("match", "differ", "inconclusive", "not run")
@@ -227,7 +227,7 @@ def coverage_counts(results: Results) -> tuple[dict[Kind, dict[str, int]], dict[
 
 
 #: A row's cause, as its verdict names it: ``cause: <one of CAUSES>``.
-CAUSE = re.compile(r"cause: (data|setup|implementation|the paper's procedure|not established)\b")
+CAUSE = re.compile(r"cause: (" + "|".join(map(re.escape, CAUSE_WORDS)) + r")\b")
 
 
 def cause_counts(results: Results) -> dict[Kind, dict[str, int]]:

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from sbpbench.papers.comparisons import Evidence
-from sbpbench.papers.questions import Question
+from sbpbench.papers.questions import Question, read_analysis
 from sbpbench.results.curves import ReadAt
 from sbpbench.results.lookup import ExperimentResult, find_experiment
 
@@ -175,6 +175,45 @@ OUTCOMES: dict[Kind, tuple[str, str]] = {"number": ("matches", "differs"), "sett
                                          "claim": ("held", "did not hold"), "check": ("held", "did not hold")}
 
 
+#: The words a difference's cause is named in: the verdict reads ``differs: cause: <word>`` (or
+#: ``did not hold: cause: <word>``). ``data``: our copy of the data differs; ``setup``: a parameter
+#: or protocol differs; ``implementation``: ours differs from the reference code, shown side by
+#: side; ``the paper's procedure``: the reference programs (or the paper's own numbers) agree with
+#: us, so the printed value came from how the paper ran or wrote it; ``not established``: what was
+#: tried did not find it.
+CAUSE_WORDS = ("data", "setup", "implementation", "the paper's procedure", "not established")
+
+
+@dataclass(frozen=True)
+class Cause:
+    """Where the cause of a row's difference is recorded: row ``row`` of the JSON file ``record``
+    (relative to the results root) that ``scripts/<script>`` writes, ``{"rows": {row: {"cause":
+    <a word of CAUSE_WORDS>, "evidence": <text>}}}``."""
+
+    record: str
+    row: str
+    script: str
+
+    def named(self, res: ExperimentResult) -> tuple[str, str]:
+        """The cause (a word of :data:`CAUSE_WORDS`) and its evidence, quoting the record, read beside
+        ``res``'s folder; ``not established`` where the record or its row is missing.
+
+        Raises
+        ------
+        UserError
+            The record names a cause outside :data:`CAUSE_WORDS` or is not the script's output.
+        """
+        def read(found: Any) -> tuple[str, str] | None:
+            record = found["rows"].get(self.row)
+            if record is None:
+                return None
+            if record["cause"] not in CAUSE_WORDS:
+                raise ValueError(f"row {self.row}: cause {record['cause']!r}, expected one of {', '.join(CAUSE_WORDS)}")
+            return str(record["cause"]), f"scripts/{self.script} ({self.record}): {record['evidence']}"
+        found = read_analysis(res, self.record, self.script, read)
+        return found or ("not established", f"no record of the row in {self.record}: run scripts/{self.script}")
+
+
 @dataclass(frozen=True)
 class Posed:
     """A printed number or a claim posed as one comparison (:mod:`sbpbench.papers.questions`) on
@@ -201,6 +240,9 @@ class Posed:
     outcomes : tuple of str
         The verdict when the comparison supports it and when it contradicts it (default: by kind,
         :data:`OUTCOMES`); inconclusive verdicts say how many runs would decide.
+    cause : Cause, optional
+        Where the cause of a contradicting verdict is recorded: the verdict then reads
+        ``<contradicting verdict>: cause: <word>`` and the measured cell quotes the evidence.
     """
 
     what: str
@@ -211,6 +253,7 @@ class Posed:
     kind: Kind = "claim"
     also: tuple[str, ...] = ()
     outcomes: tuple[str, str] | None = None
+    cause: Cause | None = None
 
     def decided(self, results: Results) -> list[Decided]:
         """The row (what, the paper's word, what was measured, the verdict) and its evidence."""
@@ -230,7 +273,11 @@ class Posed:
         words = self.outcomes or OUTCOMES[self.kind]
         verdict = (words[0] if evidence.outcome == "supports" else words[1] if evidence.outcome == "contradicts"
                    else evidence.needed())
-        return [((self.what, self.paper, f"{measured} ({res.name})", verdict), evidence)]
+        measured = f"{measured} ({res.name})"
+        if self.cause is not None and evidence.outcome == "contradicts":
+            cause, why = self.cause.named(res)
+            measured, verdict = f"{measured}; {why}", f"{verdict}: cause: {cause}"
+        return [((self.what, self.paper, measured, verdict), evidence)]
 
     def kinds(self) -> tuple[Kind, ...]:
         """Its one row's kind."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -27,10 +26,9 @@ from sbpbench.execution.loop import stream_of
 from sbpbench.papers import comparisons as cmp
 from sbpbench.papers.declarations import (
     NO_RESULTS,
-    OUTCOMES,
     TOO_LONG,
+    Cause,
     Claims,
-    Decided,
     FiguresPage,
     Kind,
     NotChecked,
@@ -63,7 +61,6 @@ from sbpbench.papers.questions import (
     Runs,
     Setting,
     printed_resolution,
-    read_analysis,
 )
 from sbpbench.results.curves import final_rows, first_reaching
 from sbpbench.results.lookup import ExperimentResult, resolved
@@ -292,54 +289,15 @@ class AtStop:
 #: The record of ``scripts/sgd_causes.py`` (relative to the results root): per row of the tables read at
 #: the paper's setting (:func:`row_name`), the cause of a difference and its evidence.
 CAUSES_RECORD = "analyses/sgd-causes.json"
-#: The words a difference's cause is named in: the verdict reads ``differs: cause: <word>``.
-CAUSE_WORDS = ("data", "setup", "implementation", "the paper's procedure", "not established")
-
-
 def row_name(key: str, dataset: str, solver: str, measure: str) -> str:
     """A table row's key in :data:`CAUSES_RECORD`: ``<group>/<dataset>/<solver>/<measure>``, the
     measure ``epochs`` (the row of epochs T) or ``at 1%`` (the row of runs at 1% at the stop)."""
     return f"{key}/{dataset}/{solver}/{measure}"
 
 
-def _cause(res: ExperimentResult, row: str) -> tuple[str, str]:
-    """The cause of row ``row``'s difference (a word of :data:`CAUSE_WORDS`) and the evidence
-    ``scripts/sgd_causes.py`` recorded for it (:data:`CAUSES_RECORD`, read beside ``res``'s
-    folder); ``not established`` where the record or its row is missing.
-
-    Raises
-    ------
-    UserError
-        The record names a cause outside :data:`CAUSE_WORDS` or is not the script's output.
-    """
-    def read(found: Any) -> tuple[str, str] | None:
-        record = found["rows"].get(row)
-        if record is None:
-            return None
-        if record["cause"] not in CAUSE_WORDS:
-            raise ValueError(f"row {row}: cause {record['cause']!r}, expected one of {', '.join(CAUSE_WORDS)}")
-        return str(record["cause"]), f"scripts/sgd_causes.py ({CAUSES_RECORD}): {record['evidence']}"
-    found = read_analysis(res, CAUSES_RECORD, "sgd_causes.py", read)
-    return found or ("not established", f"no record of the row in {CAUSES_RECORD}: run scripts/sgd_causes.py")
-
-
-@dataclass(frozen=True)
-class Explained(Posed):
-    """A row read at the paper's setting whose difference names its cause: where the verdict is the
-    contradicting one (``differs``), it becomes ``differs: cause: <word>`` and the measured cell
-    quotes the evidence, both from ``row`` of :data:`CAUSES_RECORD` (:func:`_cause`)."""
-
-    row: str = ""
-
-    def decided(self, results: Results) -> list[Decided]:
-        """The row as :meth:`Posed.decided` makes it, with its cause where it differs."""
-        decided = super().decided(results)
-        (what, paper, measured, verdict), evidence = decided[0]
-        res = results.first(self.experiments)
-        if res is None or verdict != (self.outcomes or OUTCOMES[self.kind])[1]:
-            return decided
-        cause, why = _cause(res, self.row)
-        return [((what, paper, f"{measured}; {why}", f"{verdict}: cause: {cause}"), evidence)]
+def _explained(row: str) -> Cause:
+    """Where the cause of table row ``row`` (:func:`row_name`) is recorded: :data:`CAUSES_RECORD`."""
+    return Cause(CAUSES_RECORD, row, "sgd_causes.py")
 
 
 def _table_rows(key: str, dataset: str) -> tuple[Posed | NotReproduced, ...]:
@@ -358,17 +316,17 @@ def _table_rows(key: str, dataset: str) -> tuple[Posed | NotReproduced, ...]:
         paper_s = f"{seconds:g} s"
         if epochs is not None and solver not in AT_T_MAX:
             where = "first at 1%" if solver in BUDGET else "at its stop (the paper's eps)"
-            rows.append(Explained(f"{head}: epochs T {where}", group.tables, f"{epochs:g} ({paper_s})",
-                                  Match(AtStop(solver, "epoch", target=solver in BUDGET, precision=group.precision),
-                                        float(epochs), epochs_margin(epochs), EPOCHS_REASON), name,
-                                  kind="number", row=row_name(key, dataset, solver, "epochs")))
+            rows.append(Posed(f"{head}: epochs T {where}", group.tables, f"{epochs:g} ({paper_s})",
+                              Match(AtStop(solver, "epoch", target=solver in BUDGET, precision=group.precision),
+                                    float(epochs), epochs_margin(epochs), EPOCHS_REASON), name,
+                              kind="number", cause=_explained(row_name(key, dataset, solver, "epochs"))))
         if solver not in BUDGET:
             stop = "t_max" if solver in AT_T_MAX else "its stop"
             epochs_word = "t_max/m" if solver in AT_T_MAX else "T"
             printed = f"at 1% ({f'{epochs_word} = {epochs:g}, ' if epochs else ''}{paper_s})"
-            rows.append(Explained(f"{head}: runs at 1% relative accuracy at {stop}", group.tables, printed,
-                                  Fraction(AtStop(solver, precision=group.precision), IMPLIED, IMPLIED_REASON), name,
-                                  kind="number", row=row_name(key, dataset, solver, "at 1%")))
+            rows.append(Posed(f"{head}: runs at 1% relative accuracy at {stop}", group.tables, printed,
+                              Fraction(AtStop(solver, precision=group.precision), IMPLIED, IMPLIED_REASON), name,
+                              kind="number", cause=_explained(row_name(key, dataset, solver, "at 1%"))))
     return tuple(rows)
 
 
