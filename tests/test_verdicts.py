@@ -319,7 +319,9 @@ class Declared:
 
 
 def _word(verdict: str) -> str:
-    """``matches`` or ``differs`` from a number's verdict (``differs: our copy is ...``), else the verdict."""
+    """``matches`` or ``differs`` from a number's verdict (``differs: our copy is ...``), else the
+    verdict without the cause it names (``did not hold: cause: ...``)."""
+    verdict = verdict.split(": cause: ")[0]
     found = re.match(r"(?:error )?(matches|differs)\b", verdict)
     return found[1] if found else verdict
 
