@@ -73,7 +73,7 @@ from sbpbench.outputs.lines import (
     left_out,
     mean_line,
 )
-from sbpbench.outputs.profiles import PROFILE_COSTS, Profile, caption, performance_profile, with_problems
+from sbpbench.outputs.profiles import PROFILE_COSTS, caption, performance_profile, with_problems
 from sbpbench.results.curves import ReadAt, final_rows, finals_by_parameter, values_by_parameter
 from sbpbench.results.lookup import newest_runs  # noqa: E402
 from sbpbench.results.store import curves_file, read_curves, read_meta  # noqa: E402
@@ -997,16 +997,18 @@ def sweep_summary(curves: pd.DataFrame, out_stem: Path, dpi: int = 130) -> list[
     return save_figure(fig, out_stem, dpi=dpi)
 
 
-def profile_figure(profiles: list[Profile], out_stem: Path, dpi: int = 130) -> list[Path]:
-    """Performance profiles (:func:`~sbpbench.outputs.profiles.performance_profile`), one panel per
-    cost: each solver's fraction of the problems against the factor tau (log axis, base 2) of the
-    best cost within which it reaches the target, a step line, its legend outside the data; the
-    target and the costs stated under the figure (:func:`~sbpbench.outputs.profiles.caption`).
+def profile_figure(curves: pd.DataFrame, out_stem: Path, dpi: int = 130) -> list[Path]:
+    """The performance profiles of the solvers of ``curves`` over its problems (the settings of a
+    sweep, the experiments: several data sets), one panel per cost that some solver has
+    (:func:`~sbpbench.outputs.profiles.performance_profile`): each solver's fraction of the
+    problems against the factor tau (log axis, base 2) of the best cost within which it reaches
+    the target, a step line, its legend outside the data; the target and the costs stated under
+    the figure (:func:`~sbpbench.outputs.profiles.caption`).
 
     Parameters
     ----------
-    profiles : list of Profile
-        Profiles of the same problems against different costs (at least one).
+    curves : pandas.DataFrame
+        Rows of ``curves.csv`` files, of one experiment or several.
     out_stem : pathlib.Path
         Output path without suffix; ``.png`` and ``.svg`` are written.
     dpi : int
@@ -1015,8 +1017,11 @@ def profile_figure(profiles: list[Profile], out_stem: Path, dpi: int = 130) -> l
     Returns
     -------
     list of pathlib.Path
-        The files written.
+        The files written; none with fewer than two problems or two solvers.
     """
+    profiles = [p for cost in PROFILE_COSTS if (p := performance_profile(curves, cost)) is not None]
+    if not profiles:
+        return []
     fig = Figure(figsize=(7.4 * len(profiles), 4.6))
     axes = fig.subplots(1, len(profiles), squeeze=False)[0]
     palette = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -1110,7 +1115,5 @@ def plot_results(root: str | Path, out_dir: str | Path | None = None, x: str = "
             written += sweep_summary(frame, out / stem)
     if "inner_products" in split and split["inner_products"].notna().any():
         written += error_curves(split, out / "figure3", "inner_products", marks=marks)
-    profiles = [p for cost in PROFILE_COSTS if (p := performance_profile(curves, cost)) is not None]
-    if profiles:  # several problems: settings of a sweep, or data sets (experiments) of a results tree
-        written += profile_figure(profiles, out / "performance-profile")
+    written += profile_figure(curves, out / "performance-profile")  # the settings of a sweep, several data sets
     return Plotted(written, notes, runs)
