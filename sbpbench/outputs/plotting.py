@@ -56,7 +56,7 @@ from matplotlib.lines import Line2D
 from matplotlib.path import Path as MplPath
 from matplotlib.text import Annotation
 from matplotlib.ticker import FormatStrFormatter, LogFormatterSciNotation, LogLocator, NullFormatter
-from matplotlib.transforms import Bbox
+from matplotlib.transforms import Bbox, ScaledTranslation
 from numpy.typing import ArrayLike
 
 from sbpbench.errors import UserError
@@ -500,6 +500,11 @@ def _label_box(label: Annotation, place: LabelPlace, renderer: RendererBase) -> 
     return label.get_window_extent(renderer)
 
 
+#: How far under its panel's bottom edge a legend outside the data begins, in points: below the x
+#: tick labels and the x axis label.
+LEGEND_DROP = 40
+
+
 def _legend(ax: Axes, drawn: list[_Drawn], experiment: str, marks: Marks, size: float) -> None:
     """The panel's legend: where its solvers solve different problems (:attr:`Marks.problems`),
     grouped under a heading per problem, in the order the problems first appear; under the plot,
@@ -510,8 +515,9 @@ def _legend(ax: Axes, drawn: list[_Drawn], experiment: str, marks: Marks, size: 
     handles = None if len(groups) < 2 else [
         h for problem, lines in groups.items() for h in [Line2D([], [], ls="none", label=f"{problem or 'other'}:"),
                                                          *lines]]
-    outside: dict[str, Any] = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2)} \
-        if experiment in marks.shared_y else {}
+    outside: dict[str, Any] = {} if experiment not in marks.shared_y else {
+        "loc": "upper center", "bbox_to_anchor": (0.5, 0.0),  # under the tick labels and the axis label
+        "bbox_transform": ax.transAxes + ScaledTranslation(0, -LEGEND_DROP / 72, ax.figure.dpi_scale_trans)}
     if handles is None:
         ax.legend(fontsize=size, **outside)
     else:
@@ -734,6 +740,10 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
                 ax.set_ylabel(f"{y.label}, zoom on the final values")
             labels += _mark_outside(ax, drawn, y.factor, marks.fit_label)
     _share_y(axes, names, marks)
+    below = [len(ax.get_legend().get_texts()) for ax, name in zip(axes[0], names)
+             if name in marks.shared_y and ax.get_legend() is not None]
+    if below:  # legends under their panels: the figure grows by them, the panels keep their height
+        fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() + (LEGEND_DROP + 14 * max(below) + 8) / 72)
     _lay_out(fig, title, BAND_NOTE)
     place_labels(fig, labels)
     return fig
