@@ -49,6 +49,7 @@ def test_a_hand_computed_profile_with_a_tie_and_a_solver_that_never_reaches_the_
     assert profile.fractions([1, 5, 10, 1e9]).tolist() == [[0.5, 0.5, 1.0, 1.0], [1.0] * 4, [0.0] * 4]
     taus, fractions = profile.steps()[0]
     assert taus.tolist() == [1.0, 10.0, 10.0, 11.0] and fractions.tolist() == [0.5, 0.5, 1.0, 1.0]
+    assert performance_profile(hand_curves(), "seconds").steps()[1][0].tolist() == [1.0, 5.5]  # to tau 5 at least
     assert profile.steps()[2][1].tolist() == [0.0, 0.0]  # no credit at any tau
     text = caption([profile])
     assert "at most 1.05 times the lowest final mean test error" in text and "no credit" in text

@@ -43,7 +43,7 @@ def test_a_sweep_is_one_panel_per_setting_with_every_solver_in_one_colour_each()
     fig = plotting.curves_figure(split, X_AXES["seconds"], Y_AXES["test_error"], marks=marks)
     assert fig is not None
     panels = [ax for ax in fig.axes if ax.get_legend() is not None]
-    assert [ax.get_title() for ax in panels] == ["e: sigma2=1 (d)", "e: sigma2=10 (d)"]
+    assert [ax.get_title() for ax in panels] == ["e (d)\nsigma2=1", "e (d)\nsigma2=10"]
     assert panels[0].get_ylim() == panels[1].get_ylim()  # one y range, though the errors differ by setting
     renderer = FigureCanvasAgg(fig).get_renderer()
     for ax in panels:

@@ -263,7 +263,8 @@ def _budgets(curves: pd.DataFrame, budgets: dict[str, tuple[float, ...]]) -> str
 def profile_data(profile: Profile) -> dict[str, Any]:
     """A performance profile (:mod:`~sbpbench.outputs.profiles`) as data of
     :func:`page_data`'s form, for :func:`~sbpbench.outputs.svg_chart.chart_svg` to draw on the axes
-    ``tau|fraction``: each solver's step line, without bands or a count of runs, in a look of its own.
+    ``tau|fraction``: each solver's step line, without bands or a count of runs, in a colour, a line
+    style and a marker of its own (solvers whose profiles coincide stay apart).
 
     Parameters
     ----------
@@ -275,13 +276,15 @@ def profile_data(profile: Profile) -> dict[str, Any]:
     dict
         ``x``, ``y``, ``solvers`` and ``notes`` as :func:`page_data` gives them.
     """
-    solvers = [{"label": solver, "style": style,
+    solvers = [{"label": solver, "style": {"color": svg_chart.COLORS[k % len(svg_chart.COLORS)],
+                                           "dash": svg_chart.DASHES[k % len(svg_chart.DASHES)],
+                                           "marker": svg_chart.MARKERS[1 + k % (len(svg_chart.MARKERS) - 1)]},
                 "curves": {"tau|fraction": {"x": _rounded(taus), "mean": _rounded(fractions), "se": [None] * len(taus),
                                             "runs": None, "fits": False, "dashed_from": None}}}
-               for solver, (taus, fractions), style in zip(profile.solvers, profile.steps(),
-                                                           svg_chart.styles(list(profile.solvers)))]
+               for k, (solver, (taus, fractions)) in enumerate(zip(profile.solvers, profile.steps()))]
     return {"x": {"tau": {"label": f"tau: within this factor of the best solver's {profile.cost.label}", "log": True}},
-            "y": {"fraction": {"label": "fraction of problems", "log": False}}, "solvers": solvers, "notes": {}}
+            "y": {"fraction": {"label": "fraction of problems", "log": False, "range": [0, 1]}},
+            "solvers": solvers, "notes": {}}
 
 
 def _profiles(curves: pd.DataFrame) -> str:

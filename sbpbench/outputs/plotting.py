@@ -928,7 +928,8 @@ def small_multiples(curves: pd.DataFrame, marks: Marks) -> tuple[pd.DataFrame, M
     :func:`curves_figure` draws it one panel per setting with the solvers side by side, each named
     without its setting and in one colour on every panel, the panels sharing one y range and their
     legends under them (:attr:`Marks.shared_y`); an experiment of one setting stays one panel, its
-    legend under it. The others unchanged."""
+    legend under it. Each panel is titled with its experiment and data set, and its setting under
+    them. The others unchanged."""
     entries = curves.groupby("experiment", sort=False)["solver"].nunique()
     many = set(entries[entries >= SMALL_MULTIPLES_AT].index)
     if not many:
@@ -938,6 +939,8 @@ def small_multiples(curves: pd.DataFrame, marks: Marks) -> tuple[pd.DataFrame, M
     names = curves["experiment"].astype(str).copy()
     names[split] = named["problem"]
     renamed = dict(zip(zip(curves["experiment"], curves["solver"]), names))
+    titles = {problem: f"{experiment} ({dataset})" + problem.removeprefix(str(experiment)).replace(": ", "\n", 1)
+              for problem, experiment, dataset in zip(named["problem"], named["experiment"], named["dataset"])}
     labels = dict(zip(named["solver"].astype(str), named["profiled"]))
     palette = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     solvers = list(dict.fromkeys(labels.values()))
@@ -948,7 +951,8 @@ def small_multiples(curves: pd.DataFrame, marks: Marks) -> tuple[pd.DataFrame, M
         names={**labels, **marks.names},
         colors={**{label: palette[solvers.index(solver) % len(palette)] for label, solver in labels.items()},
                 **marks.colors},
-        shared_y={**marks.shared_y, **{new: str(old) for (old, _), new in renamed.items() if old in many}})
+        shared_y={**marks.shared_y, **{new: str(old) for (old, _), new in renamed.items() if old in many}},
+        titles={**titles, **marks.titles})
 
 
 def sweep_summary(curves: pd.DataFrame, out_stem: Path, dpi: int = 130) -> list[Path]:
@@ -1007,6 +1011,10 @@ def sweep_summary(curves: pd.DataFrame, out_stem: Path, dpi: int = 130) -> list[
     return save_figure(fig, out_stem, dpi=dpi)
 
 
+#: The line styles and markers (on each step's corner) that keep apart solvers whose profiles coincide.
+PROFILE_STYLES, PROFILE_MARKERS = ("-", "--", ":", "-."), ("o", "s", "^", "D", "v", "P")
+
+
 def profile_figure(curves: pd.DataFrame, out_stem: Path, dpi: int = 130) -> list[Path]:
     """The performance profiles of the solvers of ``curves`` over its problems (the settings of a
     sweep, the experiments: several data sets), one panel per cost that some solver has
@@ -1038,7 +1046,10 @@ def profile_figure(curves: pd.DataFrame, out_stem: Path, dpi: int = 130) -> list
     solvers = list(dict.fromkeys(s for p in profiles for s in p.solvers))
     for ax, profile in zip(axes, profiles):
         for solver, (taus, fractions) in zip(profile.solvers, profile.steps()):
-            ax.plot(taus, fractions, label=solver, color=palette[solvers.index(solver) % len(palette)], lw=1.8)
+            k = solvers.index(solver)
+            ax.plot(taus, fractions, label=solver, color=palette[k % len(palette)], lw=1.8,
+                    ls=PROFILE_STYLES[k % len(PROFILE_STYLES)], marker=PROFILE_MARKERS[k % len(PROFILE_MARKERS)],
+                    ms=5, markevery=slice(0, None, 2))  # where each level begins
         log_scale(ax, "x", base=2)
         ax.set_ylim(-0.03, 1.03)
         ax.set_xlabel(f"tau: within this factor of the best solver's {profile.cost.label}")

@@ -43,6 +43,9 @@ SETTING_KEYS = ("sigma2", "lambda", "C", "nu")
 #: A problem's target: a test error at most ``1 + TOLERANCE`` times the lowest final one of its solvers.
 TOLERANCE = 0.05
 
+#: The least tau a profile is drawn to (times 1.1): its axis then holds the ticks 1, 2 and 5.
+TAU_END = 5.0
+
 #: The cost axes a profile is drawn against, each where some solver has it (a keys of ``X_AXES``).
 PROFILE_COSTS = ("kernel_evals", "seconds")
 
@@ -156,11 +159,12 @@ class Profile:
         return np.array([[float(np.mean(r[:, s] <= tau)) for tau in taus] for s in range(len(self.solvers))])
 
     def steps(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Each solver's profile as a step line from ``tau = 1`` to past the largest finite ratio:
-        the ``tau`` and fraction of each corner, for a line drawn straight between them."""
+        """Each solver's profile as a step line from ``tau = 1`` to past the largest finite ratio (and
+        past :data:`TAU_END` at least): the ``tau`` and fraction of each corner, for a line drawn
+        straight between them."""
         r = self.ratios
         finite = r[np.isfinite(r)]
-        end = 1.1 * max(2.0, float(finite.max()) if finite.size else 1.0)
+        end = 1.1 * max(TAU_END, float(finite.max()) if finite.size else 1.0)
         out = []
         for s in range(len(self.solvers)):
             jumps = np.unique(r[:, s][np.isfinite(r[:, s])])
