@@ -207,7 +207,7 @@ def test_the_examples_figures_are_one_panel_per_setting_a_summary_and_a_profile(
                                                      "performance-profile.svg", "sweep-summary.png",
                                                      "sweep-summary.svg"]
     svg = (tmp_path / "figure2.svg").read_text()
-    assert all(f"side-by-side: C={c};sigma2={s}" in svg for s in ("scale", "median") for c in (1, 10))
+    assert all(f"<!-- C={c};sigma2={s} -->" in svg for s in ("scale", "median") for c in (1, 10))  # panel titles
     assert "Performance profile over 4 problems" in (tmp_path / "performance-profile.svg").read_text()
     assert plotted.notes == [f"libsvm[C={c};bias=True;sigma2={s}] in side-by-side: no kernel evaluations"
                              for s in ("scale", "median") for c in (1, 10)]
