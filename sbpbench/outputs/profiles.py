@@ -46,7 +46,7 @@ TOLERANCE = 0.05
 #: The least tau a profile is drawn to (times 1.1): its axis then holds the ticks 1, 2 and 5.
 TAU_END = 5.0
 
-#: The cost axes a profile is drawn against, each where some solver has it (a keys of ``X_AXES``).
+#: The cost axes a profile is drawn against, each where some solver has it (keys of ``X_AXES``).
 PROFILE_COSTS = ("kernel_evals", "seconds")
 
 
@@ -170,10 +170,8 @@ class Profile:
             jumps = np.unique(r[:, s][np.isfinite(r[:, s])])
             taus = np.r_[1.0, np.repeat(jumps[jumps > 1], 2), end]
             levels = self.fractions(np.r_[1.0, jumps[jumps > 1]])[s]
-            fractions = np.r_[np.repeat(levels, 2)]
-            out.append((taus, fractions))
+            out.append((taus, np.repeat(levels, 2)))
         return out
-
 
 
 def caption(profiles: Sequence[Profile]) -> str:
