@@ -200,10 +200,14 @@ def test_the_example_prints_its_best_setting_chosen_on_validation_error(example_
     assert "validation error (%)" in out.split(best_line)[0] and "test error (%)" not in out.split(best_line)[0]
 
 
-def test_the_examples_figures_are_one_panel_per_solver_and_a_summary_of_its_settings(example_run, tmp_path):
+def test_the_examples_figures_are_one_panel_per_setting_a_summary_and_a_profile(example_run, tmp_path):
     _, run = example_run
     plotted = plotting.plot_results(run, tmp_path)
-    assert sorted(p.name for p in plotted.files) == ["figure2.png", "figure2.svg", "sweep-summary.png",
+    assert sorted(p.name for p in plotted.files) == ["figure2.png", "figure2.svg", "performance-profile.png",
+                                                     "performance-profile.svg", "sweep-summary.png",
                                                      "sweep-summary.svg"]
+    svg = (tmp_path / "figure2.svg").read_text()
+    assert all(f"<!-- C={c};sigma2={s} -->" in svg for s in ("scale", "median") for c in (1, 10))  # panel titles
+    assert "Performance profile over 4 problems" in (tmp_path / "performance-profile.svg").read_text()
     assert plotted.notes == [f"libsvm[C={c};bias=True;sigma2={s}] in side-by-side: no kernel evaluations"
                              for s in ("scale", "median") for c in (1, 10)]

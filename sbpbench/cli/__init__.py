@@ -152,7 +152,8 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     Every config is validated and its data loaded before anything runs. Each run writes
     curves.csv (one row per checkpoint) and meta.json (resolved configuration, versions,
     host, statuses); then come the figure and index.html, a self-contained page of the run
-    (interactive curves, figures, summary, configuration). All configs share the --jobs
+    (interactive curves, figures, summary, configuration); with several configs (data sets),
+    RESULTS/performance-profile.png and .svg compare the solvers over them. All configs share the --jobs
     workers; results are written by this process only, in the same order whatever executor
     ran them. Exits with 3, after writing everything, when a run ended failed or diverged.
     """
@@ -203,6 +204,18 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
                 if written:
                     click.echo(wrap("figure:  " + ", ".join(printable(p.name) for p in written)))
                 click.echo(wrap(f"page:    {printable(str(page))}"))
+    if not no_plot and len(directories) > 1:  # several data sets: who wins on how many of them
+        with _importing():
+            import pandas as pd
+
+            from sbpbench.outputs.plotting import profile_figure
+            from sbpbench.results.store import read_curves
+
+        with _uncollected():
+            profile = profile_figure(pd.concat([read_curves(d, traits=True) for d in directories], ignore_index=True),
+                                     results_root / "performance-profile")
+        if profile and not quiet:
+            click.echo(wrap("profile: " + ", ".join(printable(str(p)) for p in profile)))
     runs = {d: read_meta(d).get("runs", []) for d in directories}
     bad = {d: sum(map(ended_badly, summaries)) for d, summaries in runs.items()}
     if any(bad.values()):
@@ -338,9 +351,11 @@ def plot(results_dir: Path, out: Path | None, x: str, y: str) -> None:
     """Draw curves of the runs in RESULTS_DIR: by default Figure 2, test error against kernel evaluations.
 
     RESULTS_DIR is a run folder, or a tree of them (the newest run of each experiment is
-    drawn, one panel each). The default axes write figure2.png and figure2.svg (and figure3
-    against inner products when there are Fourier runs); others write <y>-vs-<x>.png and .svg,
-    e.g. test_error-vs-seconds. Solvers without the columns asked for are left out with a note.
+    drawn, one panel per experiment; a sweep of 10 entries or more, one panel per setting with the
+    solvers side by side, and sweep-summary). The default axes write figure2.png and figure2.svg
+    (and figure3 against inner products when there are Fourier runs), and over two problems or
+    more (settings of a sweep, experiments) performance-profile; others write <y>-vs-<x>.png and
+    .svg, e.g. test_error-vs-seconds. Solvers without the columns asked for are left out with a note.
     """
     from sbpbench.outputs.plotting import X_AXES, Y_AXES, plot_results
 

@@ -16,7 +16,8 @@ It holds
   no matplotlib, a few milliseconds each);
 * the tables ``sbpbench run`` prints: the summary and the best settings
   (:mod:`sbpbench.outputs.summary`), the test error at fixed budgets
-  (:mod:`sbpbench.outputs.budgets`); each run's status and totals, the resolved configuration,
+  (:mod:`sbpbench.outputs.budgets`); for a sweep over settings, the solvers' performance profiles
+  (:mod:`sbpbench.outputs.profiles`, as static figures); each run's status and totals, the resolved configuration,
   and the machine and versions from ``meta.json``. Every table sorts on a click on a heading.
 
 Every text taken from configs and results is escaped: :func:`html.escape` in the markup, and
@@ -45,6 +46,7 @@ from sbpbench.outputs import svg_chart
 from sbpbench.outputs.budgets import budget_caption, budget_labels, budget_tables, cell
 from sbpbench.outputs.lines import X_AXES, Y_AXES, Numbers, left_out_each, mean_line
 from sbpbench.outputs.notation import number
+from sbpbench.outputs.profiles import PROFILE_COSTS, Profile, caption, performance_profile
 from sbpbench.outputs.summary import (
     SummaryRow,
     best_caption,
@@ -258,6 +260,48 @@ def _budgets(curves: pd.DataFrame, budgets: dict[str, tuple[float, ...]]) -> str
     return "<h3>Test error at fixed budgets</h3>" + "".join(parts) if parts else ""
 
 
+def profile_data(profile: Profile) -> dict[str, Any]:
+    """A performance profile (:mod:`~sbpbench.outputs.profiles`) as data of
+    :func:`page_data`'s form, for :func:`~sbpbench.outputs.svg_chart.chart_svg` to draw on the axes
+    ``tau|fraction``: each solver's step line, without bands or a count of runs, in a colour, a line
+    style and a marker of its own (solvers whose profiles coincide stay apart).
+
+    Parameters
+    ----------
+    profile : Profile
+        The profile.
+
+    Returns
+    -------
+    dict
+        ``x``, ``y``, ``solvers`` and ``notes`` as :func:`page_data` gives them.
+    """
+    solvers = [{"label": solver, "style": {"color": svg_chart.COLORS[k % len(svg_chart.COLORS)],
+                                           "dash": svg_chart.DASHES[k % len(svg_chart.DASHES)],
+                                           "marker": svg_chart.MARKERS[1 + k % (len(svg_chart.MARKERS) - 1)]},
+                "curves": {"tau|fraction": {"x": _rounded(taus), "mean": _rounded(fractions), "se": [None] * len(taus),
+                                            "runs": None, "fits": False, "dashed_from": None}}}
+               for k, (solver, (taus, fractions)) in enumerate(zip(profile.solvers, profile.steps()))]
+    return {"x": {"tau": {"label": f"tau: within this factor of the best solver's {profile.cost.label}", "log": True}},
+            "y": {"fraction": {"label": "fraction of problems", "log": False, "range": [0, 1]}},
+            "solvers": solvers, "notes": {}}
+
+
+def _profiles(curves: pd.DataFrame) -> str:
+    """The performance profiles of a run's solvers over its settings (:mod:`~sbpbench.outputs.profiles`),
+    against each cost some solver has, as static figures under a caption stating the target; ``""``
+    with fewer than two settings."""
+    pairs = [(cost, p) for cost in PROFILE_COSTS if (p := performance_profile(curves, cost)) is not None]
+    if not pairs:
+        return ""
+    figures = [f"<figure data-name='performance-profile-{_e(cost)}'>"
+               f"{svg_chart.chart_svg(profile_data(p), 'tau', 'fraction', f'profile-{cost}-clip')}"
+               f"<figcaption>Performance profile, cost: {_e(p.cost.label)}</figcaption></figure>"
+               for cost, p in pairs]
+    return (f"<h3>Performance profile</h3><p id='profile-caption'>{_e(caption([p for _, p in pairs]))}</p>"
+            + "".join(figures))
+
+
 def _runs(meta: dict[str, Any]) -> str:
     runs = [r for r in meta.get("runs", []) if isinstance(r, dict)]
     if not runs:
@@ -339,7 +383,7 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
         "<h2>Summary</h2><p>The final checkpoint of each run: the error's mean ± its standard error over runs, "
         "kernel evaluations and training seconds (means). Click a heading to sort a table.</p>",
         _summary(curves, summary), _best(curves),
-        _budgets(curves, report_budgets(config.get("report"), "meta.json: config")),
+        _budgets(curves, report_budgets(config.get("report"), "meta.json: config")), _profiles(curves),
         "<h2>Curves</h2>" + (f"<p id='drawn'>{_e(which)}</p>" if which else ""),
         "<div id='explorer' hidden><p class='controls'><label>x axis <select id='x-axis'></select></label>"
         "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button>"

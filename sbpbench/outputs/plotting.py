@@ -17,9 +17,12 @@ Every drawing takes rows of ``curves.csv`` files and writes ``<stem>.png`` and `
 * :func:`final_against_parameter`: the primal objective against a solver parameter, one panel
   per group of solvers, at the end of the runs or at several points along them;
 * :func:`sweep_summary`: for a sweep, each entry's final error (validation error when measured),
-  one panel per solver; with :data:`SMALL_MULTIPLES_AT` entries or more, ``sbpbench plot`` also
-  draws an experiment's curves one panel per solver (:func:`small_multiples`), so that a sweep
-  of 20 entries stays readable.
+  one panel per setting with the solvers side by side; with :data:`SMALL_MULTIPLES_AT` entries or
+  more, ``sbpbench plot`` also draws an experiment's curves one panel per setting
+  (:func:`small_multiples`), the solvers side by side, one y range, legends outside the data, so
+  that a sweep of 20 entries stays readable;
+* :func:`profile_figure`: performance profiles of the solvers over the problems of a sweep or of
+  several data sets (:mod:`sbpbench.outputs.profiles`).
 
 :func:`plot_results` draws them for ``sbpbench plot``. What they draw (the axes, each solver's mean
 line, the solvers left out) comes from :mod:`sbpbench.outputs.lines`, free of matplotlib: a run's
@@ -53,7 +56,7 @@ from matplotlib.lines import Line2D
 from matplotlib.path import Path as MplPath
 from matplotlib.text import Annotation
 from matplotlib.ticker import FormatStrFormatter, LogFormatterSciNotation, LogLocator, NullFormatter
-from matplotlib.transforms import Bbox
+from matplotlib.transforms import Bbox, ScaledTranslation
 from numpy.typing import ArrayLike
 
 from sbpbench.errors import UserError
@@ -70,6 +73,7 @@ from sbpbench.outputs.lines import (
     left_out,
     mean_line,
 )
+from sbpbench.outputs.profiles import PROFILE_COSTS, caption, performance_profile, with_problems
 from sbpbench.results.curves import ReadAt, final_rows, finals_by_parameter, values_by_parameter
 from sbpbench.results.lookup import newest_runs  # noqa: E402
 from sbpbench.results.store import curves_file, read_curves, read_meta  # noqa: E402
@@ -277,6 +281,12 @@ class Marks:
     problems : Mapping
         Per (experiment, solver label), the problem the solver solves, where the solvers of an
         experiment solve different ones (:func:`problems`): the legend groups them under it.
+    colors : Mapping
+        Per solver label, its colour (by default the next of matplotlib's cycle in its panel): a
+        sweep's panels give a solver the same colour in each (:func:`small_multiples`).
+    shared_y : Mapping
+        Per experiment, a group: the panels of one group share one y range (the union of theirs),
+        their legends under the plot, outside the data (a sweep's panels, :func:`small_multiples`).
     """
 
     baselines: Mapping[str, float] = field(default_factory=dict)
@@ -286,6 +296,8 @@ class Marks:
     titles: Mapping[str, str] = field(default_factory=dict)
     names: Mapping[str, str] = field(default_factory=dict)
     problems: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    colors: Mapping[str, str] = field(default_factory=dict)
+    shared_y: Mapping[str, str] = field(default_factory=dict)
 
 
 #: How a legend heads the solvers of the biased and of the unbiased problem (:func:`problems`).
@@ -361,18 +373,19 @@ def _label(label: str, curve: MeanLine, extra: bool) -> str:
 
 def _draw_curve(ax: Axes, label: str, frame: pd.DataFrame, x: str, y: Axis = Y_AXES["test_error"],
                 dashed: Axis | None = None, baseline: float | None = None,
-                color: str | None = None) -> _Drawn | None:
+                color: str | None = None, extra: bool = False) -> _Drawn | None:
     """One solver's mean of ``y`` against ``x`` with a band of one standard error (:class:`MeanLine`).
 
     Points for fits, and before a swinging solver's line begins; dashed after epoch 1 for some.
     With ``dashed``, also the mean of that column, dashed in the same colour without a band,
-    where the runs measured it. ``color`` (an extra's) replaces the next colour of the cycle.
+    where the runs measured it. ``color`` replaces the next colour of the cycle; ``extra`` draws
+    the line as an extra's (thin, beneath the others).
     """
     curve = mean_line(frame, x, y.column, baseline if y.column == "test_error" else None)
     if curve is None:
         return None
-    k, extra = y.factor, color is not None
-    style: dict[str, Any] = {"color": color, "lw": EXTRA_WIDTH, "zorder": EXTRA_ZORDER} if extra else {}
+    k = y.factor
+    style: dict[str, Any] = {"color": color, **({"lw": EXTRA_WIDTH, "zorder": EXTRA_ZORDER} if extra else {})}
     pre = ~curve.on_line
     grid, mean, se = curve.x[~pre], curve.mean[~pre], curve.se[~pre]
     line, = ax.plot(grid, k * mean, label=_label(label, curve, extra), marker="o" if curve.fits else None,
@@ -487,18 +500,28 @@ def _label_box(label: Annotation, place: LabelPlace, renderer: RendererBase) -> 
     return label.get_window_extent(renderer)
 
 
+#: How far under its panel's bottom edge a legend outside the data begins, in points: below the x
+#: tick labels and the x axis label.
+LEGEND_DROP = 40
+
+
 def _legend(ax: Axes, drawn: list[_Drawn], experiment: str, marks: Marks, size: float) -> None:
     """The panel's legend: where its solvers solve different problems (:attr:`Marks.problems`),
-    grouped under a heading per problem, in the order the problems first appear."""
+    grouped under a heading per problem, in the order the problems first appear; under the plot,
+    outside the data, for a panel of :attr:`Marks.shared_y`."""
     groups: dict[str | None, list[Line2D]] = {}
     for d in drawn:
         groups.setdefault(marks.problems.get((experiment, str(d.frame["solver"].iloc[0]))), []).append(d.line)
-    if len(groups) < 2:
-        ax.legend(fontsize=size)
-        return
-    handles = [h for problem, lines in groups.items()
-               for h in [Line2D([], [], ls="none", label=f"{problem or 'other'}:"), *lines]]
-    ax.legend(handles=handles, fontsize=size)
+    handles = None if len(groups) < 2 else [
+        h for problem, lines in groups.items() for h in [Line2D([], [], ls="none", label=f"{problem or 'other'}:"),
+                                                         *lines]]
+    outside: dict[str, Any] = {} if experiment not in marks.shared_y else {
+        "loc": "upper center", "bbox_to_anchor": (0.5, 0.0),  # under the tick labels and the axis label
+        "bbox_transform": ax.transAxes + ScaledTranslation(0, -LEGEND_DROP / 72, ax.figure.dpi_scale_trans)}
+    if handles is None:
+        ax.legend(fontsize=size, **outside)
+    else:
+        ax.legend(handles=handles, fontsize=size, **outside)
 
 
 def _log_bottom(curves: list[MeanLine], factor: float) -> float | None:
@@ -593,12 +616,14 @@ def zoom_range(curves: Iterable[MeanLine], finals: ArrayLike, x: Axis, y: Axis, 
 
 def _panel(ax: Axes, sub: pd.DataFrame, x: Axis, y: Axis, dashed: Axis | None, marks: Marks,
            baseline: float | None) -> list[_Drawn]:
-    """Draw every solver of one experiment's rows into ``ax`` (extras in grey, :class:`Marks`)."""
+    """Draw every solver of one experiment's rows into ``ax`` (extras in grey, colours of :class:`Marks`)."""
     extra_colours = iter(EXTRA_COLORS * len(marks.extras))
     drawn = []
     for label, frame in sub.groupby("solver", sort=False):
-        colour = next(extra_colours) if str(label) in marks.extras else None
-        d = _draw_curve(ax, marks.names.get(str(label), str(label)), frame, x.column, y, dashed, baseline, colour)
+        extra = str(label) in marks.extras
+        colour = next(extra_colours) if extra else marks.colors.get(str(label))
+        d = _draw_curve(ax, marks.names.get(str(label), str(label)), frame, x.column, y, dashed, baseline, colour,
+                        extra)
         if d is not None:
             drawn.append(d)
     if x.log:
@@ -714,9 +739,28 @@ def curves_figure(curves: pd.DataFrame, x: Axis, y: Axis, title: str | None = No
                 ax.set_ylim(*zoom_range([d.curve for d in drawn], finals, x, y, left, full_top))
                 ax.set_ylabel(f"{y.label}, zoom on the final values")
             labels += _mark_outside(ax, drawn, y.factor, marks.fit_label)
+    _share_y(axes, names, marks)
+    below = [len(ax.get_legend().get_texts()) for ax, name in zip(axes[0], names)
+             if name in marks.shared_y and ax.get_legend() is not None]
+    if below:  # legends under their panels: the figure grows by them, the panels keep their height
+        fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() + (LEGEND_DROP + 14 * max(below) + 8) / 72)
     _lay_out(fig, title, BAND_NOTE)
     place_labels(fig, labels)
     return fig
+
+
+def _share_y(axes: np.ndarray, names: list[str], marks: Marks) -> None:
+    """Give the panels of each group of :attr:`Marks.shared_y` (``axes[row][j]`` draws ``names[j]``)
+    one y range per row, the union of theirs."""
+    groups: dict[str, list[int]] = {}
+    for j, name in enumerate(names):
+        if name in marks.shared_y:
+            groups.setdefault(marks.shared_y[name], []).append(j)
+    for columns in groups.values():
+        for row in axes:
+            limits = np.array([row[j].get_ylim() for j in columns])
+            for j in columns:
+                row[j].set_ylim(limits[:, 0].min(), limits[:, 1].max())
 
 
 def metric_curves(curves: pd.DataFrame, out_stem: Path, x: Axis, y: Axis, title: str | None = None,
@@ -873,34 +917,54 @@ def final_against_parameter(curves: pd.DataFrame, out_stem: Path, parameter: str
     return save_figure(fig, out_stem, dpi=dpi)
 
 
-#: An experiment with this many solver entries or more is drawn one panel per solver, with a summary.
+#: An experiment with this many solver entries or more is drawn one panel per setting, with a summary.
 SMALL_MULTIPLES_AT = 10
 
 
 def small_multiples(curves: pd.DataFrame, marks: Marks) -> tuple[pd.DataFrame, Marks]:
     """``curves`` and ``marks`` with every experiment of :data:`SMALL_MULTIPLES_AT` entries or more
-    split into one experiment per solver (``EXPERIMENT: SOLVER``), so that :func:`curves_figure`
-    draws it one panel per solver, each with that solver's entries only; the others unchanged."""
+    drawn as a sweep: split into one experiment per setting (``EXPERIMENT: SETTING``, the swept
+    kernel and problem values, :func:`~sbpbench.outputs.profiles.with_problems`), so that
+    :func:`curves_figure` draws it one panel per setting with the solvers side by side, each named
+    without its setting and in one colour on every panel, the panels sharing one y range and their
+    legends under them (:attr:`Marks.shared_y`); an experiment of one setting stays one panel, its
+    legend under it. Each panel is titled with its experiment and data set, and its setting under
+    them. The others unchanged."""
     entries = curves.groupby("experiment", sort=False)["solver"].nunique()
     many = set(entries[entries >= SMALL_MULTIPLES_AT].index)
     if not many:
         return curves, marks
     split = curves["experiment"].isin(many)
-    names = curves["experiment"].where(~split, curves["experiment"] + ": " + curves["solver_name"])
+    named = with_problems(curves[split])
+    names = curves["experiment"].astype(str).copy()
+    names[split] = named["problem"]
     renamed = dict(zip(zip(curves["experiment"], curves["solver"]), names))
+    titles = {problem: f"{experiment} ({dataset})" + problem.removeprefix(str(experiment)).replace(": ", "\n", 1)
+              for problem, experiment, dataset in zip(named["problem"], named["experiment"], named["dataset"])}
+    labels = dict(zip(named["solver"].astype(str), named["profiled"]))
+    palette = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    solvers = list(dict.fromkeys(labels.values()))
     return curves.assign(experiment=names), replace(
         marks, baselines={**marks.baselines, **{new: marks.baselines[old] for (old, _), new in renamed.items()
                                                    if old in marks.baselines}},
-        problems={(renamed.get(key, key[0]), key[1]): problem for key, problem in marks.problems.items()})
+        problems={(renamed.get(key, key[0]), key[1]): problem for key, problem in marks.problems.items()},
+        names={**labels, **marks.names},
+        colors={**{label: palette[solvers.index(solver) % len(palette)] for label, solver in labels.items()},
+                **marks.colors},
+        shared_y={**marks.shared_y, **{new: str(old) for (old, _), new in renamed.items() if old in many}},
+        titles={**titles, **marks.titles})
 
 
 def sweep_summary(curves: pd.DataFrame, out_stem: Path, dpi: int = 130) -> list[Path]:
-    """Each entry's final error, one panel per solver: a sweep's results at a glance.
+    """Each entry's final error, one panel per setting with the solvers side by side: a sweep's
+    results at a glance.
 
     The mean over runs of the last checkpoint's validation error where the runs measured one
     (the error a setting is chosen on, :func:`~sbpbench.outputs.summary.chosen_on`), else of its
-    test error, with one standard error as bars, against the entry's swept values (its
-    ``params``, one tick each, in the order of the file); the lowest is marked.
+    test error, with one standard error as bars: a panel per setting (the swept kernel and problem
+    values, :func:`~sbpbench.outputs.profiles.with_problems`), a tick per solver (its label without
+    the setting), every solver with a final error (LIBSVM, Fourier features) included, in the order
+    of the file; one y range for all panels; the lowest of each panel starred.
 
     Parameters
     ----------
@@ -918,31 +982,82 @@ def sweep_summary(curves: pd.DataFrame, out_stem: Path, dpi: int = 130) -> list[
     """
     from sbpbench.outputs.summary import chosen_on
 
-    final = final_rows(curves)
     column = chosen_on(curves)
+    final = with_problems(final_rows(curves))
     final = final[np.isfinite(column_numbers(final, column))]
     if final.empty:
         return []
-    panels = list(dict.fromkeys(final["solver_name"]))
-    widths = [max(2.0, 0.45 * final[final["solver_name"] == p]["solver"].nunique()) for p in panels]
+    panels = list(dict.fromkeys(final["problem"]))
+    widths = [max(2.0, 0.45 * final[final["problem"] == p]["profiled"].nunique()) for p in panels]
     fig = Figure(figsize=(sum(widths) + 1.2 * len(panels), 5.4))
     axes = fig.subplots(1, len(panels), squeeze=False, sharey=True, gridspec_kw={"width_ratios": widths})[0]
-    for ax, name in zip(axes, panels):
-        rows = final[final["solver_name"] == name]
-        g = rows.groupby("solver", sort=False).agg(mean=(column, "mean"), std=(column, "std"), runs=("run", "count"),
-                                                   params=("params", "first"))
+    for ax, problem in zip(axes, panels):
+        rows = final[final["problem"] == problem]
+        g = rows.groupby("profiled", sort=False).agg(mean=(column, "mean"), std=(column, "std"),
+                                                     runs=("run", "count"))
         se = (g["std"] / np.sqrt(g["runs"])).where(g["runs"] >= 2, 0.0)
         at = np.arange(len(g))
         ax.errorbar(at, 100 * g["mean"], yerr=100 * se, ls="none", marker="o", capsize=3)
         best = int(np.argmin(g["mean"].to_numpy()))
         ax.plot([at[best]], [100 * g["mean"].iloc[best]], ls="none", marker="*", ms=12, color="C3")
-        ax.set_xticks(at, [p or label for p, label in zip(g["params"], g.index)], rotation=90, fontsize=7)
-        ax.set_title(name, fontsize=9)
+        ax.set_xticks(at, list(g.index), rotation=90, fontsize=7)
+        ax.set_title(problem, fontsize=9)
         ax.grid(True, axis="y", alpha=0.3)
     which = "validation" if column == "validation_error" else "test"
     axes[0].set_ylabel(f"{which} error at the end (%)")
-    _lay_out(fig, f"{curves['experiment'].iloc[0]}: final {which} error of each entry",
-             "Points: mean over runs of the last checkpoint; bars: ± one standard error; star: the lowest.")
+    _lay_out(fig, f"{curves['experiment'].iloc[0]}: final {which} error of each entry, one panel per setting",
+             "Points: mean over runs of the last checkpoint; bars: ± one standard error; star: the lowest of "
+             "its panel.")
+    return save_figure(fig, out_stem, dpi=dpi)
+
+
+#: The line styles and markers (on each step's corner) that keep apart solvers whose profiles coincide.
+PROFILE_STYLES, PROFILE_MARKERS = ("-", "--", ":", "-."), ("o", "s", "^", "D", "v", "P")
+
+
+def profile_figure(curves: pd.DataFrame, out_stem: Path, dpi: int = 130) -> list[Path]:
+    """The performance profiles of the solvers of ``curves`` over its problems (the settings of a
+    sweep, the experiments: several data sets), one panel per cost that some solver has
+    (:func:`~sbpbench.outputs.profiles.performance_profile`): each solver's fraction of the
+    problems against the factor tau (log axis, base 2) of the best cost within which it reaches
+    the target, a step line, its legend outside the data; the target and the costs stated under
+    the figure (:func:`~sbpbench.outputs.profiles.caption`).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of ``curves.csv`` files, of one experiment or several.
+    out_stem : pathlib.Path
+        Output path without suffix; ``.png`` and ``.svg`` are written.
+    dpi : int
+        Resolution of the PNG file.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written; none with fewer than two problems or two solvers.
+    """
+    profiles = [p for cost in PROFILE_COSTS if (p := performance_profile(curves, cost)) is not None]
+    if not profiles:
+        return []
+    fig = Figure(figsize=(7.4 * len(profiles), 4.6))
+    axes = fig.subplots(1, len(profiles), squeeze=False)[0]
+    palette = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    solvers = list(dict.fromkeys(s for p in profiles for s in p.solvers))
+    for ax, profile in zip(axes, profiles):
+        for solver, (taus, fractions) in zip(profile.solvers, profile.steps()):
+            k = solvers.index(solver)
+            ax.plot(taus, fractions, label=solver, color=palette[k % len(palette)], lw=1.8,
+                    ls=PROFILE_STYLES[k % len(PROFILE_STYLES)], marker=PROFILE_MARKERS[k % len(PROFILE_MARKERS)],
+                    ms=5, markevery=slice(0, None, 2))  # where each level begins
+        log_scale(ax, "x", base=2)
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_xlabel(f"tau: within this factor of the best solver's {profile.cost.label}")
+        ax.set_ylabel("fraction of problems")
+        ax.set_title(f"cost: {profile.cost.label}")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    _lay_out(fig, "Performance profile", caption(profiles))
     return save_figure(fig, out_stem, dpi=dpi)
 
 
@@ -973,8 +1088,11 @@ def plot_results(root: str | Path, out_dir: str | Path | None = None, x: str = "
     With the default axes these are the SBP paper's Figure 2 (``figure2``, test error against
     kernel evaluations) and, when there are Fourier runs, its Figure 3 (``figure3``, against
     inner products); other axes are written as ``<y>-vs-<x>``, e.g. ``test_error-vs-seconds``.
-    Solvers without the asked columns (linear solvers have no kernel evaluations, most solvers
-    no duality gap) are left out, each with a note.
+    An experiment of a sweep is drawn one panel per setting (:func:`small_multiples`), with its
+    ``sweep-summary``; with the default axes, over two problems or more (the settings of a sweep,
+    the experiments of a results tree: several data sets) the solvers' performance profiles
+    (``performance-profile``, :func:`profile_figure`). Solvers without the asked columns (linear
+    solvers have no kernel evaluations, most solvers no duality gap) are left out, each with a note.
 
     Parameters
     ----------
@@ -1008,14 +1126,15 @@ def plot_results(root: str | Path, out_dir: str | Path | None = None, x: str = "
         return Plotted([], [], [])
     out = Path(out_dir) if out_dir is not None else Path(root)
     notes = left_out(curves, X_AXES[x], Y_AXES[y])
-    curves, marks = small_multiples(curves, run_marks(read))
+    split, marks = small_multiples(curves, run_marks(read))
     if (x, y) != DEFAULT_AXES:
-        return Plotted(metric_curves(curves, out / f"{y}-vs-{x}", X_AXES[x], Y_AXES[y], marks=marks), notes, runs)
-    written = error_curves(curves, out / "figure2", marks=marks)
+        return Plotted(metric_curves(split, out / f"{y}-vs-{x}", X_AXES[x], Y_AXES[y], marks=marks), notes, runs)
+    written = error_curves(split, out / "figure2", marks=marks)
     for frame, _ in read:  # a sweep's summary, one per experiment
         if not frame.empty and frame["solver"].nunique() >= SMALL_MULTIPLES_AT:
             stem = "sweep-summary" if len(read) == 1 else f"sweep-summary-{frame['experiment'].iloc[0]}"
             written += sweep_summary(frame, out / stem)
-    if "inner_products" in curves and curves["inner_products"].notna().any():
-        written += error_curves(curves, out / "figure3", "inner_products", marks=marks)
+    if "inner_products" in split and split["inner_products"].notna().any():
+        written += error_curves(split, out / "figure3", "inner_products", marks=marks)
+    written += profile_figure(curves, out / "performance-profile")  # the settings of a sweep, several data sets
     return Plotted(written, notes, runs)

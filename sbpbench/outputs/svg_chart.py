@@ -239,7 +239,10 @@ def chart_svg(data: dict[str, Any], x_name: str, y_name: str, clip_id: str) -> s
     Parameters
     ----------
     data : dict
-        :func:`~sbpbench.outputs.page.page_data`.
+        :func:`~sbpbench.outputs.page.page_data`, or data of its form (a curve whose ``runs`` is
+        None has no count of runs in the legend, and a y axis with a ``range`` (lowest, highest)
+        spans it whatever the curves: a performance profile's,
+        :func:`~sbpbench.outputs.page.profile_data`).
     x_name, y_name : str
         Keys of its ``x`` and ``y`` axes.
     clip_id : str
@@ -255,9 +258,12 @@ def chart_svg(data: dict[str, Any], x_name: str, y_name: str, clip_id: str) -> s
     entries = [(s["label"], s["curves"][key], s["style"]) for s in data["solvers"] if key in s["curves"]]
     if not entries:
         return None
-    scale = _Scale(*extent((c for _, c, _ in entries), x_axis["log"], y_axis["log"]),
-                   bool(x_axis["log"]), bool(y_axis["log"]))
-    names = [f"{label} ({c['runs']} runs)" for label, c, _ in entries]
+    x_range, y_range = extent((c for _, c, _ in entries), x_axis["log"], y_axis["log"])
+    if y_axis.get("range"):  # a fixed range (a fraction's, 0 to 1), widened as an extent is
+        lo, hi = y_axis["range"]
+        y_range = (lo - PAD * (hi - lo), hi + PAD * (hi - lo))
+    scale = _Scale(x_range, y_range, bool(x_axis["log"]), bool(y_axis["log"]))
+    names = [label if c["runs"] is None else f"{label} ({c['runs']} runs)" for label, c, _ in entries]
     columns, rows, column_width = legend_layout(names)
     total = H + LEGEND_ROW * rows + 6
     area = f'x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}"'
