@@ -23,7 +23,7 @@ def test_the_docs_have_samples_and_every_console_block_is_one():
         assert sum(fence == "```console" for fence in opening) == len(samples(page)), page
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # a run of sbpbench in a new process each: data loaded, 4 to 10 s of a core
 @pytest.mark.parametrize("sample", ALL, ids=[sample.where() for sample in ALL])
 def test_each_sample_is_what_its_command_prints(sample):
     assert masked(sample.output, sample) == masked(regenerate(sample), sample), \
