@@ -141,23 +141,27 @@ def environment(folder: Path) -> dict[str, str]:
     return env
 
 
-def execute(command: str, folder: Path, interrupt: str | None = None) -> tuple[str, str]:
-    """Run ``command`` in ``folder``; return its standard output and error. With ``interrupt``,
-    send it SIGINT when a line of its standard error matches that regular expression."""
-    process = subprocess.Popen(argv(command), cwd=folder, env=environment(folder), text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def execute(command: str, folder: Path, interrupt: str | None = None) -> tuple[int, str, str]:
+    """Run ``command`` in ``folder``; return its exit code, standard output and error. With ``interrupt``,
+    send it SIGINT when a line of its standard error matches that regular expression (its standard
+    output meanwhile goes to a file, so that a full pipe cannot stop it before that line)."""
     if interrupt is None:
-        out, err = process.communicate()
-        return out, err
-    assert process.stderr is not None
-    seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if re.search(interrupt, line):
-            process.send_signal(signal.SIGINT)
-            break
-    out, err = process.communicate()
-    return out, "".join(seen) + err
+        done = subprocess.run(argv(command), cwd=folder, env=environment(folder), capture_output=True, text=True)
+        return done.returncode, done.stdout, done.stderr
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+        process = subprocess.Popen(argv(command), cwd=folder, env=environment(folder), text=True,
+                                   stdout=out, stderr=subprocess.PIPE)
+        assert process.stderr is not None
+        seen = []
+        for line in process.stderr:
+            seen.append(line)
+            if re.search(interrupt, line):
+                process.send_signal(signal.SIGINT)
+                break
+        seen.append(process.stderr.read())
+        code = process.wait()
+        out.seek(0)
+        return code, out.read(), "".join(seen)
 
 
 def regenerate(sample: Sample) -> list[str]:
@@ -174,10 +178,10 @@ def regenerate(sample: Sample) -> list[str]:
         (folder / "configs").symlink_to((ROOT / "configs").resolve(), target_is_directory=True)
         shutil.copytree(ROOT / "examples", folder / "examples", ignore=shutil.ignore_patterns("*.svm", "__pycache__"))
         for setup in sample.options.get("setup", []):
-            done = subprocess.run(argv(setup), cwd=folder, env=environment(folder), capture_output=True, text=True)
-            if done.returncode != 0:
-                raise RuntimeError(f"{sample.where()}: setup {setup!r} failed:\n{done.stderr}")
-        out, err = execute(sample.command, folder, sample.option("interrupt"))
+            code, _, err = execute(setup, folder)
+            if code != 0:
+                raise RuntimeError(f"{sample.where()}: setup {setup!r} failed:\n{err}")
+        _, out, err = execute(sample.command, folder, sample.option("interrupt"))
         text = err if sample.option("stream") == "stderr" else out
         text = text.replace(" ".join([sys.executable, "-m", "sbpbench"]), "sbpbench")
         text = text.replace(f"{folder}{os.sep}", "").replace(str(folder), ".")

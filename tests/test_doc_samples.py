@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.doc_samples import Sample, cut, main, masked, pages, regenerate, samples
+from scripts.doc_samples import Sample, cut, execute, main, masked, pages, regenerate, samples
 from tests.docs_pages import FENCE
 
 ALL = [sample for page in pages() for sample in samples(page)]
@@ -85,3 +85,18 @@ def test_a_sample_reads_its_command_and_options(tmp_path):
     (sample,) = samples(path)
     assert isinstance(sample, Sample) and sample.command == "sbpbench solvers" and sample.output == ["out"]
     assert sample.options == {"stream": ["stderr"], "mask": ["a", "b c"]} and sample.option("from") is None
+
+
+def test_interrupt_presses_ctrl_c_at_the_line_named(tmp_path):
+    """The command would sleep a minute; SIGINT at its line ``go`` ends it at once."""
+    command = "python -c \"import sys, time; print('go', file=sys.stderr, flush=True); time.sleep(60)\""
+    code, out, err = execute(command, tmp_path, interrupt="^go$")
+    assert code != 0 and out == "" and err.startswith("go\n") and "KeyboardInterrupt" in err
+
+
+def test_a_failed_setup_is_an_error(tmp_path):
+    path = tmp_path / "page.md"
+    path.write_text("<!-- sample: setup='python -c \"raise SystemExit(3)\"' -->\n```console\n$ python -V\n```\n")
+    (sample,) = samples(path)
+    with pytest.raises(RuntimeError, match="setup .* failed"):
+        regenerate(sample)
