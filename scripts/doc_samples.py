@@ -141,6 +141,12 @@ def environment(folder: Path) -> dict[str, str]:
     return env
 
 
+def ctrl_c_heard() -> None:
+    """Make SIGINT stop the command again where this process ignores it (a job started in the
+    background of a shell does), since a process inherits an ignored SIGINT and Python keeps it so."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def execute(command: str, folder: Path, interrupt: str | None = None) -> tuple[int, str, str]:
     """Run ``command`` in ``folder``; return its exit code, standard output and error. With ``interrupt``,
     send it SIGINT when a line of its standard error matches that regular expression (its standard
@@ -150,7 +156,7 @@ def execute(command: str, folder: Path, interrupt: str | None = None) -> tuple[i
         return done.returncode, done.stdout, done.stderr
     with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
         process = subprocess.Popen(argv(command), cwd=folder, env=environment(folder), text=True,
-                                   stdout=out, stderr=subprocess.PIPE)
+                                   stdout=out, stderr=subprocess.PIPE, preexec_fn=ctrl_c_heard)
         assert process.stderr is not None
         seen = []
         for line in process.stderr:

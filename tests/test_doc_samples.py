@@ -2,6 +2,7 @@
 masking rule of the script's docstring), and the mechanism tells a stale sample."""
 
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -88,9 +89,14 @@ def test_a_sample_reads_its_command_and_options(tmp_path):
 
 
 def test_interrupt_presses_ctrl_c_at_the_line_named(tmp_path):
-    """The command would sleep a minute; SIGINT at its line ``go`` ends it at once."""
+    """The command would sleep a minute; SIGINT at its line ``go`` ends it at once, even where this
+    process ignores SIGINT (as a job started in a shell's background does)."""
     command = "python -c \"import sys, time; print('go', file=sys.stderr, flush=True); time.sleep(60)\""
-    code, out, err = execute(command, tmp_path, interrupt="^go$")
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        code, out, err = execute(command, tmp_path, interrupt="^go$")
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert code != 0 and out == "" and err.startswith("go\n") and "KeyboardInterrupt" in err
 
 
