@@ -39,19 +39,33 @@ def test_no_line_of_prose_runs_on(page):
     assert long == [], f"{page.name}: lines over {MAX_LINE} characters"
 
 
+def opening_problems(text: str) -> list[str]:
+    """What is wrong with the opening of a page (before its first ``##`` section): it must be the
+    title, a paragraph of at most :data:`MAX_OPENING` characters saying what the page is for, and a
+    fenced example."""
+    if not text.startswith("# "):
+        return ["no title"]
+    head = text.split("\n## ")[0]
+    parts = head.split("\n\n")
+    opening = parts[1] if len(parts) > 1 else ""
+    problems = []
+    if not opening or opening.startswith(("```", "|", "-", "<!--")) or len(opening) > MAX_OPENING:
+        problems.append(f"no opening paragraph of at most {MAX_OPENING} characters: {opening[:60]!r}")
+    if "\n```" not in head:
+        problems.append("no example before the first section")
+    return problems
+
+
 @pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda page: page.name)
 def test_each_page_opens_with_its_purpose_and_an_example(page: Path):
-    """The title, a short paragraph (what the page is for), and a fenced example before the first
-    section."""
-    text = page.read_text()
-    assert text.startswith("# "), page.name
-    head = text.split("\n## ")[0]
-    opening = head.split("\n\n")[1]
-    assert not opening.startswith(("```", "|", "-")) and len(opening) <= MAX_OPENING, (page.name, opening[:80])
-    assert "\n```" in head, f"{page.name}: no example before the first section"
+    assert opening_problems(page.read_text()) == [], page.name
 
 
 def test_the_checks_catch_a_long_cell_and_a_page_without_an_example():
     assert long_cells("| a | b |\n|---|---|\n| `x` | " + "word " * 50 + "|\n") == ["word " * 12]
     assert long_cells("| a \\| b | " + "c" * MAX_CELL + " |\n") == []
     assert cells("| `a\\|b` | c |") == ["`a\\|b`", "c"]
+    assert opening_problems("# T\n\nWhat it is for.\n\n```bash\nls\n```\n\n## S\n") == []
+    assert opening_problems("# T\n\nWhat it is for.\n\n## S\n\n```bash\nls\n```\n") == \
+        ["no example before the first section"]
+    assert len(opening_problems("# T\n\n" + "long " * 100 + "\n\n```bash\nls\n```\n")) == 1
