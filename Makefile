@@ -2,7 +2,7 @@
 VENV   ?= .venv
 PYTHON ?= $(VENV)/bin/python
 
-.PHONY: install run test test-slow lint speed-gate compile-gate figures bench clean
+.PHONY: install run test test-slow lint docs speed-gate compile-gate figures bench clean
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -47,6 +47,11 @@ test-slow:
 lint:
 	$(PYTHON) -m ruff check sbpbench tests scripts
 	$(PYTHON) -m mypy
+
+# Rewrite every sample output in README.md and docs/*.md by running the command it shows (small
+# runs in temporary folders, offline: about a minute); tests/test_doc_samples.py fails on a stale one.
+docs:
+	$(PYTHON) scripts/doc_samples.py
 
 # The speed gate CI runs after the tests: the hot paths (kernel rows, cached rows, SBP iterations,
 # SMO, SGD-s epochs) timed against numpy and LIBSVM in the same run; exit 1 on a slowdown beyond
