@@ -255,20 +255,27 @@ class Posed:
     outcomes: tuple[str, str] | None = None
     cause: Cause | None = None
 
-    def decided(self, results: Results) -> list[Decided]:
-        """The row (what, the paper's word, what was measured, the verdict) and its evidence."""
+    def found(self, results: Results) -> list[ExperimentResult] | str:
+        """What the question reads: the first of ``experiments`` with results, then those of
+        ``also``; or, where one is missing or lacks a solver of the question, why (the verdict)."""
         res = results.first(self.experiments)
         if res is None:
-            return [((self.what, self.paper, "-", results.why_missing(self.experiments[0])), None)]
+            return results.why_missing(self.experiments[0])
         others = [results.get(name) for name in self.also]
         missing = [name for name, other in zip(self.also, others, strict=True) if other is None]
         present = set(res.curves["solver_name"].unique())
         lacking = [name for name in self.question.solvers() if name not in present]
         if missing or lacking:
-            why = (results.why_missing(missing[0]) if missing
-                   else f"not run here: {', '.join(lacking)} not in {res.name}'s results")
-            return [((self.what, self.paper, "-", why), None)]
-        found = [res, *(other for other in others if other is not None)]
+            return (results.why_missing(missing[0]) if missing
+                    else f"not run here: {', '.join(lacking)} not in {res.name}'s results")
+        return [res, *(other for other in others if other is not None)]
+
+    def decided(self, results: Results) -> list[Decided]:
+        """The row (what, the paper's word, what was measured, the verdict) and its evidence."""
+        found = self.found(results)
+        if isinstance(found, str):
+            return [((self.what, self.paper, "-", found), None)]
+        res = found[0]
         evidence, measured = self.question.decide(found)
         words = self.outcomes or OUTCOMES[self.kind]
         verdict = (words[0] if evidence.outcome == "supports" else words[1] if evidence.outcome == "contradicts"
