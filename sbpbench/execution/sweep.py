@@ -41,6 +41,8 @@ def plan(exp: Experiment, skip: Container[int] = ()) -> list[Task]:
     Run 0 of every solver comes before run 1 of any, so a long experiment stopped part way
     (and continued with ``--resume``) has some runs of every solver rather than all runs of
     the first. A task's ``position``, its place in the files, is solver order then run index.
+    Each entry runs :meth:`~sbpbench.experiment.config.Experiment.runs_of` times (a
+    deterministic solver's once).
 
     Parameters
     ----------
@@ -49,17 +51,25 @@ def plan(exp: Experiment, skip: Container[int] = ()) -> list[Task]:
     skip : container of int
         Positions to leave out (runs that already have a complete result).
     """
-    tasks = (Task(exp, spec, run, s * exp.runs + run)
-             for run in range(exp.runs) for s, spec in enumerate(exp.solvers))
+    firsts = _first_positions(exp)
+    tasks = (Task(exp, spec, run, first + run)
+             for run in range(exp.runs) for spec, first in zip(exp.solvers, firsts) if run < exp.runs_of(spec))
     return [t for t in tasks if t.position not in skip]
 
 
 def position(exp: Experiment, label: str, run: int) -> int | None:
     """The plan position of the run ``run`` of the solver labelled ``label`` (None if not planned)."""
     labels = [s.label for s in exp.solvers]
-    if label not in labels or not 0 <= run < exp.runs:
+    if label not in labels:
         return None
-    return labels.index(label) * exp.runs + run
+    s = labels.index(label)
+    return _first_positions(exp)[s] + run if 0 <= run < exp.runs_of(exp.solvers[s]) else None
+
+
+def _first_positions(exp: Experiment) -> list[int]:
+    """The plan position of run 0 of each solver entry, in config order."""
+    counts = [exp.runs_of(spec) for spec in exp.solvers]
+    return [sum(counts[:s]) for s in range(len(counts))]
 
 
 class _Silent(Reporter):
@@ -124,7 +134,8 @@ class _Opened:
 def run_experiments(experiments: list[Experiment], results_root: Path, executor: Executor,
                     reporter: Reporter | None = None, resume: bool = False,
                     resume_from: Path | None = None) -> list[Path]:
-    """Run every solver of every experiment ``runs`` times on ``executor`` and write the results.
+    """Run every solver entry of every experiment its runs (``runs``, a deterministic solver's
+    once: :func:`plan`) on ``executor`` and write the results.
 
     Every experiment's data are loaded (and, with ``resume``, its run folder checked
     against the config) before any run folder is created or changed, so that a mistake in
@@ -246,6 +257,8 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
             "executor": executor.name, "jobs": executor.jobs,
             "solver_traits": {s.name: SOLVERS[s.name].traits() for s in exp.solvers},
             "solver_streams": {s.name: loop.stream_of(s.name) for s in exp.solvers}, **environment()}
+    if exp.runs_once():
+        meta["runs_once"] = exp.runs_once()
     if prep.dataset_copy:
         meta["dataset_copy"] = prep.dataset_copy
     point = (open_for_resume(results_root / exp.name, exp.name, exp.source, resolved, exp.runs, locks, resume_from)
@@ -295,6 +308,9 @@ def _open(start: _Start, results_root: Path, executor: Executor, reporter: Repor
                            {k: v for k, v in resumed.old.items() if k not in ("interrupted", "finished")})
     writer.meta["solver_traits"] = start.meta["solver_traits"]  # a folder written before they were recorded
     writer.meta["solver_streams"] = start.meta["solver_streams"]
+    writer.meta.pop("runs_once", None)  # as run now: a folder of older code ran every entry ``runs`` times
+    if "runs_once" in start.meta:
+        writer.meta["runs_once"] = start.meta["runs_once"]
     writer.meta["resolved"]["dataset"].setdefault("files", start.meta["resolved"]["dataset"]["files"])
     for pos, (rows, summary) in resumed.kept.items():
         writer.add_run(rows, summary, pos, flush=False)
@@ -317,7 +333,7 @@ def _open(start: _Start, results_root: Path, executor: Executor, reporter: Repor
 
 
 def run_experiment(exp: Experiment, results_root: Path, reporter: Reporter | None = None) -> Path:
-    """Run every solver of an experiment ``exp.runs`` times, in this process, and write the results.
+    """Run every solver entry of an experiment its runs (:func:`plan`), in this process, and write the results.
 
     Parameters
     ----------

@@ -257,7 +257,7 @@ def chart_svg(data: dict[str, Any], x_name: str, y_name: str, clip_id: str) -> s
         return None
     scale = _Scale(*extent((c for _, c, _ in entries), x_axis["log"], y_axis["log"]),
                    bool(x_axis["log"]), bool(y_axis["log"]))
-    names = [f"{label} ({c['runs']} runs)" for label, c, _ in entries]
+    names = [f"{label} ({c['runs']} run{'' if c['runs'] == 1 else 's'})" for label, c, _ in entries]
     columns, rows, column_width = legend_layout(names)
     total = H + LEGEND_ROW * rows + 6
     area = f'x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}"'
