@@ -453,7 +453,8 @@ def solvers(files: tuple[Path, ...]) -> None:
         needs = ", ".join(sorted(cls.needs)) or "-"
         doc = (cls.__doc__ or "").strip().splitlines()[0] if (cls.__doc__ or "").strip() else "-"
         origin = f"; from {ORIGINS[name]}" if name in ORIGINS else ""
-        click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {bias_support(cls)}{origin}")
+        once = "; deterministic: runs once" if cls.deterministic else ""
+        click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {bias_support(cls)}{once}{origin}")
         for pname, p in cls.Params.declared().items():
             click.echo(f"    {pname} ({p.type.__name__}, default {p.default!r}): {p.doc}")
 

@@ -225,7 +225,8 @@ def best_table(curves: pd.DataFrame, columns: int | None = None) -> str:
     Returns
     -------
     str
-        ``best setting: LABEL (validation error V%, test error T% ± S)``, the caption and the table,
+        ``best setting: LABEL (validation error V%, test error T% ± S)`` (S ``n/a`` for one run),
+        the caption and the table,
         or ``""``.
     """
     best = best_settings(curves)
@@ -233,7 +234,7 @@ def best_table(curves: pd.DataFrame, columns: int | None = None) -> str:
         return ""
     on_validation = chosen_on(curves) == "validation_error"
     top = min(best, key=lambda b: b.validation_error if on_validation else b.test_error)
-    test = f"test error {formatted(top.test_error, '.2f')} ± {formatted(top.test_error_se, '.2f')}%"
+    test = f"test error {formatted(top.test_error, '.2f')}% ± {formatted(top.test_error_se, '.2f')}"
     first = (f"best setting: {printable(top.solver)} (validation error {top.validation_error:.2f}%, {test})"
              if on_validation else f"best setting: {printable(top.solver)} ({test}, chosen on the test set)")
     header, rows = best_cells(curves)
