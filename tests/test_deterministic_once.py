@@ -7,6 +7,8 @@ Small real runs (SMO, LIBSVM and SBP for one epoch on 200 Adult rows): seconds.
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -18,6 +20,9 @@ from sbpbench.experiment import assemble, config
 from sbpbench.outputs import check, report, summary
 from sbpbench.results.store import read_curves, read_meta
 from tests.experiments import adult_config, run_sequentially, write_config
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # the scripts import their helpers by name
+import redo_runs  # noqa: E402
 
 #: The biased problem (LIBSVM solves only that one), nu derived from lambda.
 NU_FROM_LAMBDA = {"lambda": "1/n", "nu": "from_lambda", "bias": True}
@@ -117,6 +122,18 @@ def test_resume_of_a_folder_with_repeated_deterministic_runs_keeps_one(one_numba
     meta = read_meta(run_dir)
     assert _runs(read_curves(run_dir)) == {"smo": 1} and meta["runs_once"] == ["smo"]
     assert meta["resumes"][-1]["kept"] == 1 and meta["resumes"][-1]["redone"] == 0
+
+
+def test_a_redo_replaces_a_deterministic_solvers_identical_runs_with_its_one_run(one_numba_thread, tmp_path):
+    """scripts/redo_runs.py on a folder whose SMO ran twice (repeated): the redone SMO runs once,
+    equal to the identical runs it replaces, and ``runs_once`` says so; SBP keeps its two runs."""
+    path = write_config(tmp_path / "r.yaml", adult_config("r", solvers=["sbp", "smo"], runs=2))
+    committed = run_sequentially(path, tmp_path / "old", ["repeat_deterministic=true"])
+    redone = run_sequentially(path, tmp_path / "new", ["solvers=[smo]"])
+    curves, meta, replaced = redo_runs.merge(committed, redone, {"smo"})
+    assert _runs(curves) == {"sbp": 2, "smo": 1} and meta["runs_once"] == ["smo"]
+    assert [(r["solver"], r["run"]) for r in meta["runs"]] == [("sbp", 0), ("sbp", 1), ("smo", 0)]
+    assert _runs(replaced) == {"smo": 2} and check.compare(curves, replaced) == []
 
 
 def _counted(monkeypatch) -> list[int]:
