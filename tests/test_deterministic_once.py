@@ -19,6 +19,8 @@ from sbpbench.execution.sweep import plan, run_experiments
 from sbpbench.experiment import assemble, config
 from sbpbench.outputs import check, report, summary
 from sbpbench.results.store import read_curves, read_meta
+from tests import run_files
+from tests.cli_runner import sbpbench
 from tests.experiments import adult_config, run_sequentially, write_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # the scripts import their helpers by name
@@ -67,6 +69,16 @@ def test_the_console_names_the_entries_run_once(once):
     path, _ = once
     assert runs_text(config.load(path)) == "3 run(s) (smo: runs: 1 (deterministic))"
     assert runs_text(config.load(path, ["repeat_deterministic=true"])) == "3 run(s)"
+
+
+def test_in_processes_as_sequentially_and_said_on_the_console(once, tmp_path, monkeypatch, capsys):
+    path, run_dir = once
+    assert sbpbench(monkeypatch, "run", path, "--jobs", "2", "--results", tmp_path, "--no-plot") == 0
+    out = capsys.readouterr()
+    assert "2 solver(s) x 3 run(s) (smo: runs: 1 (deterministic))" in out.out + out.err
+    (directory,) = (tmp_path / "det").iterdir()
+    pd.testing.assert_frame_equal(run_files.curves(directory), run_files.curves(run_dir))
+    assert read_meta(directory)["runs_once"] == ["smo"]
 
 
 def test_repeat_deterministic_and_folds_run_every_entry_runs_times(once):

@@ -16,6 +16,7 @@ import platform
 from collections.abc import Container
 from contextlib import ExitStack
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -57,19 +58,14 @@ def plan(exp: Experiment, skip: Container[int] = ()) -> list[Task]:
     return [t for t in tasks if t.position not in skip]
 
 
-def position(exp: Experiment, label: str, run: int) -> int | None:
-    """The plan position of the run ``run`` of the solver labelled ``label`` (None if not planned)."""
-    labels = [s.label for s in exp.solvers]
-    if label not in labels:
-        return None
-    s = labels.index(label)
-    return _first_positions(exp)[s] + run if 0 <= run < exp.runs_of(exp.solvers[s]) else None
+def positions(exp: Experiment) -> dict[tuple[str, int], int]:
+    """The plan position of every planned run, by (solver label, run index)."""
+    return {(t.spec.label, t.run): t.position for t in plan(exp)}
 
 
 def _first_positions(exp: Experiment) -> list[int]:
     """The plan position of run 0 of each solver entry, in config order."""
-    counts = [exp.runs_of(spec) for spec in exp.solvers]
-    return [sum(counts[:s]) for s in range(len(counts))]
+    return list(accumulate((exp.runs_of(spec) for spec in exp.solvers[:-1]), initial=0))
 
 
 class _Silent(Reporter):
@@ -266,8 +262,9 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     if point is None:
         return _Start(exp, meta)
     kept: dict[int, Run] = {}
+    planned = positions(exp)
     for rows, summary in point.kept:
-        pos = position(exp, str(summary["solver"]), int(summary["run"]))
+        pos = planned.get((str(summary["solver"]), int(summary["run"])))
         if pos is not None:
             kept.setdefault(pos, (rows, summary))
     return _Start(exp, meta, _Resumed(point.directory, point.meta, kept, point.damaged))
@@ -277,8 +274,9 @@ def _entry_problems(exp: Experiment, problems: ProblemCache) -> list[tuple[dict[
     """The resolved kernel and problem of each solver entry of a sweep, each different problem
     prepared once.
 
-    So lambda at the real n is checked, and nu derived from lambda, for every entry before
-    any run starts (a derived nu's exact optimum is then in the disk cache for the workers).
+    So lambda at the real n is checked, and nu derived from lambda (where an entry reads it:
+    :func:`~sbpbench.experiment.assemble.reads_nu`), for every entry before any run starts (a
+    derived nu's exact optimum is then in the disk cache for the workers).
     """
     resolved: dict[tuple, tuple[dict[str, Any], dict[str, Any]]] = {}
     for spec in exp.solvers:
