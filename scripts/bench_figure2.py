@@ -14,7 +14,8 @@ end times and each run's wall and training time. The table gives, per solver, th
 the sums of their wall times (training plus measuring) and training times. Each run is one
 process with one numba thread, so a run's wall time is the core-seconds it needs: from the
 mean per solver follow the core-hours of all the planned runs (the config's ``runs`` for every
-solver), and the time they take on a Dask cluster of N one-core workers (runs are independent;
+solver, one for a deterministic solver's entry that ran once, ``meta.json``'s ``runs_once``),
+and the time they take on a Dask cluster of N one-core workers (runs are independent;
 longest first onto the least loaded worker, and never less than the longest run).
 
 Usage: ``python scripts/bench_figure2.py [--experiment adult|mnist] [--run | --from RUN_DIR]
@@ -73,6 +74,12 @@ def whole_wall_s(meta: dict) -> float | None:
     return (dt.datetime.fromisoformat(meta["finished"]) - dt.datetime.fromisoformat(meta["started"])).total_seconds()
 
 
+def planned_runs(meta: dict, solver: str) -> int:
+    """The runs planned for the entry labelled ``solver``: the config's ``runs``, one for an entry
+    of a deterministic solver that ran once (``meta.json``'s ``runs_once``)."""
+    return 1 if solver in meta.get("runs_once", []) else int(meta["resolved"]["runs"])
+
+
 def report(run_dir: Path, target_s: float | None) -> str:
     """The BENCHMARKS.md section for the run in ``run_dir``."""
     meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
@@ -103,7 +110,8 @@ def report(run_dir: Path, target_s: float | None) -> str:
         verdict = "met" if wall < target_s else f"missed by {wall - target_s:.0f} s"
         lines += ["", f"Whole invocation: {wall / 60:.1f} minutes wall "
                       f"(target: under {target_s / 60:.0f} minutes: {verdict})."]
-    durations = [run_wall / runs for runs, run_wall, _ in per_solver.values() for _ in range(planned)]
+    durations = [run_wall / runs for solver, (runs, run_wall, _) in per_solver.items()
+                 for _ in range(planned_runs(meta, solver))]
     lines += ["", f"All {planned} planned runs of every solver (from the mean wall time per run above): "
                   f"{sum(durations) / 3600:.2f} core-hours; on a Dask cluster of N one-core workers "
                   "(`--scheduler`), with the longest run "
@@ -142,11 +150,11 @@ def main() -> None:
             measured = (f"{hours:.2f} h wall: the whole `sbpbench run` of {experiment} with {meta.get('jobs', '?')} "
                         f"job(s) (commit {commit}, {str(meta['started'])[:10]})")
         else:  # a resumed or unfinished run: its runs laid on two one-core workers
-            planned = int(meta["resolved"]["runs"])
             per_run: dict[str, list[float]] = defaultdict(list)
             for run in meta["runs"]:
                 per_run[run["solver"]].append(run["wall_time_s"])
-            durations = [sum(walls) / len(walls) for walls in per_run.values() for _ in range(planned)]
+            durations = [sum(walls) / len(walls) for solver, walls in per_run.items()
+                         for _ in range(planned_runs(meta, solver))]
             hours = makespan(durations, 2) / 3600
             measured = (f"{hours:.2f} h on 2 cores: the runs of {experiment} (commit {commit}, "
                         f"{str(meta['started'])[:10]}) laid on two one-core workers")

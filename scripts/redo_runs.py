@@ -8,7 +8,8 @@ experiment, the config recorded in its committed ``meta.json`` (the one the comm
 were made with) is run again under ``results/redo/<experiment>/`` with ``sbpbench run``
 (``--solvers`` limits it to those solvers; the others' committed runs are kept, since their
 code did not change: ``tests/test_committed_runs.py`` checks that). The new runs replace the
-committed runs of the redone solvers, and the replaced rows are kept beside them as
+committed runs of the redone solvers (a deterministic solver's one run its identical runs, its
+label then listed in ``meta.json``'s ``runs_once``), and the replaced rows are kept beside them as
 ``before-redo.csv.gz``: ``tests/test_committed_runs.py`` checks that each redone curve lies
 within the old runs' spread (:func:`sbpbench.outputs.check.compare`, the band of
 ``sbpbench check``), and prints the comparison here too. ``meta.json`` keeps its first run's
@@ -111,6 +112,10 @@ def merge(committed: Path, run_dir: Path, solvers: set[str]) -> tuple[pd.DataFra
     meta["runs"] = [r for r in meta["runs"] if r["solver_name"] not in solvers] + new_meta["runs"]
     meta["runs"].sort(key=lambda r: (order.get(r["solver"], len(order)), r["run"]))
     meta["resolved"]["solvers"] = redone_entries(meta["resolved"]["solvers"], new_meta["resolved"]["solvers"], solvers)
+    # a redone deterministic solver ran once (sbpbench run's rule); the others keep their runs
+    once = [label for label in meta.pop("runs_once", []) if label not in set(new["solver"])]
+    if once := once + new_meta.get("runs_once", []):
+        meta["runs_once"] = once
     meta.setdefault("redos", []).append({"solvers": sorted(solvers), "run_id": run_dir.name} | {
         key: new_meta.get(key) for key in ("git_commit", "git_dirty", "executor", "jobs", "started", "finished",
                                            "versions", "host")})

@@ -28,6 +28,12 @@ def test_core_hours_of_the_committed_mnist_run():
     assert "| sbp | 10 |" in body and "Whole invocation" not in body
 
 
+def test_a_deterministic_entry_that_ran_once_is_planned_once():
+    meta = {"resolved": {"runs": 10}, "runs_once": ["smo"]}
+    assert (bench_figure2.planned_runs(meta, "smo"), bench_figure2.planned_runs(meta, "sbp")) == (1, 10)
+    assert bench_figure2.planned_runs({"resolved": {"runs": 10}}, "smo") == 10  # a folder of older code
+
+
 def test_only_a_finished_never_resumed_invocation_has_a_whole_wall_time():
     meta = {"started": "2026-11-26T10:00:00+00:00", "finished": "2026-11-26T10:50:30+00:00"}
     assert bench_figure2.whole_wall_s(meta) == 3030.0

@@ -64,11 +64,12 @@ REDONE = sorted(PAPER.glob(f"*/{redo_runs.BEFORE}"))
 @pytest.mark.parametrize("before", REDONE, ids=[path.parent.name for path in REDONE])
 def test_redone_curves_lie_within_the_old_runs_spread(before):
     """A committed experiment redone by scripts/redo_runs.py: each redone solver's mean curve
-    stays within the band of ``sbpbench check`` around the runs it replaced."""
+    stays within the band of ``sbpbench check`` around the runs it replaced (a deterministic
+    solver's one run now, equal to its identical runs then: the check counts those as one)."""
     old = read_curves(before)
     now = redo_runs.committed_curves(before.parent)
     now = now[now["solver"].isin(old["solver"].unique())]
-    assert set(now["run"]) == set(old["run"])
+    assert set(now["run"]) <= set(old["run"])  # as many as before (compare's check), a deterministic solver's one
     assert compare(now, old) == []
 
 

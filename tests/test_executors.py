@@ -178,6 +178,19 @@ def test_a_sweep_on_dask_matches_sequential(monkeypatch, tmp_path, sweep_referen
     assert meta(directory)["executor"] == "dask"
 
 
+def test_a_deterministic_entry_runs_once_on_dask_as_sequentially(monkeypatch, tmp_path, cluster):
+    """SMO (deterministic) beside SBP with runs: 2: one SMO run on the cluster as in this process."""
+    address, _ = cluster
+    path = write_adult_config(tmp_path, "det", solvers=["sbp", "smo"])
+    results = tmp_path / "res"
+    assert sbpbench(monkeypatch, "run", path, "--executor", "dask", "--scheduler", address,
+                    "--results", results, "--no-plot", "-q") == 0
+    (directory,) = (results / "det").iterdir()
+    pd.testing.assert_frame_equal(curves(directory), curves(run_sequentially(path, tmp_path / "seq")))
+    assert [(r["solver"], r["run"]) for r in meta(directory)["runs"]] == [("sbp", 0), ("sbp", 1), ("smo", 0)]
+    assert meta(directory)["runs_once"] == ["smo"]
+
+
 @pytest.fixture
 def killer_config(tmp_path, monkeypatch):
     """A config with a run that kills its worker, and the curves the set gives when nothing dies."""

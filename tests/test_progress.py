@@ -214,13 +214,14 @@ def test_the_summary_table_fits_or_stacks(tmp_path, monkeypatch):
 
 
 def test_a_missing_number_is_n_a_on_the_console_as_on_the_page():
-    """A solver that counts no kernel evaluations, and a run that measured no error, say n/a, never nan."""
+    """A solver that counts no kernel evaluations, a run that measured no error, and the standard
+    error of one run say n/a, never nan."""
     curves = pd.DataFrame({"solver": ["libsvm", "sbp"], "run": [0, 0], "checkpoint": [0, 0],
                            "test_error": [math.nan, 0.25], "kernel_evals": [math.nan, 1e4],
                            "train_time_s": [1.0, 2.0], "status": ["done", "budget"]})
     lines = summary_table(curves).splitlines()
-    assert lines[1].split() == ["libsvm", "1", "n/a", "±", "0.00", "n/a", "1.00", "done"]
-    assert lines[2].split() == ["sbp", "1", "25.00", "±", "0.00", "1e+04", "2.00", "budget"]
+    assert lines[1].split() == ["libsvm", "1", "n/a", "±", "n/a", "n/a", "1.00", "done"]
+    assert lines[2].split() == ["sbp", "1", "25.00", "±", "n/a", "1e+04", "2.00", "budget"]  # one run: no spread
     assert "nan" not in summary_table(curves) and lines[1].index(" 1.00 ") == lines[2].index(" 2.00 ")
     assert number(math.nan) == formatted(math.nan, ".3g") == progress._count(math.nan) == MISSING == "n/a"
     assert formatted(None, "<6.2f") == "n/a   " and formatted(2.5, "<6.2f") == "2.50  "

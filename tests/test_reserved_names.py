@@ -18,14 +18,15 @@ def test_solvers_says_whether_the_bias_is_required_supported_or_refused(monkeypa
     out = "\n" + capsys.readouterr().out
     assert "\nlibsvm: " in out and "needs: lambda; bias: required" in out.split("\nlibsvm: ")[1].split("\n")[1]
     said = {name: out.split(f"\n{name}: ", 1)[1].split("\n")[1] for name in ("sbp", "smo", "pegasos", "sdca")}
-    assert said["sbp"].endswith("bias: supported") and said["smo"].endswith("bias: supported")
+    assert said["sbp"].endswith("bias: supported") and said["smo"].endswith("bias: supported; deterministic: runs once")
     assert said["pegasos"].endswith("bias: refused") and said["sdca"].endswith("bias: refused")
     assert "bias: yes" not in out and "bias: no" not in out
     for name, cls in SOLVERS.items():
         if not cls.__module__.startswith("sbpbench."):
             continue  # a solver file another test of this worker registered (its line ends "from FILE")
         word = "required" if cls.requires_bias else "supported" if cls.supports_bias else "refused"
-        assert out.split(f"\n{name}: ", 1)[1].split("\n")[1].endswith(f"bias: {word}"), name
+        once = "; deterministic: runs once" if cls.deterministic else ""
+        assert out.split(f"\n{name}: ", 1)[1].split("\n")[1].endswith(f"bias: {word}{once}"), name
 
 
 SOLVER_FILE = '''

@@ -98,7 +98,7 @@ def test_the_best_setting_of_each_solver_is_chosen_on_validation_error_only():
     assert [(b.solver, b.runs, b.entries) for b in best] == [("a[C=10]", 2, 2), ("b[x=1]", 1, 2)]  # first on a tie
     assert (best[0].validation_error, best[0].test_error) == pytest.approx((25.0, 50.0))
     text = best_table(curves).splitlines()
-    assert text[0] == "best setting: b[x=1] (validation error 10.00%, test error 30.00 ± 0.00%)"
+    assert text[0] == "best setting: b[x=1] (validation error 10.00%, test error 30.00% ± n/a)"  # one run: no spread
     assert "test error played no part in the choice" in text[1] and "best setting" in text[2]
     assert text[3].split() == ["a", "a[C=10]", "2", "2", "25.00", "50.00", "±", "0.00"]
     summary = summary_table(curves)
@@ -115,7 +115,7 @@ def test_without_a_validation_split_the_best_setting_is_chosen_on_the_test_error
     assert (a.solver, a.entries, a.runs, b.solver, b.entries) == ("a[C=1]", 2, 2, "b", 1)
     assert (a.test_error, a.test_error_se) == pytest.approx((20.0, 10.0)) and math.isnan(a.validation_error)
     text = best_table(curves).splitlines()
-    assert text[0] == "best setting: b (test error 5.00 ± 0.00%, chosen on the test set)"
+    assert text[0] == "best setting: b (test error 5.00% ± n/a, chosen on the test set)"
     assert "the choice was made on the test set" in text[1]
     assert "validation" not in text[2] and text[3].split() == ["a", "a[C=1]", "2", "2", "20.00", "±", "10.00"]
     # the page shows the same cells, under the same caption
@@ -184,4 +184,4 @@ def test_the_best_setting_under_folds_is_chosen_on_the_mean_over_folds(tmp_path,
     means = final.groupby("solver")[["validation_error", "test_error"]].mean()
     label = str(means["validation_error"].idxmin())
     assert f"best setting: {label} (validation error {100 * means.loc[label, 'validation_error']:.2f}%, " \
-           f"test error {100 * means.loc[label, 'test_error']:.2f} ± " in out
+           f"test error {100 * means.loc[label, 'test_error']:.2f}% ± " in out

@@ -25,7 +25,7 @@ import click
 from sbpbench import __version__
 from sbpbench.cli import console
 from sbpbench.cli.datasets import datasets
-from sbpbench.cli.progress import CliReporter, width, wrap
+from sbpbench.cli.progress import CliReporter, runs_text, width, wrap
 from sbpbench.errors import UserError, cut_middle, os_error_message, printable
 from sbpbench.memory import out_of_memory
 from sbpbench.threads import check_environment
@@ -329,7 +329,7 @@ def validate(configs: tuple[Path, ...]) -> None:
                 assemble.resolve(exp.for_solver(spec), train.n)
                 assemble.resolve_kernel(exp.for_solver(spec), train)
             checked = f"; data: {train.n} training / {test.n} test examples"
-        click.echo(f"{path}: ok ({exp.name}: {len(exp.solvers)} solver(s), {exp.runs} run(s){checked})")
+        click.echo(f"{path}: ok ({exp.name}: {len(exp.solvers)} solver(s), {runs_text(exp)}{checked})")
 
 
 #: The axes of ``sbpbench plot`` (the keys of sbpbench.outputs.plotting.X_AXES and Y_AXES,
@@ -468,7 +468,8 @@ def solvers(files: tuple[Path, ...]) -> None:
         needs = ", ".join(sorted(cls.needs)) or "-"
         doc = (cls.__doc__ or "").strip().splitlines()[0] if (cls.__doc__ or "").strip() else "-"
         origin = f"; from {ORIGINS[name]}" if name in ORIGINS else ""
-        click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {bias_support(cls)}{origin}")
+        once = "; deterministic: runs once" if cls.deterministic else ""
+        click.echo(f"{name}: {doc}\n    needs: {needs}; bias: {bias_support(cls)}{once}{origin}")
         for pname, p in cls.Params.declared().items():
             click.echo(f"    {pname} ({p.type.__name__}, default {p.default!r}): {p.doc}")
 

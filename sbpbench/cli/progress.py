@@ -221,6 +221,14 @@ def _count(value: float | None) -> str:
     return formatted(value, ".3g")
 
 
+def runs_text(exp: Any) -> str:
+    """How many runs each entry of experiment ``exp`` makes, in words: ``3 run(s)``, and the entries
+    of a deterministic solver that run once (:meth:`~sbpbench.experiment.config.Experiment.runs_of`)."""
+    once = exp.runs_once()
+    text = f"{exp.runs} run(s)"
+    return text + (f" ({', '.join(map(printable, once))}: runs: 1 (deterministic))" if once else "")
+
+
 class CliReporter:
     """Progress of a set of runs on standard error (implements :class:`~sbpbench.execution.executors.Reporter`).
 
@@ -333,7 +341,7 @@ class CliReporter:
         self._experiments.append(exp.name)
         source = printable(exp.dataset.label) + (f", {copy}" if copy else "")
         self._say(f"[{printable(exp.name)}] {source}: {n_train} training / {n_test} test examples "
-                  f"(loaded in {seconds:.1f}s); {len(exp.solvers)} solver(s) x {exp.runs} run(s)")
+                  f"(loaded in {seconds:.1f}s); {len(exp.solvers)} solver(s) x {runs_text(exp)}")
 
     def resumed(self, exp: Any, directory: Path, kept: int, todo: int) -> None:
         """Say which run folder is continued, and how many runs it keeps."""

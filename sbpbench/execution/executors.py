@@ -201,7 +201,7 @@ class SequentialExecutor(Executor):
             if previous is not None and previous.name != task.exp.name:
                 self.problems.release(previous)  # its runs are done: its problem and row cache go
             previous = task.exp
-            reporter.start(task.spec.label, task.run, task.exp.runs)
+            reporter.start(task.spec.label, task.run, task.exp.runs_of(task.spec))
             self._current = task
             result = execute(task, self.problems, self._warm_ups, reporter.checkpoint, reporter.warming_up)
             self._current = None

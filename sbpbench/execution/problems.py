@@ -82,7 +82,8 @@ class ProblemCache:
         if kept.problem is None or kept.problem[0] != key:
             kept.problem = None
             shared = exp.swept or exp.folds
-            kept.problem = (key, assemble.prepare(variant, self._splits(kept, exp) if shared else None))
+            kept.problem = (key, assemble.prepare(variant, self._splits(kept, exp) if shared else None,
+                                                  assemble.reads_nu(exp, spec, run)))
         return kept.problem[1]
 
     def release(self, exp: Experiment) -> None:

@@ -16,6 +16,7 @@ import platform
 from collections.abc import Container
 from contextlib import ExitStack
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,8 @@ def plan(exp: Experiment, skip: Container[int] = ()) -> list[Task]:
     Run 0 of every solver comes before run 1 of any, so a long experiment stopped part way
     (and continued with ``--resume``) has some runs of every solver rather than all runs of
     the first. A task's ``position``, its place in the files, is solver order then run index.
+    Each entry runs :meth:`~sbpbench.experiment.config.Experiment.runs_of` times (a
+    deterministic solver's once).
 
     Parameters
     ----------
@@ -49,17 +52,20 @@ def plan(exp: Experiment, skip: Container[int] = ()) -> list[Task]:
     skip : container of int
         Positions to leave out (runs that already have a complete result).
     """
-    tasks = (Task(exp, spec, run, s * exp.runs + run)
-             for run in range(exp.runs) for s, spec in enumerate(exp.solvers))
+    firsts = _first_positions(exp)
+    tasks = (Task(exp, spec, run, first + run)
+             for run in range(exp.runs) for spec, first in zip(exp.solvers, firsts) if run < exp.runs_of(spec))
     return [t for t in tasks if t.position not in skip]
 
 
-def position(exp: Experiment, label: str, run: int) -> int | None:
-    """The plan position of the run ``run`` of the solver labelled ``label`` (None if not planned)."""
-    labels = [s.label for s in exp.solvers]
-    if label not in labels or not 0 <= run < exp.runs:
-        return None
-    return labels.index(label) * exp.runs + run
+def positions(exp: Experiment) -> dict[tuple[str, int], int]:
+    """The plan position of every planned run, by (solver label, run index)."""
+    return {(t.spec.label, t.run): t.position for t in plan(exp)}
+
+
+def _first_positions(exp: Experiment) -> list[int]:
+    """The plan position of run 0 of each solver entry, in config order."""
+    return list(accumulate((exp.runs_of(spec) for spec in exp.solvers[:-1]), initial=0))
 
 
 class _Silent(Reporter):
@@ -124,7 +130,8 @@ class _Opened:
 def run_experiments(experiments: list[Experiment], results_root: Path, executor: Executor,
                     reporter: Reporter | None = None, resume: bool = False,
                     resume_from: Path | None = None) -> list[Path]:
-    """Run every solver of every experiment ``runs`` times on ``executor`` and write the results.
+    """Run every solver entry of every experiment its runs (``runs``, a deterministic solver's
+    once: :func:`plan`) on ``executor`` and write the results.
 
     Every experiment's data are loaded (and, with ``resume``, its run folder checked
     against the config) before any run folder is created or changed, so that a mistake in
@@ -246,6 +253,8 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
             "executor": executor.name, "jobs": executor.jobs,
             "solver_traits": {s.name: SOLVERS[s.name].traits() for s in exp.solvers},
             "solver_streams": {s.name: loop.stream_of(s.name) for s in exp.solvers}, **environment()}
+    if exp.runs_once():
+        meta["runs_once"] = exp.runs_once()
     if prep.dataset_copy:
         meta["dataset_copy"] = prep.dataset_copy
     point = (open_for_resume(results_root / exp.name, exp.name, exp.source, resolved, exp.runs, locks, resume_from)
@@ -253,8 +262,9 @@ def _start(exp: Experiment, results_root: Path, executor: Executor, reporter: Re
     if point is None:
         return _Start(exp, meta)
     kept: dict[int, Run] = {}
+    planned = positions(exp)
     for rows, summary in point.kept:
-        pos = position(exp, str(summary["solver"]), int(summary["run"]))
+        pos = planned.get((str(summary["solver"]), int(summary["run"])))
         if pos is not None:
             kept.setdefault(pos, (rows, summary))
     return _Start(exp, meta, _Resumed(point.directory, point.meta, kept, point.damaged))
@@ -264,8 +274,9 @@ def _entry_problems(exp: Experiment, problems: ProblemCache) -> list[tuple[dict[
     """The resolved kernel and problem of each solver entry of a sweep, each different problem
     prepared once.
 
-    So lambda at the real n is checked, and nu derived from lambda, for every entry before
-    any run starts (a derived nu's exact optimum is then in the disk cache for the workers).
+    So lambda at the real n is checked, and nu derived from lambda (where an entry reads it:
+    :func:`~sbpbench.experiment.assemble.reads_nu`), for every entry before any run starts (a
+    derived nu's exact optimum is then in the disk cache for the workers).
     """
     resolved: dict[tuple, tuple[dict[str, Any], dict[str, Any]]] = {}
     for spec in exp.solvers:
@@ -295,6 +306,9 @@ def _open(start: _Start, results_root: Path, executor: Executor, reporter: Repor
                            {k: v for k, v in resumed.old.items() if k not in ("interrupted", "finished")})
     writer.meta["solver_traits"] = start.meta["solver_traits"]  # a folder written before they were recorded
     writer.meta["solver_streams"] = start.meta["solver_streams"]
+    writer.meta.pop("runs_once", None)  # as run now: a folder of older code ran every entry ``runs`` times
+    if "runs_once" in start.meta:
+        writer.meta["runs_once"] = start.meta["runs_once"]
     writer.meta["resolved"]["dataset"].setdefault("files", start.meta["resolved"]["dataset"]["files"])
     for pos, (rows, summary) in resumed.kept.items():
         writer.add_run(rows, summary, pos, flush=False)
@@ -317,7 +331,7 @@ def _open(start: _Start, results_root: Path, executor: Executor, reporter: Repor
 
 
 def run_experiment(exp: Experiment, results_root: Path, reporter: Reporter | None = None) -> Path:
-    """Run every solver of an experiment ``exp.runs`` times, in this process, and write the results.
+    """Run every solver entry of an experiment its runs (:func:`plan`), in this process, and write the results.
 
     Parameters
     ----------

@@ -4,7 +4,7 @@ The one place that turns a validated :class:`~sbpbench.experiment.config.Experim
 a :class:`~sbpbench.problem.Problem`: load the dataset (subsampled with the experiment's
 seed), hold out its validation examples (:func:`hold_out`), compute sigma2 from the training
 data when the config gives a rule (:mod:`sbpbench.kernels.bandwidth`), evaluate lambda at the
-real training size, derive nu from lambda when asked (through the exact optimum,
+real training size, derive nu from lambda when asked and an entry reads it (through the exact optimum,
 :mod:`sbpbench.experiment.optimum`) and build the counting kernel. The client and every
 worker call :func:`prepare`, so they solve the same problem. In a sweep of the kernel or the
 problem each solver entry has its own problem
@@ -26,7 +26,7 @@ import numpy as np
 from sbpbench import data, memory
 from sbpbench.data.libsvm import read_libsvm, to_binary
 from sbpbench.errors import UserError
-from sbpbench.experiment.config import Experiment, NuFromLambda
+from sbpbench.experiment.config import Experiment, NuFromLambda, SolverSpec
 from sbpbench.experiment.optimum import optimum
 from sbpbench.kernels import KernelSpec, memory_needs
 from sbpbench.kernels.bandwidth import sigma2_from_data
@@ -194,7 +194,20 @@ def check_sizes(exp: Experiment, train: data.Split, test: data.Split) -> None:
     memory.require({**kernel, **largest}, f"{exp.source}: {n} training examples of {d} features")
 
 
-def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None) -> Prepared:
+def reads_nu(exp: Experiment, spec: SolverSpec | None = None, run: int = 0) -> bool:
+    """Whether the problem of run ``run`` of entry ``spec`` (:meth:`Experiment.for_run`; the
+    experiment's own for None) is solved by an entry whose solver reads nu (``nu`` in its
+    :attr:`~sbpbench.solvers.base.Solver.needs`: SBP's).
+
+    Without one, ``nu: from_lambda`` is not derived for that problem: its exact optimum (a solve
+    of minutes on a full data set) would serve nothing.
+    """
+    key = problem_key(exp.for_run(spec, run))
+    return any("nu" in SOLVERS[s.name].needs and problem_key(exp.for_run(s, run)) == key for s in exp.solvers)
+
+
+def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None,
+            derive_nu: bool | None = None) -> Prepared:
     """Load an experiment's data (subsampled with its seed) and build its problem.
 
     The one place that turns an experiment into a problem: the client and every worker
@@ -208,6 +221,10 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
     splits : tuple of Split, optional
         Its data as :func:`load_data` gives them (the data of a sweep's experiment serve all
         its entries); loaded here when not given.
+    derive_nu : bool, optional
+        Whether ``nu: from_lambda`` is derived (its exact optimum solved): the caller's
+        :func:`reads_nu` of the entry (a sweep's ``exp`` is an entry's variant, which cannot say);
+        None: :func:`reads_nu` of ``exp``. Not derived, nu is None.
     """
     t0 = time.perf_counter()
     train, test = splits if splits is not None else load_data(exp)
@@ -217,10 +234,12 @@ def prepare(exp: Experiment, splits: tuple[data.Split, data.Split] | None = None
     kernel = resolve_kernel(exp, train)
     problem = Problem.build(train, test, kernel, params["lambda"], None, exp.bias, validation)
     if isinstance(exp.nu, NuFromLambda):
-        opt = optimum(problem, exp.dataset.as_dict(), exp.seed)  # cached on disk after the first time
-        params["nu"] = opt["nu"]
         params["nu_expression"] = NuFromLambda.KEYWORD
-        params["optimum"] = {k: v for k, v in opt.items() if k != "key"}
+        params["nu"] = None  # no entry reads nu: the exact optimum is not solved for nothing
+        if reads_nu(exp) if derive_nu is None else derive_nu:
+            opt = optimum(problem, exp.dataset.as_dict(), exp.seed)  # cached on disk after the first time
+            params["nu"] = opt["nu"]
+            params["optimum"] = {k: v for k, v in opt.items() if k != "key"}
     problem = replace(problem, nu=params["nu"])
     dataset = {**exp.dataset.as_dict(), "n_train": train.n, "n_test": test.n, "n_features": train.X.shape[1],
                "positives_train": int((train.y > 0).sum()), "positives_test": int((test.y > 0).sum())}
@@ -263,6 +282,7 @@ def resolved_config(exp: Experiment, prep: Prepared,
         "budget": asdict(exp.budget),
         "checkpoints": asdict(exp.checkpoints),
         "runs": exp.runs,
+        **({"repeat_deterministic": True} if exp.repeat_deterministic else {}),  # absent: as before it was a key
         "seed": exp.seed,
     }
 

@@ -194,6 +194,26 @@ class Experiment:
     #: ``report``: the budgets of the tables of test error at fixed budgets, by axis
     #: (:func:`report_budgets`); an axis not given gets its default budgets.
     report: dict[str, tuple[float, ...]] = field(default_factory=dict, compare=False)
+    #: ``repeat_deterministic``: run the entries of a deterministic solver ``runs`` times as the
+    #: others (for the spread of their seconds); False: once (:meth:`runs_of`).
+    repeat_deterministic: bool = False
+
+    def runs_of(self, spec: SolverSpec) -> int:
+        """How many times solver entry ``spec`` runs: ``runs``, but once for a deterministic solver.
+
+        A deterministic solver (:attr:`~sbpbench.solvers.base.Solver.deterministic`: it draws
+        nothing from its generator) gives the same run of one problem whatever its seed, so its
+        entry runs once, counted as one run, unless ``repeat_deterministic`` asks for ``runs``
+        (their seconds vary) or k-fold cross-validation gives each run its own fold's problem.
+        """
+        once = (getattr(SOLVERS.get(spec.name), "deterministic", False) and not self.repeat_deterministic
+                and not self.folds)
+        return 1 if once else self.runs
+
+    def runs_once(self) -> list[str]:
+        """The labels of the entries that run once though ``runs`` asks for more (:meth:`runs_of`),
+        as ``meta.json``'s ``runs_once`` records them."""
+        return [spec.label for spec in self.solvers if self.runs_of(spec) < self.runs]
 
     @property
     def swept(self) -> bool:
@@ -828,7 +848,7 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
     base = base or Path(".")
     top = _Section(source, "", data)
     top.only(["name", "description", "dataset", "kernel", "problem", "solvers", "budget",
-              "checkpoints", "runs", "seed", "report"])
+              "checkpoints", "runs", "repeat_deterministic", "seed", "report"])
     for required in ("dataset", "solvers"):
         if required not in top.data:
             top.fail(required, "missing")
@@ -864,7 +884,7 @@ def parse(data: Any, source: str, base: Path | None = None) -> Experiment:
         runs=runs,
         seed=top.get("seed", int, 0, check=non_negative),
         source=source, raw=data, lam_key=lam_key, sigma2_rule=sigma2_rule, validation=validation, folds=folds,
-        report=report,
+        report=report, repeat_deterministic=top.get("repeat_deterministic", bool, False),
     )
 
 

@@ -6,7 +6,8 @@ solver and checkpoint by checkpoint, and fails on any departure beyond a band, b
 worse alike (a "better" value is a changed solver too; regenerate the reference deliberately
 with ``sbpbench check --update``):
 
-* every solver of the reference must be there with as many runs at every checkpoint, and
+* every solver of the reference must be there with as many runs at every checkpoint (a
+  deterministic solver's identical runs count as one: its entry runs once unless repeated), and
   every run must stop where the reference's did (``iteration`` at its last checkpoint);
 * the work done, :data:`WORK` (``iteration``, ``kernel_evals``, ``kernel_evals_computed``), must be
   identical at every checkpoint (means over runs): counts fixed by the seeds, with no spread
@@ -41,6 +42,7 @@ from sbpbench.results.agreement import resolved_difference
 from sbpbench.results.curves import final_rows
 from sbpbench.results.lookup import newest_runs
 from sbpbench.results.store import read_curves, read_meta, solver_trait
+from sbpbench.solvers import SOLVERS
 
 #: Band width in reference standard deviations.
 Z = 3.0
@@ -146,9 +148,15 @@ def _means(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _missing_runs(solver: str, ref: pd.DataFrame, got: pd.DataFrame) -> list[Deviation]:
-    """A deviation at the first checkpoint where ``got`` has another number of runs than ``ref``."""
+    """A deviation at the first checkpoint where ``got`` has another number of runs than ``ref``.
+
+    A deterministic solver's runs are one run however many times it was repeated
+    (:meth:`~sbpbench.experiment.config.Experiment.runs_of`): only whether it has one is compared.
+    """
     ref_runs = ref.groupby("checkpoint")["run"].nunique()
     got_runs = got.groupby("checkpoint")["run"].nunique().reindex(ref_runs.index, fill_value=0)
+    if getattr(SOLVERS.get(str(ref["solver_name"].iloc[0])), "deterministic", False):
+        ref_runs, got_runs = ref_runs.clip(upper=1), got_runs.clip(upper=1)
     differ = ref_runs.index[ref_runs != got_runs]
     if differ.empty:
         return []

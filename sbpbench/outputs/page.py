@@ -45,7 +45,7 @@ from sbpbench.files import atomic_write
 from sbpbench.outputs import svg_chart
 from sbpbench.outputs.budgets import budget_caption, budget_labels, budget_tables, cell
 from sbpbench.outputs.lines import X_AXES, Y_AXES, Numbers, left_out_each, mean_line
-from sbpbench.outputs.notation import number
+from sbpbench.outputs.notation import formatted, number
 from sbpbench.outputs.profiles import PROFILE_COSTS, Profile, caption, performance_profile
 from sbpbench.outputs.summary import (
     SummaryRow,
@@ -234,7 +234,8 @@ def _table(header: Sequence[str], rows: list[list[Any]], bad: list[bool] | None 
 def _summary(curves: pd.DataFrame, rows: list[SummaryRow]) -> str:
     if not rows:
         return "<p>No checkpoints were recorded.</p>"
-    return _table(summary_header(curves), [[r.solver, r.runs, Shown(f"{r.error_mean:.2f} ± {r.error_se:.2f}"),
+    return _table(summary_header(curves), [[r.solver, r.runs,
+                                            Shown(f"{formatted(r.error_mean, '.2f')} ± {formatted(r.error_se, '.2f')}"),
                                             r.kernel_evals, r.train_time_s, r.statuses] for r in rows])
 
 

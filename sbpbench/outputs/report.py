@@ -10,7 +10,7 @@ with their verdicts. Our numbers are read from results (by default the committed
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -115,17 +115,18 @@ def experiment_rows(results: Results) -> list[Cells]:
         ran = res.meta.get("config") or {}
         changed = sorted(k for k in set(ran) | set(config) if ran.get(k) != config.get(k))
         overrides = f" (run with overrides of {', '.join(changed)}: see its meta.json)" if changed else ""
-        text, complete = _runs_text(name, res.curves, int(ran.get("runs", 1)))
+        text, complete = _runs_text(name, res.curves, int(ran.get("runs", 1)), res.meta.get("runs_once", []))
         rows.append((name, config.get("description", ""),
                      f"run {res.meta.get('run_id', res.directory.name)}: {text}{overrides}",
                      "run" if complete else "run in part"))
     return rows
 
 
-def _runs_text(exp: str, curves: pd.DataFrame, planned: int) -> tuple[str, bool]:
+def _runs_text(exp: str, curves: pd.DataFrame, planned: int, once: Collection[str] = ()) -> tuple[str, bool]:
     """How many runs each solver's curve averages, which runs are another experiment's
     (:data:`sbpbench.papers.SHARED_RUNS`), and, when some planned runs are missing, the
-    commands that complete them. Returns the text and whether every planned run is there."""
+    commands that complete them. Returns the text and whether every planned run is there
+    (``planned`` of each solver, one of those ``once`` names: ``meta.json``'s ``runs_once``)."""
     runs = curves.groupby("solver", sort=False)["run"].nunique()
     if runs.min() == runs.max():
         text = f"{len(runs)} solver(s), {int(runs.max())} run(s) each"
@@ -134,7 +135,7 @@ def _runs_text(exp: str, curves: pd.DataFrame, planned: int) -> tuple[str, bool]
     if exp in papers.SHARED_RUNS:
         source, solver = papers.SHARED_RUNS[exp]
         text += f"; the {solver} runs are {source}'s (the same runs)"
-    complete = int(runs.min()) >= planned
+    complete = all(n >= (1 if solver in once else planned) for solver, n in runs.items())
     if not complete:
         folder = f"results/paper/{exp}"
         text += (f"; {planned} planned: complete them with `sbpbench run configs/{exp}.yaml --jobs 2 "

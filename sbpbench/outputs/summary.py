@@ -30,8 +30,8 @@ from sbpbench.results.curves import final_rows
 @dataclass(frozen=True)
 class SummaryRow:
     """One solver's last checkpoints: test error mean and its standard error over runs (in
-    percent; 0 for one run), mean kernel evaluations and training seconds, and the statuses its
-    runs ended with. The standard error is the spread the figures' bands show too."""
+    percent; NaN, shown n/a, for one run), mean kernel evaluations and training seconds, and the
+    statuses its runs ended with. The standard error is the spread the figures' bands show too."""
 
     solver: str
     runs: int
@@ -78,8 +78,8 @@ def summary_rows(curves: pd.DataFrame) -> list[SummaryRow]:
     rows, column = [], chosen_on(curves)
     for label, g in final_rows(curves).groupby("solver", sort=False):
         err = 100 * g[column]
-        rows.append(SummaryRow(str(label), len(g), err.mean(), err.std(ddof=1) / len(g) ** 0.5 if len(g) > 1 else 0.0,
-                               g["kernel_evals"].mean(), g["train_time_s"].mean(),
+        se = err.std(ddof=1) / len(g) ** 0.5 if len(g) > 1 else math.nan  # one run: no spread to judge by
+        rows.append(SummaryRow(str(label), len(g), err.mean(), se, g["kernel_evals"].mean(), g["train_time_s"].mean(),
                                ",".join(sorted(set(g["status"].astype(str))))))
     return rows
 
@@ -123,7 +123,8 @@ class Best:
     final error of the column the choice is made on (:func:`chosen_on`: the validation error when
     the runs measured one; the first in the file on a tie), that entry's mean final validation
     error (NaN without a validation split) and its mean final test error with the standard error
-    of that mean over runs (0 for one run), in percent; ``entries`` is how many entries were compared."""
+    of that mean over runs (NaN, shown n/a, for one run), in percent; ``entries`` is how many
+    entries were compared."""
 
     solver_name: str
     solver: str
@@ -166,7 +167,7 @@ def best_settings(curves: pd.DataFrame) -> list[Best]:
         tests = 100 * g.loc[g["solver"] == label, "test_error"].to_numpy(dtype=float)
         validation = 100 * float(means.loc[label, column]) if column == "validation_error" else math.nan
         best.append(Best(str(name), label, len(tests), validation, float(tests.mean()),
-                         float(tests.std(ddof=1) / len(tests) ** 0.5) if len(tests) > 1 else 0.0, len(means)))
+                         float(tests.std(ddof=1) / len(tests) ** 0.5) if len(tests) > 1 else math.nan, len(means)))
     return best
 
 
@@ -224,7 +225,8 @@ def best_table(curves: pd.DataFrame, columns: int | None = None) -> str:
     Returns
     -------
     str
-        ``best setting: LABEL (validation error V%, test error T% ± S)``, the caption and the table,
+        ``best setting: LABEL (validation error V%, test error T% ± S)`` (S ``n/a`` for one run),
+        the caption and the table,
         or ``""``.
     """
     best = best_settings(curves)
@@ -232,7 +234,7 @@ def best_table(curves: pd.DataFrame, columns: int | None = None) -> str:
         return ""
     on_validation = chosen_on(curves) == "validation_error"
     top = min(best, key=lambda b: b.validation_error if on_validation else b.test_error)
-    test = f"test error {formatted(top.test_error, '.2f')} ± {formatted(top.test_error_se, '.2f')}%"
+    test = f"test error {formatted(top.test_error, '.2f')}% ± {formatted(top.test_error_se, '.2f')}"
     first = (f"best setting: {printable(top.solver)} (validation error {top.validation_error:.2f}%, {test})"
              if on_validation else f"best setting: {printable(top.solver)} ({test}, chosen on the test set)")
     header, rows = best_cells(curves)

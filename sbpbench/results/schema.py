@@ -108,14 +108,14 @@ SOLVER: Schema = {"name": TEXT, "label": TEXT, "params": OBJECT, "path": TEXT, "
 #: ``resolved`` (:func:`sbpbench.experiment.assemble.resolved_config`).
 RESOLVED: Schema = {
     "dataset": DATASET, "kernel": KERNEL, "problem": PROBLEM, "solvers": ListOf(SOLVER), "budget": OBJECT,
-    "checkpoints": OBJECT, "runs": POSITIVE, "seed": INTEGER,
+    "checkpoints": OBJECT, "runs": POSITIVE, "repeat_deterministic": FLAG, "seed": INTEGER,
 }
 
 #: A ``meta.json`` (:func:`sbpbench.execution.sweep.run_experiments` writes it).
 META: Schema = {
     "experiment": TEXT, "config_file": TEXT_OR_NULL, "config": OBJECT, "resolved": RESOLVED,
     "executor": TEXT_OR_NULL, "jobs": COUNT_OR_NULL, "solver_traits": ObjectOf(ObjectOf(FLAG_OR_NULL)),
-    "solver_streams": ObjectOf(TEXT),
+    "solver_streams": ObjectOf(TEXT), "runs_once": ListOf(TEXT),
     "versions": ObjectOf(TEXT_OR_NULL), "python": TEXT_OR_NULL, "git_commit": TEXT_OR_NULL,
     "git_dirty": FLAG_OR_NULL, "host": OBJECT, "dataset_copy": TEXT_OR_NULL, "started": TEXT, "finished": TEXT,
     "interrupted": FLAG, "run_id": TEXT, "source": TEXT, "runs": ListOf(RUN), "resumes": ListOf(OBJECT),
