@@ -263,7 +263,8 @@ def chart_svg(data: dict[str, Any], x_name: str, y_name: str, clip_id: str) -> s
         lo, hi = y_axis["range"]
         y_range = (lo - PAD * (hi - lo), hi + PAD * (hi - lo))
     scale = _Scale(x_range, y_range, bool(x_axis["log"]), bool(y_axis["log"]))
-    names = [label if c["runs"] is None else f"{label} ({c['runs']} run{'' if c['runs'] == 1 else 's'})" for label, c, _ in entries]
+    names = [label if c["runs"] is None else f"{label} ({c['runs']} run{'' if c['runs'] == 1 else 's'})"
+             for label, c, _ in entries]
     columns, rows, column_width = legend_layout(names)
     total = H + LEGEND_ROW * rows + 6
     area = f'x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}"'
