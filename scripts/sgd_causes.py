@@ -56,7 +56,7 @@ than half of the runs to 1%; ``the paper's procedure`` where the reference progr
 paper's parameters, agrees with ours (under :data:`PLAUSIBLE` of its runs reach 1% there either:
 the printed value came from how the paper ran it, not from our code); else ``not established``. The record (JSON, with a
 readable ``.md`` beside it) holds every number; ``sbpbench report`` quotes it in the rows. All of
-it reads the committed runs but for the reference programs' runs (about 15 minutes on 2 cores).
+it reads the committed runs but for the reference programs' runs (35 minutes on 2 busy cores).
 """
 
 from __future__ import annotations
