@@ -13,9 +13,11 @@ from sklearn.svm import LinearSVC
 from sbpbench.errors import UserError
 from sbpbench.papers import declarations, sgd
 from sbpbench.results.lookup import ExperimentResult
+from scripts import sgd_references
 from scripts.sgd_causes import (
     PLAUSIBLE,
     alternative_definitions,
+    built,
     decide,
     epochs_quantile,
     eps_not_stopping_early,
@@ -71,14 +73,18 @@ def test_epochs_quantile_places_the_printed_epochs_among_ours():
     assert censored["share_at_least_printed"] == 0.05 and censored["plausible"]  # a run never at 1% needs more
 
 
-def _record(share: float, ref: float | None = None, over_j: float = 0.0) -> dict:
-    def chance(share: float) -> dict:
-        return {"runs": 20, "at_1pct": round(20 * share), "share": share, "median_rel_acc": 0.02,
-                "plausible": share >= PLAUSIBLE, "alike": False}
-    record = {"solver": "dcd", "ours": chance(share), "needed": None,
+def _chance(share: float) -> dict:
+    return {"runs": 20, "at_1pct": round(20 * share), "share": share, "median_rel_acc": 0.02,
+            "plausible": share >= PLAUSIBLE, "alike": False}
+
+
+def _record(share: float, ref: float | None = None, over_j: float = 0.0, default: float | None = None) -> dict:
+    record = {"solver": "dcd", "ours": {**_chance(share), "median_epochs_at_stop": 188.0}, "needed": None,
               "definitions": {"share_rel_to_J": over_j, "j_opt_shift_for_median": 0.01, "table1_agreement": 1e-6}}
     if ref is not None:
-        record["reference"] = {"program": "train -s 3", **chance(ref)}
+        record["reference"] = {"program": "train -s 3", "unit": "row orders", **_chance(ref)}
+    if default is not None:
+        record["default"] = {"program": "svm_perf_learn -w 9", "unit": "row orders", **_chance(default)}
     return record
 
 
@@ -88,8 +94,8 @@ def test_decide_names_the_cause_by_the_first_hypothesis_that_holds():
     assert decide(_record(0.1))[0] == "the paper's procedure"
     assert decide(_record(0.0, ref=0.1))[0] == "the paper's procedure"
     assert decide(_record(0.0, over_j=0.8))[0] == "setup"
-    cause, why = decide(_record(0.0, ref=0.0))
-    assert cause == "not established" and "tried one lucky run" in why and "train -s 3: 0/20" in why
+    cause, why = decide(_record(0.0))
+    assert cause == "not established" and "tried one lucky run" in why and "no reference program" in why
     alike = _record(0.0)
     alike["ours"]["alike"] = True
     assert "tried one lucky run (none can be: our runs all end alike)" in decide(alike)[1]
@@ -108,6 +114,31 @@ def test_decide_names_the_cause_by_the_first_hypothesis_that_holds():
     assert cause == "setup" and "read at whole epochs, as the paper counts T, 62% reach 1% by then" in why
     epochs["ours"] = epochs["whole_epochs"]
     assert decide(epochs)[0] == "the paper's procedure"
+
+
+def test_a_reference_program_that_agrees_with_ours_names_the_papers_procedure():
+    cause, why = decide(_record(0.0, ref=0.0))
+    assert cause == "the paper's procedure" and "train -s 3: 0/20 row orders at 1%" in why
+    assert "the reference program run with the paper's parameters agrees with ours" in why
+    assert decide(_record(0.0, ref=0.04))[0] == "the paper's procedure"  # under one in 20: agrees, not luck
+    assert decide(_record(0.0, ref=0.0, over_j=0.8))[0] == "setup"  # an earlier hypothesis goes first
+
+
+def test_a_reference_program_that_reaches_one_percent_where_ours_does_not_names_the_implementation():
+    cause, why = decide(_record(0.0, ref=0.6))
+    assert cause == "implementation" and "reaches 1% where ours does not" in why and "iterations" not in why
+    record = _record(0.0, ref=1.0)
+    record["reference"]["median_iterations"] = 140.0
+    cause, why = decide(record)
+    assert cause == "implementation" and "it stops after 140 iterations, ours after 188" in why
+
+
+def test_only_the_programs_default_algorithm_reaching_one_percent_names_the_setup():
+    cause, why = decide(_record(0.0, ref=0.0, default=0.9))
+    assert cause == "setup" and "svm_perf_learn -w 9: 18/20 row orders at 1%" in why
+    assert "the program's default algorithm reaches 1% where the one ours runs does not" in why
+    assert decide(_record(0.0, ref=0.9, default=0.9))[0] == "implementation"  # the same algorithm goes first
+    assert decide(_record(0.0, ref=0.0, default=0.3))[0] == "the paper's procedure"  # not most of its runs
 
 
 def test_read_model_signs_the_weights_for_label_plus_one(tmp_path):
@@ -164,3 +195,63 @@ def test_the_committed_record_covers_every_explained_row_with_a_fixed_cause():
     assert set(found["rows"]) == analysed and analysed <= declared
     assert all(record["cause"] in declarations.CAUSE_WORDS and record["evidence"] for record in found["rows"].values())
 
+
+
+def test_the_reference_programs_model_files_give_their_weights(tmp_path):
+    perf = tmp_path / "svmperf-model"
+    perf.write_text("SVM-light Version V6.20\n0 # kernel type\n3 # highest feature index \n2 # number of support "
+                    "vectors plus 1 \n0 # threshold b, each following line is a SV (starting with alpha*y)\n"
+                    "1 1:0.5 3:-2 #\n")
+    assert sgd_references.read_svmperf_model(perf, 3).tolist() == [0.5, 0.0, -2.0]
+    perf.write_text("1 1:0.5\n")
+    with pytest.raises(ValueError, match="not an SVM-light model"):
+        sgd_references.read_svmperf_model(perf, 3)
+    pegasos = tmp_path / "pegasos-model"
+    pegasos.write_text("1:-0.75 2:0.25 9:1 \n")  # a feature beyond the data's (none in ours) is dropped
+    assert sgd_references.read_pegasos_model(pegasos, 3).tolist() == [-0.75, 0.25, 0.0]
+
+
+def test_a_reference_source_not_to_be_had_is_skipped_with_one_line(tmp_path, capsys):
+    def missing() -> Path:
+        return sgd_references.build_svmperf(None, tmp_path, mirror=tmp_path / "no-mirror")
+    assert built("svm_perf", missing) is None
+    assert "skipped: svm_perf source not found (no svm_perf/svm_perf.tar.gz in a git mirror" in capsys.readouterr().err
+    with pytest.raises(sgd_references.SourceMissing, match="not an unpacked pegasos.tgz"):
+        sgd_references.build_pegasos(tmp_path, tmp_path / "work")
+
+
+def _exact(n: int, C: float, tmp_path: Path):
+    train, _ = adult(n)
+    data = tmp_path / "a9a-small"
+    dump_svmlight_file(train.X, train.y, str(data), zero_based=False)
+    lam = 1.0 / (C * train.n)
+    w = LinearSVC(loss="hinge", dual=True, C=C, fit_intercept=False, tol=1e-10, max_iter=10**6,
+                  random_state=0).fit(train.X, train.y).coef_.ravel()
+    j_opt = objective(train.X, train.y, w, lam)
+    return train, data, lam, lambda v: (objective(train.X, train.y, v, lam) - j_opt) / j_opt
+
+
+@pytest.mark.skipif(not sgd_references.SVMPERF_MIRROR.is_dir() or shutil.which("gcc") is None,
+                    reason="svm_perf's source (its git mirror) or gcc is not here")
+def test_svm_perf_at_a_tight_eps_reaches_the_exact_optimum_in_any_row_order(tmp_path):
+    train, data, lam, accuracy = _exact(400, 1.0, tmp_path)
+    program = sgd_references.build_svmperf(None, tmp_path)
+    lines = [line + "\n" for line in data.read_text().splitlines()]
+    tight = sgd_references.svmperf_runs(program, lines, 1.0, 0.001, 3, 2, accuracy, train.X.shape[1], tmp_path)
+    assert tight["rel_acc"].max() < 1e-4 and min(tight["iterations"]) > 1
+    assert tight["program"] == "svm_perf_learn -c 1n/100 -w 3 -e 0.001 --b 0"
+    loose = sgd_references.svmperf_runs(program, lines, 1.0, 5.0, 3, 1, accuracy, train.X.shape[1], tmp_path)
+    assert loose["rel_acc"][0] > tight["rel_acc"].max() and loose["iterations"][0] < min(tight["iterations"])
+
+
+@pytest.mark.skipif(not sgd_references.PEGASOS_MIRROR.is_dir() or shutil.which("g++") is None,
+                    reason="pegasos' source (its git mirror) or g++ is not here")
+def test_pegasos_runs_are_its_seeds_and_approach_the_optimum(tmp_path):
+    train, data, lam, accuracy = _exact(400, 1.0, tmp_path)
+    program = sgd_references.build_pegasos(None, tmp_path)
+    runs = sgd_references.pegasos_runs(program, data, lam, 400 * 200, 3, accuracy, train.X.shape[1], tmp_path)
+    again = sgd_references.pegasos_runs(program, data, lam, 400 * 200, 2, accuracy, train.X.shape[1], tmp_path)
+    assert again["rel_acc"].tolist() == runs["rel_acc"][:2].tolist()  # seed k is the same run
+    assert len(set(runs["rel_acc"].tolist())) == 3  # and other seeds other runs
+    short = sgd_references.pegasos_runs(program, data, lam, 400, 3, accuracy, train.X.shape[1], tmp_path)
+    assert np.median(runs["rel_acc"]) < np.median(short["rel_acc"]) and runs["rel_acc"].min() > -1e-9
