@@ -319,9 +319,10 @@ class Declared:
 
 
 def _word(verdict: str) -> str:
-    """``matches`` or ``differs`` from a number's verdict (``differs: our copy is ...``), else the verdict."""
+    """``matches`` or ``differs`` from a number's verdict (``differs: our copy is ...``), else the verdict
+    without the cause a row may name after it (``did not hold: cause: setup``)."""
     found = re.match(r"(?:error )?(matches|differs)\b", verdict)
-    return found[1] if found else verdict
+    return found[1] if found else verdict.split(": cause: ")[0]
 
 
 def shape(question: Any) -> str:

@@ -1018,7 +1018,10 @@ PAPER = Paper(
         Section("SBP paper, Table 2 and the captions of Figures 2 and 3: data sizes and settings, as run",
                 (SETTINGS, SMO_EPOCHS)),
         Section("SBP paper, Section 5: LIBSVM vs SBP (with bias)", (LIBSVM,)),
-        Section("SBP paper, Section 5 and Appendix A: the claims", (CLAIMS,), figures=("sbp-figure2", "sbp-figure3")),
+        Section("SBP paper, Section 5 and Appendix A: the claims", (CLAIMS,), figures=("sbp-figure2", "sbp-figure3"),
+                intro="A claim or check that does not hold names its cause (data, setup, implementation, the "
+                      f"paper's procedure, or not established), tested by scripts/sbp_causes.py ({CAUSES_RECORD}, "
+                      "whose evidence the row quotes)."),
     ),
     verdict_rules=("nu matches when ours rounds to the printed value at its 3 significant digits (within half a unit "
                    "of the third digit); a gap beyond that differs however small, and is given in units of that digit",
