@@ -19,6 +19,7 @@ from scripts.sbp_causes import (
     decide_overfits,
     decide_settle,
     first_epoch,
+    printed_nu,
     settle_absolute,
     ten_run_means,
 )
@@ -77,8 +78,13 @@ def test_decide_close_names_a_lucky_mean_then_the_averaged_iterate():
 
 
 def test_decide_settle_needs_a_count_that_puts_smo_a_tenth_of_a_decade_later():
-    assert decide_settle({"gaps": {"ours": -0.7, "cached": 0.1}})[0] == "setup"
-    assert decide_settle({"gaps": {"ours": -0.7, "cached": 0.09}})[0] == "not established"
+    assert decide_settle({"gaps": {"ours": -0.7, "cached": 0.1}, "nu_ratio": None})[0] == "setup"
+    assert decide_settle({"gaps": {"ours": -0.7, "cached": 0.09}, "nu_ratio": 0.99})[0] == "not established"
+
+
+def test_printed_nu_is_table_2s_without_bias_and_none_for_a_substitute():
+    assert printed_nu("MNIST") == 2.21e-4 and printed_nu("Adult") == 1.10e-2
+    assert printed_nu("MNIST-t10k (substitute)") is None
 
 
 def test_decide_ends_blames_the_problem_when_its_optimum_is_not_lower():
@@ -104,8 +110,8 @@ def test_decide_fourier_needs_the_papers_settings_and_no_claim_on_the_panel():
 
 
 def test_decide_issvm_names_the_cost_model_unless_issvm_is_first_per_kernel_row_too():
-    record = {"cost": {"issvm": "two rows", "sbp": "one row"}, "median_rows": {"issvm": 1e4, "sbp": 9e3},
-              "at_equal_rows": "inconclusive", "at_equal_rows_outcome": "inconclusive"}
+    record = {"cost": {"issvm": "two rows", "sbp": "one row"}, "at_equal_rows": "inconclusive",
+              "at_equal_rows_outcome": "inconclusive"}
     assert decide_issvm(record)[0] == "setup"
     assert decide_issvm({**record, "at_equal_rows_outcome": "supports"})[0] == "not established"
 
