@@ -423,7 +423,7 @@ def test_against_issvm_the_verdict_depends_on_what_a_cost_is(tmp_path):
     per_iteration, per_row = _issvm_rows()
     results = _write(tmp_path, "sbp-libsvm-adult", _authors([3000] * 5, [4000] * 5))
     (_, _, measured, verdict), evidence = per_iteration.decided(results)[0]
-    assert verdict == "did not hold: issvm reaches it first"
+    assert verdict == "did not hold: issvm reaches it first: cause: not established"  # no sbp_causes.py record here
     assert evidence is not None and evidence.test == "Gehan" and evidence.n == (5, 5) and evidence.estimate == 1.0
     assert "issvm iterations to test_error <= 0.1498 (analyses/authors-sbp.json)" in measured
     assert "(Gehan, 90% interval; n = 5, 5)" in measured
@@ -439,7 +439,7 @@ def test_against_issvm_runs_short_of_the_target_are_censored(tmp_path):
     per_iteration, _ = _issvm_rows()
     results = _write(tmp_path, "sbp-libsvm-adult", _authors([3000] * 5, [None] * 5))
     (_, _, measured, verdict), _ = per_iteration.decided(results)[0]
-    assert verdict == "did not hold: issvm reaches it first" and "0/5 runs at the target" in measured
+    assert verdict.startswith("did not hold: issvm reaches it first") and "0/5 runs at the target" in measured
 
 
 def test_against_issvm_without_the_record_says_which_script_writes_it(tmp_path):

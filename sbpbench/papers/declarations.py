@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from sbpbench.papers.comparisons import Evidence
+from sbpbench.papers.comparisons import Evidence, Outcome
 from sbpbench.papers.questions import Question, read_analysis
 from sbpbench.results.curves import ReadAt
 from sbpbench.results.lookup import ExperimentResult, find_experiment
@@ -243,6 +243,10 @@ class Posed:
     cause : Cause, optional
         Where the cause of a contradicting verdict is recorded: the verdict then reads
         ``<contradicting verdict>: cause: <word>`` and the measured cell quotes the evidence.
+    cause_on : Outcome
+        The outcome whose verdict ``cause`` explains: ``contradicts`` (default), or ``supports``
+        for a row whose outcome words are reversed (its supported verdict is the one that does
+        not hold, as a check that ours is no slower, posed as "the other program is first").
     """
 
     what: str
@@ -254,6 +258,7 @@ class Posed:
     also: tuple[str, ...] = ()
     outcomes: tuple[str, str] | None = None
     cause: Cause | None = None
+    cause_on: Outcome = "contradicts"
 
     def found(self, results: Results) -> list[ExperimentResult] | str:
         """What the question reads: the first of ``experiments`` with results, then those of
@@ -281,7 +286,7 @@ class Posed:
         verdict = (words[0] if evidence.outcome == "supports" else words[1] if evidence.outcome == "contradicts"
                    else evidence.needed())
         measured = f"{measured} ({res.name})"
-        if self.cause is not None and evidence.outcome == "contradicts":
+        if self.cause is not None and evidence.outcome == self.cause_on:
             cause, why = self.cause.named(res)
             measured, verdict = f"{measured}; {why}", f"{verdict}: cause: {cause}"
         return [((self.what, self.paper, measured, verdict), evidence)]

@@ -23,6 +23,7 @@ import pandas as pd
 from sbpbench.papers.declarations import (
     NO_RESULTS,
     TOO_LONG,
+    Cause,
     Claims,
     ErrorCurves,
     Figure,
@@ -769,6 +770,34 @@ def _below(dataset: str, exp: str, low: str, high: str, what: str, region: Regio
                          f"{high} minus {low}, pp"), (exp,), kind="claim" if claimed else "check")
 
 
+#: The record of ``scripts/sbp_causes.py``: the tested cause of each claim or check row of
+#: Section 5 and Appendix A that :data:`EXPLAINED` names, by :func:`cause_key`.
+CAUSES_RECORD = "analyses/sbp-causes.json"
+
+#: The rows whose contradicting verdict ``scripts/sbp_causes.py`` explains: per claim (its key in
+#: :func:`cause_key`), the panels where ours contradicts it.
+EXPLAINED: dict[str, tuple[str, ...]] = {
+    "perceptron close": ("Adult",),
+    "smo settles later": ("MNIST", "MNIST-t10k (substitute)"),
+    "sbp ends below perceptron": ("Reuters", "MNIST", "MNIST-t10k (substitute)"),
+    "perceptron overfits": ("Reuters", "MNIST", "MNIST-t10k (substitute)"),
+    "sbp preferable to fourier": ("Adult",),
+    "issvm iterations": ("Adult",),
+    "issvm kernel rows": (),
+}
+
+
+def cause_key(claim: str, dataset: str) -> str:
+    """The key of a row in :data:`CAUSES_RECORD`: ``claim`` (a key of :data:`EXPLAINED`) on ``dataset``."""
+    return f"{claim}, {dataset}"
+
+
+def _explained(claim: str, dataset: str) -> Cause | None:
+    """Where the cause of ``claim`` on ``dataset`` is recorded, if :data:`EXPLAINED` names the row."""
+    return (Cause(CAUSES_RECORD, cause_key(claim, dataset), "sbp_causes.py") if dataset in EXPLAINED[claim]
+            else None)
+
+
 def _figure2_claims(dataset: str, exp: str) -> tuple[Posed, ...]:
     """Section 5's claims about Figure 2, on one panel. Overfitting is claimed on Adult only."""
     on_adult = dataset == "Adult"
@@ -777,7 +806,8 @@ def _figure2_claims(dataset: str, exp: str) -> tuple[Posed, ...]:
                  Region(("sbp", other), ("sbp", other))) for other in ("pegasos", "sdca")),
         Posed(f"SMO makes little progress until late (its error settles later than SBP's), {dataset}", "Section 5",
               "yes", Exceeds(SettleDecades("smo"), SettleDecades("sbp"), 0.1,
-                             "0.1 decade (26% more kernel evaluations)", "SMO minus SBP, decades"), (exp,)),
+                             "0.1 decade (26% more kernel evaluations)", "SMO minus SBP, decades"), (exp,),
+              cause=_explained("smo settles later", dataset)),
         Posed(f"SMO converges rapidly after its critical point (from halfway down to settled in fewer decades of "
               f"kernel evaluations than SBP), {dataset}", "Section 5", "yes",
               Exceeds(ConvergenceSpan("sbp"), ConvergenceSpan("smo"), 0.1,
@@ -790,7 +820,8 @@ def _figure2_claims(dataset: str, exp: str) -> tuple[Posed, ...]:
               Match(AtFirstEpoch("perceptron", "perceptron"), 0.0, 0.0,
                     "10% of SBP's error (our convention for the paper's 'similar', which states no number; a fixed "
                     "0.5 pp would let half or twice SBP's error on MNIST count as similar)",
-                    other=AtFirstEpoch("sbp", "perceptron"), relative=0.1), (exp,)),
+                    other=AtFirstEpoch("sbp", "perceptron"), relative=0.1), (exp,),
+              cause=_explained("perceptron close", dataset)),
         Posed(f"SBP keeps improving after the Perceptron's first epoch (\"the SBP continues improving over "
               f"additional passes\"), {dataset}", "Section 5", "yes",
               Exceeds(Change(AtFirstEpoch("sbp", "perceptron"), Final("sbp")), None, LEAST_PP, LEAST_REASON,
@@ -799,12 +830,14 @@ def _figure2_claims(dataset: str, exp: str) -> tuple[Posed, ...]:
               "Section 5", "not claimed",
               Exceeds(Final("perceptron"), Final("sbp"), LEAST_PP, LEAST_REASON,
                       "Perceptron minus SBP at their ends, pp"), (exp,),
-              kind="check", outcomes=("SBP lower", "SBP not lower")),
+              kind="check", outcomes=("SBP lower", "SBP not lower"),
+              cause=_explained("sbp ends below perceptron", dataset)),
         Posed(f"Perceptron overfits after its first epoch (its error rises to its end), {dataset}", "Section 5",
               "yes (on Adult)" if on_adult else "not claimed",
               Trend(AfterFirstEpoch("perceptron"), +1, LEAST_PP, f"{LEAST_REASON}, over the window"), (exp,),
               kind="claim" if on_adult else "check",
-              outcomes=None if on_adult else ("overfits", "does not overfit")),
+              outcomes=None if on_adult else ("overfits", "does not overfit"),
+              cause=_explained("perceptron overfits", dataset)),
     )
 
 
@@ -818,7 +851,8 @@ def _fourier_claims(dataset: str, exp: str, claimed: bool) -> tuple[Posed, ...]:
               "yes" if claimed else "not claimed",
               Exceeds(FourierLast("fourier"), FourierLast("sbp"), LEAST_PP, LEAST_REASON, "Fourier minus SBP, pp"),
               (exp,), kind="claim" if claimed else "check",
-              outcomes=None if claimed else ("SBP preferable", "Fourier not worse")),
+              outcomes=None if claimed else ("SBP preferable", "Fourier not worse"),
+              cause=_explained("sbp preferable to fourier", dataset)),
     )
 
 
@@ -852,7 +886,8 @@ def _against_issvm(cost: str, what: str, why: str = "") -> Posed:
                  f"authors' program{why} (A: issvm, B: ours; it does not hold where issvm reaches it first)",
                  "Algorithm 3 (issvm)", "not claimed: ours against the authors' code",
                  Rank(runs("issvm", "issvm"), runs("sbp", "ours")), ("sbp-libsvm-adult",), kind="check",
-                 outcomes=("did not hold: issvm reaches it first", "held"))
+                 outcomes=("did not hold: issvm reaches it first", "held"),
+                 cause=_explained(f"issvm {what}", "Adult"), cause_on="supports")
 
 
 AGAINST_ISSVM = (_against_issvm("iterations", "iterations"),
@@ -983,7 +1018,10 @@ PAPER = Paper(
         Section("SBP paper, Table 2 and the captions of Figures 2 and 3: data sizes and settings, as run",
                 (SETTINGS, SMO_EPOCHS)),
         Section("SBP paper, Section 5: LIBSVM vs SBP (with bias)", (LIBSVM,)),
-        Section("SBP paper, Section 5 and Appendix A: the claims", (CLAIMS,), figures=("sbp-figure2", "sbp-figure3")),
+        Section("SBP paper, Section 5 and Appendix A: the claims", (CLAIMS,), figures=("sbp-figure2", "sbp-figure3"),
+                intro="A claim or check that does not hold names its cause (data, setup, implementation, the "
+                      f"paper's procedure, or not established), tested by scripts/sbp_causes.py ({CAUSES_RECORD}, "
+                      "whose evidence the row quotes)."),
     ),
     verdict_rules=("nu matches when ours rounds to the printed value at its 3 significant digits (within half a unit "
                    "of the third digit); a gap beyond that differs however small, and is given in units of that digit",
