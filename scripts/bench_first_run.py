@@ -53,11 +53,8 @@ def child(warm_up: bool) -> dict:
     """Build the problem and run each solver twice, the first after its warm-up (timed alone)."""
     from sbpbench.experiment import config
     from sbpbench.experiment.assemble import prepare
-    from sbpbench.kernels import Kernel
 
-    warm_ups = loop.WarmUps() if warm_up else NoWarmUp()
-    if not warm_up:  # the runner before issue #13
-        Kernel._load_loops = lambda self: None  # type: ignore[method-assign]
+    warm_ups = loop.WarmUps() if warm_up else NoWarmUp()  # without: the runner before issue #13
     # to the first checkpoint and a little beyond (one kernel row of full Adult is 32561 evaluations)
     exp = config.load(CONFIG, [f"solvers=[{', '.join(SOLVERS)}]", "budget={kernel_evals: 100000}"])
     t0 = time.perf_counter()

@@ -106,6 +106,8 @@ def resident_mb() -> tuple[float, float]:
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
 
+#: :func:`staged_run`'s name of the run's stage.
+RUN_STAGE = "the run (its row cache)"
 #: A staged child process (``python -c``): the interpreter's resident set, peak and CPU seconds before
 #: this script (and what it imports) is imported, then :func:`staged_run`. Its arguments: this folder,
 #: the overrides of ``configs/adult.yaml`` as JSON.
@@ -145,12 +147,12 @@ def staged_run(overrides: dict, interpreter: tuple[float, float, float]) -> dict
     stage("data loaded (training and test sets)")
     problem = prepare(exp, splits).problem
     del splits
-    stage("problem built (the kernel's storage of the points, its compiled loops loaded)")
+    stage("problem built (the kernel's storage of the points)")
     warm_ups = WarmUps()
     warm_ups.warm_up(problem, exp.solvers[0])
-    stage("warm-up (the solver's compiled functions loaded)")
+    stage("warm-up (the solver's compiled functions and a kernel solver's row loops loaded)")
     result = run_one(exp, problem, exp.solvers[0], 0, warm_ups=warm_ups)
-    stage("the run (its row cache)")
+    stage(RUN_STAGE)
     with tempfile.TemporaryDirectory() as folder:
         writer = ResultsWriter(Path(folder), {"name": exp.name})
         writer.add_run(result.rows, result.summary)

@@ -1,6 +1,7 @@
 """The inlined ``exp`` of the kernel's row loops (sbpbench.kernels.exp) against the C library's."""
 
 import platform
+from decimal import Decimal, localcontext
 
 import numba
 import numpy as np
@@ -36,6 +37,19 @@ def test_table_is_glibcs():
     assert exp.TABLE[:4].tolist() == [0, 0x3FF0000000000000, 0x3C9B3B4F1A88BF6E, 0x3FEFF63DA9FB3335]
     high = exp.TABLE[1::2] + (np.arange(128, dtype=np.uint64) << np.uint64(45))
     np.testing.assert_allclose(high.view(np.float64), 2.0 ** (np.arange(128) / 128), rtol=3e-16)
+
+
+def test_table_is_its_definition_in_80_digit_decimal_arithmetic():
+    """The table's integer arithmetic against the definition computed as it was before issue #48."""
+    expected = np.empty(256, np.uint64)
+    with localcontext() as ctx:
+        ctx.prec = 80
+        for k in range(128):
+            value = Decimal(2) ** (Decimal(k) / 128)
+            high = float(value)
+            expected[2 * k] = exp._bits(float((value - Decimal(high)) / Decimal(high)))
+            expected[2 * k + 1] = (exp._bits(high) - (k << 45)) % 2**64
+    assert exp.exp_table().tolist() == expected.tolist()
 
 
 def test_values_are_the_library_exp():

@@ -21,6 +21,7 @@ import pytest
 
 from sbpbench.execution import loop
 from sbpbench.experiment import config
+from sbpbench.kernels import Kernel
 from sbpbench.problem import Problem
 from tests.experiments import write_adult_config
 from tests.problems import build_problem
@@ -106,6 +107,28 @@ def test_warm_up_changes_nothing_but_the_clock_and_happens_once(monkeypatch, adu
     for rows in (again, unwarmed):
         assert untimed == [{k: v for k, v in row.items() if k != "train_time_s"} for row in rows]
 
+
+
+@pytest.mark.parametrize(("kernel", "solver", "loads"), [("linear", "dcd", False), ("gaussian", "pegasos", True)])
+def test_the_kernel_row_loops_are_loaded_by_the_warm_up_of_a_solver_that_reads_rows(monkeypatch, adult_small,
+                                                                                    kernel, solver, loads):
+    """Issue #48: a kernel computes no row when it is made, so that a run that reads none (a linear
+    solver's, which counts no kernel evaluations) loads none of its compiled row loops; a kernel
+    solver's warm-up loads them on the run's own kernel, once, before any clock starts."""
+    computed = []
+    compute = Kernel._compute
+    monkeypatch.setattr(Kernel, "_compute", lambda self, *args: computed.append(self) or compute(self, *args))
+    problem = build_problem(adult_small, kernel=kernel, lam=1 / 300)
+    assert computed == []  # nothing computed when the kernel is made
+    spec = config.parse({"name": "t", "dataset": {"name": "adult"}, "kernel": {"name": kernel},
+                         "problem": {"lambda": "1/n"}, "solvers": [solver], "budget": {"epochs": 1}},
+                        "t.yaml").solvers[0]
+    warm_ups = loop.WarmUps()
+    warm_ups.warm_up(problem, spec)
+    assert any(k is problem.kernel for k in computed) == loads
+    before = len(computed)
+    warm_ups.warm_up(problem, spec)  # warmed up for this kind of run: nothing again
+    assert len(computed) == before
 
 #: A fresh process's run of SBP (``--set``-free: the problem is built here) with the warm-up
 #: (``warm``) or without (``lazy``: each function compiles on its first call, so it compiles

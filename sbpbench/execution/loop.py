@@ -17,10 +17,12 @@ run since an install), which would land in the first checkpoint's ``train_time_s
 first iteration took 1.6 s instead of 0.3 ms). So before a solver's clock starts, every
 compiled function its run will call is compiled or loaded with the argument types of the run:
 
-* the kernel's row loops, by the kernel itself when it is made
-  (:class:`~sbpbench.kernels.Kernel` computes one entry with its serial loop and, when its
-  full rows are split over threads, with its parallel one; rows are always read-only
-  arrays, so their type does not depend on the cache);
+* the kernel's row loops, by :meth:`WarmUps.warm_up` for a solver that counts kernel
+  evaluations (:meth:`Kernel.load_loops <sbpbench.kernels.Kernel.load_loops>` computes one
+  entry with its serial loop and, when its full rows are split over threads, with its parallel
+  one; rows are always read-only arrays, so their type does not depend on the cache); a solver
+  that does not count them reads no kernel row (the solver contract holds it to that), so its
+  run loads none;
 * the solver's own loops, by :meth:`WarmUps.warm_up` before the run's solver is made: the same
   solver with the same parameters runs :data:`WARM_UP_ITERATIONS` iterations on a small
   problem of the same kind (:meth:`~sbpbench.problem.Problem.subset`: the first
@@ -150,8 +152,10 @@ class WarmUps:
         Runs the solver for :data:`WARM_UP_ITERATIONS` iterations on a small problem of the
         same kind, from a generator of its own, then its
         :meth:`~sbpbench.solvers.base.Solver.warm_up_rare_paths`, and measures it once (see
-        the module docstring); nothing when this kind of run was warmed up here before.
-        ``problem`` itself is not touched.
+        the module docstring); nothing when this kind of run was warmed up here before. For
+        a solver that counts kernel evaluations, first loads ``problem``'s kernel row loops
+        (:meth:`~sbpbench.kernels.Kernel.load_loops`: nothing counted or cached); ``problem`` is
+        otherwise not touched.
 
         Parameters
         ----------
@@ -176,6 +180,8 @@ class WarmUps:
         params = spec.solver_params()
         key = (spec.name, params, ProblemKind.of(problem), problem.kernel.layout)
         with self._lock:
+            if SOLVERS[spec.name].counts_kernel_evals:
+                problem.kernel.load_loops()  # once per kernel: its rows' threading depends on its size
             if key in self._done:
                 return
             y = problem.y

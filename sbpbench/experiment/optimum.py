@@ -21,7 +21,7 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,7 +29,9 @@ import scipy.sparse as sp
 from sbpbench.data.cache import cache_dir
 from sbpbench.files import atomic_write
 from sbpbench.problem import Problem
-from sbpbench.solvers.smo import SMO, SMOParams
+
+if TYPE_CHECKING:
+    from sbpbench.solvers.smo import SMO
 
 #: Notes of this module (the command line shows them as ``sbpbench: note: ...``).
 LOG = logging.getLogger(__name__)
@@ -102,6 +104,8 @@ def solved(problem: Problem, eps: float = OPTIMUM_EPS) -> SMO:
     """SMO run on Problem 2.2 until its tolerance ``eps`` is met. Its :meth:`SMO.solution` gives
     ``(alpha, q, b)``: the dual variables, ``q = Q alpha`` (``q_i = y_i <w, Phi(x_i)>``, so
     ``||w||^2 = alpha @ q``) and the bias."""
+    from sbpbench.solvers.smo import SMO, SMOParams  # SMO's module for the runs that need it (issue #48)
+
     solver = SMO(problem, np.random.default_rng(0), SMOParams(eps=eps))
     while not solver.advance(math.inf, math.inf, math.inf):
         pass

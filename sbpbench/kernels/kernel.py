@@ -35,8 +35,10 @@ split over numba's threads (the executors set their count per worker) whenever t
 at the moment (:class:`~sbpbench.threads.FasterOfTwo`: threads wait for each other, which
 costs a time slice when another process holds a core); smaller rows run on one.
 
-A kernel compiles (or loads from numba's cache) the row loops it will use when it is made,
-by computing one entry with each, so that no compilation lands in a solver's timed work; the
+A kernel compiles (or loads from numba's cache) the row loops it will use when told to
+(:meth:`Kernel.load_loops`, by computing one entry with each), which the runner's warm-up does
+before a run of a solver that counts kernel evaluations, so that no compilation lands in a
+solver's timed work, and a run that reads no kernel row (a linear solver's) loads none; the
 rows it hands out are always read-only arrays, so compiled code taking them sees one type
 whatever the cache holds (see :mod:`sbpbench.execution.loop`). So is every array of training
 data it holds (:meth:`Kernel.arrays`, made read-only by the storage): a solver that writes into
@@ -96,7 +98,7 @@ class Kernel:
         self._build(spec, choose(X, storage, gaussian, gamma))
 
     def _build(self, spec: KernelSpec, store: Storage) -> None:
-        """Count over the rows of ``store``; then load its compiled row loops (:meth:`_load_loops`)."""
+        """Count over the rows of ``store`` (its compiled row loops loaded by :meth:`load_loops`)."""
         self.spec, self.store, self.storage = spec, store, store.name
         #: The storage every value handed out is computed from: ``store``, which the solver
         #: contract replaces with other points to show that a solver computes no value itself
@@ -116,15 +118,18 @@ class Kernel:
         #: :meth:`subset` its parent's, so that a warm-up on a subset gets the rows' forms a run
         #: on the parent gets (:meth:`row_blocks`) and compiles what that run calls.
         self.run_n = self.n
+        self._loops_loaded = False
         self.reset()
-        self._load_loops()
 
-    def _load_loops(self) -> None:
-        """Compile (or load) the row loops (module docstring): one entry and, where the storage
-        reads a full row in order (another compiled form), a full row, by the serial loop and, if
-        full rows are split over threads, by the parallel one; nothing counted or cached."""
-        if self.n == 0:
+    def load_loops(self) -> None:
+        """Compile (or load) the row loops (module docstring), once: one entry and, where the
+        storage reads a full row in order (another compiled form), a full row, by the serial loop
+        and, if full rows are split over threads, by the parallel one; nothing counted or cached.
+        Each loop loaded from numba's cache costs some 5-10 ms, which a run that reads no kernel
+        row (a linear solver's) does not pay."""
+        if self._loops_loaded or self.n == 0:
             return
+        self._loops_loaded = True
         rows = (self._all[:1],) if self._values.in_order is self._all else (self._all[:1], self._all)
         for parallel in (False, True) if self._row_parallel else (False,):
             for idx in rows:

@@ -1,15 +1,12 @@
-"""Pluggable solvers. Importing this package registers every solver module in it, then the
-solvers of installed packages' ``sbpbench.solvers`` entry points (:mod:`sbpbench.solvers.external`)."""
-
-import importlib
-import pkgutil
+"""Pluggable solvers. The registry :data:`SOLVERS` imports a built-in solver's module when the
+solver is first looked up (:class:`~sbpbench.solvers.base.Registry`); importing this package
+registers the solvers of installed packages' ``sbpbench.solvers`` entry points
+(:mod:`sbpbench.solvers.external`)."""
 
 from sbpbench.params import Param, param
+from sbpbench.solvers import external
 from sbpbench.solvers.base import SOLVERS, ProblemKind, Snapshot, Solver, SolverParams, register
 
-for _module in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_module.name}")
-
-importlib.import_module(f"{__name__}.external").load_entry_points()
+external.load_entry_points()
 
 __all__ = ["SOLVERS", "Param", "ProblemKind", "Snapshot", "Solver", "SolverParams", "param", "register"]

@@ -29,6 +29,7 @@ module of the package, so adding a solver is adding a module.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import math
 import time
@@ -588,8 +589,69 @@ def own_code(cls: type, method: str) -> Iterator[None]:
                         f"{type(exc).__name__}: {exc}") from None
 
 
+#: The module of :mod:`sbpbench.solvers` that defines each built-in solver, by the solver's name
+#: (``tests/test_solvers_registry.py`` holds it to what the modules register).
+BUILT_IN: dict[str, str] = {
+    "dcd": "dcd", "fourier": "fourier", "liblinear": "liblinear", "libsvm": "libsvm_ref", "mpu": "mpu",
+    "norma": "primal_sgd", "ocas": "ocas", "pegasos": "pegasos", "perceptron": "perceptron", "sbp": "sbp",
+    "sdca": "sdca", "sgd": "primal_sgd", "sgd-m": "sgd_revisited", "sgd-r": "sgd_revisited",
+    "sgd-s": "sgd_revisited", "sgdqn": "sgdqn", "smo": "smo", "svmperf": "svmperf", "svmsgd": "svmsgd",
+}
+
+
+class Registry(dict[str, type[Solver[Any]]]):
+    """The registered solver classes by name, importing a built-in solver's module (:data:`BUILT_IN`)
+    when the solver is first looked up, and every one when all are listed.
+
+    A run imports the modules of its own solvers only: each module's compiled functions cost the
+    process's start some milliseconds (numba's dispatchers, their cache folders), some 40 ms for
+    all of them against a few for one (issue #48).
+    """
+
+    def _load(self, name: object) -> None:
+        """Import the module of built-in solver ``name`` unless it is registered (nothing for other names)."""
+        if isinstance(name, str) and name in BUILT_IN and not dict.__contains__(self, name):
+            importlib.import_module(f"sbpbench.solvers.{BUILT_IN[name]}")
+
+    def _load_all(self) -> None:
+        for name in BUILT_IN:
+            self._load(name)
+
+    def __getitem__(self, name: str) -> type[Solver[Any]]:
+        self._load(name)
+        return dict.__getitem__(self, name)
+
+    def __contains__(self, name: object) -> bool:
+        self._load(name)
+        return dict.__contains__(self, name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self._load(name)
+        return dict.get(self, name, default)
+
+    def __iter__(self) -> Iterator[str]:
+        self._load_all()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._load_all()
+        return dict.__len__(self)
+
+    def keys(self) -> Any:
+        self._load_all()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._load_all()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._load_all()
+        return dict.items(self)
+
+
 #: Every registered solver class by name.
-SOLVERS: dict[str, type[Solver[Any]]] = {}
+SOLVERS: Registry = Registry()
 
 S = TypeVar("S", bound=type[Solver[Any]])
 
@@ -602,7 +664,7 @@ def register(cls: S) -> S:
     ValueError
         The name is taken, or a parameter has a reserved name (:func:`misnamed`).
     """
-    if cls.name in SOLVERS:
+    if dict.__contains__(SOLVERS, cls.name):
         raise ValueError(f"solver {cls.name!r} registered twice")
     if (why := misnamed(cls)) is not None:
         raise ValueError(why)
