@@ -132,7 +132,9 @@ def test_the_kernel_row_loops_are_loaded_by_the_warm_up_of_a_solver_that_reads_r
 
 #: A fresh process's run of SBP (``--set``-free: the problem is built here) with the warm-up
 #: (``warm``) or without (``lazy``: each function compiles on its first call, so it compiles
-#: what the run calls and nothing else); prints every signature the package's dispatchers hold.
+#: what the run calls and nothing else; the kernel's row loops, which the warm-up loads for every
+#: solver that reads rows since a full row's threaded form depends on the full problem's size, loaded
+#: in both); prints every signature the package's dispatchers hold.
 SIGNATURES_OF_A_RUN = """
 import gc, sys
 from numba.core.dispatcher import Dispatcher
@@ -146,6 +148,8 @@ if sys.argv[1] == "lazy":
 exp = config.parse(adult_config(n_train=1000, kernel={"name": "gaussian", "sigma2": 10, "cache_mb": float(sys.argv[2])},
                                 solvers=["sbp"], budget={"epochs": 3}), "signatures.yaml")
 problem = prepare(exp).problem
+if sys.argv[1] == "lazy":  # the kernel's row loops: loaded for every kernel solver (Kernel.load_loops)
+    problem.kernel.load_loops()
 status = loop.run_one(exp, problem, exp.solvers[0], 0).summary["status"]
 assert status == "budget", status
 for found in gc.get_objects():
