@@ -32,7 +32,8 @@ different words are all that near (then, like when none is, ``not established``)
 evidence says how near, in units of the third digit, against the as-run value.
 
 It writes a JSON file (default ``results/paper/analyses/nu-<data set>.json``), rewritten as each
-hypothesis finishes: ``paper_nu``, ``row`` (the report row), ``hypotheses`` (what, the cause
+hypothesis finishes: ``paper_nu``, ``row`` (the report row), ``environment`` (commit, versions,
+host of the session that first wrote it; later ones in ``resumed``), ``hypotheses`` (what, the cause
 word it would give, nu, its ratio and units from the printed value, n, lambda, the optimum's
 duality gap, seconds) and ``rows`` (``{row: {"cause", "evidence"}}``, which
 ``sbpbench report`` reads: :class:`sbpbench.papers.declarations.Cause`). The optima are cached
@@ -283,7 +284,7 @@ def verdict(records: list[dict], paper_nu: float) -> dict[str, str]:
 def _write(out: Path, study: Study, facts: dict, done: dict[int, list[dict]]) -> None:
     records = [r for i in sorted(done) for r in done[i]]  # in the order of the hypotheses
     atomic_write(out, json.dumps({"paper_nu": study.paper_nu, "row": study.row, "script": "scripts/nu_hypotheses.py",
-                                  "environment": facts, "hypotheses": records,
+                                  **facts, "hypotheses": records,
                                   "rows": {study.row: verdict(records, study.paper_nu)}}, indent=1) + "\n")
 
 
@@ -303,6 +304,16 @@ def _finished(study: Study, todo: list[int], jobs: int, deadline: float) -> Iter
             for i in [i for i, result in pending.items() if result.ready()]:
                 yield i, pending.pop(i).get()
             time.sleep(0.5)
+
+
+def _facts(out: Path, resume: bool) -> dict:
+    """``environment`` (commit, versions and host, as a run's meta.json has them) of the session
+    that first wrote ``out``, and with ``--resume`` each later session's in ``resumed``."""
+    now = environment()
+    if not resume or not out.is_file():
+        return {"environment": now}
+    old = json.loads(out.read_text(encoding="utf-8"))
+    return {"environment": old.get("environment", now), "resumed": [*old.get("resumed", []), now]}
 
 
 def _kept(study: Study, out: Path) -> dict[int, list[dict]]:
@@ -339,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or Path(f"results/paper/analyses/nu-{args.dataset}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     done = _kept(study, out) if args.resume else {}
-    facts = environment()  # commit, versions and host, as a run's meta.json has them
+    facts = _facts(out, args.resume)
     todo = [i for i in range(len(study.hypotheses)) if i not in done]
     for index, found in _finished(study, todo, args.jobs, time.monotonic() + args.limit):
         for record in found:  # the file grows as they finish (a slow one holds back no other)

@@ -69,13 +69,15 @@ def test_resume_keeps_what_the_file_records_and_computes_the_rest(script, tmp_pa
     out = tmp_path / "nu.json"
     kept = [{"what": h.what, "cause": "data", "nu": 1e-3, "ratio_to_paper": 2.0} for h in study.hypotheses[:2]]
     kept.append({"what": study.hypotheses[2].what, "nu": None, "ratio_to_paper": None, "not_finished_within_s": 9})
-    out.write_text(json.dumps({"hypotheses": kept}))
+    out.write_text(json.dumps({"environment": {"git_commit": "first"}, "hypotheses": kept}))
     computed = []
     monkeypatch.setattr(script, "evaluate", lambda s, h: computed.append(h) or [
         {"what": w, "cause": h.cause, "nu": 5e-4, "ratio_to_paper": 1.0} for w in h.whats()])
     assert script.main(["adult-bias", "--out", str(out), "--jobs", "1", "--resume"]) == 0
     assert computed == list(study.hypotheses[3:])
-    records = json.loads(out.read_text())["hypotheses"]
+    written = json.loads(out.read_text())
+    assert written["environment"] == {"git_commit": "first"} and len(written["resumed"]) == 1  # both sessions
+    records = written["hypotheses"]
     assert [r["cause"] for r in records[:2]] == [None, "setup"]  # the words of the definitions, not the file's
     assert records[0]["units_from_paper"] == pytest.approx((1e-3 - 5.79e-4) / 1e-6)
     assert records[2]["nu"] is None and records[2]["not_finished_within_s"] == 9
