@@ -60,3 +60,54 @@ def test_an_unknown_dataset_is_one_error_line_and_writes_nothing(tmp_path):
                            str(out)], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2 and not out.exists()
     assert done.stderr.count("\n") == 1 and "no-such-data" in done.stderr
+
+
+def test_words_are_the_label_and_indices_whatever_the_values():
+    X = sp.csr_matrix(np.array([[0.5, 0.0, 0.5], [0.2, 0.0, 0.9], [0.5, 0.5, 0.0]]))
+    y = np.array([1.0, 1.0, 1.0])
+    assert duplicate_rows.repeats(duplicate_rows.word_keys(X, y)) == 1  # rows 0 and 1 share their words
+    assert duplicate_rows.repeats(duplicate_rows.row_keys(X, y)) == 0
+    assert duplicate_rows.repeats(duplicate_rows.word_keys(X, np.array([1.0, -1.0, 1.0]))) == 0
+
+
+#: The counts of our Reuters copy, as scripts/duplicate_rows.py wrote them.
+COUNTS = {"dataset": "reuters", "n_train": 7770, "n_test": 3299, "test_rows_repeating_a_test_row": 36,
+          "test_rows_equal_to_a_training_row": 0, "training_rows_repeating_a_training_row": 167,
+          "test_rows_repeating_the_words_of_a_test_row": 46, "test_rows_with_the_words_of_a_training_row": 31,
+          "test_rows_left_with_distinct_words_not_in_training": 3229,
+          "training_rows_repeating_the_words_of_a_training_row": 199, "training_rows_without_a_feature": 0,
+          "training_rows_storing_an_index_twice": 0, "training_rows_labelled_-1": 7232,
+          "training_rows_labelled_+1": 538, "test_rows_without_a_feature": 0, "test_rows_storing_an_index_twice": 0,
+          "test_rows_labelled_-1": 3120, "test_rows_labelled_+1": 179}
+
+
+def test_the_cause_is_data_only_when_a_counted_removal_leaves_the_printed_size():
+    found = duplicate_rows.cause(COUNTS, "n_test", 3229)
+    assert found is not None and found["cause"] == "data"
+    assert found["evidence"].startswith("our 3299 rows without the test rows that repeat the words of another test "
+                                        "row or of a training row are the paper's 3229, to the row")
+    assert "without the test rows that repeat another test row: 3263" in found["evidence"]
+    assert duplicate_rows.cause(COUNTS, "n_test", 3120)["cause"] == "data"  # the rows labelled +1 removed
+    missed = duplicate_rows.cause(COUNTS, "n_test", 3228)
+    assert missed is not None and missed["cause"] == "not established"
+    assert missed["evidence"].startswith("none of 9 counted removals leaves the paper's 3228 of our 3299 rows")
+    assert duplicate_rows.cause(COUNTS, "n_test", 3299) is None  # no difference, nothing to explain
+    assert duplicate_rows.cause(COUNTS, "n_train", 7603)["cause"] == "data"
+
+
+def test_the_test_size_row_takes_its_cause_from_the_record(tmp_path):
+    """The Reuters test-size row names the cause the script recorded for ``n_test``; without the
+    record's row, not established, and the cell says which script would record it."""
+    row = next(r for r in sbp.SETTINGS.rows if r.what == "testing size, Reuters money-fx")
+    meta = _meta()
+    meta["resolved"]["dataset"]["n_test"] = 3299
+    results = _write(tmp_path, "sbp-figure2-reuters", synthetic(curve("sbp", {"test_error": [0.1]}), meta=meta))
+    analysis = tmp_path / "analyses" / "rows-reuters.json"
+    analysis.parent.mkdir()
+    analysis.write_text(json.dumps({**COUNTS, "rows": {"n_test": duplicate_rows.cause(COUNTS, "n_test", 3229)}}))
+    (_, _, measured, verdict), _ = row.decided(results)[0]
+    assert verdict == "differs: cause: data"
+    assert "scripts/duplicate_rows.py (analyses/rows-reuters.json): our 3299 rows without the test rows" in measured
+    analysis.write_text(json.dumps({**COUNTS, "rows": {}}))
+    (_, _, measured, verdict), _ = row.decided(results)[0]
+    assert verdict == "differs: cause: not established" and "run scripts/duplicate_rows.py" in measured

@@ -104,6 +104,9 @@ def _pair(p: Params, low: list[float], high: list[float]) -> Synthetic:
 #: The verdict of a nu that differs from the printed one: no cause found (the measured cell says what was tried).
 NU_DIFFERS = "differs: cause: not established (the measured cell says what was tried)"
 
+#: The verdict of a nu whose cause scripts/nu_hypotheses.py records, without the record.
+NU_UNRECORDED = "differs: cause: not established"
+
 #: SBP's error falling over the whole of :data:`KERNEL_EVALS`, halfway down after a decade.
 SBP_GRADUAL = [0.3, 0.2, 0.15, 0.12, 0.1]
 
@@ -315,31 +318,37 @@ def test_smo_stopping_early_by_its_own_rule_says_so(tmp_path):
 def test_a_nu_that_differs_quotes_the_hypotheses_the_script_computed(tmp_path):
     """Issue #14: the reason for nu with a bias on Adult is the hypotheses of
     ``scripts/nu_hypotheses.py`` (read from the results root), not a guess; without the file the
-    row says no more than what is known."""
+    row says no more than what is known. Issue #47: its cause is the one the file records for the
+    row."""
     row = next(r for r in sbp.TABLE2.rows if r.what == "nu, Adult, with bias")
     optimum = {"mean_hinge": 0.1, "duality_gap": 1e-9, "norm": 10.0, "seconds": 1.0}
     meta = _meta(32561, {"nu": 2 * 5.79e-4, "optimum": optimum}, {"problem": {"nu": "from_lambda"}})
     result = synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta)
     results = _write(tmp_path, "sbp-libsvm-adult", result)
 
-    def measured() -> str:
+    def measured(cause: str = "not established") -> str:
         (_, _, found, verdict), _ = row.decided(results)[0]
-        assert verdict == NU_DIFFERS
+        assert verdict == f"differs: cause: {cause}"
         return found
 
-    assert "hypotheses" not in measured()
+    found = measured()
+    assert "hypotheses computed" not in found and "+579.0 units of its third digit: cause not established" in found
+    assert "no record of the row in analyses/nu-adult-bias.json: run scripts/nu_hypotheses.py" in found
     analysis = tmp_path / "analyses" / "nu-adult-bias.json"
     analysis.parent.mkdir()
-    analysis.write_text(json.dumps({"hypotheses": [
+    why = {"cause": "setup", "evidence": "a kernel of half the width gives nu = 0.000695"}
+    analysis.write_text(json.dumps({"rows": {"nu, Adult, with bias": why}, "hypotheses": [
         {"what": "as run", "nu": 2 * 5.79e-4, "ratio_to_paper": 2.0},
         {"what": "a kernel of half the width", "nu": 1.2 * 5.79e-4, "ratio_to_paper": 1.2},
         {"what": "no bias", "nu": None, "ratio_to_paper": None, "not_finished_within_s": 3000.0}]}))
-    found = measured()
-    assert "2x the printed value, +579.0 units of its third digit: cause not established" in found
+    found = measured("setup")
+    assert "2x the printed value, +579.0 units of its third digit; hypotheses computed" in found
     assert ("as run: 0.00116 (2.00x); a kernel of half the width: 0.000695 (1.20x); "
             "no bias: not finished within 3000 s") in found
     assert "the nearest, a kernel of half the width, gives 1.20x" in found
-    analysis.write_text(json.dumps({"hypotheses": [
+    assert found.endswith("; scripts/nu_hypotheses.py (analyses/nu-adult-bias.json): a kernel of half the width "
+                          "gives nu = 0.000695")
+    analysis.write_text(json.dumps({"rows": {}, "hypotheses": [
         {"what": "no bias", "nu": None, "ratio_to_paper": None, "not_finished_within_s": 60.0}]}))
     assert "value: no bias: not finished within 60 s" in measured()
 
@@ -376,7 +385,7 @@ def test_nu_matches_only_when_it_rounds_to_the_printed_digits(nu, verdict, off, 
                  {"problem": {"nu": "from_lambda"}})
     results = _write(tmp_path, row.experiments[0], synthetic(curve("sbp", {"test_error": [0.2, 0.1]}), meta=meta))
     (_, _, measured, found), _ = row.decided(results)[0]
-    assert found == (NU_DIFFERS if verdict == "differs" else verdict) and off in measured
+    assert found == (NU_UNRECORDED if verdict == "differs" else verdict) and off in measured
 
 
 def test_nu_below_the_optimizers_resolution_is_inconclusive_or_differs(tmp_path):

@@ -155,8 +155,9 @@ class Nu:
     value, or where the optimization does not resolve it (:func:`_resolution_bound`) the bounds
     [0, that bound]; none where the config gives nu as printed (not derived here). Its text says
     how far it is from ``printed`` in units of the third digit and, beyond half a unit, what is
-    known of the cause (``paper_n``: the paper's training size; ``data``: what our copy is;
-    ``analysis``: the hypotheses ``scripts/nu_hypotheses.py`` tested, quoted)."""
+    known of the cause: the hypotheses ``scripts/nu_hypotheses.py`` tested (``analysis``, quoted:
+    :func:`_hypotheses`), or without them what our copy is against the paper's (``paper_n``: the
+    paper's training size; ``data``: what our copy is; :func:`_nu_reason`)."""
 
     printed: float
     paper_n: int
@@ -187,8 +188,8 @@ class Nu:
         off = (nu - self.printed) / _digit(self.printed)
         label += f"; {nu / self.printed:.3g}x the printed value, {off:+.1f} units of its third digit"
         if abs(off) > 0.5 and self.data != "substitute":
-            label += (": " + _nu_reason(nu / self.printed, n, self.paper_n, optimum.get("duality_gap"), self.data)
-                      + _hypotheses(res, self.analysis))
+            label += (_hypotheses(res, self.analysis) or
+                      ": " + _nu_reason(nu / self.printed, n, self.paper_n, optimum.get("duality_gap"), self.data))
         return Runs(np.array([nu]), np.array([True]), label)
 
 
@@ -199,24 +200,28 @@ def _nu_row(dataset: str, bias: bool, experiments: tuple[str, ...], printed: flo
     third digit, the printed precision: 0.23% of 2.21e-4), and differs however small a gap beyond
     that: our nu comes from an optimum exact to its duality gap, so the gap is not ours to round
     away; whether the paper's optimum was as exact it does not say. A substitute data set differs
-    as expected."""
-    return Posed(f"nu, {dataset}, {'with' if bias else 'without'} bias", "Table 2", f"{printed:.3g}",
+    as expected. Where ``scripts/nu_hypotheses.py`` tested hypotheses (``analysis``), the cause of a
+    difference is the one its record names (:class:`~sbpbench.papers.declarations.Cause`)."""
+    what = f"nu, {dataset}, {'with' if bias else 'without'} bias"
+    outcomes = (("matches", f"differs: cause: data (as expected: a substitute data set, the paper's n = {paper_n}; "
+                            "not comparable)") if data == "substitute" else ("matches", "differs") if analysis else
+                ("matches", "differs: cause: not established (the measured cell says what was tried)"))
+    return Posed(what, "Table 2", f"{printed:.3g}",
                  Match(Nu(printed, paper_n, data, analysis), printed, 0.5 * _digit(printed),
                        "half a unit of the printed third digit (rounding)", exact=True), experiments, kind="number",
-                 outcomes=("matches", f"differs: cause: data (as expected: a substitute data set, the paper's "
-                                      f"n = {paper_n}; not comparable)") if data == "substitute" else
-                 ("matches", "differs: cause: not established (the measured cell says what was tried)"))
+                 outcomes=outcomes, cause=Cause(analysis, what, "nu_hypotheses.py") if analysis else None)
 
 
 #: Table 2: nu per data set, without and with bias. Ours is in the meta.json of the experiment
 #: that solves the problem (or of a cheaper run of the same problem, ``table2-nu-*``); the
 #: with-bias values come from the LIBSVM comparison, whose problem has a bias.
 TABLE2 = Numbers((
-    _nu_row("Reuters money-fx", False, ("sbp-figure2-reuters",), 6.34e-4, 7770),
+    _nu_row("Reuters money-fx", False, ("sbp-figure2-reuters",), 6.34e-4, 7770, analysis="analyses/nu-reuters.json"),
     _nu_row("Adult", False, ("sbp-figure2-adult", "table2-nu-adult"), 1.10e-2, 31562),
     _nu_row("Adult", True, ("sbp-libsvm-adult", "table2-nu-adult-bias"), 5.79e-4, 31562,
             analysis="analyses/nu-adult-bias.json"),
-    _nu_row("MNIST 8 vs rest", False, ("sbp-figure2-mnist", "table2-nu-mnist"), 2.21e-4, 60000, "canonical"),
+    _nu_row("MNIST 8 vs rest", False, ("sbp-figure2-mnist", "table2-nu-mnist"), 2.21e-4, 60000, "canonical",
+            "analyses/nu-mnist.json"),
     _nu_row("MNIST 8 vs rest", True, ("sbp-libsvm-mnist", "table2-nu-mnist-bias"), 6.42e-11, 60000, "canonical"),
     _nu_row("MNIST-t10k (substitute for MNIST)", False, ("sbp-figure2-mnist-t10k",), 2.21e-4, 60000, "substitute"),
     _nu_row("Forest", True, ("sbp-libsvm-forest",), 7.62e-10, 522910),
@@ -360,20 +365,30 @@ def _table2_settings(dataset: str, without: tuple[str, ...], with_bias: tuple[st
     """Table 2's training and test sizes, sigma^2 and lambda of one data set, read from the runs;
     ``copy``: what our copy is (said where a size differs); ``analysis``: the repeated rows counted
     in it (:func:`_repeated_rows`). sigma^2 is the Gaussian kernel's (Table 2's caption): another
-    kernel differs whatever its sigma^2; lambda is compared as lambda n (n: our training size)."""
+    kernel differs whatever its sigma^2; lambda is compared as lambda n (n: our training size).
+    A size that differs takes its cause from :data:`TABLE2_SIZE_CAUSES`, else from the counts'
+    record (``analysis``: the cause ``scripts/duplicate_rows.py`` found for that split, a
+    :class:`~sbpbench.papers.declarations.Cause`)."""
     experiments = without or with_bias
     def differs(split: str) -> str:
         if (dataset, split) in TABLE2_SIZE_CAUSES:
             return f"differs: cause: {TABLE2_SIZE_CAUSES[dataset, split][1]}"
+        if analysis:
+            return "differs"
         return (f"differs: cause: not established (our copy is {copy}; the paper's copy is not available; the "
                 "measured cell gives what was counted)")
+
+    def cause(split: str) -> Cause | None:
+        return (Cause(analysis, split, "duplicate_rows.py") if analysis and (dataset, split) not in TABLE2_SIZE_CAUSES
+                else None)
 
     splits: tuple[tuple[str, Literal["n_train", "n_test"], int], ...] = (
         ("training size n", "n_train", n_train), ("testing size", "n_test", n_test))
     rows = [Posed(f"{what}, {dataset}", "Table 2", str(printed),
                   Equal(DataSize(split, printed, analysis, TABLE2_SIZE_CAUSES.get((dataset, split), ("",))[0]),
                         printed),
-                  experiments, outcomes=("matches", differs(split))) for what, split, printed in splits]
+                  experiments, outcomes=("matches", differs(split)), cause=cause(split))
+            for what, split, printed in splits]
     for bias, exps, parameters in ((False, without, TABLE2_PARAMETERS[dataset][0]),
                                    (True, with_bias, TABLE2_PARAMETERS[dataset][1])):
         if parameters is None:
