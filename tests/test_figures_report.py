@@ -416,3 +416,14 @@ def test_the_causes_counted_are_those_the_differing_rows_name(committed):
         assert set(by_cause) <= {"data", "setup", "implementation", "the paper's procedure", "not established",
                                  "none stated"}
     assert causes["number"].get("the paper's procedure", 0) > 0
+
+
+def test_every_committed_difference_names_a_cause_and_at_most_three_are_not_established(committed):
+    """Issue #47's bar on the committed report: every number that differs and every claim or check
+    that did not hold names its cause in one of the fixed words (none reads 'none stated'), and at
+    most 3 rows in all say 'not established' (each with what was tried, in its measured cell)."""
+    from sbpbench.outputs.report import cause_counts
+
+    causes = cause_counts(committed.results)
+    assert all("none stated" not in by_cause for by_cause in causes.values()), causes
+    assert sum(by_cause.get("not established", 0) for by_cause in causes.values()) <= 3, causes
