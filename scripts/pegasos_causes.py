@@ -39,16 +39,16 @@ quotes it in the two rows.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from cause_records import cause_page, write_record
+
 from sbpbench.errors import UserError
 from sbpbench.execution.sweep import run_experiment
 from sbpbench.experiment.config import parse
-from sbpbench.files import atomic_write
 from sbpbench.papers import pegasos
 from sbpbench.papers.comparisons import Evidence
 from sbpbench.results.curves import final_rows
@@ -243,12 +243,10 @@ def analyse_sgd(results: Path, work: Path) -> dict[str, Any]:
 
 def markdown(found: dict[str, Any]) -> str:
     """The record as a page: one line per row, its cause and evidence."""
-    lines = ["# Why two of the Pegasos paper's Figure 2 rows differ", "",
-             "Written by `scripts/pegasos_causes.py` (its docstring says how) from the committed runs and small runs "
-             "of their configs; REPRODUCTION.md names the cause where the row differs.", "",
-             "| row | cause | evidence |", "|---|---|---|"]
-    lines += [f"| {key} | {r['cause']} | {r['evidence']} |" for key, r in found["rows"].items()]
-    return "\n".join(lines) + "\n"
+    return cause_page("Why two of the Pegasos paper's Figure 2 rows differ",
+                      "Written by `scripts/pegasos_causes.py` (its docstring says how) from the committed runs and "
+                      "small runs of their configs; REPRODUCTION.md names the cause where the row differs.",
+                      ((key, r["cause"], r["evidence"]) for key, r in found["rows"].items()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,10 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for key, record in found["rows"].items():
         print(f"{key}: {record['cause']}: {record['evidence']}", flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out, json.dumps(found, indent=1) + "\n")
-    atomic_write(args.out.with_suffix(".md"), markdown(found))
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_record(args.out, found, markdown(found))
     return 0
 
 

@@ -77,12 +77,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from authors_sbp import build, get_source, write_svmlight
+from cause_records import cause_page, write_record
 from scipy import sparse, stats
 
 from sbpbench.data.loading import load_registered
 from sbpbench.data.sources.adult import load_bundled
 from sbpbench.data.split import Split
-from sbpbench.files import atomic_write
 from sbpbench.papers import sbp
 from sbpbench.papers.declarations import Results
 from sbpbench.results.curves import final_rows, first_epoch_end, run_values_at, settle_point
@@ -431,12 +431,11 @@ def issvm(results: Results) -> dict[str, Any] | None:
 
 def markdown(found: dict[str, Any]) -> str:
     """The record as a page: one line per row, its cause and evidence."""
-    lines = ["# Why SBP-paper claim rows do not hold", "",
-             "Written by `scripts/sbp_causes.py` (its docstring says how) from the committed runs and a Perceptron "
-             "stand-in on Adult; its cause is what REPRODUCTION.md names where the row does not hold.", "",
-             "| row | cause | evidence |", "|---|---|---|"]
-    lines += [f"| {key} | {r['cause']} | {r['evidence']} |" for key, r in found["rows"].items()]
-    return "\n".join(lines) + "\n"
+    return cause_page("Why SBP-paper claim rows do not hold",
+                      "Written by `scripts/sbp_causes.py` (its docstring says how) from the committed runs and a "
+                      "Perceptron stand-in on Adult; its cause is what REPRODUCTION.md names where the row does not "
+                      "hold.",
+                      ((key, r["cause"], r["evidence"]) for key, r in found["rows"].items()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -482,10 +481,7 @@ def main(argv: list[str] | None = None) -> int:
                 found["rows"][key] = record
                 print(f"{key}: {record['cause']}: {record['evidence']}", flush=True)
     shutil.rmtree(tmp)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out, json.dumps(found, indent=1) + "\n")
-    atomic_write(args.out.with_suffix(".md"), markdown(found))
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_record(args.out, found, markdown(found))
     return 0
 
 

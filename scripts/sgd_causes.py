@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import shutil
 import subprocess
 import sys
@@ -75,15 +74,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from cause_records import cause_page, write_record
+from sgd_references import SourceMissing, build_pegasos, build_svmperf, pegasos_runs, svmperf_runs
 from sklearn.datasets import load_svmlight_file
 
 from sbpbench.errors import UserError
-from sbpbench.files import atomic_write
 from sbpbench.papers import SHARED_RUNS, sgd
 from sbpbench.results.curves import first_reaching
 from sbpbench.results.lookup import ExperimentResult, find_experiment, resolved
 from sbpbench.results.store import environment
-from scripts.sgd_references import SourceMissing, build_pegasos, build_svmperf, pegasos_runs, svmperf_runs
 
 OUT = Path("results/paper") / sgd.CAUSES_RECORD
 #: The raw LIBSVM files of the data sets, as the tests find them (``../shared/datasets``).
@@ -417,14 +416,12 @@ def analyse(row: Row, results: Path, programs: Programs, work: Path,
 
 def markdown(found: dict[str, Any]) -> str:
     """The record as a page: one line per row, its cause and evidence."""
-    lines = ["# Why SGD-table rows differ from the paper's", "",
-             "Written by `scripts/sgd_causes.py` (its docstring says how) from the committed runs; "
-             f"{found['reference_program']}. Every row read at the paper's setting is tested; its cause is what "
-             "REPRODUCTION.md names where the row differs.", "", "| row | cause | evidence |", "|---|---|---|"]
-    for r in found["rows"].values():
-        lines.append(f"| {r['table']}, {r['dataset']}, C = {r['C']}, {r['solver']} | {r['cause']} | "
-                     f"{r['evidence']} |")
-    return "\n".join(lines) + "\n"
+    return cause_page("Why SGD-table rows differ from the paper's",
+                      "Written by `scripts/sgd_causes.py` (its docstring says how) from the committed runs; "
+                      f"{found['reference_program']}. Every row read at the paper's setting is tested; its cause is "
+                      "what REPRODUCTION.md names where the row differs.",
+                      ((f"{r['table']}, {r['dataset']}, C = {r['C']}, {r['solver']}", r["cause"], r["evidence"])
+                       for r in found["rows"].values()))
 
 
 def built(name: str, build: Callable[[], Path]) -> Path | None:
@@ -475,10 +472,7 @@ def main(argv: list[str] | None = None) -> int:
             if record is not None:
                 found["rows"][row.name] = record
                 print(f"{row.name}: {record['cause']}: {record['evidence']}", flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out, json.dumps(found, indent=1) + "\n")
-    atomic_write(args.out.with_suffix(".md"), markdown(found))
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_record(args.out, found, markdown(found))
     return 0
 
 

@@ -54,7 +54,6 @@ about a minute and a half on 2 cores.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 import resource
@@ -69,10 +68,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cause_records import cause_page, write_record
 from sklearn.datasets import load_svmlight_file
 
 from sbpbench.data.split import Split
-from sbpbench.files import atomic_write
 from sbpbench.kernels import KernelSpec
 from sbpbench.papers import SHARED_RUNS, sgd
 from sbpbench.papers.declarations import CAUSE_WORDS, Posed, Results
@@ -465,12 +464,11 @@ def analyse(posed: Posed, results: Results, programs: dict[str, str], repeats: i
 
 def markdown(found: dict[str, Any]) -> str:
     """The record as a page: one line per claim, its cause and evidence."""
-    lines = ["# Why claims of the SGD paper did not hold here", "",
-             "Written by `scripts/sgd_claim_causes.py` (its docstring says how) from the committed runs and the "
-             f"reference programs' runs it makes ({found['programs']}). Every claim that did not hold is tested; its "
-             "cause is what REPRODUCTION.md names in its row.", "", "| claim | cause | evidence |", "|---|---|---|"]
-    lines += [f"| {r['claim']} | {r['cause']} | {r['evidence']} |" for r in found["rows"].values()]
-    return "\n".join(lines) + "\n"
+    return cause_page("Why claims of the SGD paper did not hold here",
+                      "Written by `scripts/sgd_claim_causes.py` (its docstring says how) from the committed runs and "
+                      f"the reference programs' runs it makes ({found['programs']}). Every claim that did not hold is "
+                      "tested; its cause is what REPRODUCTION.md names in its row.",
+                      ((r["claim"], r["cause"], r["evidence"]) for r in found["rows"].values()), heading="claim")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -493,10 +491,7 @@ def main(argv: list[str] | None = None) -> int:
             if record is not None:
                 found["rows"][posed.cause.row] = record
                 print(f"{posed.cause.row}: {record['cause']}", flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out, json.dumps(found, indent=1) + "\n")
-    atomic_write(args.out.with_suffix(".md"), markdown(found))
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_record(args.out, found, markdown(found))
     return 0
 
 

@@ -1,6 +1,7 @@
 """scripts/pegasos_causes.py: the causes of the two Pegasos Figure 2 rows that differ, and the rows that quote them."""
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,9 @@ from sbpbench.errors import UserError
 from sbpbench.experiment.config import parse
 from sbpbench.papers import declarations, pegasos
 from sbpbench.results.lookup import ExperimentResult
-from scripts.pegasos_causes import (
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # the scripts import their helpers by name
+from pegasos_causes import (  # noqa: E402
     LONGER,
     OPTIMUM_TOL,
     decide_norma,

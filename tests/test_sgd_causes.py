@@ -2,6 +2,7 @@
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +14,10 @@ from sklearn.svm import LinearSVC
 from sbpbench.errors import UserError
 from sbpbench.papers import declarations, sgd
 from sbpbench.results.lookup import ExperimentResult
-from scripts import sgd_references
-from scripts.sgd_causes import (
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # the scripts import their helpers by name
+import sgd_references  # noqa: E402
+from sgd_causes import (  # noqa: E402
     PLAUSIBLE,
     alternative_definitions,
     built,
@@ -28,6 +31,7 @@ from scripts.sgd_causes import (
     single_run_chance,
     whole_epochs,
 )
+
 from tests.problems import adult
 
 ROOT = Path(__file__).resolve().parents[1]

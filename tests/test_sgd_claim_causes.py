@@ -3,13 +3,16 @@
 import json
 import math
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from sbpbench.papers import SHARED_RUNS, declarations, sgd
 from sbpbench.papers.questions import Exceeds, Rank, Ratio
-from scripts.sgd_claim_causes import (
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # the scripts import their helpers by name
+from sgd_claim_causes import (  # noqa: E402
     DATA,
     FILES,
     SAME,
