@@ -129,3 +129,15 @@ def test_a_sweep_over_two_data_sets_draws_a_performance_profile(tmp_path, monkey
     assert sbpbench(monkeypatch, "plot", results, "--out", tmp_path / "figures") == 0  # and plot on the tree
     assert str(tmp_path / "figures" / "performance-profile.svg") in capsys.readouterr().out
     assert (tmp_path / "figures" / "performance-profile.svg").read_text() == svg
+
+
+def test_the_same_labels_in_two_experiments_are_two_entries_with_a_target_each():
+    """Two data sets run with the same solvers (labels): each problem's target comes from its own
+    experiment's final errors (the last checkpoint of each run taken per experiment)."""
+    one = hand_curves()
+    one = one[one["params"] == "sigma2=1"]
+    other = one.assign(experiment="f", test_error=2 * one["test_error"])
+    profile = performance_profile(pd.concat([one, other], ignore_index=True))
+    assert profile.problems == ("e: sigma2=1", "f: sigma2=1")
+    assert profile.targets == pytest.approx([(1 + TOLERANCE) * 0.1, (1 + TOLERANCE) * 0.2])
+    assert profile.costs.tolist() == [[1000.0, 100.0, math.inf], [1000.0, 100.0, math.inf]]

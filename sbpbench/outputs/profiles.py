@@ -197,6 +197,27 @@ def caption(profiles: Sequence[Profile]) -> str:
             f"line. A solver that never reaches a problem's target gets no credit for it.{left}")
 
 
+def final_errors(every: pd.DataFrame) -> pd.Series:
+    """The final mean test error over runs of each solver on each problem: the mean of its runs' last
+    checkpoints (:func:`~sbpbench.results.curves.final_rows`, taken per experiment: the same label
+    in two experiments is two entries), runs without a test error left out.
+
+    Parameters
+    ----------
+    every : pandas.DataFrame
+        Rows of ``curves.csv`` files with :func:`with_problems`' columns.
+
+    Returns
+    -------
+    pandas.Series
+        The test errors (fractions), indexed by ``(problem, profiled)`` in the order they first appear.
+    """
+    column = Y_AXES["test_error"].column
+    final = pd.concat([final_rows(frame) for _, frame in every.groupby("experiment", sort=False)])
+    return final[np.isfinite(column_numbers(final, column))].groupby(["problem", "profiled"], sort=False)[
+        column].mean()
+
+
 def performance_profile(curves: pd.DataFrame, cost: str = "kernel_evals") -> Profile | None:
     """The performance profile of the solvers of ``curves`` over its problems (:func:`with_problems`).
 
@@ -215,9 +236,7 @@ def performance_profile(curves: pd.DataFrame, cost: str = "kernel_evals") -> Pro
     """
     x, y = X_AXES[cost], Y_AXES["test_error"]
     every = with_problems(curves)
-    final = final_rows(every)
-    best = final[np.isfinite(column_numbers(final, y.column))].groupby(["problem", "profiled"], sort=False)[
-        y.column].mean().groupby(level="problem").min()
+    best = final_errors(every).groupby(level="problem").min()
     rows = every[Numbers(every).drawable(x, y)]
     problems, solvers = list(dict.fromkeys(every["problem"])), list(dict.fromkeys(rows["profiled"]))
     if len(problems) < 2 or len(solvers) < 2:
