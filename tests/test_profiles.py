@@ -119,8 +119,14 @@ def test_a_sweep_over_two_data_sets_draws_a_performance_profile(tmp_path, monkey
         seed: 0
         """))
     results = tmp_path / "results"
-    assert sbpbench(monkeypatch, "run", tmp_path / "adult.yaml", tmp_path / "cancer.yaml", "--results", results,
-                    "-q") == 0
+    assert sbpbench(monkeypatch, "run", tmp_path / "adult.yaml", tmp_path / "cancer.yaml", "--results", results) == 0
+    said = capsys.readouterr().out.strip().splitlines()
+    assert " ".join(said[-2:]).split()[-2:] == ["overview:", str(results / "index.html")]  # said last (wrapped)
+    overview = (results / "index.html").read_text()  # the overview of both, linking each run's page
+    hrefs = re.findall(r"<a href='([^']+)'>(on-[a-z]+)</a>", overview)
+    assert [name for _, name in hrefs] == ["on-adult", "on-cancer"]
+    assert all((results / href).is_file() and href.endswith("/index.html") for href, _ in hrefs)
+    assert "Performance profile over 2 problems" in overview
     svg = (results / "performance-profile.svg").read_text()  # the run of both configs draws it
     assert "Performance profile over 2 problems" in svg and "at most 1.05 times" in svg
     assert re.search(r"cost: kernel evaluations", svg) and "cost: training time (s)" in svg
@@ -129,6 +135,13 @@ def test_a_sweep_over_two_data_sets_draws_a_performance_profile(tmp_path, monkey
     assert sbpbench(monkeypatch, "plot", results, "--out", tmp_path / "figures") == 0  # and plot on the tree
     assert str(tmp_path / "figures" / "performance-profile.svg") in capsys.readouterr().out
     assert (tmp_path / "figures" / "performance-profile.svg").read_text() == svg
+    assert sbpbench(monkeypatch, "page", results, "--out", tmp_path / "pages") == 0  # and page on the tree
+    assert capsys.readouterr().out.splitlines()[-1] == str(tmp_path / "pages" / "index.html")
+    pages = (tmp_path / "pages" / "index.html").read_text()
+    assert re.findall(r"<a href='([^']+)'>", pages) == ["on-adult.html", "on-cancer.html"]
+    assert all((tmp_path / "pages" / href).is_file() for href in ("on-adult.html", "on-cancer.html"))
+    numbers = re.compile(r"id='sbpbench-profiles'>(.*?)</script>", re.S)
+    assert numbers.search(pages).group(1) == numbers.search(overview).group(1)  # the same overview
 
 
 def test_the_same_labels_in_two_experiments_are_two_entries_with_a_target_each():

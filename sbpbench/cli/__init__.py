@@ -208,14 +208,19 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
         with _importing():
             import pandas as pd
 
+            from sbpbench.outputs.overview import write_overview
             from sbpbench.outputs.plotting import profile_figure
             from sbpbench.results.store import read_curves
 
         with _uncollected():
             profile = profile_figure(pd.concat([read_curves(d, traits=True) for d in directories], ignore_index=True),
                                      results_root / "performance-profile")
+            overview = write_overview(directories, [os.path.relpath(d / "index.html", results_root).replace(os.sep, "/")
+                                                    for d in directories], results_root / "index.html")
         if profile and not quiet:
             click.echo(wrap("profile: " + ", ".join(printable(str(p)) for p in profile)))
+        if not quiet:
+            click.echo(wrap(f"overview: {printable(str(overview))}"))
     runs = {d: read_meta(d).get("runs", []) for d in directories}
     bad = {d: sum(map(ended_badly, summaries)) for d, summaries in runs.items()}
     if any(bad.values()):
@@ -383,7 +388,7 @@ def page(results_dir: Path, out: Path | None) -> None:
     inline script; static figures too), the summary table, each run's status, the resolved
     configuration, the machine and versions. It needs no network and no other file.
     """
-    from sbpbench.outputs.page import write_pages
+    from sbpbench.outputs.overview import write_pages
 
     if out is not None:
         writable_folder(out, "--out")

@@ -32,14 +32,13 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import yaml
 
-from sbpbench.errors import UserError
 from sbpbench.experiment.config import report_budgets
 from sbpbench.files import atomic_write
 from sbpbench.outputs import svg_chart
@@ -55,7 +54,6 @@ from sbpbench.outputs.summary import (
     summary_header,
     summary_rows,
 )
-from sbpbench.results.lookup import newest_runs, stamp
 from sbpbench.results.store import curves_file, curves_frame, read_curves, read_meta
 
 #: Significant digits of the numbers of the embedded curves.
@@ -205,11 +203,17 @@ class Shown(str):
     """A number already written as text (a test error in percent), shown right-aligned as numbers are."""
 
 
+class Markup(str):
+    """Markup already escaped (a link), put in a table cell as it is."""
+
+
 def _cell(value: Any, bold: bool = False) -> str:
     """A table cell: numbers right-aligned, as :func:`number` writes them, anything else as escaped
     text; ``bold`` marks the best value of its column (class ``best``)."""
     classes = ["best"] if bold else []
-    if isinstance(value, Shown):
+    if isinstance(value, Markup):
+        text = str(value)
+    elif isinstance(value, Shown):
         text = _e(value)
         classes.append("num")
     elif isinstance(value, bool) or value is None or not isinstance(value, int | float):
@@ -220,10 +224,27 @@ def _cell(value: Any, bold: bool = False) -> str:
     return f"<td class='{' '.join(classes)}'>{text}</td>" if classes else f"<td>{text}</td>"
 
 
-def _table(header: Sequence[str], rows: list[list[Any]], bad: list[bool] | None = None,
-           best: list[list[bool]] | None = None) -> str:
-    """A table the reader can sort by clicking a heading (``page.js``); rows of ``bad`` marked as
-    failed, cells of ``best`` (row by row) in bold."""
+def sortable_table(header: Sequence[str], rows: list[list[Any]], bad: list[bool] | None = None,
+                   best: list[list[bool]] | None = None) -> str:
+    """A table the reader can sort by clicking a heading (``tables.js``, :func:`scripts`).
+
+    Parameters
+    ----------
+    header : sequence of str
+        The headings.
+    rows : list of list
+        The cells, row by row: numbers right-aligned as :func:`~sbpbench.outputs.notation.number`
+        writes them (and :class:`Shown` text), anything else as escaped text.
+    bad : list of bool, optional
+        The rows to mark as failed.
+    best : list of list of bool, optional
+        The cells to show in bold (the best of their column or row), row by row.
+
+    Returns
+    -------
+    str
+        The table's markup.
+    """
     head = "".join(f"<th>{_e(h)}</th>" for h in header)
     body = "".join(f"<tr{' class=bad' if bad and bad[i] else ''}>"
                    + "".join(_cell(c, bool(best and best[i][j])) for j, c in enumerate(row)) + "</tr>"
@@ -234,7 +255,7 @@ def _table(header: Sequence[str], rows: list[list[Any]], bad: list[bool] | None 
 def _summary(curves: pd.DataFrame, rows: list[SummaryRow]) -> str:
     if not rows:
         return "<p>No checkpoints were recorded.</p>"
-    return _table(summary_header(curves), [[r.solver, r.runs,
+    return sortable_table(summary_header(curves), [[r.solver, r.runs,
                                             Shown(f"{formatted(r.error_mean, '.2f')} ± {formatted(r.error_se, '.2f')}"),
                                             r.kernel_evals, r.train_time_s, r.statuses] for r in rows])
 
@@ -245,7 +266,7 @@ def _best(curves: pd.DataFrame) -> str:
     if not rows:
         return ""
     cells = [[*row[:2], *map(Shown, row[2:])] for row in rows]
-    return f"<h3>Best setting of each solver</h3><p>{_e(best_caption(curves))}</p>" + _table(header, cells)
+    return f"<h3>Best setting of each solver</h3><p>{_e(best_caption(curves))}</p>" + sortable_table(header, cells)
 
 
 def _budgets(curves: pd.DataFrame, budgets: dict[str, tuple[float, ...]]) -> str:
@@ -256,7 +277,7 @@ def _budgets(curves: pd.DataFrame, budgets: dict[str, tuple[float, ...]]) -> str
         rows = [[r.solver, r.runs, *(Shown(cell(m, se, False)) for m, se in zip(r.means, r.ses))] for r in table.rows]
         caption = budget_caption(table).replace("* marks", "bold marks")
         parts += [f"<p>{_e(caption)}</p>",
-                  _table(("entry", "runs", *budget_labels(table)), rows,
+                  sortable_table(("entry", "runs", *budget_labels(table)), rows,
                          best=[[False, False, *r.best] for r in table.rows])]
     return "<h3>Test error at fixed budgets</h3>" + "".join(parts) if parts else ""
 
@@ -288,17 +309,30 @@ def profile_data(profile: Profile) -> dict[str, Any]:
             "solvers": solvers, "notes": {}}
 
 
-def _profiles(curves: pd.DataFrame) -> str:
-    """The performance profiles of a run's solvers over its settings (:mod:`~sbpbench.outputs.profiles`),
-    against each cost some solver has, as static figures under a caption stating the target; ``""``
-    with fewer than two settings."""
+def profile_section(curves: pd.DataFrame, extra: Callable[[Profile], str] | None = None) -> str:
+    """The performance profiles of the solvers of ``curves`` over its problems (the settings of a
+    run, or several data sets: :mod:`~sbpbench.outputs.profiles`), against each cost some solver
+    has, as static figures under a caption stating the target.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Rows of ``curves.csv`` files.
+    extra : callable, optional
+        Markup to add after each profile's figure (the overview's table of costs).
+
+    Returns
+    -------
+    str
+        The section; ``""`` with fewer than two problems.
+    """
     pairs = [(cost, p) for cost in PROFILE_COSTS if (p := performance_profile(curves, cost)) is not None]
     if not pairs:
         return ""
     figures = [f"<figure data-name='performance-profile-{_e(cost)}'>"
                f"{svg_chart.chart_svg(profile_data(p), 'tau', 'fraction', f'profile-{cost}-clip')}"
                f"<figcaption>Performance profile, cost: {_e(p.cost.label)}</figcaption></figure>"
-               for cost, p in pairs]
+               + (extra(p) if extra else "") for cost, p in pairs]
     return (f"<h3>Performance profile</h3><p id='profile-caption'>{_e(caption([p for _, p in pairs]))}</p>"
             + "".join(figures))
 
@@ -308,7 +342,7 @@ def _runs(meta: dict[str, Any]) -> str:
     if not runs:
         return "<p>No run has finished.</p>"
     status = [str(r.get("status")) for r in runs]
-    return _table(tuple(h for _, h in RUN_COLUMNS), [[_percent(r.get(k)) if k == "test_error" else r.get(k)
+    return sortable_table(tuple(h for _, h in RUN_COLUMNS), [[_percent(r.get(k)) if k == "test_error" else r.get(k)
                                                       for k, _ in RUN_COLUMNS] for r in runs],
                   [s == "diverged" or s.startswith("failed") for s in status])
 
@@ -330,7 +364,7 @@ def _machine(meta: dict[str, Any]) -> str:
             rows += [[f"{group}.{k}", v] for k, v in meta[group].items()]
     for i, resume in enumerate(meta.get("resumes") or []):
         rows.append([f"resumes[{i}]", json.dumps(resume, default=str)])
-    return _table(("what", "value"), rows)
+    return sortable_table(("what", "value"), rows)
 
 
 def _figures(data: dict[str, Any]) -> str:
@@ -346,6 +380,42 @@ def _figures(data: dict[str, Any]) -> str:
                          f"{_e(data['x'][xname]['label'])}: the mean over runs with one standard error"
                          f"{'. ' + _e(note) if note else ''}</figcaption></figure>")
     return "\n".join(parts) or "<p>Nothing to draw.</p>"
+
+
+def head(title: str) -> str:
+    """The start of a page up to its body: its title, the page's style and the charts' (``#chart-style``).
+
+    Parameters
+    ----------
+    title : str
+        The page's title (escaped here).
+
+    Returns
+    -------
+    str
+        The markup, from the doctype to ``</head>``.
+    """
+    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title><style>{STYLE}</style>"
+            f"<style id='chart-style'>{CHART_STYLE}</style></head>")
+
+
+def scripts(*names: str) -> str:
+    """The scripts of this package named, inlined (``tables.js`` sorts the tables, ``page.js`` draws
+    a run's interactive plot).
+
+    Parameters
+    ----------
+    *names : str
+        File names beside this module.
+
+    Returns
+    -------
+    str
+        One ``<script>`` element holding them, in order.
+    """
+    text = "\n".join(Path(__file__).with_name(name).read_text(encoding="utf-8") for name in names)
+    return f"<script>{text}</script>"
 
 
 def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> str:
@@ -368,23 +438,17 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
     experiment = str(meta.get("experiment") or (curves["experiment"].iloc[0] if len(curves) else "run"))
     config = meta["config"] if isinstance(meta.get("config"), dict) else {}
     title = f"sbpbench: {experiment} (run {run_name})"
-    script = (Path(__file__).with_name("page.js")).read_text(encoding="utf-8")
     summary = summary_rows(curves)
     drawn, which = drawn_entries(curves, summary)
     data = page_data(drawn)
-    parts = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title><style>{STYLE}</style>",
-        f"<style id='chart-style'>{CHART_STYLE}</style>",
-        f"</head><body><h1>{_e(experiment)} <small>run {_e(run_name)}</small></h1>",
-    ]
+    parts = [head(title), f"<body><h1>{_e(experiment)} <small>run {_e(run_name)}</small></h1>"]
     if config.get("description"):
         parts.append(f"<p>{_e(config['description'])}</p>")
     parts += [
         "<h2>Summary</h2><p>The final checkpoint of each run: the error's mean ± its standard error over runs, "
         "kernel evaluations and training seconds (means). Click a heading to sort a table.</p>",
         _summary(curves, summary), _best(curves),
-        _budgets(curves, report_budgets(config.get("report"), "meta.json: config")), _profiles(curves),
+        _budgets(curves, report_budgets(config.get("report"), "meta.json: config")), profile_section(curves),
         "<h2>Curves</h2>" + (f"<p id='drawn'>{_e(which)}</p>" if which else ""),
         "<div id='explorer' hidden><p class='controls'><label>x axis <select id='x-axis'></select></label>"
         "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button>"
@@ -402,9 +466,26 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
         "</pre></details>",
         "<h2>Machine and versions</h2>", _machine(meta),
         f"<script type='application/json' id='sbpbench-data'>{script_json(data)}</script>",
-        f"<script>{script}</script></body></html>",
+        scripts("tables.js", "page.js"), "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def run_curves(run_dir: Path) -> pd.DataFrame:
+    """A run folder's curves (with the solvers' traits); no rows before a run has finished.
+
+    Parameters
+    ----------
+    run_dir : pathlib.Path
+        The run folder.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Its ``curves.csv``.
+    """
+    path = curves_file(run_dir)
+    return read_curves(path, traits=True) if path is not None and path.stat().st_size > 0 else curves_frame([])
 
 
 def write_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
@@ -428,37 +509,7 @@ def write_page(run_dir: str | Path, out: str | Path | None = None) -> Path:
         The run folder's files are not sbpbench's.
     """
     run_dir = Path(run_dir)
-    path = curves_file(run_dir)
-    curves = read_curves(path, traits=True) if path is not None and path.stat().st_size > 0 else curves_frame([])
+    curves = run_curves(run_dir)
     target = Path(out) if out is not None else run_dir / "index.html"
     atomic_write(target, render_page(curves, read_meta(run_dir), run_dir.name))
     return target
-
-
-def write_pages(root: str | Path, out_dir: str | Path | None = None) -> list[Path]:
-    """Write the page of the newest run of every experiment under ``root``.
-
-    Parameters
-    ----------
-    root : str or pathlib.Path
-        A run folder or a results tree (the runs :func:`~sbpbench.results.lookup.newest_runs` finds).
-    out_dir : str or pathlib.Path, optional
-        Write ``<out_dir>/<experiment>.html`` instead of ``index.html`` in each run folder.
-
-    Returns
-    -------
-    list of pathlib.Path
-        The pages written.
-
-    Raises
-    ------
-    UserError
-        No run folder with checkpoints is under ``root``.
-    """
-    runs = newest_runs(root)
-    if not runs:
-        raise UserError(f"{root}: no run folder with checkpoints found (a meta.json next to a curves.csv)")
-    if out_dir is None:
-        return [write_page(run) for run in runs]
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    return [write_page(run, Path(out_dir) / f"{run.parent.name if stamp(run) else run.name}.html") for run in runs]

@@ -213,7 +213,8 @@ def final_errors(every: pd.DataFrame) -> pd.Series:
         The test errors (fractions), indexed by ``(problem, profiled)`` in the order they first appear.
     """
     column = Y_AXES["test_error"].column
-    final = pd.concat([final_rows(frame) for _, frame in every.groupby("experiment", sort=False)])
+    frames = [final_rows(frame) for _, frame in every.groupby("experiment", sort=False)]
+    final = pd.concat(frames) if frames else every
     return final[np.isfinite(column_numbers(final, column))].groupby(["problem", "profiled"], sort=False)[
         column].mean()
 

@@ -1,0 +1,85 @@
+"""The overview page of several experiments (sbpbench/outputs/overview.py): every experiment listed
+and linked, each solver's best test error, and the performance profile across them with the numbers
+of ``performance_profile``."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pandas as pd
+import pytest
+
+from sbpbench.errors import UserError
+from sbpbench.outputs import svg_chart
+from sbpbench.outputs.overview import Listed, best_errors, render_overview, write_pages
+from sbpbench.outputs.page import profile_data
+from sbpbench.outputs.profiles import PROFILE_COSTS, performance_profile
+from tests.test_profiles import hand_curves
+
+
+def two_experiments() -> list[Listed]:
+    """The hand-computed curves of tests/test_profiles.py as experiment ``e`` (a sweep over sigma2)
+    and, with twice the errors, ``f <b>`` (a name to escape), on two data sets."""
+    one = hand_curves()
+    other = one.assign(experiment="f <b>", dataset="d2", test_error=2 * one["test_error"])
+    return [Listed("e", "e.html", "d", one), Listed("f <b>", "f.html", "d2", other)]
+
+
+def embedded(page: str) -> dict:
+    """The profiles' numbers the overview embeds."""
+    match = re.search(r"<script type='application/json' id='sbpbench-profiles'>(.*?)</script>", page, re.S)
+    assert match is not None
+    return json.loads(match.group(1))
+
+
+def test_the_overview_lists_and_links_every_experiment_with_its_best_errors():
+    listed = two_experiments()
+    page = render_overview(listed)
+    assert "<a href='e.html'>e</a>" in page and "<a href='f.html'>f &lt;b&gt;</a>" in page
+    assert "<b>" not in page.split("<body>", 1)[1]  # the name is escaped everywhere
+    assert best_errors(listed[0].curves) == pytest.approx({"a": 0.1, "b": 0.1, "c": 0.25})  # over sigma2
+    row = re.search(r"<tr><td><a href='e.html'>e</a></td>(.*?)</tr>", page).group(1)
+    assert re.findall(r"<td[^>]*>([^<]*)</td>", row) == ["d", "a, b, c", "10.00", "10.00", "25.00"]
+    assert row.count("class='best num'") == 2  # a and b tie for the lowest
+    assert "<table class='sortable'>" in page and "table.sortable" in page  # sorted by tables.js, inlined
+    assert "sbpbench-data" not in page and "src=" not in page  # no chart script, nothing outside the file
+
+
+def test_the_overview_profile_has_the_numbers_of_performance_profile():
+    listed = two_experiments()
+    curves = pd.concat([entry.curves for entry in listed], ignore_index=True)
+    page = render_overview(listed)
+    numbers = embedded(page)
+    assert list(numbers) == list(PROFILE_COSTS)
+    for cost in PROFILE_COSTS:
+        profile = performance_profile(curves, cost)
+        got = numbers[cost]
+        assert got["problems"] == list(profile.problems) and got["solvers"] == list(profile.solvers)
+        assert got["targets"] == profile.targets.tolist()
+        assert [[math.inf if c is None else c for c in row] for row in got["costs"]] == profile.costs.tolist()
+        assert [[math.inf if c is None else c for c in row] for row in got["ratios"]] == profile.ratios.tolist()
+        # drawn as a run's page draws its profiles: the very chart of these numbers
+        assert svg_chart.chart_svg(profile_data(profile), "tau", "fraction", f"profile-{cost}-clip") in page
+    assert "Performance profile over 4 problems" in page and "at most 1.05 times" in page
+    assert "<th>problem</th><th>target test error (%)</th><th>a</th><th>b</th><th>c</th>" in page
+    assert "<td>f &lt;b&gt;: sigma2=1</td><td class='num'>21.00</td>" in page and "not reached" in page
+
+
+def test_an_overview_of_one_problem_says_there_is_no_profile():
+    one = hand_curves()
+    page = render_overview([Listed("e", "e.html", "d", one[one["params"] == "sigma2=1"])])
+    assert "No performance profile" in page and "sbpbench-profiles" not in page
+
+
+def test_an_experiment_named_index_cannot_take_the_overview_file(tmp_path):
+    for name in ("index", "other"):
+        run = tmp_path / "tree" / name / "20240101T000000Z"
+        run.mkdir(parents=True)
+        (run / "meta.json").write_text(json.dumps({"experiment": name}))
+        curves = hand_curves().assign(experiment=name, seed=0, epoch=0, kernel_evals_computed=0, eval_kernel_evals=0,
+                                      objective=0.0, primal_objective=0.0, n_support=0)
+        curves.to_csv(run / "curves.csv", index=False)
+    with pytest.raises(UserError, match="named 'index' would overwrite the overview"):
+        write_pages(tmp_path / "tree", tmp_path / "pages")
