@@ -153,7 +153,8 @@ def run(configs: tuple[Path, ...], results_root: Path, overrides: tuple[str, ...
     curves.csv (one row per checkpoint) and meta.json (resolved configuration, versions,
     host, statuses); then come the figure and index.html, a self-contained page of the run
     (interactive curves, figures, summary, configuration); with several configs (data sets),
-    RESULTS/performance-profile.png and .svg compare the solvers over them. All configs share the --jobs
+    RESULTS/performance-profile.png and .svg compare the solvers over them, and RESULTS/index.html
+    is their overview page (each experiment's page linked, the profile). All configs share the --jobs
     workers; results are written by this process only, in the same order whatever executor
     ran them. Exits with 3, after writing everything, when a run ended failed or diverged.
     """
@@ -379,14 +380,17 @@ def plot(results_dir: Path, out: Path | None, x: str, y: str) -> None:
 @cli.command()
 @click.argument("results_dir", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Write OUT/<experiment>.html instead of index.html in each run folder.")
+              help="Write OUT/<experiment>.html instead of index.html in each run folder, and for several "
+                   "experiments their overview OUT/index.html.")
 def page(results_dir: Path, out: Path | None) -> None:
     """(Re)write the self-contained HTML page of runs: RUN/index.html.
 
     RESULTS_DIR is a run folder, or a tree of them (the newest run of each experiment gets its
     page). The page shows the curves with a choice of axes, zoom and solvers to hide (a small
     inline script; static figures too), the summary table, each run's status, the resolved
-    configuration, the machine and versions. It needs no network and no other file.
+    configuration, the machine and versions. It needs no network and no other file. With --out
+    and several experiments, OUT/index.html is their overview: each one linked with its data set
+    and best test errors, and the solvers' performance profile across them.
     """
     from sbpbench.outputs.overview import write_pages
 
