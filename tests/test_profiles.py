@@ -127,6 +127,7 @@ def test_a_sweep_over_two_data_sets_draws_a_performance_profile(tmp_path, monkey
     assert [name for _, name in hrefs] == ["on-adult", "on-cancer"]
     assert all((results / href).is_file() and href.endswith("/index.html") for href, _ in hrefs)
     assert "Performance profile over 2 problems" in overview
+    assert "<td>adult</td>" in overview and "<td>train.svm</td>" in overview  # the data sets, a file by its name
     svg = (results / "performance-profile.svg").read_text()  # the run of both configs draws it
     assert "Performance profile over 2 problems" in svg and "at most 1.05 times" in svg
     assert re.search(r"cost: kernel evaluations", svg) and "cost: training time (s)" in svg

@@ -91,10 +91,11 @@ def best_errors(curves: pd.DataFrame) -> dict[str, float]:
 
 
 def _dataset(meta: dict[str, Any], curves: pd.DataFrame) -> str:
-    """The data set's name as the resolved configuration gives it, else as the curves do."""
+    """The data set's name as the resolved configuration gives it (its file's name for a file of
+    one's own), else as the curves do."""
     dataset = (meta.get("resolved") or {}).get("dataset")
     if isinstance(dataset, dict) and (dataset.get("name") or dataset.get("path")):
-        return str(dataset.get("name") or dataset.get("path"))
+        return str(dataset.get("name") or Path(str(dataset["path"])).name)
     return str(curves["dataset"].iloc[0]) if "dataset" in curves and len(curves) else ""
 
 
