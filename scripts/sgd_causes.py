@@ -40,8 +40,9 @@ tests, one by one:
    ``--orders`` random row orders of the same data file (LIBLINEAR draws from an unseeded
    ``rand()``, so a run's randomness is the order of the rows); Joachims' ``svm_perf_learn -c
    C n/100 -e eps --b 0`` for SVMperf, with ``-w 3`` (the 1-slack dual algorithm ours runs) and
-   with ``-w 9`` (the program's default), on ``--perf-orders`` row orders, and side by side on the
-   reduced QP's precision, the one way the two run ``-w 3`` apart: ``svm_perf_learn -w 3`` with
+   with ``-w 9`` (the program's default), on ``--perf-orders`` row orders, and, on the rows where
+   ``-w 3`` reaches 1% and ours does not, side by side on the reduced QP's precision, the one
+   way the two run ``-w 3`` apart: ``svm_perf_learn -w 3`` with
    its QP solved almost exactly (``epsilon_crit`` fixed at :data:`EXACT_QP`, as ours by default)
    and ours with SVM-perf's precision (``qp_precision`` 0.5: half the smallest CEps so far, with
    its slack estimate), one run each, their iterations and relative accuracy; Shalev-Shwartz's
@@ -263,14 +264,9 @@ def references(row: Row, programs: Programs, C: float, eps: float | None, epochs
         return found
 
     if row.solver == "svmperf" and programs.svmperf is not None and eps is not None:
-        found = {key: chance(svmperf_runs(programs.svmperf, list(lines), C, eps, algorithm, programs.perf_orders,
-                                          accuracy, X.shape[1], work), "row orders")
-                 for key, algorithm in (("reference", SVMPERF_OURS), ("default", SVMPERF_DEFAULT))}
-        if programs.svmperf_exact_qp is not None:
-            found["exact_qp"] = chance(svmperf_runs(programs.svmperf_exact_qp, list(lines), C, eps, SVMPERF_OURS, 1,
-                                                    accuracy, X.shape[1], work), "row order")
-            found["ours_svmperf_qp"] = svmperf_precision(X, y, lam, eps, accuracy)
-        return found
+        return {key: chance(svmperf_runs(programs.svmperf, list(lines), C, eps, algorithm, programs.perf_orders,
+                                         accuracy, X.shape[1], work), "row orders")
+                for key, algorithm in (("reference", SVMPERF_OURS), ("default", SVMPERF_DEFAULT))}
     if row.solver == "pegasos" and programs.pegasos is not None and epochs is not None:
         data = work / f"{row.dataset}.txt"
         data.write_text("".join(lines), encoding="utf-8")
@@ -278,6 +274,22 @@ def references(row: Row, programs: Programs, C: float, eps: float | None, epochs
         return {"reference": chance(pegasos_runs(programs.pegasos, data, lam, t_max, programs.seeds, accuracy,
                                                  X.shape[1], work), "seeds")}
     return {}
+
+
+def qp_side_by_side(row: Row, program: Path, C: float, eps: float, j_opt: float, lam: float,
+                    work: Path) -> dict[str, Any]:
+    """The reduced QP's precision swapped, on an SVMperf row: ``exact_qp``, ``program`` (svm_perf_learn
+    built with its QP's precision at :data:`EXACT_QP`) ``-w 3`` on one row order, as
+    :func:`single_run_chance` with its iterations; ``ours_svmperf_qp``, :func:`svmperf_precision`."""
+    X, y, lines = dataset(row.dataset)
+
+    def accuracy(w: np.ndarray) -> float:
+        return (objective(X, y, w, lam) - j_opt) / j_opt
+
+    runs = svmperf_runs(program, list(lines), C, eps, SVMPERF_OURS, 1, accuracy, X.shape[1], work)
+    return {"exact_qp": {"program": runs["program"], "unit": "row order", **single_run_chance(runs["rel_acc"]),
+                         "median_iterations": float(np.median(runs["iterations"]))},
+            "ours_svmperf_qp": svmperf_precision(X, y, lam, eps, accuracy)}
 
 
 def svmperf_precision(X: Any, y: np.ndarray, lam: float, eps: float,
@@ -448,8 +460,12 @@ def analyse(row: Row, results: Path, programs: Programs, work: Path,
         if row.solver == "dcd" and programs.liblinear is not None and row.dataset in FILES:
             record["reference"] = liblinear(programs.liblinear, DATA / FILES[row.dataset], float(group.C),
                                             group.eps[row.dataset]["dcd"], programs.orders, j_opt, lam, work)
-        record.update(references(row, programs, float(group.C), group.eps[row.dataset].get(row.solver), epochs,
-                                 j_opt, lam, work))
+        eps = group.eps[row.dataset].get(row.solver)
+        record.update(references(row, programs, float(group.C), eps, epochs, j_opt, lam, work))
+        ref = record.get("reference")
+        if (row.solver == "svmperf" and programs.svmperf_exact_qp is not None and eps is not None
+                and ref is not None and ref["share"] > 0.5 and record["ours"]["share"] <= 0.5):
+            record.update(qp_side_by_side(row, programs.svmperf_exact_qp, float(group.C), eps, j_opt, lam, work))
     record["cause"], record["evidence"] = decide(record)
     return record
 
