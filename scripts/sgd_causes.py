@@ -5,7 +5,7 @@ Usage: PYTHONPATH=. python scripts/sgd_causes.py [--results results/paper] [--or
        [--out results/paper/analyses/sgd-causes.json]
 
 ``--only SOLVER`` tests that solver's rows again and keeps the other rows of the record at ``--out``
-as they are (the svmperf rows: 5 minutes).
+as they are (the svmperf rows: 8 minutes).
 
 The SGD paper's Tables 2-8 print, per solver, the epochs and seconds of ONE run at a stopping
 parameter (t_max for Pegasos and SGD-r, eps for the others) chosen so that this run reached a
@@ -540,6 +540,8 @@ def main(argv: list[str] | None = None) -> int:
             if record is not None:
                 found["rows"][row.name] = record
                 print(f"{row.name}: {record['cause']}: {record['evidence']}", flush=True)
+        order = [row.name for row in rows()]  # kept rows (--only) and new ones in the tables' order
+        found["rows"] = dict(sorted(found["rows"].items(), key=lambda item: order.index(item[0])))
     write_record(args.out, found, markdown(found))
     return 0
 
