@@ -1,8 +1,11 @@
 """Why SGD-table rows differ from the SGD paper's: the hypotheses, tested row by row.
 
 Usage: PYTHONPATH=. python scripts/sgd_causes.py [--results results/paper] [--orders 20] [--liblinear PATH]
-       [--svmperf PATH] [--perf-orders 10] [--pegasos DIR] [--seeds 30]
+       [--svmperf PATH] [--perf-orders 10] [--pegasos DIR] [--seeds 30] [--only SOLVER]
        [--out results/paper/analyses/sgd-causes.json]
+
+``--only SOLVER`` tests that solver's rows again and keeps the other rows of the record at ``--out``
+as they are (the svmperf rows: 8 minutes).
 
 The SGD paper's Tables 2-8 print, per solver, the epochs and seconds of ONE run at a stopping
 parameter (t_max for Pegasos and SGD-r, eps for the others) chosen so that this run reached a
@@ -37,7 +40,12 @@ tests, one by one:
    ``--orders`` random row orders of the same data file (LIBLINEAR draws from an unseeded
    ``rand()``, so a run's randomness is the order of the rows); Joachims' ``svm_perf_learn -c
    C n/100 -e eps --b 0`` for SVMperf, with ``-w 3`` (the 1-slack dual algorithm ours runs) and
-   with ``-w 9`` (the program's default), on ``--perf-orders`` row orders; Shalev-Shwartz's
+   with ``-w 9`` (the program's default), on ``--perf-orders`` row orders, and, on the rows where
+   ``-w 3`` reaches 1% and ours does not, side by side on the reduced QP's precision, the one
+   way the two run ``-w 3`` apart: ``svm_perf_learn -w 3`` with
+   its QP solved almost exactly (``epsilon_crit`` fixed at :data:`EXACT_QP`, as ours by default)
+   and ours with SVM-perf's precision (``qp_precision`` 0.5: half the smallest CEps so far, with
+   its slack estimate), one run each, their iterations and relative accuracy; Shalev-Shwartz's
    ``pegasos -lambda 1/(C n) -iter t_max -k 1`` for Pegasos, with seeds 1..``--seeds``. The last
    two are built from their authors' sources by :mod:`scripts.sgd_references` (``--svmperf``,
    ``--pegasos``, else git mirrors; "skipped: ... source not found" when absent). SvmSgd and SGD-QN
@@ -63,6 +71,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import shutil
 import subprocess
 import sys
@@ -78,11 +87,15 @@ from cause_records import cause_page, write_record
 from sgd_references import SourceMissing, build_pegasos, build_svmperf, pegasos_runs, svmperf_runs
 from sklearn.datasets import load_svmlight_file
 
+from sbpbench.data.split import Split
 from sbpbench.errors import UserError
+from sbpbench.kernels.spec import KernelSpec
 from sbpbench.papers import SHARED_RUNS, sgd
+from sbpbench.problem import Problem
 from sbpbench.results.curves import first_reaching
 from sbpbench.results.lookup import ExperimentResult, find_experiment, resolved
 from sbpbench.results.store import environment
+from sbpbench.solvers.svmperf import SVMPERF_QP_PRECISION, SVMPerf, SVMPerfParams
 
 OUT = Path("results/paper") / sgd.CAUSES_RECORD
 #: The raw LIBSVM files of the data sets, as the tests find them (``../shared/datasets``).
@@ -95,6 +108,8 @@ NO_REFERENCE = {**dict.fromkeys(("sgd-r", "sgd-s", "sgd-m"), "the SGD paper's co
                 "dcd": "liblinear-train not installed"}
 #: SVM-perf's algorithms: ``-w 3``, the 1-slack dual algorithm ours runs, and ``-w 9``, its default.
 SVMPERF_OURS, SVMPERF_DEFAULT = 3, 9
+#: The reduced QP's precision (SVM-light's ``epsilon_crit``, percent) of the almost exact ``svm_perf_learn``.
+EXACT_QP = 1e-4
 #: One run in 20: a chance at least this large that a single run reached 1% makes the paper's one
 #: run a plausible draw.
 PLAUSIBLE = 0.05
@@ -125,10 +140,11 @@ class Row:
 class Programs:
     """The reference programs found (None: not to be had) and how many runs each makes: LIBLINEAR's
     ``train`` and ``svm_perf_learn`` on ``orders`` and ``perf_orders`` row orders, ``pegasos`` with
-    ``seeds`` seeds."""
+    ``seeds`` seeds; ``svmperf_exact_qp``: ``svm_perf_learn`` with its QP's precision at :data:`EXACT_QP`."""
 
     liblinear: Path | None = None
     svmperf: Path | None = None
+    svmperf_exact_qp: Path | None = None
     pegasos: Path | None = None
     orders: int = 20
     perf_orders: int = 10
@@ -260,6 +276,36 @@ def references(row: Row, programs: Programs, C: float, eps: float | None, epochs
     return {}
 
 
+def qp_side_by_side(row: Row, program: Path, C: float, eps: float, j_opt: float, lam: float,
+                    work: Path) -> dict[str, Any]:
+    """The reduced QP's precision swapped, on an SVMperf row: ``exact_qp``, ``program`` (svm_perf_learn
+    built with its QP's precision at :data:`EXACT_QP`) ``-w 3`` on one row order, as
+    :func:`single_run_chance` with its iterations; ``ours_svmperf_qp``, :func:`svmperf_precision`."""
+    X, y, lines = dataset(row.dataset)
+
+    def accuracy(w: np.ndarray) -> float:
+        return (objective(X, y, w, lam) - j_opt) / j_opt
+
+    runs = svmperf_runs(program, list(lines), C, eps, SVMPERF_OURS, 1, accuracy, X.shape[1], work)
+    return {"exact_qp": {"program": runs["program"], "unit": "row order", **single_run_chance(runs["rel_acc"]),
+                         "median_iterations": float(np.median(runs["iterations"]))},
+            "ours_svmperf_qp": svmperf_precision(X, y, lam, eps, accuracy)}
+
+
+def svmperf_precision(X: Any, y: np.ndarray, lam: float, eps: float,
+                      accuracy: Callable[[np.ndarray], float]) -> dict[str, Any]:
+    """Our SVMperf at ``eps`` on the whole data (``X``, ``y``, ``lam``) with SVM-perf's QP precision
+    (``qp_precision`` :data:`~sbpbench.solvers.svmperf.SVMPERF_QP_PRECISION`): its cutting-plane
+    iterations and ``accuracy(w)`` at its stop."""
+    data = Split(X.tocsr(), np.asarray(y, dtype=np.float64))
+    problem = Problem.build(data, data, KernelSpec("linear"), lam, None, False)
+    solver = SVMPerf(problem, np.random.default_rng(0), SVMPerfParams(epsilon=eps, qp_precision=SVMPERF_QP_PRECISION))
+    if not solver.advance(np.inf, np.inf, np.inf):
+        raise UserError("SVMperf with SVM-perf's QP precision did not stop")
+    return {"program": f"ours with qp_precision {SVMPERF_QP_PRECISION:g}", "iterations": solver.passes,
+            "rel_acc": accuracy(solver.w)}
+
+
 def read_model(path: Path, d: int) -> np.ndarray:
     """The weight vector of a LIBLINEAR model file (binary, no bias), signed for label +1."""
     text = path.read_text(encoding="utf-8").split("\n")
@@ -348,6 +394,12 @@ def decide(record: dict[str, Any]) -> tuple[str, str]:
             how = (f": it stops after {ref['median_iterations']:.0f} iterations, ours after "
                    f"{ours['median_epochs_at_stop']:.0f} (ours solves each reduced QP to a relative gap of 1e-10, "
                    f"its SVM-light optimizer to a precision tied to the current eps)")
+        side = (record.get("exact_qp"), record.get("ours_svmperf_qp"))
+        if side[0] is not None and side[1] is not None:
+            how += (f"; side by side on that precision alone: {side[0]['program']} with its QP solved almost exactly "
+                    f"(epsilon_crit {EXACT_QP:g}) stops after {side[0]['median_iterations']:.0f} iterations at "
+                    f"{side[0]['median_rel_acc']:.2%}, and ours with its QP precision (half the smallest CEps, "
+                    f"its slack estimate) after {side[1]['iterations']} at {side[1]['rel_acc']:.2%}")
         return "implementation", told + ": the reference program reaches 1% where ours does not" + how
     if default is not None and default["share"] > 0.5 and ours["share"] <= 0.5:
         return "setup", told + (": the program's default algorithm reaches 1% where the one ours runs does not "
@@ -408,8 +460,12 @@ def analyse(row: Row, results: Path, programs: Programs, work: Path,
         if row.solver == "dcd" and programs.liblinear is not None and row.dataset in FILES:
             record["reference"] = liblinear(programs.liblinear, DATA / FILES[row.dataset], float(group.C),
                                             group.eps[row.dataset]["dcd"], programs.orders, j_opt, lam, work)
-        record.update(references(row, programs, float(group.C), group.eps[row.dataset].get(row.solver), epochs,
-                                 j_opt, lam, work))
+        eps = group.eps[row.dataset].get(row.solver)
+        record.update(references(row, programs, float(group.C), eps, epochs, j_opt, lam, work))
+        ref = record.get("reference")
+        if (row.solver == "svmperf" and programs.svmperf_exact_qp is not None and eps is not None
+                and ref is not None and ref["share"] > 0.5 and record["ours"]["share"] <= 0.5):
+            record.update(qp_side_by_side(row, programs.svmperf_exact_qp, float(group.C), eps, j_opt, lam, work))
     record["cause"], record["evidence"] = decide(record)
     return record
 
@@ -445,8 +501,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pegasos", type=Path, default=None,
                         help="pegasos' source: an unpacked pegasos.tgz (default: the git mirror)")
     parser.add_argument("--seeds", type=int, default=30, help="pegasos runs (seeds 1..N) per setting")
+    parser.add_argument("--only", default=None, help="test only this solver's rows, keeping the others of --out")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
+    if args.only is not None and args.only not in {row.solver for row in rows()}:
+        parser.error(f"--only {args.only}: expected a solver of the SGD tables' rows")
+    if args.only is not None and not args.out.is_file():
+        parser.error(f"--only {args.only}: expected a record at --out {args.out} to keep the other rows of")
     for option in ("orders", "perf_orders", "seeds"):
         if getattr(args, option) < 1:
             parser.error(f"--{option.replace('_', '-')} {getattr(args, option)}: expected at least 1")
@@ -455,11 +516,13 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         programs = Programs(Path(found_program) if found_program else None,
                             built("svm_perf", lambda: build_svmperf(args.svmperf, work)),
+                            built("svm_perf", lambda: build_svmperf(args.svmperf, work, epsilon_crit=EXACT_QP)),
                             built("pegasos", lambda: build_pegasos(args.pegasos, work)),
                             args.orders, args.perf_orders, args.seeds)
         told = [f"DCD's: {programs.liblinear} (LIBLINEAR), {args.orders} row orders" if programs.liblinear
                 else "DCD's: none (no LIBLINEAR program)",
                 f"SVMperf's: svm_perf_learn (SVM-perf V3.00) built from its source, {args.perf_orders} row orders"
+                + (f", and built with its QP's precision at {EXACT_QP:g}, one" if programs.svmperf_exact_qp else "")
                 if programs.svmperf else "SVMperf's: none (svm_perf source not found)",
                 f"Pegasos': pegasos (Shalev-Shwartz's pegasos.tgz) built from its source, {args.seeds} seeds"
                 if programs.pegasos else "Pegasos': none (pegasos source not found)"]
@@ -467,11 +530,18 @@ def main(argv: list[str] | None = None) -> int:
                                  "level": sgd.LEVEL, "plausible": PLAUSIBLE,
                                  "reference_program": "reference programs: " + "; ".join(told), "rows": {}}
         found["table1_agreement"] = table1 = table1_agreement(args.results)
+        if args.only is not None:
+            kept = json.loads(args.out.read_text(encoding="utf-8"))["rows"]
+            found["rows"] = {name: record for name, record in kept.items() if record["solver"] != args.only}
         for row in rows():
+            if args.only is not None and row.solver != args.only:
+                continue
             record = analyse(row, args.results, programs, work, table1)
             if record is not None:
                 found["rows"][row.name] = record
                 print(f"{row.name}: {record['cause']}: {record['evidence']}", flush=True)
+        order = [row.name for row in rows()]  # kept rows (--only) and new ones in the tables' order
+        found["rows"] = dict(sorted(found["rows"].items(), key=lambda item: order.index(item[0])))
     write_record(args.out, found, markdown(found))
     return 0
 

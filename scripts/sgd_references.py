@@ -13,6 +13,11 @@ authors' sources where these can be had, run at the SGD paper's parameters.
   build links a ``time()`` (:data:`SEEDED_TIME`) that returns ``$PEGASOS_SEED``, so that a run's
   seed is given rather than the clock's second. Nothing else of the program is changed.
 
+With ``epsilon_crit`` given, :func:`build_svmperf` changes one statement of the 1-slack loop
+(:data:`SVMPERF_QP_PRECISION`): the reduced QP's KKT precision, half the smallest CEps so far
+as distributed, is fixed at ``epsilon_crit`` instead (an almost exact QP for a small value), to
+see what the QP's precision does to the iterations and the stop; nothing else changes.
+
 ``svm_perf_learn`` runs at its default verbosity (``-v 1``): V3.00's ``-w 9`` counts its
 iterations only where it prints them, so that ``-v 0`` silently turns its shrinking off.
 
@@ -39,6 +44,10 @@ SVMPERF_ARCHIVE = "svm_perf/svm_perf.tar.gz"
 SVMPERF_SOURCES = ("svm_struct/svm_struct_learn.c", "svm_struct_learn_custom.c", "svm_struct_api.c",
                    "svm_light/svm_hideo.c", "svm_light/svm_learn.c", "svm_light/svm_common.c",
                    "svm_struct/svm_struct_common.c", "svm_struct/svm_struct_main.c")
+#: The statement of ``svm_struct/svm_struct_learn.c``'s 1-slack loop that sets SVM-light's KKT
+#: precision for the reduced QP (half the smallest CEps so far), and its value.
+SVMPERF_QP_PRECISION = re.compile(r"(epsilon=MIN\(epsilon,ceps\); /\* best eps so far \*/\s*lparm->epsilon_crit=)"
+                                  r"epsilon/2;")
 PEGASOS_MIRROR = Path("/work/.mirror/raynald+master-thesis-imple/repo")
 #: The mirror's first commit with sources ("init"): pegasos.tgz as distributed.
 PEGASOS_COMMIT = "f257f594efc49a73cfad3a40c7d1beba52c83168"
@@ -75,9 +84,11 @@ def _unpack(archive: bytes | Path, into: Path) -> None:
         subprocess.run(["tar", "-xz", "-C", str(into)], input=archive, check=True)
 
 
-def build_svmperf(source: Path | None, work: Path, mirror: Path = SVMPERF_MIRROR) -> Path:
+def build_svmperf(source: Path | None, work: Path, mirror: Path = SVMPERF_MIRROR,
+                  epsilon_crit: float | None = None) -> Path:
     """``svm_perf_learn`` built in ``work`` from ``source`` (a folder or a ``.tar.gz``), else from
-    the mirror's archive.
+    the mirror's archive; with ``epsilon_crit``, its reduced QP's precision fixed at that value
+    (:data:`SVMPERF_QP_PRECISION`), built as ``svm_perf_learn_qp`` from a copy of the sources.
 
     Raises
     ------
@@ -100,9 +111,18 @@ def build_svmperf(source: Path | None, work: Path, mirror: Path = SVMPERF_MIRROR
     missing = [rel for rel in SVMPERF_SOURCES if not (root / rel).is_file()]
     if missing:
         raise SourceMissing(f"{root}: not an unpacked svm_perf ({missing[0]} is missing)")
+    sources = [root / rel for rel in SVMPERF_SOURCES]
     exe = work / "svm_perf_learn"
-    _build(["gcc", "-O2", "-fcommon", "-w", "-o", str(exe), *(str(root / rel) for rel in SVMPERF_SOURCES), "-lm"],
-           "svm_perf_learn")
+    if epsilon_crit is not None:
+        loop = sources[0].read_text(encoding="latin-1")
+        changed, count = SVMPERF_QP_PRECISION.subn(rf"\g<1>{epsilon_crit!r};", loop)
+        if count != 1:
+            raise SourceMissing(f"{sources[0]}: not SVM-perf V3.00's 1-slack loop (its QP precision is not set there)")
+        sources[0] = work / "svm_struct_learn_qp.c"
+        sources[0].write_text(changed, encoding="latin-1")
+        exe = work / "svm_perf_learn_qp"
+    _build(["gcc", "-O2", "-fcommon", "-w", "-I", str(root / "svm_struct"), "-o", str(exe),
+            *(str(path) for path in sources), "-lm"], exe.name)
     return exe
 
 

@@ -61,6 +61,35 @@ def test_reduced_dual_is_the_exhaustive_optimum(seed, C):
     assert value == pytest.approx(_exhaustive_dual(A @ A.T, b, C), rel=1e-9)
 
 
+def _kkt_violation(H: np.ndarray, b: np.ndarray, alpha: np.ndarray, C: float) -> float:
+    """Dense: the largest gradient of a variable with mass (the slack's 0 if it has any) less the least."""
+    g = H @ alpha - b
+    high = max([g[k] for k in range(b.size) if alpha[k] > 0] + ([0.0] if alpha.sum() < C * (1 - 1e-12) else []))
+    return high - min(0.0, g.min())
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("C", [0.05, 1.0, 30.0])
+def test_reduced_dual_at_a_kkt_precision(seed, C):
+    """With ``kkt_tol`` (SVMperf's QP precision) the dual stops once the active cuts' slacks are within
+    it of the largest: feasible, a lower bound, exact as the precision closes, and short of it loosely."""
+    rng = np.random.default_rng(seed)
+    A, b = _random_cuts(rng, 6, 12)
+    H = A @ A.T
+    exact = _exhaustive_dual(H, b, C)
+    steps = {}
+    for tol in (1e-9, 0.5 * float(b.max())):
+        alpha = np.zeros(b.size)
+        value, steps[tol] = solve_reduced_dual(H, b, alpha, C, b.size, QP_RELATIVE_GAP, 10**6, tol)
+        assert alpha.min() >= 0 and alpha.sum() <= C * (1 + 1e-12)
+        assert value == pytest.approx(b @ alpha - 0.5 * alpha @ H @ alpha, rel=1e-12)
+        assert _kkt_violation(H, b, alpha, C) <= tol * (1 + 1e-9) and value <= exact * (1 + 1e-12)
+        if tol < 1e-6:
+            assert value == pytest.approx(exact, rel=1e-7)
+    loose, tight = steps[0.5 * float(b.max())], steps[1e-9]
+    assert loose < tight if C >= 1 else loose <= tight  # at C = 0.05 the optimum is a vertex: one step
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_reduced_dual_with_dependent_cuts_meets_its_gap(seed):
     """More cuts than dimensions, repeated cuts and a zero cut: H is singular; the optimum is that

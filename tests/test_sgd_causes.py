@@ -25,6 +25,7 @@ from sgd_causes import (  # noqa: E402
     epochs_quantile,
     eps_not_stopping_early,
     liblinear,
+    main,
     objective,
     read_model,
     rows,
@@ -32,7 +33,7 @@ from sgd_causes import (  # noqa: E402
     whole_epochs,
 )
 
-from tests.problems import adult
+from tests.problems import adult, build_problem, make_solver, run_to_end
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBLINEAR = shutil.which("liblinear-train")
@@ -135,6 +136,24 @@ def test_a_reference_program_that_reaches_one_percent_where_ours_does_not_names_
     record["reference"]["median_iterations"] = 140.0
     cause, why = decide(record)
     assert cause == "implementation" and "it stops after 140 iterations, ours after 188" in why
+    assert "side by side" not in why
+    record["exact_qp"] = {"program": "svm_perf_learn_qp -w 3", "unit": "row order", **_chance(0.0),
+                          "median_iterations": 191.0}
+    record["ours_svmperf_qp"] = {"program": "ours with qp_precision 0.5", "iterations": 134, "rel_acc": 0.0077}
+    why = decide(record)[1]
+    assert ("svm_perf_learn_qp -w 3 with its QP solved almost exactly (epsilon_crit 0.0001) stops after 191 "
+            "iterations at 2.00%, and ours with its QP precision (half the smallest CEps, its slack estimate) after "
+            "134 at 0.77%") in why
+
+
+def test_only_a_solver_of_the_tables_or_with_a_record_to_keep(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--only", "liblinear", "--out", str(tmp_path / "r.json")])
+    told = capsys.readouterr().err
+    assert stop.value.code == 2 and "--only liblinear: expected a solver of the SGD tables' rows" in told
+    with pytest.raises(SystemExit) as stop:
+        main(["--only", "svmperf", "--out", str(tmp_path / "r.json")])
+    assert stop.value.code == 2 and "expected a record at --out" in capsys.readouterr().err
 
 
 def test_only_the_programs_default_algorithm_reaching_one_percent_names_the_setup():
@@ -246,6 +265,33 @@ def test_svm_perf_at_a_tight_eps_reaches_the_exact_optimum_in_any_row_order(tmp_
     assert tight["program"] == "svm_perf_learn -c 1n/100 -w 3 -e 0.001 --b 0"
     loose = sgd_references.svmperf_runs(program, lines, 1.0, 5.0, 3, 1, accuracy, train.X.shape[1], tmp_path)
     assert loose["rel_acc"][0] > tight["rel_acc"].max() and loose["iterations"][0] < min(tight["iterations"])
+
+
+@pytest.mark.skipif(not sgd_references.SVMPERF_MIRROR.is_dir() or shutil.which("gcc") is None,
+                    reason="svm_perf's source (its git mirror) or gcc is not here")
+@pytest.mark.parametrize("eps", [0.1, 0.5])
+def test_svm_perf_with_its_qp_solved_exactly_runs_as_ours(tmp_path, eps):
+    """``svm_perf_learn -w 3`` with its QP's precision fixed at 1e-4 (ours solves it exactly) takes
+    our SVMperf's iterations to the same w: the QP's precision is the one way the two differ."""
+    train, data, lam, accuracy = _exact(400, 1.0, tmp_path)
+    program = sgd_references.build_svmperf(None, tmp_path, epsilon_crit=1e-4)
+    assert program.name == "svm_perf_learn_qp"
+    lines = [line + "\n" for line in data.read_text().splitlines()]
+    theirs = sgd_references.svmperf_runs(program, lines, 1.0, eps, 3, 1, accuracy, train.X.shape[1], tmp_path)
+    problem = build_problem(train, kernel="linear", lam=lam)
+    ours = make_solver(problem, "svmperf", epsilon=eps)
+    assert run_to_end(ours)
+    assert theirs["iterations"] == [ours.passes]
+    assert theirs["rel_acc"][0] == pytest.approx(accuracy(ours.w), abs=1e-5)  # their QP: 1e-4 in percent
+
+
+def test_svm_perf_without_its_qp_precision_statement_is_refused(tmp_path):
+    source = tmp_path / "svm_perf"
+    for rel in sgd_references.SVMPERF_SOURCES:
+        (source / rel).parent.mkdir(parents=True, exist_ok=True)
+        (source / rel).write_text("int x;\n")
+    with pytest.raises(sgd_references.SourceMissing, match="not SVM-perf V3.00's 1-slack loop"):
+        sgd_references.build_svmperf(source, tmp_path, epsilon_crit=1e-4)
 
 
 @pytest.mark.skipif(not sgd_references.PEGASOS_MIRROR.is_dir() or shutil.which("g++") is None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sbpbench.solvers.svmperf import INACTIVE_SOLVES
+from sbpbench.solvers.svmperf import INACTIVE_SOLVES, SVMPERF_QP_PRECISION
 from tests.exact import liblinear_optimum
 from tests.problems import SVM_CASES, make_solver, run_epochs, svm_problem
 
@@ -74,3 +74,25 @@ def test_inactive_cuts_leave_the_working_set():
     assert np.all(solver.solves - solver.last_active < INACTIVE_SOLVES)
     assert solver.last_active.size == solver.model.K
     assert solver.snapshot().extra["cuts"] == solver.model.K
+
+
+@pytest.mark.parametrize("dataset,C", SVM_CASES)
+def test_svmperf_qp_precision_stops_its_qp_early_and_takes_its_slack_estimate(dataset, C):
+    """With SVMperf's QP precision (half the smallest CEps so far) each reduced QP ends once the
+    active cuts' slacks are within it of the largest, CEps is taken against SVMperf's slack
+    estimate, and the iterates differ from the exact QP's, the dual value still a lower bound."""
+    problem = svm_problem(dataset, C)
+    j_opt = liblinear_optimum(problem, (dataset, C)) / problem.lam
+    epsilon = 0.1
+    solver, finished = run_epochs(problem, "svmperf", UNTIL_DONE, epsilon=epsilon, qp_precision=SVMPERF_QP_PRECISION)
+    exact, _ = run_epochs(problem, "svmperf", UNTIL_DONE, epsilon=epsilon)
+    model = solver.model
+    g = model._H[: model.K, : model.K] @ model.alpha - model._b[: model.K]
+    active = g[model.alpha > 0]
+    violation = max(active.max(), 0.0 if model.alpha.sum() < C * (1 - 1e-12) else -np.inf) - min(0.0, g.min())
+    assert finished and violation <= SVMPERF_QP_PRECISION * solver.best_ceps * problem.n / 100 * (1 + 1e-9)
+    risk = np.maximum(0.0, 1.0 - problem.y * (problem.kernel.X @ solver.w)).sum()
+    assert (risk - model.active_slack(solver.w)) * 100 / problem.n <= epsilon
+    assert model.active_slack(solver.w) <= model.slack(solver.w)
+    assert solver.passes != exact.passes and solver.snapshot().extra["dual_objective"] / problem.lam <= j_opt
+    assert 0 <= solver.snapshot().objective / j_opt - 1 < 0.01
