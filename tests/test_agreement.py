@@ -90,6 +90,20 @@ def test_the_solve_facts_of_the_optimum_are_not_compared():
     assert "iterations" not in comparable(resolved)["problem"]["optimum"]
 
 
+def test_a_parameter_at_its_default_may_be_absent_and_one_off_it_may_not():
+    """A solver parameter added later (SVMperf's qp_precision, default 0: the exact QP the folders
+    written before it ran) is absent from those folders: at its default it is the same
+    configuration, off it a difference naming the key."""
+    resolved = _resolved("ci-linear-c")
+    at = next(i for i, s in enumerate(resolved["solvers"]) if s["name"] == "svmperf")
+    assert "qp_precision" not in resolved["solvers"][at]["params"]
+    key = f"solvers[{at}].params.qp_precision"
+    assert resolved_difference(resolved, _set(resolved, key, 0.0)) is None
+    assert resolved_difference(resolved, _set(resolved, key, 0.5)).key == key
+    epsilon = f"solvers[{at}].params.epsilon"
+    assert resolved_difference(resolved, _set(resolved, epsilon, 0.2)).key == epsilon
+
+
 def test_the_gap_bound_holds_between_a_loose_and_a_tight_optimum():
     """The tolerances are bounds: two solves of one problem at different precisions (each
     certified by its own gap) differ by less than the tolerance their gaps give, and the looser

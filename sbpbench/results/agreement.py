@@ -32,6 +32,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from sbpbench.solvers import SOLVERS
+
 #: Relative tolerance of a value derived by a few floating-point operations or a reduction
 #: over the data (lambda from ``1/n``, sigma2 from a rule): far above any rounding difference
 #: between machines (about 1e-15), far below any difference that changes a result.
@@ -55,7 +57,8 @@ def comparable(resolved: Any) -> Any:
     checked here. The facts go from the top-level problem and from each solver entry's
     (a sweep's entries record their own). A budget's limits that are not set (None) are left out
     too: a limit added to :class:`~sbpbench.solvers.base.Budget` later (``primal_objective``) is
-    absent from the folders written before it, which ran without it all the same.
+    absent from the folders written before it, which ran without it all the same; so are a solver
+    entry's parameters at their declared defaults (:func:`_without_default_params`).
     """
     if not isinstance(resolved, dict):
         return resolved
@@ -63,9 +66,25 @@ def comparable(resolved: Any) -> Any:
     if isinstance(dataset := resolved.get("dataset"), dict):
         out["dataset"] = {k: v for k, v in dataset.items() if k != "files"}
     if isinstance(solvers := resolved.get("solvers"), list):
-        out["solvers"] = [_without_unset_limits(_without_machine_facts(s)) if isinstance(s, dict) else s
-                          for s in solvers]
+        out["solvers"] = [_without_default_params(_without_unset_limits(_without_machine_facts(s)))
+                          if isinstance(s, dict) else s for s in solvers]
     return out
+
+
+def _without_default_params(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` (a resolved solver entry) with the parameters at their solver's declared default
+    left out: a parameter added to a solver later (SVMperf's ``qp_precision``), whose default keeps
+    the earlier behaviour, is absent from the folders written before it, which ran with that
+    default all the same. A value off its default still differs from an absent one."""
+    params, name = entry.get("params"), entry.get("name")
+    if not isinstance(params, dict) or not isinstance(name, str) or name not in SOLVERS:
+        return entry
+    defaults = SOLVERS[name].Params()
+    return {**entry, "params": {k: v for k, v in params.items() if getattr(defaults, k, _ABSENT) != v}}
+
+
+#: No declared default: a parameter the solver does not declare is always compared.
+_ABSENT = object()
 
 
 def _without_unset_limits(holder: dict[str, Any]) -> dict[str, Any]:
