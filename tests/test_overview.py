@@ -73,13 +73,34 @@ def test_an_overview_of_one_problem_says_there_is_no_profile():
     assert "No performance profile" in page and "sbpbench-profiles" not in page
 
 
-def test_an_experiment_named_index_cannot_take_the_overview_file(tmp_path):
-    for name in ("index", "other"):
-        run = tmp_path / "tree" / name / "20240101T000000Z"
+def _tree(root, names):
+    """A results tree of one run folder per experiment named, each with the hand curves; the run folders."""
+    runs = []
+    for name in names:
+        run = root / name / "20240101T000000Z"
         run.mkdir(parents=True)
         (run / "meta.json").write_text(json.dumps({"experiment": name}))
         curves = hand_curves().assign(experiment=name, seed=0, epoch=0, kernel_evals_computed=0, eval_kernel_evals=0,
                                       objective=0.0, primal_objective=0.0, n_support=0)
         curves.to_csv(run / "curves.csv", index=False)
+        runs.append(run)
+    return runs
+
+
+def test_an_experiment_named_index_cannot_take_the_overview_file(tmp_path):
+    _tree(tmp_path / "tree", ("index", "other"))
     with pytest.raises(UserError, match="named 'index' would overwrite the overview"):
         write_pages(tmp_path / "tree", tmp_path / "pages")
+
+
+def test_pages_of_a_tree_of_several_experiments_come_with_their_overview(tmp_path):
+    tree = tmp_path / "tree"
+    runs = _tree(tree, ("first", "second"))
+    written = write_pages(tree)  # in place: each run folder's index.html, the overview TREE/index.html
+    assert written == [run / "index.html" for run in runs] + [tree / "index.html"]
+    overview = (tree / "index.html").read_text()
+    assert "href='first/20240101T000000Z/index.html'" in overview and "2 experiments" in overview
+    out = write_pages(tree, tmp_path / "pages")  # the same overview, linking the pages written there
+    assert out == [tmp_path / "pages" / name for name in ("first.html", "second.html", "index.html")]
+    assert "href='second.html'" in out[-1].read_text()
+    assert write_pages(runs[0]) == [runs[0] / "index.html"]  # one experiment: no overview

@@ -1,9 +1,10 @@
 """The pages of a results tree: each experiment's page, and the overview of several experiments
 (data sets), ``index.html`` beside their pages.
 
-``sbpbench page TREE`` writes the page of the newest run of each experiment (:func:`write_pages`);
-with ``--out DIR`` it writes the overview as ``DIR/index.html`` next to ``DIR/<experiment>.html``,
-``sbpbench run`` of several configs as ``RESULTS/index.html``, linking each run folder's own page.
+``sbpbench page TREE`` writes the page of the newest run of each experiment and, with several,
+their overview ``TREE/index.html`` (:func:`write_pages`; with ``--out DIR``, ``DIR/index.html``
+next to ``DIR/<experiment>.html``); ``sbpbench run`` of several configs writes it as
+``RESULTS/index.html``. The overview links each experiment's page.
 Like a run's page (:mod:`sbpbench.outputs.page`, whose head, tables, charts and sorting script it
 uses) it needs nothing but itself, offline. It holds
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import html
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -238,16 +240,16 @@ def write_overview(runs: Sequence[Path], links: Sequence[str], target: Path) -> 
 
 
 def write_pages(root: str | Path, out_dir: str | Path | None = None) -> list[Path]:
-    """Write the page of the newest run of every experiment under ``root``.
+    """Write the page of the newest run of every experiment under ``root`` and, with several
+    experiments, their overview (:func:`write_overview`) linking them.
 
     Parameters
     ----------
     root : str or pathlib.Path
         A run folder or a results tree (the runs :func:`~sbpbench.results.lookup.newest_runs` finds).
     out_dir : str or pathlib.Path, optional
-        Write ``<out_dir>/<experiment>.html`` instead of ``index.html`` in each run folder; with
-        several experiments, also their overview, ``<out_dir>/index.html``
-        (:func:`write_overview`).
+        Write ``<out_dir>/<experiment>.html`` instead of ``index.html`` in each run folder, and the
+        overview as ``<out_dir>/index.html`` instead of ``<root>/index.html``.
 
     Returns
     -------
@@ -263,12 +265,17 @@ def write_pages(root: str | Path, out_dir: str | Path | None = None) -> list[Pat
     runs = newest_runs(root)
     if not runs:
         raise UserError(f"{root}: no run folder with checkpoints found (a meta.json next to a curves.csv)")
+    folder = Path(root if out_dir is None else out_dir)
     if out_dir is None:
-        return [write_page(run) for run in runs]
-    names = [f"{run.parent.name if stamp(run) else run.name}.html" for run in runs]
-    if len(runs) > 1 and "index.html" in names:
-        raise UserError(f"{root}: an experiment named 'index' would overwrite the overview "
-                        f"{Path(out_dir) / 'index.html'}; expected experiments with other names")
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    pages = [write_page(run, Path(out_dir) / name) for run, name in zip(runs, names)]
-    return pages + ([write_overview(runs, names, Path(out_dir) / "index.html")] if len(runs) > 1 else [])
+        pages = [write_page(run) for run in runs]
+    else:
+        names = [f"{run.parent.name if stamp(run) else run.name}.html" for run in runs]
+        if len(runs) > 1 and "index.html" in names:
+            raise UserError(f"{root}: an experiment named 'index' would overwrite the overview "
+                            f"{folder / 'index.html'}; expected experiments with other names")
+        folder.mkdir(parents=True, exist_ok=True)
+        pages = [write_page(run, folder / name) for run, name in zip(runs, names)]
+    if len(runs) == 1:
+        return pages
+    links = [os.path.relpath(page, folder).replace(os.sep, "/") for page in pages]
+    return [*pages, write_overview(runs, links, folder / "index.html")]
