@@ -207,7 +207,7 @@ def render_overview(listed: Sequence[Listed]) -> str:
                     "with a cost recorded.</p>",
         f"<script type='application/json' id='sbpbench-profiles'>{script_json(profile_numbers(curves))}</script>"
         if profiles else "",
-        scripts("tables.js"), "</body></html>",
+        scripts("tables.js", "chart_files.js"), "</body></html>",
     ]
     return "\n".join(parts) + "\n"
 

@@ -452,7 +452,7 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
         "<h2>Curves</h2>" + (f"<p id='drawn'>{_e(which)}</p>" if which else ""),
         "<div id='explorer' hidden><p class='controls'><label>x axis <select id='x-axis'></select></label>"
         "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button>"
-        "<button type='button' id='download' class='download'>download SVG</button></p>"
+        "<span id='downloads'></span></p>"
         "<svg id='chart' class='chart' xmlns='http://www.w3.org/2000/svg' viewBox='0 0 760 440' width='760' "
         "height='440'></svg>"
         "<div id='legend'></div><p id='notes'></p><p class='hint'>Drag a rectangle or turn the wheel over the plot "
@@ -466,7 +466,7 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
         "</pre></details>",
         "<h2>Machine and versions</h2>", _machine(meta),
         f"<script type='application/json' id='sbpbench-data'>{script_json(data)}</script>",
-        scripts("tables.js", "page.js"), "</body></html>",
+        scripts("tables.js", "chart_files.js", "page.js"), "</body></html>",
     ]
     return "\n".join(parts) + "\n"
 
