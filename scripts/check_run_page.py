@@ -205,7 +205,7 @@ def pdf_failures(pdf: bytes, svg: ET.Element) -> list[str]:
     size, xref = int(end[1]), int(end[2])
     table = re.match(rb"xref\n0 (\d+)\n((?:\d{10} \d{5} [fn] \n)+)", pdf[xref:])
     if table is None or int(table[1]) != size:
-        return [f"startxref {xref} is not where a cross-reference table of {size} entries starts"]
+        return [f"no cross-reference table of {size} entries at startxref {xref}"]
     entries = [table[2][k:k + 20] for k in range(0, len(table[2]), 20)]
     if len(entries) != size or entries[0] != b"0000000000 65535 f \n":
         return [f"the cross-reference table has {len(entries)} entries, expected {size}, the first free"]
@@ -225,7 +225,8 @@ def pdf_failures(pdf: bytes, svg: ET.Element) -> list[str]:
     curves = [e.get("d", "") for e in svg.iter(SVG + "path") if "line" in (e.get("class") or "").split()]
     segments = sum(d.count("L") for d in curves)
     if ops.count(b"l") < max(1, segments) or ops.count(b"S") < len(curves):
-        failures.append(f"{ops.count(b'l')} line segments and {ops.count(b'S')} strokes drawn, expected at least "
+        failures.append(f"too few curves drawn: {ops.count(b'l')} line segments and {ops.count(b'S')} strokes, expected "
+                        "at least "
                         f"{segments} segments and {len(curves)} strokes (the curves)")
     return failures
 

@@ -2,6 +2,7 @@
 
 The script runs in a minimal stand-in for the few DOM calls it makes; :func:`assert_drawn_as_the_script_draws`
 compares, element by element, what its ``draw()`` makes with :func:`~sbpbench.outputs.svg_chart.chart_svg`.
+:data:`CHECK` works a whole page in headless Chromium (scripts/check_run_page.py), where there is one.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +26,10 @@ PAGE_JS = Path(page.__file__).with_name("page.js")
 CHART_FILES_JS = PAGE_JS.with_name("chart_files.js")
 SVG = "{http://www.w3.org/2000/svg}"
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+#: The browser check of a page (a run's or the overview), and the mark of the tests that run it.
+CHECK = [sys.executable, str(Path(__file__).resolve().parents[1] / "scripts" / "check_run_page.py")]
+needs_chromium = pytest.mark.skipif(shutil.which("chromium") is None,
+                                    reason="chromium is not on PATH (Debian: apt-get install chromium)")
 #: A number in an attribute: a coordinate (page.js writes all its digits, svg_chart one decimal).
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 

@@ -7,15 +7,18 @@ from __future__ import annotations
 import json
 import math
 import re
+import subprocess
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from sbpbench.errors import UserError
-from sbpbench.outputs import svg_chart
+from sbpbench.outputs import overview, svg_chart
 from sbpbench.outputs.overview import Listed, best_errors, render_overview, write_pages
 from sbpbench.outputs.page import profile_data
 from sbpbench.outputs.profiles import PROFILE_COSTS, performance_profile
+from tests.page_script import CHECK, needs_chromium
 from tests.test_profiles import hand_curves
 
 
@@ -65,6 +68,27 @@ def test_the_overview_profile_has_the_numbers_of_performance_profile():
     assert "Performance profile over 4 problems" in page and "at most 1.05 times" in page
     assert "<th>problem</th><th>target test error (%)</th><th>a</th><th>b</th><th>c</th>" in page
     assert "<td>f &lt;b&gt;: sigma2=1</td><td class='num'>21.00</td>" in page and "not reached" in page
+
+
+def test_every_chart_of_the_overview_gets_its_download_buttons_from_one_inlined_script():
+    page = render_overview(two_experiments())
+    source = Path(overview.__file__).with_name("chart_files.js").read_text()
+    assert page.count(source) == 1 and page.count("const chartFiles =") == 1
+    figures = re.findall(r"<figure data-name='([^']+)'>(.*?)</figure>", page, re.S)
+    assert [name for name, _ in figures] == [f"performance-profile-{cost}" for cost in PROFILE_COSTS]
+    assert all("<figcaption>" in figure for _, figure in figures)  # where chart_files.js puts the buttons
+
+
+@needs_chromium
+def test_the_overview_saves_each_chart_as_svg_and_pdf_in_a_headless_browser(tmp_path):
+    (tmp_path / "index.html").write_text(render_overview(two_experiments()))
+    done = subprocess.run([*CHECK, str(tmp_path / "index.html"), "--save", str(tmp_path / "saved")],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok (the overview: every chart saved as SVG and as PDF" in done.stdout
+    saved = sorted(p.name for p in (tmp_path / "saved").iterdir())
+    assert saved == sorted(f"performance-profile-{cost}.{kind}" for cost in PROFILE_COSTS for kind in ("svg", "pdf"))
+    assert (tmp_path / "saved" / f"performance-profile-{PROFILE_COSTS[0]}.pdf").read_bytes().startswith(b"%PDF-1.4")
 
 
 def test_an_overview_of_one_problem_says_there_is_no_profile():

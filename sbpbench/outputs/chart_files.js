@@ -191,8 +191,8 @@ const chartFiles = (function () {
     }
   }
 
-  // A chart (an <svg>, such as chartCopy gives) as the bytes of a one-page PDF file of its viewBox's
-  // size, one point a pixel. The chart is put in the page for a moment, for the browser to compute
+  // A chart (an svg element, such as chartCopy gives) as the bytes of a one-page PDF file of its
+  // viewBox's size, one point a pixel. The chart is put in the page for a moment, for the browser to compute
   // its style.
   function pdf(svg) {
     const holder = document.createElement("div");
