@@ -225,9 +225,8 @@ def pdf_failures(pdf: bytes, svg: ET.Element) -> list[str]:
     curves = [e.get("d", "") for e in svg.iter(SVG + "path") if "line" in (e.get("class") or "").split()]
     segments = sum(d.count("L") for d in curves)
     if ops.count(b"l") < max(1, segments) or ops.count(b"S") < len(curves):
-        failures.append(f"too few curves drawn: {ops.count(b'l')} line segments and {ops.count(b'S')} strokes, expected "
-                        "at least "
-                        f"{segments} segments and {len(curves)} strokes (the curves)")
+        failures.append(f"too few curves drawn: {ops.count(b'l')} line segments and {ops.count(b'S')} strokes, "
+                        f"expected at least {segments} segments and {len(curves)} strokes (the curves)")
     return failures
 
 
