@@ -13,7 +13,8 @@ uses) it needs nothing but itself, offline. It holds
   test error over runs, the lowest of each experiment in bold);
 * the solvers' performance profiles across the experiments (:mod:`sbpbench.outputs.profiles`:
   the numbers of :func:`~sbpbench.outputs.profiles.performance_profile` on the curves of all of
-  them, drawn as a run's page draws its profiles, the target stated in the caption), each with a
+  them, drawn as a run's page draws its profiles, the target stated in the caption, with the
+  buttons that save a chart as an SVG or a PDF file, ``chart_files.js``), each with a
   table of the per-problem costs (:func:`costs_table`), and the profiles' numbers embedded as
   JSON (``#sbpbench-profiles``, :func:`profile_numbers`) for a reader's own analysis.
 
