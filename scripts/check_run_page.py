@@ -187,6 +187,16 @@ def saved_files(record: dict[str, Any], charts: int, keep: Path | None = None) -
     return failures
 
 
+def win_ansi(char: str) -> str:
+    """A character as the chart's PDF writes it in Helvetica's WinAnsiEncoding (Windows-1252): "?"
+    for one it lacks (a control character too)."""
+    try:
+        code = char.encode("cp1252")[0]
+    except UnicodeEncodeError:
+        return "?"
+    return char if 32 <= code < 127 or code >= 128 else "?"
+
+
 #: A string of a PDF content stream, its escapes included.
 PDF_STRING = re.compile(rb"\((?:\\.|[^\\)])*\)")
 
@@ -216,10 +226,9 @@ def pdf_failures(pdf: bytes, svg: ET.Element) -> list[str]:
     if stream is None or pdf[stream.end() + int(stream[1]):][:10] != b"\nendstream":
         return [*failures, "no content stream of its stated /Length"]
     content = pdf[stream.end():stream.end() + int(stream[1])]
-    texts = {re.sub(rb"\\(.)", rb"\1", t[1:-1]).decode("latin-1") for t in PDF_STRING.findall(content)}
+    texts = {re.sub(rb"\\(.)", rb"\1", t[1:-1]).decode("cp1252") for t in PDF_STRING.findall(content)}
     ops = PDF_STRING.sub(b"", content).split()
-    shown = {"".join(c if 32 <= ord(c) < 127 or 160 <= ord(c) < 256 else "?" for c in element.text or "")
-             for element in svg.iter(SVG + "text")}
+    shown = {"".join(map(win_ansi, element.text or "")) for element in svg.iter(SVG + "text")}
     if missing := shown - texts:
         failures.append(f"texts of the chart not drawn: {sorted(missing)[:5]}")
     curves = [e.get("d", "") for e in svg.iter(SVG + "path") if "line" in (e.get("class") or "").split()]

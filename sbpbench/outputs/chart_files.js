@@ -33,22 +33,22 @@ const chartFiles = (function () {
   const f = (v, digits = 2) => String(Math.round(v * 10 ** digits) / 10 ** digits);
 
   // Helvetica's widths (thousandths of the font size) of the characters 32 to 126 (its AFM file),
-  // to place a text by its anchor; other characters: those of WIDE, else 556
+  // to place a text by its anchor; other characters: those of WIDE (by WinAnsi code), else 556
   const WIDTHS = [278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,
     556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, 1015, 667, 667,
     722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722, 667, 611, 722,
     667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278, 556, 556,
     222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334,
     260, 334, 584];
-  const WIDE = { 176: 400, 177: 584, 183: 278, 215: 584, 150: 556, 151: 1000, 145: 222, 146: 222,
-    147: 333, 148: 333, 149: 350 };
-  // the characters WinAnsiEncoding places in 128 to 159 that a label may hold
-  const WIN_ANSI = { "\u2018": 145, "\u2019": 146, "\u201c": 147, "\u201d": 148, "\u2022": 149,
-    "\u2013": 150, "\u2014": 151 };
+  const WIDE = { 130: 222, 132: 333, 133: 1000, 137: 1000, 140: 1000, 145: 222, 146: 222, 147: 333,
+    148: 333, 149: 350, 151: 1000, 153: 1000, 156: 944, 176: 400, 177: 584, 183: 278, 215: 584 };
+  // the characters WinAnsiEncoding (Windows-1252) places at 128 to 159, in order ("\0": none)
+  const WIN_ANSI = "\u20ac\0\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\0\u017d\0"
+    + "\0\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\0\u017e\u0178";
   // a character's code in WinAnsiEncoding: "?" for one it lacks
   function code(ch) {
-    const c = ch.charCodeAt(0);
-    return WIN_ANSI[ch] || ((c >= 32 && c <= 126) || (c >= 160 && c <= 255) ? c : 63);
+    const c = ch.charCodeAt(0), k = ch === "\0" ? -1 : WIN_ANSI.indexOf(ch);
+    return k >= 0 ? 128 + k : (c >= 32 && c <= 126) || (c >= 160 && c <= 255) ? c : 63;
   }
   const textWidth = (text) => Array.from(text).map(code)
     .reduce((w, c) => w + (c <= 126 ? WIDTHS[c - 32] : WIDE[c] || 556), 0) / 1000;
