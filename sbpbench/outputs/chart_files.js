@@ -95,7 +95,7 @@ const chartFiles = (function () {
     const num = () => Number(tokens[i++]);
     const at = (px, py, op) => { x = px; y = py; out.push(f(x) + " " + f(y) + " " + op); };
     while (i < tokens.length) {
-      if (/[a-z]/i.test(tokens[i])) cmd = tokens[i++];
+      if (/^[a-z]$/i.test(tokens[i])) cmd = tokens[i++];  // else the last command's numbers again
       const C = cmd.toUpperCase(), dx = cmd === C ? 0 : x, dy = cmd === C ? 0 : y;
       if (C === "Z") {
         out.push("h");
@@ -149,6 +149,24 @@ const chartFiles = (function () {
     }
   }
 
+  // A shape's outline filled and stroked in its computed style (a line has no inside to fill).
+  function paint(outline, isLine, s, out, page) {
+    const fill = isLine ? null : rgb(s.fill);
+    const width = parseFloat(s.strokeWidth) || 0, stroke = width > 0 ? rgb(s.stroke) : null;
+    const alpha = [Number(s.opacity) * Number(s.fillOpacity), Number(s.opacity) * Number(s.strokeOpacity)];
+    if (alpha[0] < 1 || alpha[1] < 1) {  // a graphics state of the page's for each pair of opacities
+      let k = page.alphas.findIndex((a) => a[0] === alpha[0] && a[1] === alpha[1]);
+      if (k < 0) k = page.alphas.push(alpha) - 1;
+      out.push("/GS" + k + " gs");
+    }
+    if (fill) out.push(fill + " rg");
+    if (stroke) {
+      const dash = s.strokeDasharray === "none" ? [] : s.strokeDasharray.split(/[\s,]+/).map(parseFloat);
+      out.push(stroke + " RG " + f(width) + " w [" + dash.map((v) => f(v)).join(" ") + "] 0 d");
+    }
+    out.push(outline + " " + (fill ? (stroke ? "B" : "f") : (stroke ? "S" : "n")));
+  }
+
   // One element, and a g's children, as PDF operators into `out`; `page` keeps the clip paths'
   // rectangles by id and the opacities used (the page's graphics states).
   function draw(node, s, out, page) {
@@ -163,21 +181,9 @@ const chartFiles = (function () {
       out.push((rgb(s.fill) || "0 0 0") + " rg BT /F1 " + f(size) + " Tf 1 0 0 -1 "
         + f(attr(node, "x") - shift * size * textWidth(text)) + " " + f(attr(node, "y")) + " Tm "
         + pdfString(text) + " Tj ET");
-    } else if (shape(node)) {
-      const fill = node.localName === "line" ? null : rgb(s.fill);
-      const width = parseFloat(s.strokeWidth) || 0, stroke = width > 0 ? rgb(s.stroke) : null;
-      const alpha = [Number(s.opacity) * Number(s.fillOpacity), Number(s.opacity) * Number(s.strokeOpacity)];
-      if (alpha[0] < 1 || alpha[1] < 1) {
-        let k = page.alphas.findIndex((a) => a[0] === alpha[0] && a[1] === alpha[1]);
-        if (k < 0) k = page.alphas.push(alpha) - 1;
-        out.push("/GS" + k + " gs");
-      }
-      if (fill) out.push(fill + " rg");
-      if (stroke) {
-        const dash = s.strokeDasharray === "none" ? [] : s.strokeDasharray.split(/[\s,]+/).map(parseFloat);
-        out.push(stroke + " RG " + f(width) + " w [" + dash.map((v) => f(v)).join(" ") + "] 0 d");
-      }
-      out.push(shape(node) + " " + (fill ? (stroke ? "B" : "f") : (stroke ? "S" : "n")));
+    } else {
+      const outline = shape(node);
+      if (outline) paint(outline, node.localName === "line", s, out, page);
     }
     out.push("Q");
   }
@@ -192,8 +198,8 @@ const chartFiles = (function () {
   }
 
   // A chart (an svg element, such as chartCopy gives) as the bytes of a one-page PDF file of its
-  // viewBox's size, one point a pixel. The chart is put in the page for a moment, for the browser to compute
-  // its style.
+  // viewBox's size, one point a pixel. The chart is put in the page for a moment, for the browser
+  // to compute its style.
   function pdf(svg) {
     const holder = document.createElement("div");
     holder.style.cssText = "position:absolute;left:-10000px;top:0";
