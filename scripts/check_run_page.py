@@ -1,6 +1,7 @@
-"""Check a run's page (RUN/index.html) in a real headless browser.
+"""Check a run's page (RUN/index.html), or the overview of several experiments, in a real headless browser.
 
 Usage: python scripts/check_run_page.py PAGE [--chromium PATH] [--timeout S] [--screenshot PNG [--height PX]]
+[--save DIR]
 
 A temporary copy of the page gets two scripts: one first in its head that records every
 JavaScript error (window.onerror), and one at its end that, once the page has loaded, works the
@@ -12,12 +13,15 @@ it records the state (drawn lines, legend entries, axis labels, the shown domain
 Chromium runs the copy headless (``--dump-dom``), and the dump is checked against the curves the
 page embeds: as many lines as solvers with curves on the axes, the axis labels of the chosen
 axes, one line fewer with a solver hidden, a smaller domain after each zoom and the first one
-again after a reset, the sorted column ascending then descending, one saved file per chart (the
-interactive one and each figure) that is an SVG document with its style and a legend, and no
-JavaScript error.
+again after a reset, the sorted column ascending then descending, two saved files per chart (the
+interactive one and each figure): an SVG document with its style and a legend, and a PDF file
+of it (well-formed, its cross-reference offsets true, drawing the chart's texts and curves:
+:func:`pdf_failures`), and no JavaScript error. A page without embedded curves is taken for the
+overview: only its downloads and errors are checked.
 
 ``--screenshot PNG`` also writes a picture of the page as it first shows (1100 pixels wide, the
-first ``--height`` pixels high), to look at what no check can judge: overlaps, clutter, colours.
+first ``--height`` pixels high), to look at what no check can judge: overlaps, clutter, colours;
+``--save DIR`` writes the downloaded files there, to look at them too.
 
 Exit code 0 when everything holds, 1 with one line per failure otherwise, 2 when the page
 cannot be read or Chromium cannot run. Debian: ``apt-get install chromium``.
@@ -26,6 +30,7 @@ cannot be read or Chromium cannot run. Debian: ``apt-get install chromium``.
 from __future__ import annotations
 
 import argparse
+import base64
 import html
 import json
 import re
@@ -51,12 +56,20 @@ window.addEventListener("load", function () {
   const saved = [];  // the files the download buttons make: their names and contents
   URL.createObjectURL = (blob) => { saved.push(blob); return "about:blank"; };
   HTMLAnchorElement.prototype.click = function () { out.downloads.push(this.download); };
-  try { exercise(out); } catch (e) { out.errors.push("while exercising: " + e); }
+  if (document.getElementById("sbpbench-data")) {  // a run's page; the overview has no interactive plot
+    try { exercise(out); } catch (e) { out.errors.push("while exercising: " + e); }
+  }
   try {
     for (const b of document.querySelectorAll("button.download")) b.click();
   } catch (e) { out.errors.push("downloading: " + e); }
-  Promise.all(saved.map((b) => b.text())).then((texts) => {
-    out.files = texts;
+  const base64 = (buffer) => {  // a file's bytes as base64 (a PDF is binary)
+    const bytes = new Uint8Array(buffer);
+    let text = "";
+    for (let i = 0; i < bytes.length; i += 4096) text += String.fromCharCode(...bytes.subarray(i, i + 4096));
+    return btoa(text);
+  };
+  Promise.all(saved.map((b) => b.arrayBuffer())).then((buffers) => {
+    out.files = buffers.map(base64);
     const pre = document.createElement("pre");
     pre.id = "page-check";
     pre.textContent = JSON.stringify(out);
@@ -145,16 +158,21 @@ def browse(page: Path, chromium: str, timeout: float, screenshot: Path | None = 
         return done.stdout, done.stderr
 
 
-def saved_files(record: dict[str, Any], figures: int) -> list[str]:
-    """The failures of the download buttons: one file per chart (the interactive one and each
-    figure), each an SVG document with the charts' style in it and a legend."""
-    names, files = record.get("downloads") or [], record.get("files") or []
-    if len(names) != 1 + figures or len(files) != len(names):
-        return [f"the download buttons saved {len(names)} files ({len(files)} read), expected {1 + figures}"]
+def saved_files(record: dict[str, Any], charts: int, keep: Path | None = None) -> list[str]:
+    """The failures of the download buttons: two files per chart (the interactive one and each
+    figure), an SVG document with the charts' style in it and a legend, and a PDF file of the same
+    drawing (:func:`pdf_failures`); with ``keep``, the files are written into that folder."""
+    names, files = record.get("downloads") or [], [base64.b64decode(f) for f in record.get("files") or []]
+    if len(names) != 2 * charts or len(files) != len(names):
+        return [f"the download buttons saved {len(names)} files ({len(files)} read), expected {2 * charts}"]
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        for name, data in zip(names, files):
+            (keep / Path(name).name).write_bytes(data)
     failures = []
-    for name, text in zip(names, files):
+    for (name, data), (pdf_name, pdf) in zip(zip(names[::2], files[::2]), zip(names[1::2], files[1::2])):
         try:
-            root = ET.fromstring(text)
+            root = ET.fromstring(data)
         except ET.ParseError as exc:
             failures.append(f"downloaded {name}: not well-formed SVG ({exc})")
             continue
@@ -163,17 +181,77 @@ def saved_files(record: dict[str, Any], figures: int) -> list[str]:
             failures.append(f"downloaded {name}: not a chart with its style ({sorted(has)})")
         elif root.find(f"{SVG}g[@class='legend']") is None:
             failures.append(f"downloaded {name}: no legend")
+        if pdf_name != name.removesuffix(".svg") + ".pdf":
+            failures.append(f"downloaded {pdf_name} beside {name}, expected {name.removesuffix('.svg')}.pdf")
+        failures += [f"downloaded {pdf_name}: {failure}" for failure in pdf_failures(pdf, root)]
     return failures
 
 
-def check(data: dict[str, Any], dom: str, page: str) -> tuple[list[str], list[dict[str, Any]]]:
-    """Compare what the browser recorded with what the page (its text ``page``) embeds; the failures
-    and the recorded steps."""
+def win_ansi(char: str) -> str:
+    """A character as the chart's PDF writes it in Helvetica's WinAnsiEncoding (Windows-1252): "?"
+    for one it lacks (a control character too)."""
+    try:
+        code = char.encode("cp1252")[0]
+    except UnicodeEncodeError:
+        return "?"
+    return char if 32 <= code < 127 or code >= 128 else "?"
+
+
+#: A string of a PDF content stream, its escapes included.
+PDF_STRING = re.compile(rb"\((?:\\.|[^\\)])*\)")
+
+
+def pdf_failures(pdf: bytes, svg: ET.Element) -> list[str]:
+    """What is wrong with ``pdf``, the PDF file saved of the chart ``svg``: it must be a PDF 1.4
+    file whose cross-reference table gives each object's true offset, with one page whose content
+    stream (its ``/Length`` true) draws every text of the chart (the axis labels, ticks and legend)
+    and at least a line segment (``l``) for each segment of its curves, and strokes each curve."""
+    failures = []
+    if not pdf.startswith(b"%PDF-1.4\n") or not pdf.endswith(b"%%EOF\n"):
+        return [f"not a PDF 1.4 file (it starts {pdf[:9]!r} and ends {pdf[-6:]!r})"]
+    end = re.search(rb"trailer\n<< /Size (\d+) /Root 1 0 R >>\nstartxref\n(\d+)\n%%EOF\n$", pdf)
+    if end is None:
+        return ["no trailer and startxref at its end"]
+    size, xref = int(end[1]), int(end[2])
+    table = re.match(rb"xref\n0 (\d+)\n((?:\d{10} \d{5} [fn] \n)+)", pdf[xref:])
+    if table is None or int(table[1]) != size:
+        return [f"no cross-reference table of {size} entries at startxref {xref}"]
+    entries = [table[2][k:k + 20] for k in range(0, len(table[2]), 20)]
+    if len(entries) != size or entries[0] != b"0000000000 65535 f \n":
+        return [f"the cross-reference table has {len(entries)} entries, expected {size}, the first free"]
+    for k, entry in enumerate(entries[1:], start=1):
+        if not pdf[int(entry[:10]):].startswith(b"%d 0 obj\n" % k):
+            failures.append(f"the cross-reference table puts object {k} at {int(entry[:10])}, where it is not")
+    stream = re.search(rb"<< /Length (\d+) >>\nstream\n", pdf)
+    if stream is None or pdf[stream.end() + int(stream[1]):][:10] != b"\nendstream":
+        return [*failures, "no content stream of its stated /Length"]
+    content = pdf[stream.end():stream.end() + int(stream[1])]
+    texts = {re.sub(rb"\\(.)", rb"\1", t[1:-1]).decode("cp1252") for t in PDF_STRING.findall(content)}
+    ops = PDF_STRING.sub(b"", content).split()
+    shown = {"".join(map(win_ansi, element.text or "")) for element in svg.iter(SVG + "text")}
+    if missing := shown - texts:
+        failures.append(f"texts of the chart not drawn: {sorted(missing)[:5]}")
+    curves = [e.get("d", "") for e in svg.iter(SVG + "path") if "line" in (e.get("class") or "").split()]
+    segments = sum(d.count("L") for d in curves)
+    if ops.count(b"l") < max(1, segments) or ops.count(b"S") < len(curves):
+        failures.append(f"too few curves drawn: {ops.count(b'l')} line segments and {ops.count(b'S')} strokes, "
+                        f"expected at least {segments} segments and {len(curves)} strokes (the curves)")
+    return failures
+
+
+def check(data: dict[str, Any] | None, dom: str, page: str,
+          keep: Path | None = None) -> tuple[list[str], list[dict[str, Any]]]:
+    """Compare what the browser recorded with what the page (its text ``page``) embeds, ``data``
+    (None for the overview: its downloads only); the failures and the recorded steps. With
+    ``keep``, the downloaded files are written into that folder."""
     match = re.search(r'<pre id="page-check">(.*?)</pre>', dom, re.S)
     if match is None:
         return ["the exercising script recorded nothing (did the page load? is JavaScript broken?)"], []
     record = json.loads(html.unescape(match[1]))
     failures = [f"JavaScript error: {e}" for e in record["errors"]]
+    figures = len(re.findall(r"<figure data-name=", page))
+    if data is None:
+        return failures + saved_files(record, figures, keep), record["steps"]
     steps = {s["step"]: s for s in record["steps"]}
 
     def drawable(x: str, y: str) -> int:
@@ -199,7 +277,7 @@ def check(data: dict[str, Any], dom: str, page: str) -> tuple[list[str], list[di
     for y in data["y"]:
         if steps.get(f"y {y}", {}).get("y") != y:
             failures.append(f"switching the y axis to {y} did not take")
-    failures += saved_files(record, len(re.findall(r"<figure data-name=", page)))
+    failures += saved_files(record, 1 + figures, keep)
     sorted_ = record.get("sorted") or [[], []]
     if sorted_[0] != sorted(sorted_[0]) or sorted_[1] != sorted(sorted_[0], reverse=True) or not sorted_[0]:
         failures.append(f"clicking the summary's error heading did not sort it up, then down ({sorted_})")
@@ -230,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds Chromium may take (default 120)")
     parser.add_argument("--screenshot", type=Path, help="also write a PNG of the page (unexercised) here")
     parser.add_argument("--height", type=int, default=4000, help="the screenshot's height in pixels (default 4000)")
+    parser.add_argument("--save", type=Path, help="also write the files the download buttons made into this folder")
     args = parser.parse_args(argv)
     chromium = shutil.which(args.chromium)
     if chromium is None:
@@ -237,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         page = args.page.read_text(encoding="utf-8")
-        data = embedded_data(page)
+        data = embedded_data(page) if "id='sbpbench-data'" in page else None  # None: the overview
     except (OSError, ValueError) as exc:
         print(f"check_run_page: {args.page}: {exc}", file=sys.stderr)
         return 2
@@ -251,16 +330,19 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, subprocess.TimeoutExpired) as exc:
             print(f"check_run_page: {chromium}: {exc}", file=sys.stderr)
             return 2
-    failures, steps = check(data, dom, page)
+    failures, steps = check(data, dom, page, args.save)
     if failures:
         for failure in failures:
             print(f"check_run_page: {args.page}: {failure}", file=sys.stderr)
-        if not steps:
+        if not steps and data is not None:
             print("Chromium said:\n" + "\n".join(messages.splitlines()[-20:]), file=sys.stderr)
         return 1
+    if data is None:
+        print(f"{args.page}: ok (the overview: every chart saved as SVG and as PDF; no JavaScript error)")
+        return 0
     print(f"{args.page}: ok ({len(steps)} steps: every x and y axis, hide and show a solver, zoom by drag and "
           f"wheel, reset; the summary sorted both ways; "
-          f"every chart saved as SVG; no JavaScript error)")
+          f"every chart saved as SVG and as PDF; no JavaScript error)")
     return 0
 
 

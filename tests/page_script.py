@@ -2,6 +2,7 @@
 
 The script runs in a minimal stand-in for the few DOM calls it makes; :func:`assert_drawn_as_the_script_draws`
 compares, element by element, what its ``draw()`` makes with :func:`~sbpbench.outputs.svg_chart.chart_svg`.
+:data:`CHECK` works a whole page in headless Chromium (scripts/check_run_page.py), where there is one.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,8 +22,14 @@ import pytest
 from sbpbench.outputs import page, svg_chart
 
 PAGE_JS = Path(page.__file__).with_name("page.js")
+#: The script page.js needs before it (in the page, inlined with it).
+CHART_FILES_JS = PAGE_JS.with_name("chart_files.js")
 SVG = "{http://www.w3.org/2000/svg}"
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+#: The browser check of a page (a run's or the overview), and the mark of the tests that run it.
+CHECK = [sys.executable, str(Path(__file__).resolve().parents[1] / "scripts" / "check_run_page.py")]
+needs_chromium = pytest.mark.skipif(shutil.which("chromium") is None,
+                                    reason="chromium is not on PATH (Debian: apt-get install chromium)")
 #: A number in an attribute: a coordinate (page.js writes all its digits, svg_chart one decimal).
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -39,7 +47,7 @@ class Node {
   getBoundingClientRect() { return { left: 0, top: 0, width: 760, height: 440 }; }
 }
 const nodes = {};
-for (const id of ["chart", "x-axis", "y-axis", "legend", "notes", "reset", "download", "explorer"]) {
+for (const id of ["chart", "x-axis", "y-axis", "legend", "notes", "reset", "downloads", "explorer"]) {
   nodes[id] = new Node(id);
 }
 nodes["sbpbench-data"] = { textContent: DATA };
@@ -63,7 +71,7 @@ console.log(JSON.stringify(out));
 def _script_charts(data: dict[str, Any], pairs: list[tuple[str, str]]) -> list[list[dict[str, Any]]]:
     """The elements page.js's draw() makes of ``data`` on each pair of axes, run in node."""
     program = (f"const DATA = {json.dumps(json.dumps(data))};\nconst PAIRS = {json.dumps(pairs)};\n"
-               + DOM + PAGE_JS.read_text() + DRAW)
+               + DOM + CHART_FILES_JS.read_text() + PAGE_JS.read_text() + DRAW)
     done = subprocess.run(["node", "-e", program], capture_output=True, text=True, timeout=60, check=True)
     return json.loads(done.stdout)
 

@@ -61,7 +61,8 @@ def test_the_budget_text_marks_the_best_and_says_how_a_value_is_taken():
     assert text[1].split() == ["entry", "runs", "1000"]
     cells = {line.split()[0]: line.split()[1:] for line in text[2:5]}
     assert cells["a[C=1]"] == ["2", "30.00", "±", "0.00", "*"] and cells["b"] == ["2", "30.00", "±", "5.00", "*"]
-    assert cells["c"] == ["1", "45.00"]
+    assert cells["c"] == ["1", "45.00", "±", "n/a"]  # one run: no spread, spelt as the summary spells it
+    assert "standard error over runs (n/a for one run)" in text[0]
     assert "training seconds" in text[5]
     one = synthetic()
     assert budget_text(one[one["solver"] == "b"]) == "" == budget_text(one.iloc[:0])
@@ -74,7 +75,7 @@ def test_the_page_shows_the_same_budget_table_with_the_best_in_bold():
     assert html.count("<table class='sortable'>") == 2 and "bold marks the lowest mean" in html
     kernel = html.split("<table")[1]
     assert kernel.count("<td class='best num'>") == 2 and "<td class='best num'>30.00 ± 0.00</td>" in kernel
-    assert "<td class='num'>45.00</td>" in kernel and "<th>1000</th>" in kernel
+    assert "<td class='num'>45.00 ± n/a</td>" in kernel and "<th>1000</th>" in kernel
     assert page._budgets(synthetic().iloc[:0], {}) == ""
     chosen = page._budgets(synthetic(), {"kernel_evals": (100.0, 2500.0)})  # a config's report section
     assert "<th>100</th><th>2500</th>" in chosen and "<th>1</th>" in chosen  # seconds: the default

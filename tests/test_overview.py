@@ -7,15 +7,18 @@ from __future__ import annotations
 import json
 import math
 import re
+import subprocess
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from sbpbench.errors import UserError
-from sbpbench.outputs import svg_chart
+from sbpbench.outputs import overview, svg_chart
 from sbpbench.outputs.overview import Listed, best_errors, render_overview, write_pages
 from sbpbench.outputs.page import profile_data
 from sbpbench.outputs.profiles import PROFILE_COSTS, performance_profile
+from tests.page_script import CHECK, needs_chromium
 from tests.test_profiles import hand_curves
 
 
@@ -67,19 +70,65 @@ def test_the_overview_profile_has_the_numbers_of_performance_profile():
     assert "<td>f &lt;b&gt;: sigma2=1</td><td class='num'>21.00</td>" in page and "not reached" in page
 
 
+def test_every_chart_of_the_overview_gets_its_download_buttons_from_one_inlined_script():
+    page = render_overview(two_experiments())
+    source = Path(overview.__file__).with_name("chart_files.js").read_text()
+    assert page.count(source) == 1 and page.count("const chartFiles =") == 1
+    figures = re.findall(r"<figure data-name='([^']+)'>(.*?)</figure>", page, re.S)
+    assert [name for name, _ in figures] == [f"performance-profile-{cost}" for cost in PROFILE_COSTS]
+    assert all("<figcaption>" in figure for _, figure in figures)  # where chart_files.js puts the buttons
+
+
+@needs_chromium
+def test_the_overview_saves_each_chart_as_svg_and_pdf_in_a_headless_browser(tmp_path):
+    listed = two_experiments()  # a solver named with characters Helvetica has (€, “, ü) and lacks (σ): "?"
+    for entry in listed:
+        for column in ("solver", "solver_name"):
+            entry.curves[column] = entry.curves[column].str.replace("c", "c (ü € “σ²” \\)", regex=False)
+    (tmp_path / "index.html").write_text(render_overview(listed))
+    done = subprocess.run([*CHECK, str(tmp_path / "index.html"), "--save", str(tmp_path / "saved")],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok (the overview: every chart saved as SVG and as PDF" in done.stdout
+    saved = sorted(p.name for p in (tmp_path / "saved").iterdir())
+    assert saved == sorted(f"performance-profile-{cost}.{kind}" for cost in PROFILE_COSTS for kind in ("svg", "pdf"))
+    assert (tmp_path / "saved" / f"performance-profile-{PROFILE_COSTS[0]}.pdf").read_bytes().startswith(b"%PDF-1.4")
+
+
 def test_an_overview_of_one_problem_says_there_is_no_profile():
     one = hand_curves()
     page = render_overview([Listed("e", "e.html", "d", one[one["params"] == "sigma2=1"])])
     assert "No performance profile" in page and "sbpbench-profiles" not in page
 
 
-def test_an_experiment_named_index_cannot_take_the_overview_file(tmp_path):
-    for name in ("index", "other"):
-        run = tmp_path / "tree" / name / "20240101T000000Z"
+def _tree(root, names):
+    """A results tree of one run folder per experiment named, each with the hand curves; the run folders."""
+    runs = []
+    for name in names:
+        run = root / name / "20240101T000000Z"
         run.mkdir(parents=True)
         (run / "meta.json").write_text(json.dumps({"experiment": name}))
         curves = hand_curves().assign(experiment=name, seed=0, epoch=0, kernel_evals_computed=0, eval_kernel_evals=0,
                                       objective=0.0, primal_objective=0.0, n_support=0)
         curves.to_csv(run / "curves.csv", index=False)
+        runs.append(run)
+    return runs
+
+
+def test_an_experiment_named_index_cannot_take_the_overview_file(tmp_path):
+    _tree(tmp_path / "tree", ("index", "other"))
     with pytest.raises(UserError, match="named 'index' would overwrite the overview"):
         write_pages(tmp_path / "tree", tmp_path / "pages")
+
+
+def test_pages_of_a_tree_of_several_experiments_come_with_their_overview(tmp_path):
+    tree = tmp_path / "tree"
+    runs = _tree(tree, ("first", "second"))
+    written = write_pages(tree)  # in place: each run folder's index.html, the overview TREE/index.html
+    assert written == [run / "index.html" for run in runs] + [tree / "index.html"]
+    overview = (tree / "index.html").read_text()
+    assert "href='first/20240101T000000Z/index.html'" in overview and "2 experiments" in overview
+    out = write_pages(tree, tmp_path / "pages")  # the same overview, linking the pages written there
+    assert out == [tmp_path / "pages" / name for name in ("first.html", "second.html", "index.html")]
+    assert "href='second.html'" in out[-1].read_text()
+    assert write_pages(runs[0]) == [runs[0] / "index.html"]  # one experiment: no overview

@@ -12,7 +12,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -28,7 +27,7 @@ from sbpbench.results.curves import covering_mean
 from sbpbench.results.store import curves_frame, read_curves, read_meta
 from tests.cli_runner import one_error_line, sbpbench
 from tests.experiments import adult_config, write_config
-from tests.page_script import assert_drawn_as_the_script_draws, needs_node
+from tests.page_script import CHECK, assert_drawn_as_the_script_draws, needs_chromium, needs_node
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -296,9 +295,18 @@ def test_script_json_cannot_end_its_element():
         page.script_json({"x": float("nan")})
 
 
-CHECK = [sys.executable, str(ROOT / "scripts" / "check_run_page.py")]
-needs_chromium = pytest.mark.skipif(shutil.which("chromium") is None,
-                                    reason="chromium is not on PATH (Debian: apt-get install chromium)")
+
+
+def test_every_chart_gets_its_download_buttons_from_one_inlined_script(run_dir):
+    text = (run_dir / "index.html").read_text()
+    source = Path(page.__file__).with_name("chart_files.js").read_text()
+    assert text.count(source) == 1 and text.count("const chartFiles =") == 1
+    # chart_files.js puts an SVG and a PDF button into each figure's caption, page.js into #downloads
+    figures = re.findall(r"<figure data-name='[^']+'>(.*?)</figure>", text, re.S)
+    assert len(figures) == len(page.FIGURES) and all("<figcaption>" in f for f in figures)
+    assert text.count("<span id='downloads'></span>") == 1
+    uses = 'chartFiles.buttons(document.getElementById("downloads")'
+    assert text.count(uses) == 1 and text.index("const chartFiles =") < text.index(uses)  # defined before page.js
 
 
 @needs_chromium
@@ -330,8 +338,26 @@ def test_the_browser_check_fails_on_tables_that_do_not_sort(run_dir, tmp_path):
 
 @needs_chromium
 def test_the_browser_check_fails_on_a_saved_chart_without_its_legend(run_dir, tmp_path):
-    broken = (run_dir / "index.html").read_text().replace("if (withLegend) legendInto(copy);", "")
+    broken = (run_dir / "index.html").read_text().replace("    legendInto(copy);\n", "")
     (tmp_path / "index.html").write_text(broken)
     done = subprocess.run([*CHECK, str(tmp_path / "index.html")], capture_output=True, text=True, timeout=180)
     assert done.returncode == 1
     assert "downloaded kernel_evals-test_error.svg: no legend" in done.stderr
+
+
+@needs_chromium
+@pytest.mark.parametrize(("good", "bad", "message"), [
+    ("const at = file.length;", "const at = file.length + 1;", "the cross-reference table puts object 1 at 16,"),
+    ('\\nstartxref\\n" + xref', '\\nstartxref\\n" + (xref - 2)', "no cross-reference table of 6 entries at"),
+    ('"<< /Length " + content.length', '"<< /Length " + (content.length + 3)', "no content stream of its stated"),
+    ("+ pdfString(text) +", '+ "()" +', "texts of the chart not drawn"),
+    ('else if (C === "L") at(num() + dx, num() + dy, "l");', 'else if (C === "L") at(num() + dx, num() + dy, "m");',
+     "too few curves drawn"),
+])
+def test_the_browser_check_fails_on_a_broken_pdf(run_dir, tmp_path, good, bad, message):
+    text = (run_dir / "index.html").read_text()
+    assert text.count(good) == 1
+    (tmp_path / "index.html").write_text(text.replace(good, bad))
+    done = subprocess.run([*CHECK, str(tmp_path / "index.html")], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1
+    assert f"downloaded kernel_evals-test_error.pdf: {message}" in done.stderr

@@ -143,6 +143,9 @@ def test_a_sweep_over_two_data_sets_draws_a_performance_profile(tmp_path, monkey
     assert all((tmp_path / "pages" / href).is_file() for href in ("on-adult.html", "on-cancer.html"))
     numbers = re.compile(r"id='sbpbench-profiles'>(.*?)</script>", re.S)
     assert numbers.search(pages).group(1) == numbers.search(overview).group(1)  # the same overview
+    assert sbpbench(monkeypatch, "page", results) == 0  # in place: each run's page, and the overview run wrote
+    assert capsys.readouterr().out.splitlines()[-1] == str(results / "index.html")
+    assert (results / "index.html").read_text() == overview
 
 
 def test_the_same_labels_in_two_experiments_are_two_entries_with_a_target_each():

@@ -388,9 +388,10 @@ def page(results_dir: Path, out: Path | None) -> None:
     RESULTS_DIR is a run folder, or a tree of them (the newest run of each experiment gets its
     page). The page shows the curves with a choice of axes, zoom and solvers to hide (a small
     inline script; static figures too), the summary table, each run's status, the resolved
-    configuration, the machine and versions. It needs no network and no other file. With --out
-    and several experiments, OUT/index.html is their overview: each one linked with its data set
-    and best test errors, and the solvers' performance profile across them.
+    configuration, the machine and versions. It needs no network and no other file. With several
+    experiments it also writes their overview, RESULTS_DIR/index.html (with --out, OUT/index.html):
+    each one linked with its data set and best test errors, and the solvers' performance profile
+    across them. Every chart can be saved as an SVG or a PDF file.
     """
     from sbpbench.outputs.overview import write_pages
 

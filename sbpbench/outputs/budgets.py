@@ -132,7 +132,7 @@ def budget_caption(table: BudgetTable) -> str:
     """The caption of a budget table (the console's line above it and the page's caption)."""
     name = BUDGET_AXES[table.axis][1]
     return (f"Test error (%) after a budget of {name}: each run's last checkpoint at or before the budget, the mean "
-            f"± standard error over runs (no ± for one run); * marks the lowest mean of each budget; n/a: some run "
+            f"± standard error over runs (n/a for one run); * marks the lowest mean of each budget; n/a: some run "
             f"of the entry has no checkpoint by then.")
 
 
@@ -142,11 +142,11 @@ def budget_labels(table: BudgetTable) -> list[str]:
 
 
 def cell(mean: float, se: float, best: bool) -> str:
-    """One cell of a budget table as text: ``mean ± se``, ``*`` after the best, ``n/a`` without a value."""
+    """One cell of a budget table as text: ``mean ± se`` (``mean ± n/a`` for one run, as the summary
+    writes it), ``*`` after the best, ``n/a`` without a value."""
     if not math.isfinite(mean):
         return formatted(mean, "")
-    spread = f" ± {se:.2f}" if math.isfinite(se) else ""
-    return f"{mean:.2f}{spread}{' *' if best else ''}"
+    return f"{mean:.2f} ± {formatted(se, '.2f')}{' *' if best else ''}"
 
 
 def budget_tables(curves: pd.DataFrame, budgets: Mapping[str, Sequence[float]] | None = None) -> list[BudgetTable]:

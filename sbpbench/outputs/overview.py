@@ -1,9 +1,10 @@
 """The pages of a results tree: each experiment's page, and the overview of several experiments
 (data sets), ``index.html`` beside their pages.
 
-``sbpbench page TREE`` writes the page of the newest run of each experiment (:func:`write_pages`);
-with ``--out DIR`` it writes the overview as ``DIR/index.html`` next to ``DIR/<experiment>.html``,
-``sbpbench run`` of several configs as ``RESULTS/index.html``, linking each run folder's own page.
+``sbpbench page TREE`` writes the page of the newest run of each experiment and, with several,
+their overview ``TREE/index.html`` (:func:`write_pages`; with ``--out DIR``, ``DIR/index.html``
+next to ``DIR/<experiment>.html``); ``sbpbench run`` of several configs writes it as
+``RESULTS/index.html``. The overview links each experiment's page.
 Like a run's page (:mod:`sbpbench.outputs.page`, whose head, tables, charts and sorting script it
 uses) it needs nothing but itself, offline. It holds
 
@@ -12,7 +13,8 @@ uses) it needs nothing but itself, offline. It holds
   test error over runs, the lowest of each experiment in bold);
 * the solvers' performance profiles across the experiments (:mod:`sbpbench.outputs.profiles`:
   the numbers of :func:`~sbpbench.outputs.profiles.performance_profile` on the curves of all of
-  them, drawn as a run's page draws its profiles, the target stated in the caption), each with a
+  them, drawn as a run's page draws its profiles, the target stated in the caption, with the
+  buttons that save a chart as an SVG or a PDF file, ``chart_files.js``), each with a
   table of the per-problem costs (:func:`costs_table`), and the profiles' numbers embedded as
   JSON (``#sbpbench-profiles``, :func:`profile_numbers`) for a reader's own analysis.
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import html
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,7 +208,7 @@ def render_overview(listed: Sequence[Listed]) -> str:
                     "with a cost recorded.</p>",
         f"<script type='application/json' id='sbpbench-profiles'>{script_json(profile_numbers(curves))}</script>"
         if profiles else "",
-        scripts("tables.js"), "</body></html>",
+        scripts("tables.js", "chart_files.js"), "</body></html>",
     ]
     return "\n".join(parts) + "\n"
 
@@ -238,16 +241,16 @@ def write_overview(runs: Sequence[Path], links: Sequence[str], target: Path) -> 
 
 
 def write_pages(root: str | Path, out_dir: str | Path | None = None) -> list[Path]:
-    """Write the page of the newest run of every experiment under ``root``.
+    """Write the page of the newest run of every experiment under ``root`` and, with several
+    experiments, their overview (:func:`write_overview`) linking them.
 
     Parameters
     ----------
     root : str or pathlib.Path
         A run folder or a results tree (the runs :func:`~sbpbench.results.lookup.newest_runs` finds).
     out_dir : str or pathlib.Path, optional
-        Write ``<out_dir>/<experiment>.html`` instead of ``index.html`` in each run folder; with
-        several experiments, also their overview, ``<out_dir>/index.html``
-        (:func:`write_overview`).
+        Write ``<out_dir>/<experiment>.html`` instead of ``index.html`` in each run folder, and the
+        overview as ``<out_dir>/index.html`` instead of ``<root>/index.html``.
 
     Returns
     -------
@@ -263,12 +266,17 @@ def write_pages(root: str | Path, out_dir: str | Path | None = None) -> list[Pat
     runs = newest_runs(root)
     if not runs:
         raise UserError(f"{root}: no run folder with checkpoints found (a meta.json next to a curves.csv)")
+    folder = Path(root if out_dir is None else out_dir)
     if out_dir is None:
-        return [write_page(run) for run in runs]
-    names = [f"{run.parent.name if stamp(run) else run.name}.html" for run in runs]
-    if len(runs) > 1 and "index.html" in names:
-        raise UserError(f"{root}: an experiment named 'index' would overwrite the overview "
-                        f"{Path(out_dir) / 'index.html'}; expected experiments with other names")
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    pages = [write_page(run, Path(out_dir) / name) for run, name in zip(runs, names)]
-    return pages + ([write_overview(runs, names, Path(out_dir) / "index.html")] if len(runs) > 1 else [])
+        pages = [write_page(run) for run in runs]
+    else:
+        names = [f"{run.parent.name if stamp(run) else run.name}.html" for run in runs]
+        if len(runs) > 1 and "index.html" in names:
+            raise UserError(f"{root}: an experiment named 'index' would overwrite the overview "
+                            f"{folder / 'index.html'}; expected experiments with other names")
+        folder.mkdir(parents=True, exist_ok=True)
+        pages = [write_page(run, folder / name) for run, name in zip(runs, names)]
+    if len(runs) == 1:
+        return pages
+    links = [os.path.relpath(page, folder).replace(os.sep, "/") for page in pages]
+    return [*pages, write_overview(runs, links, folder / "index.html")]

@@ -2,7 +2,8 @@
 // It reads the curves embedded as JSON (#sbpbench-data) and draws them as SVG into #chart:
 // x and y axes chosen in #x-axis and #y-axis, a solver hidden or shown by clicking its legend
 // entry, zoom by dragging a rectangle or turning the wheel, #reset back to the full extent;
-// #download (and a button under each static figure) saves the chart as an SVG file.
+// the buttons in #downloads save the chart as shown as an SVG or a PDF file (chart_files.js,
+// inlined before this script, which also gives each static figure its buttons).
 // The current view is written to the chart's data-x-domain and data-y-domain attributes.
 // Labels are only ever set as text (textContent), never parsed as HTML.
 // sbpbench/outputs/svg_chart.py draws the page's static figures as draw() does before any zoom
@@ -287,9 +288,8 @@
     draw();
   }, { passive: false });
 
-  // Save a chart as an SVG file: a copy with the charts' style inside; the interactive chart's copy
-  // gets a legend of the solvers shown, laid out as svg_chart.py lays out the static figures'.
-  // (No PDF: a browser writes one only by printing; the SVG converts with any vector editor.)
+  // The chart saved (as an SVG or a PDF file): a copy with a legend of the solvers shown, laid
+  // out as svg_chart.py lays out the static figures'.
   function legendInto(copy) {
     const entries = shown(), texts = entries.map((e) => e.s.label + " (" + e.c.runs + " runs)");
     const widest = Math.max(0, ...texts.map((t) => t.length));
@@ -309,31 +309,11 @@
       el("text", { x: x + SAMPLE + 6, y: y + 4 }, g).textContent = texts[n];
     });
   }
-  function save(node, name, withLegend) {
-    const copy = node.cloneNode(true);
-    copy.setAttribute("xmlns", NS);
-    copy.removeAttribute("style");
-    const style = document.createElementNS(NS, "style");
-    style.textContent = document.getElementById("chart-style").textContent;
-    copy.insertBefore(style, copy.firstChild);
-    copy.querySelectorAll(".selection").forEach((n) => n.remove());
-    if (withLegend) legendInto(copy);
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(new Blob([new XMLSerializer().serializeToString(copy)], { type: "image/svg+xml" }));
-    a.download = name + ".svg";
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-  }
-  document.getElementById("download").addEventListener("click", () => save(svg, key().replace("|", "-"), true));
-  for (const figure of document.querySelectorAll("figure[data-name]")) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "download";
-    b.textContent = "download SVG";
-    b.addEventListener("click", () => save(figure.querySelector("svg"), figure.getAttribute("data-name"), false));
-    figure.querySelector("figcaption").appendChild(b);
-  }
+  chartFiles.buttons(document.getElementById("downloads"), () => key().replace("|", "-"), () => {
+    const copy = chartFiles.chartCopy(svg);
+    legendInto(copy);
+    return copy;
+  });
 
   for (const name in data.x) option(xSelect, name, data.x[name]);
   for (const name in data.y) option(ySelect, name, data.y[name]);

@@ -9,7 +9,8 @@ It holds
   :data:`~sbpbench.outputs.lines.X_AXES` and :data:`~sbpbench.outputs.lines.Y_AXES`,
   embedded as JSON and drawn as SVG by a small hand-written script (``page.js``, inlined):
   choose the x and y axes, click a legend entry to hide or show a solver, drag a rectangle or
-  turn the wheel to zoom, reset, and save the chart as shown as an SVG file;
+  turn the wheel to zoom, reset, and save the chart as shown as an SVG or a PDF file
+  (``chart_files.js``, inlined too, which gives every static figure the same two buttons);
 * the same curves as static figures, for readers without JavaScript: those of :data:`FIGURES`,
   inline SVG written in Python from the same embedded data, as the script draws it before any
   zoom, with a legend and the solvers left out in the caption (:mod:`~sbpbench.outputs.svg_chart`;
@@ -87,7 +88,7 @@ button.download{font-size:12px;margin-left:8px}
 """
 
 #: The charts' own style (the interactive one's and the static figures'): its own element of the
-#: page (``#chart-style``), which ``page.js`` copies into each chart it saves as an SVG file.
+#: page (``#chart-style``), which ``chart_files.js`` copies into each chart it saves as a file.
 CHART_STYLE = """
 .chart{font-family:system-ui,sans-serif}.chart .plot-area{fill:#fff}.chart .grid{stroke:#e4e4e4}
 .chart .tick{font-size:11px;fill:#444}.chart .axis-label{font-size:13px}.chart .line{fill:none;stroke-width:1.6}
@@ -401,8 +402,8 @@ def head(title: str) -> str:
 
 
 def scripts(*names: str) -> str:
-    """The scripts of this package named, inlined (``tables.js`` sorts the tables, ``page.js`` draws
-    a run's interactive plot).
+    """The scripts of this package named, inlined (``tables.js`` sorts the tables, ``chart_files.js``
+    saves the charts as SVG and PDF files, ``page.js`` draws a run's interactive plot).
 
     Parameters
     ----------
@@ -452,7 +453,7 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
         "<h2>Curves</h2>" + (f"<p id='drawn'>{_e(which)}</p>" if which else ""),
         "<div id='explorer' hidden><p class='controls'><label>x axis <select id='x-axis'></select></label>"
         "<label>y axis <select id='y-axis'></select></label><button type='button' id='reset'>reset zoom</button>"
-        "<button type='button' id='download' class='download'>download SVG</button></p>"
+        "<span id='downloads'></span></p>"
         "<svg id='chart' class='chart' xmlns='http://www.w3.org/2000/svg' viewBox='0 0 760 440' width='760' "
         "height='440'></svg>"
         "<div id='legend'></div><p id='notes'></p><p class='hint'>Drag a rectangle or turn the wheel over the plot "
@@ -466,7 +467,7 @@ def render_page(curves: pd.DataFrame, meta: dict[str, Any], run_name: str) -> st
         "</pre></details>",
         "<h2>Machine and versions</h2>", _machine(meta),
         f"<script type='application/json' id='sbpbench-data'>{script_json(data)}</script>",
-        scripts("tables.js", "page.js"), "</body></html>",
+        scripts("tables.js", "chart_files.js", "page.js"), "</body></html>",
     ]
     return "\n".join(parts) + "\n"
 
