@@ -44,7 +44,7 @@ density is at least :data:`~sbpbench.kernels.detect.SMALL_INT_MIN_DENSITY`. Meas
 integer path when the scored points are small-integer with the same ``D`` and ``d`` is at most
 :data:`EVAL_BLOCK_MAX_FEATURES`: the test points are kept as uint8 once (the runner scores the
 same test set at every checkpoint) and a block's inner products are the exact integer ones of the
-rows (:func:`~sbpbench.kernels.loops.int_block_dots`), the numbers blocked float64 products of
+rows (:data:`~sbpbench.kernels.loops.block_dots`), the numbers blocked float64 products of
 the integers give (every partial sum is an integer below 2^53), so the decision values are those
 of that float64 path bit for bit, in half the time on full MNIST.
 
@@ -574,7 +574,7 @@ def blocked_decision_values(Z: Any, z_sq: np.ndarray, X: Any, sq: np.ndarray, sc
     X : numpy.ndarray or scipy.sparse matrix, shape (n, d)
         Training rows, with squared norms ``sq``: float64, whose blocks are multiplied by BLAS,
         or the uint8 integers, whose inner products are exact integers by
-        :func:`~sbpbench.kernels.loops.int_block_dots` (the same numbers the float64 products
+        :data:`~sbpbench.kernels.loops.block_dots` (the same numbers the float64 products
         of the integers give, every partial sum being an integer below 2^53).
     sq : numpy.ndarray, shape (n,)
     scale2 : float
@@ -591,14 +591,16 @@ def blocked_decision_values(Z: Any, z_sq: np.ndarray, X: Any, sq: np.ndarray, sc
     m = Z.shape[0]
     out = np.zeros(m)
     integers = isinstance(X, np.ndarray) and X.dtype == np.uint8
+    if integers:  # one block's products, written again for each block (its pages mapped once)
+        space = np.empty(min(m, EVAL_BLOCK_ROWS) * min(support.size, EVAL_BLOCK_SUPPORT))
     for s_lo in range(0, support.size, EVAL_BLOCK_SUPPORT):
         part = support[s_lo:s_lo + EVAL_BLOCK_SUPPORT]
         Sd = None if integers else _dense64(X[part])
         for lo in range(0, m, EVAL_BLOCK_ROWS):
             hi = min(m, lo + EVAL_BLOCK_ROWS)
             if Sd is None:
-                dots = np.empty((hi - lo, part.size))
-                loops.run_threaded(loops.int_block_dots, X, part, Z[lo:hi], dots)
+                dots = space[:(hi - lo) * part.size].reshape(hi - lo, part.size)
+                loops.run_threaded(loops.block_dots, X, part, Z[lo:hi], dots)
             else:
                 dots = np.ascontiguousarray(_dense64(Z[lo:hi]) @ Sd.T)
             loops.add_block(dots, z_sq[lo:hi], sq[part], coef[s_lo:s_lo + part.size], storage.gaussian,
@@ -614,9 +616,10 @@ def memory_needs(X: Any, test_X: Any, spec: KernelSpec) -> dict[str, float]:
     (:func:`sbpbench.memory.require` checks it): the training rows as the kernel stores them
     (dense float64 and uint8 for data of density at least :data:`DENSE_THRESHOLD`, else the
     CSR copy and at most as much again in bit sets or uint8 rows), the test points in the
-    same form, the scratch vector of CSR rows (:func:`scratch_columns`) and the measurement's blocks (for
-    sparse data of more than :data:`EVAL_BLOCK_MAX_FEATURES` features, one dense ``d``-long
-    test row per thread), and the row cache full (``cache_mb``, at most ``n`` rows of ``n``).
+    same forms (:meth:`ExactRows.points`, kept for every checkpoint), the scratch vector of
+    CSR rows (:func:`scratch_columns`) and the measurement's blocks (for sparse data of more
+    than :data:`EVAL_BLOCK_MAX_FEATURES` features, one dense ``d``-long test row per thread),
+    and the row cache full (``cache_mb``, at most ``n`` rows of ``n``).
 
     Parameters
     ----------
@@ -634,9 +637,9 @@ def memory_needs(X: Any, test_X: Any, spec: KernelSpec) -> dict[str, float]:
     test_stored = test_X.nnz if sp.issparse(test_X) else m * d
     dense = stored >= DENSE_THRESHOLD * max(1, n * d)
     if dense:
-        storage, test = 9.0 * n * d, 8.0 * m * d
+        storage, test = 9.0 * n * d, 9.0 * m * d
     else:
-        storage, test = 24.0 * stored + 8.0 * n, 12.0 * test_stored + 8.0 * m
+        storage, test = 24.0 * stored + 8.0 * n, 24.0 * test_stored + 8.0 * m
     if not dense and d > EVAL_BLOCK_MAX_FEATURES:  # scratch rows of the columns used (shared_columns)
         measuring = 8.0 * min(d, max(stored, 1)) * numba.get_num_threads()
     else:
