@@ -165,3 +165,48 @@ def test_vnni_dots_equal_the_portable_dots(d):
 def test_no_vnni_when_numba_compiles_for_another_cpu(monkeypatch):
     monkeypatch.setattr(loops.numba.config, "CPU_NAME", "generic", raising=False)
     assert not loops.has_vnni()
+
+
+@pytest.mark.parametrize("chunks", [1, 3])
+@pytest.mark.parametrize("d", [0, 1, 15, 16, 17, 63, 64, 100, 129, 784])
+def test_block_dots_are_the_exact_integer_products(d, chunks):
+    """Both block products (VNNI where the CPU has it: four support rows at a time, the rest one
+    by one, the last d % 16 features apart), at the extremes of both operands."""
+    rng = np.random.default_rng(d)
+    Q = rng.integers(0, 256, size=(400, d), dtype=np.uint8)
+    Z = rng.integers(0, 256, size=(37, d), dtype=np.uint8)
+    Q[:2], Z[0], Z[1] = 255, 255, 0
+    part = rng.choice(400, 3 * loops.DOT_TILE + 7, replace=False)  # tiles and a part of one
+    exact = Z.astype(np.int64) @ Q[part].astype(np.int64).T
+    for block_dots in (loops.int_block_dots, loops.int_block_dots_vnni) if loops.VNNI else (loops.int_block_dots,):
+        dots = np.empty((Z.shape[0], part.size))
+        block_dots(Q, part, Z, dots, chunks)
+        np.testing.assert_array_equal(dots, exact)
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "linear"])
+def test_decision_values_are_the_float64_products_of_the_integers(t10k, kind, monkeypatch):
+    """The integer path's decision values are, bit for bit, those of BLAS's float64 products of
+    the same integers (the path before int_block_dots), support and test rows in several blocks."""
+    monkeypatch.setattr(storage, "EVAL_BLOCK_SUPPORT", 300)
+    monkeypatch.setattr(storage, "EVAL_BLOCK_ROWS", 128)
+    train, test = t10k
+    store = Kernel(train, KernelSpec(kind, 25.0, 0.0)).store
+    ints, z_sq = store.points(store.general.prepare(test))
+    assert ints.dtype == np.uint8
+    support = np.random.default_rng(1).choice(2000, 700, replace=False)
+    coef = np.random.default_rng(2).normal(size=support.size)
+    args = (store.norms64, store.scale2, support, coef, store)
+    got = storage.blocked_decision_values(ints, z_sq, store.stored, *args)
+    blas = storage.blocked_decision_values(ints.astype(np.float64), z_sq, store.stored.astype(np.float64), *args)
+    np.testing.assert_array_equal(got, blas)
+
+
+def test_the_estimate_counts_the_test_points_in_both_forms(t10k):
+    train, test = t10k
+    k = Kernel(train, KernelSpec("gaussian", 25.0, 0.0))
+    Z = k.prepare(test)
+    k.decision(Z, np.arange(3), np.ones(3))
+    ints, z_sq = k.store._points[1]  # kept for the next checkpoint
+    held = Z.data.nbytes + Z.indices.nbytes + Z.indptr.nbytes + ints.nbytes + z_sq.nbytes
+    assert held <= storage.memory_needs(train, test, k.spec)["test rows"]

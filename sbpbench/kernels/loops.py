@@ -547,6 +547,120 @@ def add_block(dots, z_sq, s_sq, coef, gaussian, gamma, scale2, out):
         out[r] += total
 
 
+#: Support rows per tile of the block products (:data:`block_dots`; 12.5 KB of MNIST rows: they
+#: stay in a core's L1 cache while its test rows are multiplied with them; a 2048 x 4096 block of
+#: MNIST rows took 0.09 s of CPU time with tiles of 16, 8 or 32 rows, against 0.12 with 128).
+DOT_TILE = 16
+
+
+def _vnni_sweep(builder, fn, accs, ptrs, start, count, width):
+    """``count`` steps of ``width`` bytes from ``start``: ``q``'s bytes (``ptrs[0]``) loaded and
+    flipped (``^ 0x80``) once, then ``accs[i] = vpdpbusd(accs[i], b_i, q ^ 0x80)`` for each
+    ``b_i`` (``ptrs[1:]``)."""
+    bytes_ty = ir.VectorType(ir.IntType(8), width)
+    words_ty = ir.VectorType(ir.IntType(32), width // 4)
+    with cgutils.for_range(builder, count) as loop:
+        offset = builder.add(start, builder.mul(loop.index, start.type(width)))
+
+        def load(ptr):
+            return builder.load(builder.bitcast(builder.gep(ptr, [offset]), bytes_ty.as_pointer()), align=1)
+        signed = builder.bitcast(builder.xor(load(ptrs[0]), ir.Constant(bytes_ty, [0x80] * width)), words_ty)
+        for acc, ptr in zip(accs, ptrs[1:]):
+            builder.store(builder.call(fn, [builder.load(acc), builder.bitcast(load(ptr), words_ty), signed]), acc)
+
+
+@intrinsic
+def vnni_dots4(typingctx, q, b0, b1, b2, b3):
+    """:func:`vnni_dot` of ``q`` with four vectors at once, ``sum_k b_i[k] (q[k] - 128)``: each
+    64 bytes of ``q`` are loaded and flipped once for the four ``vpdpbusd`` (four independent
+    accumulators, so that each waits less for the previous sum), then 16 bytes at a time.
+    Exact as :func:`vnni_dot` is; typed for C-contiguous uint8 vectors of one length only."""
+    if not all(isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" and a.dtype == types.uint8
+               for a in (q, b0, b1, b2, b3)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        arrays = [context.make_array(t)(context, builder, a) for t, a in zip(signature.args, args)]
+        ptrs = [a.data for a in arrays]
+        n = builder.extract_value(arrays[0].shape, 0)
+        i32 = ir.IntType(32)
+        sums = []
+        done = n.type(0)
+        for lanes in (16, 4):
+            vec = ir.VectorType(i32, lanes)
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec, [vec] * 3),
+                                                f"llvm.x86.avx512.vpdpbusd.{32 * lanes}")
+            accs = [cgutils.alloca_once_value(builder, ir.Constant(vec, None)) for _ in range(4)]
+            steps = builder.udiv(builder.sub(n, done), n.type(4 * lanes))
+            _vnni_sweep(builder, fn, accs, ptrs, done, steps, 4 * lanes)
+            done = builder.add(done, builder.mul(steps, n.type(4 * lanes)))
+            reduce = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i32, [vec]),
+                                                    f"llvm.vector.reduce.add.v{lanes}i32")
+            sums.append([builder.call(reduce, [builder.load(acc)]) for acc in accs])
+        totals = [builder.add(wide, narrow) for wide, narrow in zip(*sums)]
+        return context.make_tuple(builder, signature.return_type, totals)
+    return types.UniTuple(types.int32, 4)(q, b0, b1, b2, b3), codegen
+
+
+@numba.njit(cache=True, inline="always")
+def _tail_dot(a, b, acc, full):
+    """``acc`` plus the products of ``a`` and ``b`` from entry ``full`` on (int32)."""
+    for k in range(full, a.shape[0]):
+        acc = mac32(acc, a[k], b[k])
+    return acc
+
+
+@numba.njit(cache=True, parallel=True)
+def int_block_dots_vnni(Q, part, Z, dots, chunks):
+    """:func:`int_block_dots` by :func:`vnni_dots4`, four support rows with each test row (needs
+    :data:`VNNI`): a test row is the flipped operand, and each support row's :func:`vnni_offset`
+    is computed once per call."""
+    m, nsv = Z.shape[0], part.shape[0]
+    full = Z.shape[1] // 16 * 16
+    offsets = np.empty(nsv, np.int32)
+    for k in range(nsv):
+        offsets[k] = vnni_offset(Q[part[k]])
+    for c in numba.prange(chunks):
+        lo, hi = chunk(c, chunks, m)
+        for jb in range(0, nsv, DOT_TILE):
+            je = min(nsv, jb + DOT_TILE)
+            for r in range(lo, hi):
+                z = Z[r]
+                k = jb
+                while k + 4 <= je:
+                    s0, s1, s2, s3 = Q[part[k]], Q[part[k + 1]], Q[part[k + 2]], Q[part[k + 3]]
+                    d0, d1, d2, d3 = vnni_dots4(z, s0, s1, s2, s3)
+                    dots[r, k] = _tail_dot(z, s0, d0 + offsets[k], full)
+                    dots[r, k + 1] = _tail_dot(z, s1, d1 + offsets[k + 1], full)
+                    dots[r, k + 2] = _tail_dot(z, s2, d2 + offsets[k + 2], full)
+                    dots[r, k + 3] = _tail_dot(z, s3, d3 + offsets[k + 3], full)
+                    k += 4
+                for j in range(k, je):
+                    s = Q[part[j]]
+                    dots[r, j] = _tail_dot(z, s, vnni_dot(z, s) + offsets[j], full)
+
+
+@numba.njit(cache=True, parallel=True)
+def int_block_dots(Q, part, Z, dots, chunks):
+    """``dots[r, k] = <Z[r], Q[part[k]]>`` exactly (as float64) for uint8 rows, by :func:`int_dots`
+    (any CPU), ``Z``'s rows split in ``chunks`` parts over numba's threads, each part taking the
+    support rows :data:`DOT_TILE` at a time.
+
+    The integers are those the blocked float64 products of the same rows give (every partial sum
+    of those is an integer below 2^53), without converting either side to float64.
+    """
+    m, nsv = Z.shape[0], part.shape[0]
+    for c in numba.prange(chunks):
+        lo, hi = chunk(c, chunks, m)
+        for jb in range(0, nsv, DOT_TILE):
+            je = min(nsv, jb + DOT_TILE)
+            for r in range(lo, hi):
+                int_dots(Q, Z[r], part[jb:je], dots[r, jb:je])
+
+
+#: The block products of measurement (decided once, at import, as :data:`row_dots`).
+block_dots = int_block_dots_vnni if VNNI else int_block_dots
+
 
 def run_threaded(threaded: Callable[..., Any], *args: Any) -> None:
     """Run a ``*_row_parallel`` loop over ``4 * numba.get_num_threads()`` chunks of ``idx``.
