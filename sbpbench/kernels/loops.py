@@ -5,7 +5,8 @@ Nothing here counts: :class:`sbpbench.kernels.kernel.Kernel` counts and
 :func:`transform` (an inner product and two squared norms to a kernel value), so that all
 storages do the same arithmetic; the small-integer row takes its two steps apart
 (:func:`exponent`, then :mod:`sbpbench.kernels.exp`'s inlined ``exp``, glibc's to the bit) and its
-inner products by AVX-512 VNNI where the CPU has it (:data:`VNNI`).
+inner products by AVX-512 VNNI where the CPU has it (:data:`VNNI`), a full row's from a
+feature-major copy, only in the feature groups where its own point is nonzero (:func:`group_dots`).
 
 Row loops (``*_row``) compute ``out[r] = K(x_i, x_idx[r])`` on one thread; each has a
 ``*_rows_of`` wrapper taking the training point's index ``i`` (what a storage binds to its
