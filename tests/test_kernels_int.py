@@ -210,3 +210,75 @@ def test_the_estimate_counts_the_test_points_in_both_forms(t10k):
     ints, z_sq = k.store._points[1]  # kept for the next checkpoint
     held = Z.data.nbytes + Z.indices.nbytes + Z.indptr.nbytes + ints.nbytes + z_sq.nbytes
     assert held <= storage.memory_needs(train, test, k.spec)["test rows"]
+
+
+def sparse_pixels(n, d, seed, density=0.2):
+    """uint8 rows with ``density`` of their features nonzero, in runs (as MNIST's strokes are)."""
+    rng = np.random.default_rng(seed)
+    Q = np.zeros((n, d), np.uint8)
+    for j in range(n):
+        for start in rng.integers(0, max(d, 1), size=max(1, int(density * d) // 6)):
+            Q[j, start:start + 6] = rng.integers(1, 256, size=Q[j, start:start + 6].size)
+    return Q
+
+
+@pytest.mark.skipif(not loops.VNNI, reason="this CPU has no AVX-512 VNNI")
+@pytest.mark.parametrize(("n", "d"), [(300, 784), (257, 50), (129, 3), (500, 130)])
+def test_grouped_dots_equal_the_dense_dots_bit_for_bit(n, d):
+    """Issue #48: the feature-group dots of a row (tiles and tail, every range of rows a
+    thread's chunk may start at) are exactly the dense dots, for sparse rows, the extremes and
+    rows with too many groups (count -1, the dense dots)."""
+    Q = sparse_pixels(n, d, d)
+    Q[0], Q[1], Q[2, ::5] = 255, 0, 255
+    packed = loops.pack_groups(Q)
+    groups = (packed, np.empty(packed.shape[0], np.int64), np.empty(packed.shape[0], np.uint32))
+    np.testing.assert_array_equal(loops.group_counts(Q), [np.count_nonzero(np.add.reduceat(
+        q.astype(int), np.arange(0, d, loops.GROUP))) for q in Q])
+    idx = np.arange(n)
+    for i in (0, 1, 2, 3, n - 1):
+        query = loops.query_groups(Q[i], groups)
+        assert (query[3] == -1) == (loops.group_counts(Q[i:i + 1])[0] > loops.GROUPS_MAX_FRACTION * packed.shape[0])
+        dense = np.empty(n)
+        loops.int_dots_vnni(Q, Q[i], idx, dense)
+        np.testing.assert_array_equal(dense, Q.astype(np.int64) @ Q[i].astype(np.int64))
+        if query[3] < 0:
+            continue
+        for first in (0, 1, 17, n // 2):
+            grouped = np.full(n - first, np.nan)
+            loops.group_dots(Q, Q[i], query, first, grouped)
+            np.testing.assert_array_equal(grouped, dense[first:])
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "linear"])
+def test_rows_with_and_without_the_grouped_copy_are_identical(kind):
+    """Every row of a storage with the feature-major copy (full rows, serial and threaded, and
+    partial rows) equals the same storage's without it, bit for bit; the copy is counted in
+    its bytes and only kept with VNNI and few nonzero groups (:func:`storage.uses_groups`)."""
+    Q = sparse_pixels(700, 784, 1)
+    X = sp.csr_matrix(Q / 255.0)
+    kernels = [Kernel(X, KernelSpec(kind, 25.0, 0.0)) for _ in range(2)]
+    general = kernels[1].store.general
+    kernels[1]._build(kernels[1].spec, storage.SmallIntegers(general, Q, 255, groups=False))
+    grouped, plain = (k.store for k in kernels)
+    assert (grouped.packed is not None) == loops.VNNI == storage.uses_groups(Q)
+    assert not storage.uses_groups(np.full((3, 784), 7, np.uint8))  # dense rows keep no copy
+    assert plain.packed is None and grouped.nbytes == plain.nbytes + (0 if grouped.packed is None else 700 * 784)
+    assert (grouped.subset(np.arange(5)).packed is None) == (grouped.packed is None)  # the parent's forms
+    for i in (0, 5, 699):
+        for parallel in (False, True):
+            rows = [np.empty(700) for _ in kernels]
+            for store, out in zip((grouped, plain), rows):
+                store.rows(i, store.all_rows, out, parallel)
+            np.testing.assert_array_equal(rows[0], rows[1])
+        np.testing.assert_array_equal(kernels[0].row(i), kernels[1].row(i))
+        np.testing.assert_array_equal(kernels[0].entries(i, np.array([3, 0, 650])), kernels[1].row(i)[[3, 0, 650]])
+    assert kernels[0].kernel_evals == 3 * 703  # counted by the kernel alone, as ever
+
+
+def test_portable_int_row_equals_the_integers():
+    """The path of a CPU without VNNI (:func:`loops.int_dots`, :data:`loops.row_dots` there) stays exact."""
+    Q = sparse_pixels(100, 784, 2)
+    out = np.empty(100)
+    for i in (0, 99):
+        loops.int_dots(Q, Q[i], np.arange(100), out)
+        np.testing.assert_array_equal(out, Q.astype(np.int64) @ Q[i].astype(np.int64))

@@ -22,6 +22,7 @@ import pytest
 from sbpbench.execution import loop
 from sbpbench.experiment import config
 from sbpbench.kernels import Kernel
+from sbpbench.kernels import kernel as kernel_module
 from sbpbench.problem import Problem
 from tests.experiments import write_adult_config
 from tests.problems import build_problem
@@ -114,10 +115,12 @@ def test_the_kernel_row_loops_are_loaded_by_the_warm_up_of_a_solver_that_reads_r
                                                                                     kernel, solver, loads):
     """Issue #48: a kernel computes no row when it is made, so that a run that reads none (a linear
     solver's, which counts no kernel evaluations) loads none of its compiled row loops; a kernel
-    solver's warm-up loads them on the run's own kernel, once, before any clock starts."""
+    solver's warm-up loads the threaded loop of the full rows its small run computed on the run's
+    own kernel (whose rows are split over threads here), once, before any clock starts."""
     computed = []
     compute = Kernel._compute
-    monkeypatch.setattr(Kernel, "_compute", lambda self, *args: computed.append(self) or compute(self, *args))
+    monkeypatch.setattr(Kernel, "_compute", lambda self, *args: computed.append((self, args)) or compute(self, *args))
+    monkeypatch.setattr(kernel_module, "PARALLEL_MIN_WORK", 0)
     problem = build_problem(adult_small, kernel=kernel, lam=1 / 300)
     assert computed == []  # nothing computed when the kernel is made
     spec = config.parse({"name": "t", "dataset": {"name": "adult"}, "kernel": {"name": kernel},
@@ -125,16 +128,18 @@ def test_the_kernel_row_loops_are_loaded_by_the_warm_up_of_a_solver_that_reads_r
                         "t.yaml").solvers[0]
     warm_ups = loop.WarmUps()
     warm_ups.warm_up(problem, spec)
-    assert any(k is problem.kernel for k in computed) == loads
+    own = [args for k, args in computed if k is problem.kernel]
+    full_rows = [(0, True, False), (0, True, True)]  # a full row, on one thread and threaded
+    assert [(i, idx is problem.kernel._all, parallel) for i, idx, parallel in own] == (full_rows if loads else [])
     before = len(computed)
     warm_ups.warm_up(problem, spec)  # warmed up for this kind of run: nothing again
     assert len(computed) == before
 
 #: A fresh process's run of SBP (``--set``-free: the problem is built here) with the warm-up
 #: (``warm``) or without (``lazy``: each function compiles on its first call, so it compiles
-#: what the run calls and nothing else; the kernel's row loops, which the warm-up loads for every
-#: solver that reads rows since a full row's threaded form depends on the full problem's size, loaded
-#: in both); prints every signature the package's dispatchers hold.
+#: what the run calls and nothing else, the kernel's row loops included: its rows are on one
+#: thread, so a lazy run's forms do not depend on which of two loops was faster at the time);
+#: prints every signature the package's dispatchers hold.
 SIGNATURES_OF_A_RUN = """
 import gc, sys
 from numba.core.dispatcher import Dispatcher
@@ -148,8 +153,7 @@ if sys.argv[1] == "lazy":
 exp = config.parse(adult_config(n_train=1000, kernel={"name": "gaussian", "sigma2": 10, "cache_mb": float(sys.argv[2])},
                                 solvers=["sbp"], budget={"epochs": 3}), "signatures.yaml")
 problem = prepare(exp).problem
-if sys.argv[1] == "lazy":  # the kernel's row loops: loaded for every kernel solver (Kernel.load_loops)
-    problem.kernel.load_loops()
+assert not problem.kernel._row_parallel
 status = loop.run_one(exp, problem, exp.solvers[0], 0).summary["status"]
 assert status == "budget", status
 for found in gc.get_objects():
@@ -164,8 +168,9 @@ for found in gc.get_objects():
 def test_warm_up_compiles_only_what_the_run_calls(tmp_path, cache_mb):
     """Issue #48: the warm-up compiled SBP's iteration for both forms of row (block sources on a
     problem whose kernel hands out rows, and the reverse) and, inside its one-thread iteration,
-    its threaded pass: seconds of compilation a run never used. With the warm-up, a run holds
-    exactly the compiled forms the same run compiles lazily without it."""
+    its threaded pass, and the kernel's serial full-row and one-entry bit-set loops, which an
+    SBP run never calls: seconds of compilation a run never used. With the warm-up, a run holds
+    exactly the compiled forms the same run compiles lazily without it, the kernel's included."""
     found = {}
     for how in ("warm", "lazy"):
         env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path / how),

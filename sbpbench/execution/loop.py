@@ -17,12 +17,13 @@ run since an install), which would land in the first checkpoint's ``train_time_s
 first iteration took 1.6 s instead of 0.3 ms). So before a solver's clock starts, every
 compiled function its run will call is compiled or loaded with the argument types of the run:
 
-* the kernel's row loops, by :meth:`WarmUps.warm_up` for a solver that counts kernel
-  evaluations (:meth:`Kernel.load_loops <sbpbench.kernels.Kernel.load_loops>` computes one
-  entry with its serial loop and, when its full rows are split over threads, with its parallel
-  one; rows are always read-only arrays, so their type does not depend on the cache); a solver
-  that does not count them reads no kernel row (the solver contract holds it to that), so its
-  run loads none;
+* the kernel's threaded row loops, by :meth:`WarmUps.warm_up` for a solver that counts kernel
+  evaluations, after the small run below: where the run's kernel splits full-length rows over
+  threads, :meth:`Kernel.load_loops <sbpbench.kernels.Kernel.load_loops>` computes one row by
+  the parallel loop of each form of full-length row (a full row, ``n`` entries) the small run
+  computed (rows are always read-only arrays, so their type does not depend on the cache); the
+  serial row loops are the small run's own; a solver that does not count kernel evaluations
+  reads no kernel row (the solver contract holds it to that), so its run loads none;
 * the solver's own loops, by :meth:`WarmUps.warm_up` before the run's solver is made: the same
   solver with the same parameters runs :data:`WARM_UP_ITERATIONS` iterations on a small
   problem of the same kind (:meth:`~sbpbench.problem.Problem.subset`: the first
@@ -142,7 +143,8 @@ class WarmUps:
     """
 
     def __init__(self) -> None:
-        self._done: set[tuple] = set()
+        #: Kind of run -> the full-length rows its small run computed (:meth:`_run_small`).
+        self._done: dict[tuple, frozenset[str]] = {}
         self._lock = threading.Lock()
 
     def warm_up(self, problem: Problem, spec: SolverSpec, seconds: float = math.inf,
@@ -153,9 +155,10 @@ class WarmUps:
         same kind, from a generator of its own, then its
         :meth:`~sbpbench.solvers.base.Solver.warm_up_rare_paths`, and measures it once (see
         the module docstring); nothing when this kind of run was warmed up here before. For
-        a solver that counts kernel evaluations, first loads ``problem``'s kernel row loops
-        (:meth:`~sbpbench.kernels.Kernel.load_loops`: nothing counted or cached); ``problem`` is
-        otherwise not touched.
+        a solver that counts kernel evaluations, then loads the threaded row loops of
+        ``problem``'s kernel for the forms of full-length row the small run computed, where its
+        rows are split over threads (:meth:`~sbpbench.kernels.Kernel.load_loops`: nothing
+        counted or cached; the serial loops are the small run's); ``problem`` is otherwise not touched.
 
         Parameters
         ----------
@@ -180,31 +183,37 @@ class WarmUps:
         params = spec.solver_params()
         key = (spec.name, params, ProblemKind.of(problem), problem.kernel.layout)
         with self._lock:
-            if SOLVERS[spec.name].counts_kernel_evals:
-                problem.kernel.load_loops()  # once per kernel: its rows' threading depends on its size
-            if key in self._done:
-                return
-            y = problem.y
-            k = WARM_UP_ROWS_PER_CLASS
-            rows = np.sort(np.concatenate([np.flatnonzero(y > 0)[:k], np.flatnonzero(y <= 0)[:k]]))
-            small = problem.subset(rows, np.arange(min(problem.test_y.size, 2 * k)))
-            deadline = time.perf_counter() + seconds
+            if key not in self._done:
+                self._done[key] = self._run_small(problem, spec, params, seconds, notice)
+            if SOLVERS[spec.name].counts_kernel_evals:  # once per kernel: its rows' threading depends on its size
+                problem.kernel.load_loops(self._done[key])
+
+    @staticmethod
+    def _run_small(problem: Problem, spec: SolverSpec, params: Any, seconds: float,
+                   notice: WarmUpNotice | None) -> frozenset[str]:
+        """The warm-up's small run (:meth:`warm_up`); the full-length rows its kernel computed
+        (:attr:`Kernel.full_length_rows <sbpbench.kernels.Kernel.full_length_rows>`)."""
+        y = problem.y
+        k = WARM_UP_ROWS_PER_CLASS
+        rows = np.sort(np.concatenate([np.flatnonzero(y > 0)[:k], np.flatnonzero(y <= 0)[:k]]))
+        small = problem.subset(rows, np.arange(min(problem.test_y.size, 2 * k)))
+        deadline = time.perf_counter() + seconds
+        if notice is not None:
+            notice(spec.name)
+        try:
+            with guard.watchdog(step_limit(seconds, seconds), f"the warm-up of solver {spec.name!r} did not "
+                                f"end within {step_limit(seconds, seconds):g} s (its seconds budget plus a grace)"):
+                solver = SOLVERS[spec.name].create(small, np.random.default_rng(0), params)
+                steps = WARM_UP_ITERATIONS if solver.one_step_per_advance else 1  # those step once per call
+                for _ in range(steps):
+                    if solver.advance(WARM_UP_ITERATIONS, math.inf, deadline):
+                        break
+                solver.warm_up_rare_paths()
+                solver.snapshot().test_error(small)
+        finally:
             if notice is not None:
-                notice(spec.name)
-            try:
-                with guard.watchdog(step_limit(seconds, seconds), f"the warm-up of solver {spec.name!r} did not "
-                                    f"end within {step_limit(seconds, seconds):g} s (its seconds budget plus a grace)"):
-                    solver = SOLVERS[spec.name].create(small, np.random.default_rng(0), params)
-                    steps = WARM_UP_ITERATIONS if solver.one_step_per_advance else 1  # those step once per call
-                    for _ in range(steps):
-                        if solver.advance(WARM_UP_ITERATIONS, math.inf, deadline):
-                            break
-                    solver.warm_up_rare_paths()
-                    solver.snapshot().test_error(small)
-            finally:
-                if notice is not None:
-                    notice(None)
-            self._done.add(key)
+                notice(None)
+        return frozenset(small.kernel.full_length_rows)
 
 
 def run_one(exp: Experiment, problem: Problem, spec: SolverSpec, run: int,

@@ -35,10 +35,11 @@ split over numba's threads (the executors set their count per worker) whenever t
 at the moment (:class:`~sbpbench.threads.FasterOfTwo`: threads wait for each other, which
 costs a time slice when another process holds a core); smaller rows run on one.
 
-A kernel compiles (or loads from numba's cache) the row loops it will use when told to
-(:meth:`Kernel.load_loops`, by computing one entry with each), which the runner's warm-up does
-before a run of a solver that counts kernel evaluations, so that no compilation lands in a
-solver's timed work, and a run that reads no kernel row (a linear solver's) loads none; the
+A kernel compiles (or loads from numba's cache) the threaded row loops a run will use when told
+to (:meth:`Kernel.load_loops`, by computing a row with each), which the runner's warm-up does
+after its small run of a solver that counts kernel evaluations (whose serial loops that run
+compiled), so that no compilation lands in a solver's timed work, and a run that reads no
+full-length kernel row (a linear solver's) loads none; the
 rows it hands out are always read-only arrays, so compiled code taking them sees one type
 whatever the cache holds (see :mod:`sbpbench.execution.loop`). So is every array of training
 data it holds (:meth:`Kernel.arrays`, made read-only by the storage): a solver that writes into
@@ -118,22 +119,36 @@ class Kernel:
         #: :meth:`subset` its parent's, so that a warm-up on a subset gets the rows' forms a run
         #: on the parent gets (:meth:`row_blocks`) and compiles what that run calls.
         self.run_n = self.n
-        self._loops_loaded = False
+        #: The forms of row :meth:`load_loops` compiled the threaded loop of.
+        self._loops_loaded: set[str] = set()
+        #: The full-length rows this kernel computed: ``"row"`` (a full row, :meth:`row`) and
+        #: ``"entries"`` (``n`` entries, :meth:`entries`), the forms a kernel whose rows are split
+        #: over threads computes by its threaded loops (:meth:`load_loops`).
+        self.full_length_rows: set[str] = set()
         self.reset()
 
-    def load_loops(self) -> None:
-        """Compile (or load) the row loops (module docstring), once: one entry and, where the
-        storage reads a full row in order (another compiled form), a full row, by the serial loop
-        and, if full rows are split over threads, by the parallel one; nothing counted or cached.
-        Each loop loaded from numba's cache costs some 5-10 ms, which a run that reads no kernel
-        row (a linear solver's) does not pay."""
-        if self._loops_loaded or self.n == 0:
+    def load_loops(self, forms: Any) -> None:
+        """Compile (or load) the row loops of a run that a small run may leave out (module
+        docstring), each once: where this kernel's full-length rows are split over threads
+        (:data:`PARALLEL_MIN_WORK`), one row of each of ``forms`` (:attr:`full_length_rows` of
+        the warm-up's small run) by the serial loop and by the parallel one, both of which such
+        a row may take (:class:`~sbpbench.threads.FasterOfTwo`, or always the parallel one);
+        nothing counted or cached, nothing else compiled. Every other row loop a run calls is
+        the small run's own (a :meth:`subset` runs the same compiled forms). Each loop loaded
+        from numba's cache costs some 5-10 ms, which a run that reads no full-length row (a
+        linear solver's, SBP's on block sources) does not pay.
+
+        Parameters
+        ----------
+        forms : iterable of {"row", "entries"}
+            A full row (the kernel's own index array) and ``n`` entries (another index array).
+        """
+        if not self._row_parallel:
             return
-        self._loops_loaded = True
-        rows = (self._all[:1],) if self._values.in_order is self._all else (self._all[:1], self._all)
-        for parallel in (False, True) if self._row_parallel else (False,):
-            for idx in rows:
-                self._compute(0, idx, parallel)
+        for form in sorted(set(forms) - self._loops_loaded):
+            self._loops_loaded.add(form)
+            for parallel in (False, True):
+                self._compute(0, self._all if form == "row" else self._all.copy(), parallel)
 
     def subset(self, rows: np.ndarray) -> Kernel:
         """The kernel over the training points ``rows``, stored as this one is.
@@ -385,9 +400,11 @@ class Kernel:
         out = np.empty(idx.size)
         if parallel is None:
             if idx is self._all:
+                self.full_length_rows.add("row")
                 self._full_row(i, out)
-            elif self._row_parallel and idx.size == self.n:
-                self._values.threaded_rows(i, idx, out)
+            elif idx.size == self.n:
+                self.full_length_rows.add("entries")
+                self._values.rows(i, idx, out, self._row_parallel)
             else:
                 self._values.serial_rows(idx, i, out)
         else:

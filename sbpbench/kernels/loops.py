@@ -5,7 +5,8 @@ Nothing here counts: :class:`sbpbench.kernels.kernel.Kernel` counts and
 :func:`transform` (an inner product and two squared norms to a kernel value), so that all
 storages do the same arithmetic; the small-integer row takes its two steps apart
 (:func:`exponent`, then :mod:`sbpbench.kernels.exp`'s inlined ``exp``, glibc's to the bit) and its
-inner products by AVX-512 VNNI where the CPU has it (:data:`VNNI`).
+inner products by AVX-512 VNNI where the CPU has it (:data:`VNNI`), a full row's from a
+feature-major copy, only in the feature groups where its own point is nonzero (:func:`group_dots`).
 
 Row loops (``*_row``) compute ``out[r] = K(x_i, x_idx[r])`` on one thread; each has a
 ``*_rows_of`` wrapper taking the training point's index ``i`` (what a storage binds to its
@@ -386,23 +387,166 @@ def int_dots(Q, qi, idx, out):
 row_dots = int_dots_vnni if VNNI else int_dots
 
 
+#: Features per group of the feature-major copy of small-integer rows (:func:`pack_groups`):
+#: the four bytes one ``vpdpbusd`` lane multiplies and sums.
+GROUP = 4
+#: A full small-integer row takes the feature groups (:func:`group_dots`) when at most this
+#: fraction of its groups hold a nonzero feature; others take the dense dots (:data:`row_dots`),
+#: and a storage keeps the grouped copy only when its rows' mean fraction is at most this too.
+#: The grouped dots read ``4 n`` bytes per nonzero group, the dense ones ``d n`` bytes: below
+#: one half they read less than half of them (full MNIST: 60 of 196 groups, 0.6 against 1.8 ms
+#: per row on one thread, timed by hand, 2026-11-29), so dense data never get slower.
+GROUPS_MAX_FRACTION = 0.5
+#: 16-row accumulators of :func:`vnni_groups` (registers): rows per tile ``16 * GROUP_TILE``.
+GROUP_TILE = 8
+
+
+@numba.njit(cache=True)
+def pack_groups(Q):
+    """The feature-major copy of uint8 rows ``Q`` (n, d): ``packed[g, j]`` holds the four bytes
+    ``Q[j, 4g:4g + 4] ^ 0x80`` (features past ``d`` as 0), in order, as one uint32, so that a
+    ``vpdpbusd`` takes four features of 16 consecutive rows at once (as signed bytes ``q - 128``)."""
+    n, d = Q.shape
+    out = np.empty(((d + GROUP - 1) // GROUP, n), np.uint32)
+    for j in range(n):
+        for g in range(out.shape[0]):
+            word = np.uint32(0)
+            for b in range(GROUP):
+                k = GROUP * g + b
+                value = np.uint32(Q[j, k]) if k < d else np.uint32(0)
+                word |= (value ^ np.uint32(0x80)) << np.uint32(8 * b)
+            out[g, j] = word
+    return out
+
+
+@numba.njit(cache=True)
+def group_counts(Q):
+    """Number of feature groups (:data:`GROUP` consecutive features) holding a nonzero value, per row of ``Q``."""
+    n, d = Q.shape
+    out = np.zeros(n, np.int64)
+    for j in range(n):
+        for g in range(0, d, GROUP):
+            nonzero = False
+            for k in range(g, min(d, g + GROUP)):
+                nonzero |= Q[j, k] != 0
+            out[j] += nonzero
+    return out
+
+
+@numba.njit(cache=True)
+def query_groups(qi, groups):
+    """What :func:`group_dots` reads for the row of ``qi``: ``(packed, chosen, words, count, offset)``
+    from ``groups = (packed, chosen, words)`` (:func:`pack_groups`'s copy and two scratch vectors
+    of its length, written here): the ``count`` groups of ``qi`` holding a nonzero feature,
+    ``chosen[:count]``, their four bytes as one uint32, ``words[:count]``, and ``128 sum_k qi[k]``
+    (what the signed bytes ``q - 128`` leave out). ``count`` is -1 when more than
+    :data:`GROUPS_MAX_FRACTION` of the groups are nonzero: the dense dots are cheaper."""
+    packed, chosen, words = groups
+    d = qi.shape[0]
+    count, total = 0, np.int32(0)
+    for g in range(packed.shape[0]):
+        word = np.uint32(0)
+        for b in range(GROUP):
+            k = GROUP * g + b
+            if k < d:
+                word |= np.uint32(qi[k]) << np.uint32(8 * b)
+                total += np.int32(qi[k])
+        if word != 0:
+            chosen[count] = g
+            words[count] = word
+            count += 1
+    if count > GROUPS_MAX_FRACTION * packed.shape[0]:
+        count = -1
+    return packed, chosen, words, count, np.int32(128) * total
+
+
+def _splat(builder, value, lanes):
+    """``value`` (an i32) in every lane of a vector."""
+    i32 = ir.IntType(32)
+    vec = ir.VectorType(i32, lanes)
+    return builder.shuffle_vector(builder.insert_element(ir.Constant(vec, ir.Undefined), value, i32(0)),
+                                  ir.Constant(vec, ir.Undefined), ir.Constant(vec, [0] * lanes))
+
+
+@intrinsic
+def vnni_groups(typingctx, packed, chosen, words, count, first, offset, out, o):
+    """``out[o + r] = offset + sum_c sum_b bytes(words[c])_b (bytes(packed[chosen[c], first + r])_b - 128)``
+    for ``r < 16 * GROUP_TILE``: the exact inner products of one tile of rows with the query of
+    :func:`query_groups`, by AVX-512 VNNI's ``vpdpbusd`` (the query's four unsigned bytes
+    broadcast, the copy's signed ones, 16 rows per instruction) into :data:`GROUP_TILE` int32
+    accumulators held in registers over the chosen groups, converted to float64 at the end.
+    Exact as :func:`vnni_dot` is. Typed for C-contiguous arrays (uint32 ``packed`` and ``words``,
+    int64 ``chosen``, float64 ``out``) only: it reads their data pointers."""
+    if not (all(isinstance(a, types.Array) and a.layout == "C" for a in (packed, chosen, words, out))
+            and packed.ndim == 2 and packed.dtype == words.dtype == types.uint32 and chosen.dtype == types.int64
+            and out.dtype == types.float64):
+        return None
+    sig = types.void(packed, chosen, words, count, first, offset, out, o)
+
+    def codegen(context, builder, signature, args):
+        arrays = [context.make_array(signature.args[k])(context, builder, args[k]) for k in (0, 1, 2, 6)]
+        count_v, first_v, offset_v, o_v = (context.cast(builder, args[k], signature.args[k], types.int64)
+                                           for k in (3, 4, 5, 7))
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        ints, reals = ir.VectorType(i32, 16), ir.VectorType(ir.DoubleType(), 16)
+        dpbusd = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ints, [ints] * 3),
+                                                "llvm.x86.avx512.vpdpbusd.512")
+        n = builder.extract_value(arrays[0].shape, 1)
+        accs = [cgutils.alloca_once_value(builder, ir.Constant(ints, None)) for _ in range(GROUP_TILE)]
+        with cgutils.for_range(builder, count_v) as loop:
+            g = builder.load(builder.gep(arrays[1].data, [loop.index]))
+            query = _splat(builder, builder.load(builder.gep(arrays[2].data, [loop.index])), 16)
+            base = builder.add(builder.mul(g, n), first_v)
+            for u, acc in enumerate(accs):
+                ptr = builder.bitcast(builder.gep(arrays[0].data, [builder.add(base, i64(16 * u))]), ints.as_pointer())
+                builder.store(builder.call(dpbusd, [builder.load(acc), query, builder.load(ptr, align=4)]), acc)
+        shift = _splat(builder, builder.trunc(offset_v, i32), 16)
+        for u, acc in enumerate(accs):
+            ptr = builder.gep(arrays[3].data, [builder.add(o_v, i64(16 * u))])
+            builder.store(builder.sitofp(builder.add(builder.load(acc), shift), reals),
+                          builder.bitcast(ptr, reals.as_pointer()), align=8)
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+@numba.njit(cache=True)
+def group_dots(Q, qi, query, first, out):
+    """out[r] = <Q[first + r], qi> exactly from the feature groups of ``query``
+    (:func:`query_groups`, whose count is not -1): tiles of ``16 * GROUP_TILE`` rows by
+    :func:`vnni_groups` (needs :data:`VNNI`), the last rows by :func:`int_dot`."""
+    packed, chosen, words, count, offset = query
+    m = out.shape[0]
+    step = 16 * GROUP_TILE
+    tiles = m - m % step
+    for lo in range(0, tiles, step):
+        vnni_groups(packed, chosen, words, count, first + lo, offset, out, lo)
+    for r in range(tiles, m):
+        out[r] = int_dot(Q[first + r], qi)
+
+
 #: Values of a small-integer row whose ``exp`` arguments are gathered at once (L1-sized).
 EXP_BLOCK = 256
 
 
 @numba.njit(cache=True)
-def int_row(Q, S, qi, S_i, idx, gaussian, gamma, scale2, out):
+def int_row(Q, S, qi, S_i, idx, gaussian, gamma, scale2, out, query=None):
     """out[r] = K(x_i, x_idx[r]) for small-integer rows ``Q`` (uint8) with scale2 = D^2.
 
-    The inner products (:data:`row_dots`, the same integers on every CPU) come first, then the
-    values: the dot-product loop alone runs faster without the ``exp`` inside it (2.3 against
-    2.8 ms per full MNIST row on one thread, timed by hand; fused per row or per block of 256
-    rows, :func:`vnni_dot`'s loop was still 15% slower than in two passes). The Gaussian
-    values take :func:`~sbpbench.kernels.exp.exp_values` (glibc's ``exp``, inlined and
-    vectorized: 0.09 against 0.26 ms per row) over blocks of :data:`EXP_BLOCK` arguments.
+    The inner products come first, then the values: the dot-product loop alone runs faster
+    without the ``exp`` inside it (2.3 against 2.8 ms per full MNIST row on one thread, timed
+    by hand; fused per row or per block of 256 rows, :func:`vnni_dot`'s loop was still 15%
+    slower than in two passes). The inner products are :data:`row_dots`'s, or with a ``query``
+    (:func:`query_groups`, for ``idx`` consecutive rows in order) whose count is not -1
+    :func:`group_dots`'s: the same integers either way, on every CPU. The Gaussian values take
+    :func:`~sbpbench.kernels.exp.exp_values` (glibc's ``exp``, inlined and vectorized: 0.09
+    against 0.26 ms per row) over blocks of :data:`EXP_BLOCK` arguments.
     """
-    row_dots(Q, qi, idx, out)
     m = idx.shape[0]
+    if query is not None and query[3] >= 0:
+        if m > 0:
+            group_dots(Q, qi, query, idx[0], out)
+    else:
+        row_dots(Q, qi, idx, out)
     if not gaussian:
         for r in range(m):
             out[r] = transform(out[r], float(S_i), float(S[idx[r]]), gaussian, gamma, scale2)
@@ -443,9 +587,13 @@ def binary_rows_of(columns, counts, gaussian, table, idx, i, out):
 
 
 @numba.njit(cache=True)
-def int_rows_of(Q, S, gaussian, gamma, scale2, idx, i, out):
-    """:func:`int_row` of training point ``i``."""
-    int_row(Q, S, Q[i], S[i], idx, gaussian, gamma, scale2, out)
+def int_rows_of(Q, S, gaussian, gamma, scale2, groups, idx, i, out):
+    """:func:`int_row` of training point ``i``; with ``groups`` (``(packed, chosen, words)``, see
+    :func:`query_groups`; ``idx`` then all the rows in order) from the feature groups where it has few."""
+    if groups is None:
+        int_row(Q, S, Q[i], S[i], idx, gaussian, gamma, scale2, out)
+    else:
+        int_row(Q, S, Q[i], S[i], idx, gaussian, gamma, scale2, out, query_groups(Q[i], groups))
 
 
 # A parallel region costs a wake-up and a barrier of every thread (much more on a busy
@@ -482,10 +630,16 @@ def dense_row_parallel(X, sq, xi, sq_i, idx, gaussian, gamma, out, chunks):
 
 
 @numba.njit(cache=True, parallel=True)
-def int_row_parallel(Q, S, qi, S_i, idx, gaussian, gamma, scale2, out, chunks):
-    for r in numba.prange(chunks):
-        lo, hi = chunk(r, chunks, idx.shape[0])
-        int_row(Q, S, qi, S_i, idx[lo:hi], gaussian, gamma, scale2, out[lo:hi])
+def int_row_parallel(Q, S, gaussian, gamma, scale2, groups, idx, i, out, chunks):
+    if groups is None:
+        for r in numba.prange(chunks):
+            lo, hi = chunk(r, chunks, idx.shape[0])
+            int_row(Q, S, Q[i], S[i], idx[lo:hi], gaussian, gamma, scale2, out[lo:hi])
+    else:
+        query = query_groups(Q[i], groups)  # once, before the threads read it
+        for r in numba.prange(chunks):
+            lo, hi = chunk(r, chunks, idx.shape[0])
+            int_row(Q, S, Q[i], S[i], idx[lo:hi], gaussian, gamma, scale2, out[lo:hi], query)
 
 
 @numba.njit(cache=True, parallel=True)

@@ -66,6 +66,7 @@ import scipy.sparse as sp
 from sbpbench.kernels import loops
 from sbpbench.kernels.detect import (
     DENSE_THRESHOLD,
+    SMALL_INT_MIN_DENSITY,
     as_kernel_matrix,
     bit_sets,
     is_binary,
@@ -443,19 +444,38 @@ class BitSets(ExactRows):
 
 class SmallIntegers(ExactRows):
     """Small-integer rows ``q = D x`` as dense uint8 (C order), ``stored``, with exact int64
-    squared norms ``norms`` (see the module docstring); ``scale`` is ``D``."""
+    squared norms ``norms`` (see the module docstring); ``scale`` is ``D``.
+
+    Where the CPU has AVX-512 VNNI (:data:`~sbpbench.kernels.loops.VNNI`) and the rows are
+    sparse in groups of four features (:func:`uses_groups`), ``packed`` holds their feature-major
+    copy (:func:`~sbpbench.kernels.loops.pack_groups`, as many bytes again) and a full row reads
+    only the groups where its own point is nonzero (:func:`~sbpbench.kernels.loops.query_groups`:
+    the same integers, read from a quarter of the bytes on MNIST); ``packed`` is None otherwise.
+    ``groups`` (True or False) forces the choice: a :meth:`subset` takes its parent's, so that
+    its rows run the same compiled forms.
+    """
 
     name = "uint8 dense"
 
-    def __init__(self, general: Float64Rows, ints: np.ndarray, scale: int) -> None:
+    def __init__(self, general: Float64Rows, ints: np.ndarray, scale: int, groups: bool | None = None) -> None:
         super().__init__(general, ints, loops.int_squared_norms(ints))
         self.scale, self.scale2 = scale, float(scale) ** 2
         self.norms64 = read_only(self.norms.astype(np.float64))  # for measuring, made once
-        self._bind(loops.int_rows_of, self.stored, self.norms, self.gaussian, self.gamma, self.scale2)
+        self.packed = read_only(loops.pack_groups(ints)) if (uses_groups(ints) if groups is None else groups) else None
+        #: What a full row's loop reads besides the rows: None, or the grouped copy and the
+        #: scratch vectors of a row's chosen groups (one each per storage: no allocation per row).
+        self._groups: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        if self.packed is not None:
+            self._groups = (self.packed, np.empty(self.packed.shape[0], np.int64),
+                            np.empty(self.packed.shape[0], np.uint32))
+            self.nbytes += self.packed.nbytes
+        bound = (self.stored, self.norms, self.gaussian, self.gamma, self.scale2)
+        self.serial_rows = partial(loops.int_rows_of, *bound, None)
+        self.full_row = partial(loops.int_rows_of, *bound, self._groups, self.all_rows)
 
     def threaded_rows(self, i: int, idx: np.ndarray, out: np.ndarray) -> None:
-        loops.run_threaded(loops.int_row_parallel, self.stored, self.norms, self.stored[i], self.norms[i], idx,
-                           self.gaussian, self.gamma, self.scale2, out)
+        loops.run_threaded(loops.int_row_parallel, self.stored, self.norms, self.gaussian, self.gamma, self.scale2,
+                           self._groups if idx is self.all_rows else None, idx, i, out)
 
     def scores(self, Z: Any) -> bool:
         return self.general.X.shape[1] <= EVAL_BLOCK_MAX_FEATURES
@@ -474,7 +494,19 @@ class SmallIntegers(ExactRows):
         return blocked_decision_values(Z, z_sq, self.stored, self.norms64, self.scale2, support, coef, self)
 
     def subset(self, rows: np.ndarray) -> SmallIntegers:
-        return SmallIntegers(self.general.subset(rows), self.stored[rows], self.scale)
+        return SmallIntegers(self.general.subset(rows), self.stored[rows], self.scale, self.packed is not None)
+
+
+def uses_groups(ints: np.ndarray) -> bool:
+    """Whether :class:`SmallIntegers` keeps the feature-major copy of the uint8 rows ``ints``:
+    where the CPU has AVX-512 VNNI (:data:`~sbpbench.kernels.loops.VNNI`) and the rows' mean
+    fraction of feature groups holding a nonzero value is at most
+    :data:`~sbpbench.kernels.loops.GROUPS_MAX_FRACTION` (the copy costs as many bytes again as
+    the rows; the rows of denser data read them all anyway)."""
+    if not loops.VNNI or ints.shape[0] == 0:
+        return False
+    groups = -(-ints.shape[1] // loops.GROUP)
+    return bool(loops.group_counts(ints).mean() <= loops.GROUPS_MAX_FRACTION * groups)
 
 
 def choose(X: Any, storage: str, gaussian: bool, gamma: float) -> Storage:
@@ -615,11 +647,12 @@ def memory_needs(X: Any, test_X: Any, spec: KernelSpec) -> dict[str, float]:
     An estimate from the shapes and stored values alone, made before anything is allocated
     (:func:`sbpbench.memory.require` checks it): the training rows as the kernel stores them
     (dense float64 and uint8 for data of density at least :data:`DENSE_THRESHOLD`, else the
-    CSR copy and at most as much again in bit sets or uint8 rows), the test points in the
-    same forms (:meth:`ExactRows.points`, kept for every checkpoint), the scratch vector of
-    CSR rows (:func:`scratch_columns`) and the measurement's blocks (for sparse data of more
-    than :data:`EVAL_BLOCK_MAX_FEATURES` features, one dense ``d``-long test row per thread),
-    and the row cache full (``cache_mb``, at most ``n`` rows of ``n``).
+    CSR copy and at most as much again in bit sets or uint8 rows; with VNNI, for data dense
+    enough to be small integers, the uint8 rows' feature-major copy, :class:`SmallIntegers`), the
+    test points in the same forms (:meth:`ExactRows.points`, kept for every checkpoint), the
+    scratch vector of CSR rows (:func:`scratch_columns`) and the measurement's blocks (for sparse
+    data of more than :data:`EVAL_BLOCK_MAX_FEATURES` features, one dense ``d``-long test row per
+    thread), and the row cache full (``cache_mb``, at most ``n`` rows of ``n``).
 
     Parameters
     ----------
@@ -640,6 +673,8 @@ def memory_needs(X: Any, test_X: Any, spec: KernelSpec) -> dict[str, float]:
         storage, test = 9.0 * n * d, 9.0 * m * d
     else:
         storage, test = 24.0 * stored + 8.0 * n, 24.0 * test_stored + 8.0 * m
+    if loops.VNNI and stored >= SMALL_INT_MIN_DENSITY * n * d:  # small integers may keep a grouped copy
+        storage += float(n * loops.GROUP * -(-d // loops.GROUP))
     if not dense and d > EVAL_BLOCK_MAX_FEATURES:  # scratch rows of the columns used (shared_columns)
         measuring = 8.0 * min(d, max(stored, 1)) * numba.get_num_threads()
     else:

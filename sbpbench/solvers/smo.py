@@ -628,12 +628,15 @@ class SMO(Solver[SMOParams]):
         return self.kernel.entries(i, self.active)
 
     def warm_up_rare_paths(self) -> None:
-        """With shrinking: a shrinking step (the first comes after ``min(n, 1000)`` iterations)
-        and the ``G_bar`` update's :func:`_add_single`, called only when a variable enters or
-        leaves the upper bound, on both kinds of row it takes: a kernel row (read-only; while
-        variables are shrunk) and a row of the batch's buffer (while all are active)."""
+        """With shrinking: a shrinking step (the first comes after ``min(n, 1000)`` iterations),
+        the active rows' entries it then reads (:meth:`_active_row` on a shrunk active set, the
+        kernel's row loop on an index array) and the ``G_bar`` update's :func:`_add_single`,
+        called only when a variable enters or leaves the upper bound, on both kinds of row it
+        takes: a kernel row (read-only; while variables are shrunk) and a row of the batch's
+        buffer (while all are active)."""
         if self.params.shrinking:
             self._do_shrinking()
+            self.kernel.entries(0, self.active[:1].copy())
             self._rows[0] = self.kernel.row(0)
             _add_single(self.G_bar, self.y, self.kernel.row(0), 0.0, self._all)
             _add_single(self.G_bar, self.y, self._rows[0], 0.0, self._all)
