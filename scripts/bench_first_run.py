@@ -124,7 +124,7 @@ def main() -> None:
                          f"{new['warm_up_cpu_s']:.2f} | {new['first_s']:.4f} | {new['second_s']:.4f} |")
     lines += [
         "",
-        "Loading the data and building the problem (where the kernel now loads its row loops) took "
+        "Loading the data and building the problem took "
         + ", ".join(f"{found[w, s]['prepare_s']:.2f} s ({'with' if w else 'without'} warm-up, {s} cache)"
                     for w in (False, True) for s in ("empty", "warm")) + ".",
         "",
