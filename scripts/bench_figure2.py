@@ -18,6 +18,11 @@ solver, one for a deterministic solver's entry that ran once, ``meta.json``'s ``
 and the time they take on a Dask cluster of N one-core workers (runs are independent;
 longest first onto the least loaded worker, and never less than the longest run).
 
+A run other than the committed one is set beside it (:func:`agreement`): at every checkpoint
+both have, the counts (iterations, kernel evaluations computed and measuring, support size, the
+test error as a ratio of counts) must be equal, and the objectives' largest relative difference
+is given (floats of other processes are never compared bit for bit).
+
 Usage: ``python scripts/bench_figure2.py [--experiment adult|mnist] [--run | --from RUN_DIR]
 [--out BENCHMARKS.md]``.
 """
@@ -80,6 +85,47 @@ def planned_runs(meta: dict, solver: str) -> int:
     return 1 if solver in meta.get("runs_once", []) else int(meta["resolved"]["runs"])
 
 
+#: Columns of ``curves.csv`` that are counts (or a ratio of counts), equal in a repeated run.
+COUNTS = ("iteration", "kernel_evals", "kernel_evals_computed", "eval_kernel_evals", "n_support", "test_error")
+#: Columns that are floats, compared by their relative difference.
+OBJECTIVES = ("objective", "primal_objective")
+
+
+def agreement(run_dir: Path, committed_dir: Path) -> str:
+    """One sentence setting the curves of ``run_dir`` beside those of ``committed_dir``.
+
+    Rows are matched by solver, run and checkpoint; the sentence gives how many matched, how many
+    differ in any of :data:`COUNTS`, and the largest relative difference of :data:`OBJECTIVES`.
+
+    Parameters
+    ----------
+    run_dir, committed_dir : pathlib.Path
+        Run folders (``curves.csv`` or ``curves.csv.gz``).
+
+    Returns
+    -------
+    str
+    """
+    import numpy as np
+
+    from sbpbench.results.store import curves_file, read_curves
+
+    keys = ["solver", "run", "checkpoint"]
+    new_curves, committed_curves = (read_curves(curves_file(d) or d) for d in (run_dir, committed_dir))
+    both = new_curves.merge(committed_curves, on=keys, suffixes=("", "_committed"))
+    mismatch = np.zeros(len(both), dtype=bool)
+    for c in COUNTS:
+        new, old = both[c], both[f"{c}_committed"]
+        mismatch |= ~((new == old) | (new.isna() & old.isna())).to_numpy()
+    relative = max((float(np.nanmax(np.abs(both[c] - both[f"{c}_committed"])
+                                    / np.maximum(np.abs(both[f"{c}_committed"]), 1e-300)))
+                    for c in OBJECTIVES if both[c].notna().any()), default=0.0)
+    where = committed_dir.relative_to(ROOT) if committed_dir.is_relative_to(ROOT) else committed_dir
+    return (f"Beside the committed run (`{where}`): {len(both)} checkpoints of the same solver, run "
+            f"and number; {int(mismatch.sum())} differ in a count "
+            f"({', '.join(COUNTS)}); objectives within {relative:.1e} relative.")
+
+
 def report(run_dir: Path, target_s: float | None) -> str:
     """The BENCHMARKS.md section for the run in ``run_dir``."""
     meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
@@ -140,6 +186,9 @@ def main() -> None:
     if not (run_dir / "meta.json").is_file():
         parser.error(f"{run_dir}: no meta.json (expected a run folder written by sbpbench run)")
     body = report(run_dir, target_s)
+    committed = ROOT / "results" / "paper" / experiment
+    if (committed / "meta.json").is_file() and run_dir != committed.resolve():
+        body += "\n\n" + agreement(run_dir, committed)
     update_section(args.out, section, body)
     if args.experiment == "mnist":
         meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))

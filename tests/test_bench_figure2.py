@@ -48,3 +48,24 @@ def test_a_folder_without_a_run_is_refused_and_nothing_written(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].endswith("no meta.json (expected a run folder written by sbpbench run)")
     assert not out.exists()
+
+
+def test_agreement_counts_differing_checkpoints_and_the_objectives_relative_difference(tmp_path):
+    """A rerun is set beside the committed run: counts equal or not, objectives by relative difference."""
+    import pandas as pd
+
+    committed = ROOT / "results" / "paper" / "sbp-figure2-mnist"
+    rows = pd.read_csv(committed / "curves.csv.gz").head(30)
+    same, moved = tmp_path / "same", tmp_path / "moved"
+    for folder in (same, moved):
+        folder.mkdir()
+    rows.to_csv(same / "curves.csv", index=False)
+    rows.loc[3, "kernel_evals"] += 1  # one count differs
+    rows.loc[5, "test_error"] += 1e-4  # and one test error, in another row
+    rows["primal_objective"] *= 1 + 1e-9
+    rows.to_csv(moved / "curves.csv", index=False)
+    assert "30 checkpoints" in bench_figure2.agreement(same, committed)
+    assert "; 0 differ in a count" in bench_figure2.agreement(same, committed)
+    assert "within 0.0e+00 relative" in bench_figure2.agreement(same, committed)
+    text = bench_figure2.agreement(moved, committed)
+    assert "; 2 differ in a count" in text and "within 1.0e-09 relative" in text
