@@ -8,6 +8,7 @@ import json
 import math
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -132,3 +133,15 @@ def test_pages_of_a_tree_of_several_experiments_come_with_their_overview(tmp_pat
     assert out == [tmp_path / "pages" / name for name in ("first.html", "second.html", "index.html")]
     assert "href='second.html'" in out[-1].read_text()
     assert write_pages(runs[0]) == [runs[0] / "index.html"]  # one experiment: no overview
+
+
+def test_an_overview_that_cannot_be_written_is_one_line_and_exit_2_with_nothing_half_written(tmp_path):
+    """``page TREE`` whose overview path is taken by a folder: one line naming it, exit 2, no temporary file left."""
+    tree = tmp_path / "tree"
+    _tree(tree, ("first", "second"))
+    (tree / "index.html").mkdir()
+    done = subprocess.run([sys.executable, "-m", "sbpbench", "page", str(tree)], capture_output=True, text=True)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "index.html" in lines[0] and "Traceback" not in done.stderr
+    assert sorted(p.name for p in tree.iterdir()) == ["first", "index.html", "second"]  # no temporary file
